@@ -1,0 +1,63 @@
+//! Itanium demangling, for names users recognise.
+
+/// Demangles a C++ symbol; other names come back unchanged.
+pub fn demangle(symbol: &str) -> String {
+    cpp_demangle::Symbol::new(symbol)
+        .ok()
+        .and_then(|s| s.demangle(&cpp_demangle::DemangleOptions::default()).ok())
+        .unwrap_or_else(|| symbol.to_string())
+}
+
+/// The unqualified name without parameters or template arguments:
+/// `ns::reduce<float>(float*, int)` gives `reduce`.
+pub fn base_name(demangled: &str) -> String {
+    let mut depth = 0i32;
+    let mut end = demangled.len();
+    let mut start = 0;
+    let bytes = demangled.as_bytes();
+    let mut template_start = None;
+    for (i, &c) in bytes.iter().enumerate() {
+        match c {
+            b'<' => {
+                if depth == 0 {
+                    template_start = Some(i);
+                }
+                depth += 1;
+            }
+            b'>' => depth -= 1,
+            b'(' if depth == 0 => {
+                end = i;
+                break;
+            }
+            b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => start = i + 2,
+            _ => {}
+        }
+    }
+    let stop = match template_start {
+        Some(t) if t >= start && t < end => t,
+        _ => end,
+    };
+    // Template functions demangle with their return type first.
+    let name = demangled[start..stop].trim();
+    name.rsplit(' ').next().unwrap_or(name).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demangles_kernels() {
+        assert_eq!(demangle("_Z7vec_addPKfS0_Pfi"), "vec_add(float const*, float const*, float*, int)");
+        assert_eq!(demangle("plain_c"), "plain_c");
+    }
+
+    #[test]
+    fn base_names() {
+        assert_eq!(base_name("vec_add(float const*, int)"), "vec_add");
+        assert_eq!(base_name("ns::reduce<float, 256>(float*, int)"), "reduce");
+        assert_eq!(base_name("void ns::reduce<float>(float*)"), "reduce");
+        assert_eq!(base_name("void scale<2>(float*)"), "scale");
+        assert_eq!(base_name("plain"), "plain");
+    }
+}

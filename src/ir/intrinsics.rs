@@ -1,0 +1,325 @@
+//! The NVVM and LLVM intrinsics (and libdevice routines) warpcheck knows by
+//! name. Classifying them once here keeps every analysis a `match`.
+
+/// A dimension of a 3-D special register.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Dim {
+    X,
+    Y,
+    Z,
+}
+
+impl Dim {
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    fn parse(s: &str) -> Option<Dim> {
+        match s {
+            "x" => Some(Dim::X),
+            "y" => Some(Dim::Y),
+            "z" => Some(Dim::Z),
+            _ => None,
+        }
+    }
+}
+
+/// PTX special registers (`llvm.nvvm.read.ptx.sreg.*`).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum SReg {
+    Tid(Dim),
+    Ntid(Dim),
+    Ctaid(Dim),
+    Nctaid(Dim),
+    LaneId,
+    WarpId,
+    NWarpId,
+    SmId,
+    NSmId,
+    GridId,
+    WarpSize,
+    /// `%lanemask_eq` and friends: differ per lane by definition.
+    LaneMask,
+    /// Clocks and timers: differ between threads and runs.
+    Clock,
+}
+
+/// How a `__syncthreads` variant combines its predicate.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum BarrierReduce {
+    None,
+    Popc,
+    And,
+    Or,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ShflMode {
+    Idx,
+    Up,
+    Down,
+    Bfly,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Intrinsic {
+    SReg(SReg),
+    /// A block-wide barrier (`__syncthreads` and its reducing forms).
+    Barrier(BarrierReduce),
+    /// `__syncwarp`.
+    WarpSync,
+    /// Memory fences (`__threadfence*`).
+    Fence,
+    /// `shfl.sync.*`: operands are mask, value, lane/offset, clamp. With
+    /// `pred` the result is `{value, in-range}`.
+    Shfl { mode: ShflMode, pred: bool },
+    /// `vote.*.sync`: operands are mask and predicate.
+    Vote(VoteMode),
+    /// `match.any.sync`: lanes holding equal values.
+    MatchAny,
+    /// `match.all.sync`.
+    MatchAll,
+    /// Atomic read-modify-write intrinsics (`llvm.nvvm.atomic.*`); operand 0 is the address.
+    Atomic,
+    /// `ldg`/`ldu` global loads; operand 0 is the address.
+    GlobalLoad,
+    MemCpy,
+    MemMove,
+    MemSet,
+    /// No effect on values or memory the analyses model (lifetime, debug, assume).
+    NoOp,
+    /// A pure function of its operands: math, bit ops, libdevice.
+    Pure,
+    /// Device-side `printf`.
+    Printf,
+    /// An intrinsic we do not know; analyses must be conservative.
+    Unknown,
+}
+
+impl Intrinsic {
+    /// Classifies a declared function by name; `None` for ordinary functions.
+    pub fn from_name(name: &str) -> Option<Intrinsic> {
+        if let Some(rest) = name.strip_prefix("llvm.nvvm.") {
+            return Some(Self::nvvm(rest));
+        }
+        if let Some(rest) = name.strip_prefix("llvm.") {
+            return Some(Self::generic(rest));
+        }
+        if name.starts_with("__nv_") {
+            return Some(Intrinsic::Pure);
+        }
+        if name == "vprintf" {
+            return Some(Intrinsic::Printf);
+        }
+        None
+    }
+
+    fn nvvm(rest: &str) -> Intrinsic {
+        if let Some(reg) = rest.strip_prefix("read.ptx.sreg.") {
+            return Self::sreg(reg).map_or(Intrinsic::Unknown, Intrinsic::SReg);
+        }
+        let starts = |p: &str| rest.starts_with(p);
+        match rest {
+            "barrier0" | "barrier.sync" | "barrier.sync.cnt" | "barrier" | "barrier.n" => {
+                Intrinsic::Barrier(BarrierReduce::None)
+            }
+            "barrier0.popc" => Intrinsic::Barrier(BarrierReduce::Popc),
+            "barrier0.and" => Intrinsic::Barrier(BarrierReduce::And),
+            "barrier0.or" => Intrinsic::Barrier(BarrierReduce::Or),
+            "bar.warp.sync" => Intrinsic::WarpSync,
+            _ if starts("membar") || starts("fence") => Intrinsic::Fence,
+            _ if starts("shfl.sync.") => Self::shfl(&rest["shfl.sync.".len()..]),
+            _ if starts("vote.") => Self::vote(&rest["vote.".len()..]),
+            _ if starts("match.any.sync") => Intrinsic::MatchAny,
+            _ if starts("match.all.sync") => Intrinsic::MatchAll,
+            _ if starts("atomic.") => Intrinsic::Atomic,
+            _ if starts("ldg.global") || starts("ldu.global") => Intrinsic::GlobalLoad,
+            _ if Self::is_nvvm_math(rest) => Intrinsic::Pure,
+            _ => Intrinsic::Unknown,
+        }
+    }
+
+    fn sreg(reg: &str) -> Option<SReg> {
+        let dim = |prefix: &str| reg.strip_prefix(prefix).and_then(Dim::parse);
+        if let Some(d) = dim("tid.") {
+            return Some(SReg::Tid(d));
+        }
+        if let Some(d) = dim("ntid.") {
+            return Some(SReg::Ntid(d));
+        }
+        if let Some(d) = dim("ctaid.") {
+            return Some(SReg::Ctaid(d));
+        }
+        if let Some(d) = dim("nctaid.") {
+            return Some(SReg::Nctaid(d));
+        }
+        Some(match reg {
+            "laneid" => SReg::LaneId,
+            "warpid" => SReg::WarpId,
+            "nwarpid" => SReg::NWarpId,
+            "smid" => SReg::SmId,
+            "nsmid" => SReg::NSmId,
+            "gridid" => SReg::GridId,
+            "warpsize" => SReg::WarpSize,
+            _ if reg.starts_with("lanemask") => SReg::LaneMask,
+            _ if reg.starts_with("clock") || reg.starts_with("globaltimer") => SReg::Clock,
+            _ => return None,
+        })
+    }
+
+    fn shfl(rest: &str) -> Intrinsic {
+        let mut parts = rest.split('.');
+        let mode = match parts.next() {
+            Some("idx") => ShflMode::Idx,
+            Some("up") => ShflMode::Up,
+            Some("down") => ShflMode::Down,
+            Some("bfly") => ShflMode::Bfly,
+            _ => return Intrinsic::Unknown,
+        };
+        let pred = parts.any(|p| p == "p");
+        Intrinsic::Shfl { mode, pred }
+    }
+
+    fn vote(rest: &str) -> Intrinsic {
+        let mode = match rest.split('.').next() {
+            Some("all") => VoteMode::All,
+            Some("any") => VoteMode::Any,
+            Some("uni") => VoteMode::Uni,
+            Some("ballot") => VoteMode::Ballot,
+            _ => return Intrinsic::Unknown,
+        };
+        Intrinsic::Vote(mode)
+    }
+
+    /// NVVM arithmetic intrinsics: pure functions of their operands.
+    fn is_nvvm_math(rest: &str) -> bool {
+        const PREFIXES: &[&str] = &[
+            "fabs", "fmin", "fmax", "sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin", "cos", "div",
+            "mul", "mul24", "umul24", "mulhi", "fma", "add", "saturate", "floor", "ceil",
+            "trunc", "round", "prmt", "brev", "clz", "popc", "abs", "min", "max", "f2", "d2",
+            "i2", "ui2", "ll2", "ull2", "bitcast", "lohi", "sad", "isspacep", "fns", "bf2",
+            "h2", "ff2", "copysign",
+        ];
+        PREFIXES.iter().any(|p| rest.starts_with(p))
+    }
+
+    fn generic(rest: &str) -> Intrinsic {
+        const NOOPS: &[&str] = &[
+            "lifetime.", "dbg.", "assume", "invariant.", "experimental.noalias", "sideeffect",
+            "donothing", "pseudoprobe", "var.annotation", "ptr.annotation", "launder",
+            "strip.invariant",
+        ];
+        const PURE: &[&str] = &[
+            "smax", "smin", "umax", "umin", "abs", "fabs", "sqrt", "fma", "fmuladd", "minnum",
+            "maxnum", "minimum", "maximum", "floor", "ceil", "trunc", "round", "rint",
+            "nearbyint", "lround", "llround", "lrint", "llrint", "copysign", "ctpop", "ctlz",
+            "cttz", "bitreverse", "bswap", "fshl", "fshr", "exp", "exp2", "exp10", "log",
+            "log2", "log10", "sin", "cos", "tan", "pow", "powi", "ldexp", "frexp", "sadd.",
+            "uadd.", "ssub.", "usub.", "smul.", "umul.", "sshl.", "ushl.", "expect", "is.fpclass",
+            "canonicalize", "vector.reduce", "fptosi.sat", "fptoui.sat", "scmp", "ucmp",
+            "threadlocal.address",
+        ];
+        if NOOPS.iter().any(|p| rest.starts_with(p)) {
+            return Intrinsic::NoOp;
+        }
+        if rest.starts_with("memcpy") {
+            return Intrinsic::MemCpy;
+        }
+        if rest.starts_with("memmove") {
+            return Intrinsic::MemMove;
+        }
+        if rest.starts_with("memset") {
+            return Intrinsic::MemSet;
+        }
+        if PURE.iter().any(|p| rest.starts_with(p)) {
+            return Intrinsic::Pure;
+        }
+        Intrinsic::Unknown
+    }
+
+    /// Whether the intrinsic reads or writes memory through operand 0.
+    pub fn accesses_memory(self) -> bool {
+        matches!(
+            self,
+            Intrinsic::Atomic
+                | Intrinsic::GlobalLoad
+                | Intrinsic::MemCpy
+                | Intrinsic::MemMove
+                | Intrinsic::MemSet
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_special_registers() {
+        assert_eq!(
+            Intrinsic::from_name("llvm.nvvm.read.ptx.sreg.tid.y"),
+            Some(Intrinsic::SReg(SReg::Tid(Dim::Y)))
+        );
+        assert_eq!(
+            Intrinsic::from_name("llvm.nvvm.read.ptx.sreg.nctaid.z"),
+            Some(Intrinsic::SReg(SReg::Nctaid(Dim::Z)))
+        );
+        assert_eq!(
+            Intrinsic::from_name("llvm.nvvm.read.ptx.sreg.laneid"),
+            Some(Intrinsic::SReg(SReg::LaneId))
+        );
+    }
+
+    #[test]
+    fn classifies_warp_primitives() {
+        assert_eq!(
+            Intrinsic::from_name("llvm.nvvm.shfl.sync.down.i32"),
+            Some(Intrinsic::Shfl {
+                mode: ShflMode::Down,
+                pred: false
+            })
+        );
+        assert_eq!(
+            Intrinsic::from_name("llvm.nvvm.shfl.sync.idx.f32p"),
+            Some(Intrinsic::Shfl {
+                mode: ShflMode::Idx,
+                pred: false
+            })
+        );
+        assert_eq!(
+            Intrinsic::from_name("llvm.nvvm.vote.ballot.sync"),
+            Some(Intrinsic::Vote(VoteMode::Ballot))
+        );
+        assert_eq!(
+            Intrinsic::from_name("llvm.nvvm.barrier0.popc"),
+            Some(Intrinsic::Barrier(BarrierReduce::Popc))
+        );
+    }
+
+    #[test]
+    fn classifies_generic_and_libdevice() {
+        assert_eq!(
+            Intrinsic::from_name("llvm.lifetime.start.p0"),
+            Some(Intrinsic::NoOp)
+        );
+        assert_eq!(
+            Intrinsic::from_name("llvm.memcpy.p0.p0.i64"),
+            Some(Intrinsic::MemCpy)
+        );
+        assert_eq!(Intrinsic::from_name("llvm.smax.i32"), Some(Intrinsic::Pure));
+        assert_eq!(Intrinsic::from_name("__nv_expf"), Some(Intrinsic::Pure));
+        assert_eq!(Intrinsic::from_name("_Z3foov"), None);
+        assert_eq!(
+            Intrinsic::from_name("llvm.nvvm.something.new"),
+            Some(Intrinsic::Unknown)
+        );
+    }
+}

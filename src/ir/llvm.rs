@@ -1,0 +1,877 @@
+//! The one place that reads LLVM: copies an LLVM module into our [`Module`].
+//!
+//! inkwell parses files; the walk itself uses the LLVM-C API through
+//! `llvm-sys`, which exposes what inkwell does not (debug locations, GEP
+//! source types, named metadata). Nothing here keeps an LLVM object alive
+//! beyond the call.
+
+use super::*;
+use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
+use llvm_sys::core::*;
+use llvm_sys::debuginfo::*;
+use llvm_sys::prelude::*;
+use llvm_sys::{LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate, LLVMTypeKind};
+use std::collections::HashMap;
+use std::ffi::{c_char, CStr};
+use std::path::Path;
+
+/// Why a file could not be read as LLVM IR.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    pub path: String,
+    /// The 1-based line LLVM complained about, when it said.
+    pub line: Option<u32>,
+    pub message: String,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.message)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// The LLVM handles behind each entity, for a host (opt, clang) that wants
+/// to point its own diagnostics at the original instructions. The numbers are
+/// addresses valid only while the host's module lives.
+#[derive(Clone, Debug, Default)]
+pub struct Origins {
+    pub funcs: Vec<usize>,
+    /// Per function, per instruction.
+    pub insts: Vec<Vec<usize>>,
+}
+
+/// Reads a `.ll` or `.bc` file.
+pub fn load_file(path: &Path) -> Result<Module, LoadError> {
+    let shown = path.display().to_string();
+    let err = |message: String| LoadError {
+        path: shown.clone(),
+        line: None,
+        message,
+    };
+    let buffer = MemoryBuffer::create_from_file(path)
+        .map_err(|e| err(format!("{shown}: cannot read: {}", e.to_string_lossy())))?;
+    parse_buffer(buffer, &shown)
+}
+
+/// Parses IR text (or bitcode bytes) held in memory; `name` labels errors.
+pub fn load_bytes(bytes: &[u8], name: &str) -> Result<Module, LoadError> {
+    let buffer = MemoryBuffer::create_from_memory_range_copy(bytes, name);
+    parse_buffer(buffer, name)
+}
+
+fn parse_buffer(buffer: MemoryBuffer, name: &str) -> Result<Module, LoadError> {
+    let context = Context::create();
+    let module = context.create_module_from_ir(buffer).map_err(|e| {
+        let message = e.to_string_lossy().trim().to_string();
+        LoadError {
+            path: name.to_string(),
+            line: parse_error_line(&message),
+            message: if message.contains(name) {
+                message
+            } else {
+                format!("{name}: {message}")
+            },
+        }
+    })?;
+    module.verify().map_err(|e| LoadError {
+        path: name.to_string(),
+        line: None,
+        message: format!("{name}: invalid LLVM IR: {}", e.to_string_lossy().trim()),
+    })?;
+    // SAFETY: the module is alive for the whole call and we only read it.
+    let (ours, _) = unsafe { from_raw(module.as_mut_ptr()) };
+    Ok(ours)
+}
+
+/// Finds `:LINE:` after the buffer name in an LLVM parser message.
+fn parse_error_line(message: &str) -> Option<u32> {
+    message
+        .split(':')
+        .skip(1)
+        .find_map(|part| part.trim().parse::<u32>().ok())
+}
+
+/// Copies a module owned by someone else (opt or clang).
+///
+/// # Safety
+/// `module` must be a valid LLVM module that outlives this call.
+pub unsafe fn from_raw(module: LLVMModuleRef) -> (Module, Origins) {
+    let mut loader = Loader::new(module);
+    loader.run();
+    (loader.m, loader.origins)
+}
+
+unsafe fn string_from(ptr: *const c_char, len: usize) -> String {
+    if ptr.is_null() {
+        return String::new();
+    }
+    let bytes = std::slice::from_raw_parts(ptr as *const u8, len);
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+unsafe fn value_name(v: LLVMValueRef) -> String {
+    let mut len = 0;
+    let p = LLVMGetValueName2(v, &mut len);
+    string_from(p, len)
+}
+
+struct Loader {
+    raw: LLVMModuleRef,
+    ctx: LLVMContextRef,
+    m: Module,
+    origins: Origins,
+    types: HashMap<LLVMTypeRef, TypeId>,
+    consts: HashMap<LLVMValueRef, ConstId>,
+    globals: HashMap<LLVMValueRef, GlobalId>,
+    funcs: HashMap<LLVMValueRef, FuncId>,
+    locs: HashMap<LLVMMetadataRef, LocId>,
+    files: HashMap<(String, String), FileId>,
+    /// Per function being read: instruction and block handles.
+    insts: HashMap<LLVMValueRef, InstId>,
+    blocks: HashMap<LLVMBasicBlockRef, BlockId>,
+    params: HashMap<LLVMValueRef, u32>,
+}
+
+impl Loader {
+    unsafe fn new(raw: LLVMModuleRef) -> Self {
+        Loader {
+            raw,
+            ctx: LLVMGetModuleContext(raw),
+            m: Module::default(),
+            origins: Origins::default(),
+            types: HashMap::new(),
+            consts: HashMap::new(),
+            globals: HashMap::new(),
+            funcs: HashMap::new(),
+            locs: HashMap::new(),
+            files: HashMap::new(),
+            insts: HashMap::new(),
+            blocks: HashMap::new(),
+            params: HashMap::new(),
+        }
+    }
+
+    unsafe fn run(&mut self) {
+        let raw = self.raw;
+        let mut len = 0;
+        self.m.name = string_from(LLVMGetModuleIdentifier(raw, &mut len), len);
+        self.m.source_file = string_from(LLVMGetSourceFileName(raw, &mut len), len);
+        self.m.triple = CStr::from_ptr(LLVMGetTarget(raw)).to_string_lossy().into_owned();
+        self.m.datalayout = CStr::from_ptr(LLVMGetDataLayoutStr(raw))
+            .to_string_lossy()
+            .into_owned();
+
+        // Number every function and global first so bodies can refer ahead.
+        let mut f = LLVMGetFirstFunction(raw);
+        let mut raw_funcs = Vec::new();
+        while !f.is_null() {
+            self.funcs.insert(f, FuncId::new(raw_funcs.len()));
+            raw_funcs.push(f);
+            f = LLVMGetNextFunction(f);
+        }
+        let mut g = LLVMGetFirstGlobal(raw);
+        let mut raw_globals = Vec::new();
+        while !g.is_null() {
+            self.globals.insert(g, GlobalId::new(raw_globals.len()));
+            raw_globals.push(g);
+            g = LLVMGetNextGlobal(g);
+        }
+        for &f in &raw_funcs {
+            let func = self.function_header(f);
+            self.m.funcs.push(func);
+        }
+        for &g in &raw_globals {
+            let global = self.global(g);
+            self.m.globals.push(global);
+        }
+        self.read_annotations();
+        self.origins.funcs = raw_funcs.iter().map(|&f| f as usize).collect();
+        for (i, &f) in raw_funcs.iter().enumerate() {
+            let origins = self.function_body(FuncId::new(i), f);
+            self.origins.insts.push(origins);
+        }
+    }
+
+    unsafe fn function_header(&mut self, f: LLVMValueRef) -> Function {
+        let name = value_name(f);
+        let fn_ty = LLVMGlobalGetValueType(f);
+        let ret = self.ty(LLVMGetReturnType(fn_ty));
+        let n = LLVMCountParams(f);
+        let mut params = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let p = LLVMGetParam(f, i);
+            let pname = value_name(p);
+            params.push(Param {
+                ty: self.ty(LLVMTypeOf(p)),
+                name: (!pname.is_empty()).then_some(pname),
+            });
+        }
+        let is_declaration = LLVMIsDeclaration(f) != 0;
+        const PTX_KERNEL_CC: u32 = 71;
+        let sp = LLVMGetSubprogram(f);
+        let loc = if sp.is_null() {
+            None
+        } else {
+            self.subprogram_arg_names(sp, &mut params);
+            Some(SourcePos {
+                file: self.scope_file(sp),
+                line: LLVMDISubprogramGetLine(sp),
+                col: 0,
+            })
+        };
+        Function {
+            demangled: demangle(&name),
+            intrinsic: if is_declaration {
+                Intrinsic::from_name(&name)
+            } else {
+                None
+            },
+            name,
+            params,
+            ret,
+            blocks: Vec::new(),
+            insts: Vec::new(),
+            is_declaration,
+            is_kernel: LLVMGetFunctionCallConv(f) == PTX_KERNEL_CC,
+            launch: LaunchBounds::default(),
+            loc,
+        }
+    }
+
+    /// Parameter names from the `DILocalVariable`s a full `-g` build keeps
+    /// in the subprogram's retained nodes.
+    unsafe fn subprogram_arg_names(&mut self, sp: LLVMMetadataRef, params: &mut [Param]) {
+        let ops = self.md_operands(sp);
+        let Some(&retained) = ops.get(7) else { return };
+        if retained.is_null() || LLVMIsAMDNode(retained).is_null() {
+            return;
+        }
+        for var in md_node_operands(retained) {
+            if var.is_null() {
+                continue;
+            }
+            let text = print_value(var);
+            let (Some(name), Some(arg)) = (field(&text, "name: \""), field(&text, "arg: ")) else {
+                continue;
+            };
+            let name = name.split('"').next().unwrap_or_default().to_string();
+            let arg: usize = arg
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|d| d.parse().ok())
+                .unwrap_or(0);
+            if let Some(p) = arg.checked_sub(1).and_then(|i| params.get_mut(i)) {
+                p.name.get_or_insert(name);
+            }
+        }
+    }
+
+    unsafe fn md_operands(&self, md: LLVMMetadataRef) -> Vec<LLVMValueRef> {
+        md_node_operands(LLVMMetadataAsValue(self.ctx, md))
+    }
+
+    unsafe fn global(&mut self, g: LLVMValueRef) -> Global {
+        let name = value_name(g);
+        let init = LLVMGetInitializer(g);
+        Global {
+            demangled: demangle(&name),
+            name,
+            value_ty: self.ty(LLVMGlobalGetValueType(g)),
+            addrspace: LLVMGetPointerAddressSpace(LLVMTypeOf(g)),
+            is_constant: LLVMIsGlobalConstant(g) != 0,
+            init: (!init.is_null()).then(|| self.value(init)),
+        }
+    }
+
+    /// `nvvm.annotations`: `!{ptr @k, !"kernel", i32 1}`, `!"maxntidx"`, ...
+    unsafe fn read_annotations(&mut self) {
+        let name = c"nvvm.annotations";
+        let n = LLVMGetNamedMetadataNumOperands(self.raw, name.as_ptr());
+        let mut nodes = vec![std::ptr::null_mut(); n as usize];
+        LLVMGetNamedMetadataOperands(self.raw, name.as_ptr(), nodes.as_mut_ptr());
+        for node in nodes {
+            let ops = md_node_operands(node);
+            let Some(&target) = ops.first() else { continue };
+            let Some(&fid) = self.funcs.get(&target) else {
+                continue;
+            };
+            for pair in ops[1..].chunks(2) {
+                let [key, val] = pair else { continue };
+                let mut len = 0;
+                let k = LLVMGetMDString(*key, &mut len);
+                if k.is_null() || LLVMIsAConstantInt(*val).is_null() {
+                    continue;
+                }
+                let key = string_from(k, len as usize);
+                let v = LLVMConstIntGetZExtValue(*val) as u32;
+                let f = &mut self.m.funcs[fid.index()];
+                let dim = |s: &str| match s {
+                    "x" => Some(0),
+                    "y" => Some(1),
+                    "z" => Some(2),
+                    _ => None,
+                };
+                let set = |slot: &mut Option<[u32; 3]>, d: usize| {
+                    slot.get_or_insert([1, 1, 1])[d] = v;
+                };
+                match key.as_str() {
+                    "kernel" if v == 1 => f.is_kernel = true,
+                    "minctasm" => f.launch.minctasm = Some(v),
+                    k if k.starts_with("maxntid") => {
+                        if let Some(d) = dim(&k[7..]) {
+                            set(&mut f.launch.maxntid, d);
+                        }
+                    }
+                    k if k.starts_with("reqntid") => {
+                        if let Some(d) = dim(&k[7..]) {
+                            set(&mut f.launch.reqntid, d);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    unsafe fn function_body(&mut self, fid: FuncId, f: LLVMValueRef) -> Vec<usize> {
+        self.insts.clear();
+        self.blocks.clear();
+        self.params.clear();
+        for i in 0..LLVMCountParams(f) {
+            self.params.insert(LLVMGetParam(f, i), i);
+        }
+        // Number blocks and instructions before reading operands.
+        let mut raw_insts = Vec::new();
+        let mut blocks = Vec::new();
+        let mut bb = LLVMGetFirstBasicBlock(f);
+        while !bb.is_null() {
+            let bid = BlockId::new(blocks.len());
+            self.blocks.insert(bb, bid);
+            let name = {
+                let p = LLVMGetBasicBlockName(bb);
+                let s = if p.is_null() {
+                    String::new()
+                } else {
+                    CStr::from_ptr(p).to_string_lossy().into_owned()
+                };
+                (!s.is_empty()).then_some(s)
+            };
+            let mut block = Block {
+                name,
+                insts: Vec::new(),
+            };
+            let mut i = LLVMGetFirstInstruction(bb);
+            while !i.is_null() {
+                let id = InstId::new(raw_insts.len());
+                self.insts.insert(i, id);
+                block.insts.push(id);
+                raw_insts.push((i, bid));
+                i = LLVMGetNextInstruction(i);
+            }
+            blocks.push(block);
+            bb = LLVMGetNextBasicBlock(bb);
+        }
+        let insts: Vec<Inst> = raw_insts
+            .iter()
+            .map(|&(i, block)| self.instruction(i, block))
+            .collect();
+        let func = &mut self.m.funcs[fid.index()];
+        func.blocks = blocks;
+        func.insts = insts;
+        raw_insts.iter().map(|&(i, _)| i as usize).collect()
+    }
+
+    unsafe fn instruction(&mut self, i: LLVMValueRef, block: BlockId) -> Inst {
+        let op = opcode(LLVMGetInstructionOpcode(i));
+        let ty = self.ty(LLVMTypeOf(i));
+        let (operands, kind) = self.operands_and_kind(i, op);
+        let dl = LLVMInstructionGetDebugLoc(i);
+        let loc = (!dl.is_null()).then(|| self.loc(dl));
+        Inst {
+            op,
+            ty,
+            operands,
+            kind,
+            block,
+            loc,
+        }
+    }
+
+    unsafe fn all_operands(&mut self, i: LLVMValueRef) -> Vec<Value> {
+        let n = LLVMGetNumOperands(i).max(0) as u32;
+        (0..n).map(|k| self.value(LLVMGetOperand(i, k))).collect()
+    }
+
+    unsafe fn block_id(&self, bb: LLVMBasicBlockRef) -> BlockId {
+        self.blocks.get(&bb).copied().unwrap_or_default()
+    }
+
+    unsafe fn operands_and_kind(&mut self, i: LLVMValueRef, op: Opcode) -> (Vec<Value>, InstKind) {
+        match op {
+            Opcode::Br => {
+                let targets = (0..LLVMGetNumSuccessors(i))
+                    .map(|k| self.block_id(LLVMGetSuccessor(i, k)))
+                    .collect();
+                let cond = if LLVMIsConditional(i) != 0 {
+                    vec![self.value(LLVMGetCondition(i))]
+                } else {
+                    vec![]
+                };
+                (cond, InstKind::Br { targets })
+            }
+            Opcode::Switch => {
+                let cond = self.value(LLVMGetOperand(i, 0));
+                let default = self.block_id(LLVMGetSwitchDefaultDest(i));
+                let n = LLVMGetNumSuccessors(i);
+                let mut cases = Vec::new();
+                for k in 1..n {
+                    let val = LLVMGetOperand(i, 2 * k);
+                    let v = if LLVMIsAConstantInt(val).is_null() {
+                        0
+                    } else {
+                        LLVMConstIntGetSExtValue(val) as i128
+                    };
+                    cases.push((v, self.block_id(LLVMGetSuccessor(i, k))));
+                }
+                (vec![cond], InstKind::Switch { default, cases })
+            }
+            Opcode::Phi => {
+                let n = LLVMCountIncoming(i);
+                let mut vals = Vec::with_capacity(n as usize);
+                let mut blocks = Vec::with_capacity(n as usize);
+                for k in 0..n {
+                    vals.push(self.value(LLVMGetIncomingValue(i, k)));
+                    blocks.push(self.block_id(LLVMGetIncomingBlock(i, k)));
+                }
+                (vals, InstKind::Phi { blocks })
+            }
+            Opcode::Call => {
+                let n = LLVMGetNumArgOperands(i);
+                let args = (0..n).map(|k| self.value(LLVMGetOperand(i, k))).collect();
+                let target = LLVMGetCalledValue(i);
+                let callee = if let Some(&f) = self.funcs.get(&target) {
+                    Callee::Direct(f)
+                } else if !LLVMIsAInlineAsm(target).is_null() {
+                    Callee::InlineAsm
+                } else {
+                    Callee::Indirect
+                };
+                (args, InstKind::Call { callee })
+            }
+            _ => {
+                let operands = self.all_operands(i);
+                (operands, self.kind(i, op))
+            }
+        }
+    }
+
+    /// Extra data for instructions and constant expressions alike.
+    unsafe fn kind(&mut self, i: LLVMValueRef, op: Opcode) -> InstKind {
+        match op {
+            Opcode::ICmp => InstKind::ICmp(int_pred(LLVMGetICmpPredicate(i))),
+            Opcode::FCmp => InstKind::FCmp(float_pred(LLVMGetFCmpPredicate(i))),
+            Opcode::GetElementPtr => InstKind::Gep {
+                source: self.ty(LLVMGetGEPSourceElementType(i)),
+                inbounds: LLVMIsInBounds(i) != 0,
+            },
+            Opcode::Alloca if LLVMIsAInstruction(i).is_null() => InstKind::Plain,
+            Opcode::Alloca => InstKind::Alloca {
+                allocated: self.ty(LLVMGetAllocatedType(i)),
+            },
+            Opcode::Load => InstKind::Load {
+                align: LLVMGetAlignment(i),
+                volatile: LLVMGetVolatile(i) != 0,
+            },
+            Opcode::Store => InstKind::Store {
+                align: LLVMGetAlignment(i),
+                volatile: LLVMGetVolatile(i) != 0,
+            },
+            Opcode::AtomicRmw => InstKind::AtomicRmw {
+                op: rmw_op(LLVMGetAtomicRMWBinOp(i)),
+            },
+            Opcode::CmpXchg => InstKind::CmpXchg,
+            Opcode::ExtractValue | Opcode::InsertValue if !LLVMIsAInstruction(i).is_null() => {
+                let n = LLVMGetNumIndices(i) as usize;
+                let p = LLVMGetIndices(i);
+                InstKind::Indices(std::slice::from_raw_parts(p, n).to_vec())
+            }
+            Opcode::ShuffleVector if !LLVMIsAInstruction(i).is_null() => {
+                let n = LLVMGetNumMaskElements(i);
+                InstKind::Mask((0..n).map(|k| LLVMGetMaskValue(i, k)).collect())
+            }
+            Opcode::Ret | Opcode::Unreachable | Opcode::OtherTerminator => InstKind::Plain,
+            _ => InstKind::Plain,
+        }
+    }
+
+    unsafe fn value(&mut self, v: LLVMValueRef) -> Value {
+        if v.is_null() {
+            return Value::Opaque;
+        }
+        if let Some(&i) = self.insts.get(&v) {
+            return Value::Inst(i);
+        }
+        if let Some(&a) = self.params.get(&v) {
+            return Value::Arg(a);
+        }
+        if let Some(&f) = self.funcs.get(&v) {
+            return Value::Func(f);
+        }
+        if let Some(&g) = self.globals.get(&v) {
+            return Value::Global(g);
+        }
+        if LLVMIsAConstant(v).is_null() || !LLVMIsAGlobalValue(v).is_null() {
+            // Metadata, inline asm, labels, aliases: nothing we model.
+            return Value::Opaque;
+        }
+        if let Some(&c) = self.consts.get(&v) {
+            return Value::Const(c);
+        }
+        let c = self.constant(v);
+        let id = ConstId::new(self.m.consts.len());
+        self.m.consts.push(c);
+        self.consts.insert(v, id);
+        Value::Const(id)
+    }
+
+    unsafe fn constant(&mut self, v: LLVMValueRef) -> Const {
+        let ty = self.ty(LLVMTypeOf(v));
+        if !LLVMIsAConstantInt(v).is_null() {
+            let bits = LLVMGetIntTypeWidth(LLVMTypeOf(v));
+            if bits <= 64 {
+                return Const::Int {
+                    ty,
+                    bits,
+                    value: u128::from(LLVMConstIntGetZExtValue(v)),
+                };
+            }
+        }
+        if !LLVMIsAConstantFP(v).is_null() {
+            let mut loses = 0;
+            return Const::Float {
+                ty,
+                value: LLVMConstRealGetDouble(v, &mut loses),
+            };
+        }
+        if !LLVMIsAConstantPointerNull(v).is_null() {
+            return Const::Null(ty);
+        }
+        if !LLVMIsAPoisonValue(v).is_null() {
+            return Const::Poison(ty);
+        }
+        if !LLVMIsAUndefValue(v).is_null() {
+            return Const::Undef(ty);
+        }
+        if !LLVMIsAConstantAggregateZero(v).is_null() {
+            return Const::Zero(ty);
+        }
+        if !LLVMIsAConstantExpr(v).is_null() {
+            let op = opcode(LLVMGetConstOpcode(v));
+            let operands = self.all_operands(v);
+            let kind = self.kind(v, op);
+            return Const::Expr {
+                ty,
+                op,
+                operands,
+                kind,
+            };
+        }
+        if !LLVMIsAConstantDataSequential(v).is_null()
+            || !LLVMIsAConstantArray(v).is_null()
+            || !LLVMIsAConstantStruct(v).is_null()
+            || !LLVMIsAConstantVector(v).is_null()
+        {
+            let n = match self.m.types.kind(ty) {
+                TypeKind::Array(_, n) => *n as u32,
+                TypeKind::Vector(_, n) => *n,
+                TypeKind::Struct { fields, .. } => fields.len() as u32,
+                _ => 0,
+            };
+            let elems = (0..n)
+                .map(|k| self.value(LLVMGetAggregateElement(v, k)))
+                .collect();
+            return Const::Aggregate { ty, elems };
+        }
+        Const::Other {
+            ty,
+            text: print_value(v),
+        }
+    }
+
+    unsafe fn ty(&mut self, t: LLVMTypeRef) -> TypeId {
+        if let Some(&id) = self.types.get(&t) {
+            return id;
+        }
+        let kind = match LLVMGetTypeKind(t) {
+            LLVMTypeKind::LLVMVoidTypeKind => TypeKind::Void,
+            LLVMTypeKind::LLVMIntegerTypeKind => TypeKind::Int(LLVMGetIntTypeWidth(t)),
+            LLVMTypeKind::LLVMHalfTypeKind => TypeKind::Half,
+            LLVMTypeKind::LLVMBFloatTypeKind => TypeKind::BFloat,
+            LLVMTypeKind::LLVMFloatTypeKind => TypeKind::Float,
+            LLVMTypeKind::LLVMDoubleTypeKind => TypeKind::Double,
+            LLVMTypeKind::LLVMPointerTypeKind => TypeKind::Ptr(LLVMGetPointerAddressSpace(t)),
+            LLVMTypeKind::LLVMArrayTypeKind => {
+                TypeKind::Array(self.ty(LLVMGetElementType(t)), LLVMGetArrayLength2(t))
+            }
+            LLVMTypeKind::LLVMVectorTypeKind => {
+                TypeKind::Vector(self.ty(LLVMGetElementType(t)), LLVMGetVectorSize(t))
+            }
+            LLVMTypeKind::LLVMStructTypeKind => {
+                let n = LLVMCountStructElementTypes(t);
+                let fields = (0..n)
+                    .map(|k| self.ty(LLVMStructGetTypeAtIndex(t, k)))
+                    .collect();
+                TypeKind::Struct {
+                    fields,
+                    packed: LLVMIsPackedStruct(t) != 0,
+                }
+            }
+            LLVMTypeKind::LLVMFunctionTypeKind => TypeKind::Func,
+            LLVMTypeKind::LLVMLabelTypeKind => TypeKind::Label,
+            LLVMTypeKind::LLVMMetadataTypeKind => TypeKind::Metadata,
+            LLVMTypeKind::LLVMTokenTypeKind => TypeKind::Token,
+            _ => {
+                let p = LLVMPrintTypeToString(t);
+                let s = CStr::from_ptr(p).to_string_lossy().into_owned();
+                LLVMDisposeMessage(p);
+                TypeKind::Other(s)
+            }
+        };
+        let id = self.m.types.intern(kind);
+        self.types.insert(t, id);
+        id
+    }
+
+    unsafe fn loc(&mut self, dl: LLVMMetadataRef) -> LocId {
+        if let Some(&l) = self.locs.get(&dl) {
+            return l;
+        }
+        let scope = LLVMDILocationGetScope(dl);
+        let inlined = LLVMDILocationGetInlinedAt(dl);
+        let inlined_at = (!inlined.is_null()).then(|| self.loc(inlined));
+        let loc = Loc {
+            pos: SourcePos {
+                file: self.scope_file(scope),
+                line: LLVMDILocationGetLine(dl),
+                col: LLVMDILocationGetColumn(dl),
+            },
+            scope: self.scope_name(scope),
+            inlined_at,
+        };
+        let id = LocId::new(self.m.locs.len());
+        self.m.locs.push(loc);
+        self.locs.insert(dl, id);
+        id
+    }
+
+    unsafe fn scope_file(&mut self, scope: LLVMMetadataRef) -> FileId {
+        let file = if scope.is_null() {
+            std::ptr::null_mut()
+        } else {
+            LLVMDIScopeGetFile(scope)
+        };
+        let (mut n1, mut n2) = (0, 0);
+        let (name, dir) = if file.is_null() {
+            (String::new(), String::new())
+        } else {
+            (
+                string_from(LLVMDIFileGetFilename(file, &mut n1), n1 as usize),
+                string_from(LLVMDIFileGetDirectory(file, &mut n2), n2 as usize),
+            )
+        };
+        let next = FileId::new(self.m.files.len());
+        let id = *self.files.entry((name.clone(), dir.clone())).or_insert(next);
+        if id == next {
+            self.m.files.push(SourceFile {
+                name,
+                directory: dir,
+            });
+        }
+        id
+    }
+
+    /// The name of the `DISubprogram` enclosing a scope: lexical blocks keep
+    /// their parent scope in operand 1, subprograms their name in operand 2.
+    unsafe fn scope_name(&self, mut scope: LLVMMetadataRef) -> Option<String> {
+        for _ in 0..64 {
+            if scope.is_null() {
+                return None;
+            }
+            let ops = self.md_operands(scope);
+            match LLVMGetMetadataKind(scope) {
+                LLVMMetadataKind::LLVMDISubprogramMetadataKind => {
+                    let name = *ops.get(2)?;
+                    let mut len = 0;
+                    let p = if name.is_null() {
+                        std::ptr::null()
+                    } else {
+                        LLVMGetMDString(name, &mut len)
+                    };
+                    return (!p.is_null()).then(|| string_from(p, len as usize));
+                }
+                LLVMMetadataKind::LLVMDILexicalBlockMetadataKind
+                | LLVMMetadataKind::LLVMDILexicalBlockFileMetadataKind => {
+                    let parent = *ops.get(1)?;
+                    if parent.is_null() {
+                        return None;
+                    }
+                    scope = LLVMValueAsMetadata(parent);
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+}
+
+unsafe fn md_node_operands(node: LLVMValueRef) -> Vec<LLVMValueRef> {
+    if node.is_null() || LLVMIsAMDNode(node).is_null() {
+        return Vec::new();
+    }
+    let n = LLVMGetMDNodeNumOperands(node);
+    let mut ops = vec![std::ptr::null_mut(); n as usize];
+    LLVMGetMDNodeOperands(node, ops.as_mut_ptr());
+    ops
+}
+
+unsafe fn print_value(v: LLVMValueRef) -> String {
+    let p = LLVMPrintValueToString(v);
+    let s = CStr::from_ptr(p).to_string_lossy().into_owned();
+    LLVMDisposeMessage(p);
+    s
+}
+
+/// The text after `key` in a printed metadata node.
+fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.find(key).map(|i| &text[i + key.len()..])
+}
+
+fn opcode(op: LLVMOpcode) -> Opcode {
+    use LLVMOpcode as L;
+    match op {
+        L::LLVMRet => Opcode::Ret,
+        L::LLVMBr => Opcode::Br,
+        L::LLVMSwitch => Opcode::Switch,
+        L::LLVMUnreachable => Opcode::Unreachable,
+        L::LLVMIndirectBr | L::LLVMInvoke | L::LLVMCallBr | L::LLVMResume => {
+            Opcode::OtherTerminator
+        }
+        L::LLVMFNeg => Opcode::FNeg,
+        L::LLVMAdd => Opcode::Add,
+        L::LLVMFAdd => Opcode::FAdd,
+        L::LLVMSub => Opcode::Sub,
+        L::LLVMFSub => Opcode::FSub,
+        L::LLVMMul => Opcode::Mul,
+        L::LLVMFMul => Opcode::FMul,
+        L::LLVMUDiv => Opcode::UDiv,
+        L::LLVMSDiv => Opcode::SDiv,
+        L::LLVMFDiv => Opcode::FDiv,
+        L::LLVMURem => Opcode::URem,
+        L::LLVMSRem => Opcode::SRem,
+        L::LLVMFRem => Opcode::FRem,
+        L::LLVMShl => Opcode::Shl,
+        L::LLVMLShr => Opcode::LShr,
+        L::LLVMAShr => Opcode::AShr,
+        L::LLVMAnd => Opcode::And,
+        L::LLVMOr => Opcode::Or,
+        L::LLVMXor => Opcode::Xor,
+        L::LLVMAlloca => Opcode::Alloca,
+        L::LLVMLoad => Opcode::Load,
+        L::LLVMStore => Opcode::Store,
+        L::LLVMGetElementPtr => Opcode::GetElementPtr,
+        L::LLVMFence => Opcode::Fence,
+        L::LLVMAtomicCmpXchg => Opcode::CmpXchg,
+        L::LLVMAtomicRMW => Opcode::AtomicRmw,
+        L::LLVMTrunc => Opcode::Trunc,
+        L::LLVMZExt => Opcode::ZExt,
+        L::LLVMSExt => Opcode::SExt,
+        L::LLVMFPToUI => Opcode::FPToUI,
+        L::LLVMFPToSI => Opcode::FPToSI,
+        L::LLVMUIToFP => Opcode::UIToFP,
+        L::LLVMSIToFP => Opcode::SIToFP,
+        L::LLVMFPTrunc => Opcode::FPTrunc,
+        L::LLVMFPExt => Opcode::FPExt,
+        L::LLVMPtrToInt => Opcode::PtrToInt,
+        L::LLVMIntToPtr => Opcode::IntToPtr,
+        L::LLVMBitCast => Opcode::BitCast,
+        L::LLVMAddrSpaceCast => Opcode::AddrSpaceCast,
+        L::LLVMICmp => Opcode::ICmp,
+        L::LLVMFCmp => Opcode::FCmp,
+        L::LLVMPHI => Opcode::Phi,
+        L::LLVMCall => Opcode::Call,
+        L::LLVMSelect => Opcode::Select,
+        L::LLVMExtractElement => Opcode::ExtractElement,
+        L::LLVMInsertElement => Opcode::InsertElement,
+        L::LLVMShuffleVector => Opcode::ShuffleVector,
+        L::LLVMExtractValue => Opcode::ExtractValue,
+        L::LLVMInsertValue => Opcode::InsertValue,
+        L::LLVMFreeze => Opcode::Freeze,
+        L::LLVMVAArg => Opcode::VAArg,
+        L::LLVMLandingPad => Opcode::LandingPad,
+        _ => Opcode::Unknown,
+    }
+}
+
+fn int_pred(p: LLVMIntPredicate) -> IntPred {
+    use LLVMIntPredicate as P;
+    match p {
+        P::LLVMIntEQ => IntPred::Eq,
+        P::LLVMIntNE => IntPred::Ne,
+        P::LLVMIntUGT => IntPred::Ugt,
+        P::LLVMIntUGE => IntPred::Uge,
+        P::LLVMIntULT => IntPred::Ult,
+        P::LLVMIntULE => IntPred::Ule,
+        P::LLVMIntSGT => IntPred::Sgt,
+        P::LLVMIntSGE => IntPred::Sge,
+        P::LLVMIntSLT => IntPred::Slt,
+        P::LLVMIntSLE => IntPred::Sle,
+    }
+}
+
+fn float_pred(p: LLVMRealPredicate) -> FloatPred {
+    use LLVMRealPredicate as P;
+    match p {
+        P::LLVMRealPredicateFalse => FloatPred::False,
+        P::LLVMRealOEQ => FloatPred::Oeq,
+        P::LLVMRealOGT => FloatPred::Ogt,
+        P::LLVMRealOGE => FloatPred::Oge,
+        P::LLVMRealOLT => FloatPred::Olt,
+        P::LLVMRealOLE => FloatPred::Ole,
+        P::LLVMRealONE => FloatPred::One,
+        P::LLVMRealORD => FloatPred::Ord,
+        P::LLVMRealUNO => FloatPred::Uno,
+        P::LLVMRealUEQ => FloatPred::Ueq,
+        P::LLVMRealUGT => FloatPred::Ugt,
+        P::LLVMRealUGE => FloatPred::Uge,
+        P::LLVMRealULT => FloatPred::Ult,
+        P::LLVMRealULE => FloatPred::Ule,
+        P::LLVMRealUNE => FloatPred::Une,
+        P::LLVMRealPredicateTrue => FloatPred::True,
+    }
+}
+
+fn rmw_op(op: LLVMAtomicRMWBinOp) -> RmwOp {
+    use LLVMAtomicRMWBinOp as A;
+    match op {
+        A::LLVMAtomicRMWBinOpXchg => RmwOp::Xchg,
+        A::LLVMAtomicRMWBinOpAdd => RmwOp::Add,
+        A::LLVMAtomicRMWBinOpSub => RmwOp::Sub,
+        A::LLVMAtomicRMWBinOpAnd => RmwOp::And,
+        A::LLVMAtomicRMWBinOpNand => RmwOp::Nand,
+        A::LLVMAtomicRMWBinOpOr => RmwOp::Or,
+        A::LLVMAtomicRMWBinOpXor => RmwOp::Xor,
+        A::LLVMAtomicRMWBinOpMax => RmwOp::Max,
+        A::LLVMAtomicRMWBinOpMin => RmwOp::Min,
+        A::LLVMAtomicRMWBinOpUMax => RmwOp::UMax,
+        A::LLVMAtomicRMWBinOpUMin => RmwOp::UMin,
+        A::LLVMAtomicRMWBinOpFAdd => RmwOp::FAdd,
+        A::LLVMAtomicRMWBinOpFSub => RmwOp::FSub,
+        A::LLVMAtomicRMWBinOpFMax => RmwOp::FMax,
+        A::LLVMAtomicRMWBinOpFMin => RmwOp::FMin,
+        A::LLVMAtomicRMWBinOpUIncWrap => RmwOp::UIncWrap,
+        A::LLVMAtomicRMWBinOpUDecWrap => RmwOp::UDecWrap,
+    }
+}

@@ -1,0 +1,421 @@
+//! warpcheck's own IR: a compact, owned, index-based copy of an LLVM module.
+//!
+//! Only `ir::llvm` touches LLVM (through inkwell). Every later stage works on
+//! these plain tables, so it can be tested with modules built by
+//! [`builder::ModuleBuilder`] and never holds an LLVM object.
+
+pub mod builder;
+mod demangle;
+mod display;
+mod entity;
+pub mod intrinsics;
+pub mod llvm;
+mod opcode;
+mod types;
+
+pub use demangle::{base_name, demangle};
+pub use entity::{BlockId, ConstId, FileId, FuncId, GlobalId, InstId, LocId, TypeId};
+pub use intrinsics::Intrinsic;
+pub use opcode::{FloatPred, IntPred, Opcode, RmwOp};
+pub use types::{Type, TypeKind, Types};
+
+/// Address spaces as NVPTX numbers them.
+pub mod addrspace {
+    pub const GENERIC: u32 = 0;
+    pub const GLOBAL: u32 = 1;
+    pub const SHARED: u32 = 3;
+    pub const CONSTANT: u32 = 4;
+    pub const LOCAL: u32 = 5;
+}
+
+/// An operand: anything an instruction can refer to.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Value {
+    /// The result of an instruction of the same function.
+    Inst(InstId),
+    /// A parameter of the enclosing function, by position.
+    Arg(u32),
+    Const(ConstId),
+    /// The address of a global variable.
+    Global(GlobalId),
+    /// The address of a function.
+    Func(FuncId),
+    /// A basic-block label (blockaddress) or inline asm or metadata: opaque.
+    Opaque,
+}
+
+/// A constant of the module's constant pool.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Const {
+    /// An integer of `bits` width; `value` holds the bits zero-extended.
+    Int { ty: TypeId, bits: u32, value: u128 },
+    Float { ty: TypeId, value: f64 },
+    Null(TypeId),
+    Undef(TypeId),
+    Poison(TypeId),
+    /// `zeroinitializer` of an aggregate.
+    Zero(TypeId),
+    /// Constant array, struct or vector.
+    Aggregate { ty: TypeId, elems: Vec<Value> },
+    /// A constant expression, such as `addrspacecast (ptr addrspace(3) @s to ptr)`.
+    Expr {
+        ty: TypeId,
+        op: Opcode,
+        operands: Vec<Value>,
+        kind: InstKind,
+    },
+    /// Something we keep only as text (e.g. a target-specific constant).
+    Other { ty: TypeId, text: String },
+}
+
+impl Const {
+    pub fn ty(&self) -> TypeId {
+        match self {
+            Const::Int { ty, .. }
+            | Const::Float { ty, .. }
+            | Const::Null(ty)
+            | Const::Undef(ty)
+            | Const::Poison(ty)
+            | Const::Zero(ty)
+            | Const::Aggregate { ty, .. }
+            | Const::Expr { ty, .. }
+            | Const::Other { ty, .. } => *ty,
+        }
+    }
+
+    /// The value of an integer constant, sign-extended from its width.
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            Const::Int { bits, value, .. } => {
+                let shift = 128 - bits.clamp(1, 128);
+                Some((((value << shift) as i128) >> shift) as i64)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Opcode-specific data that does not fit the operand list.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub enum InstKind {
+    #[default]
+    Plain,
+    ICmp(IntPred),
+    FCmp(FloatPred),
+    /// `getelementptr`: operands are the base then the indices.
+    Gep { source: TypeId, inbounds: bool },
+    /// `alloca`: operand 0 is the element count.
+    Alloca { allocated: TypeId },
+    /// `phi`: operand `i` flows in from `blocks[i]`.
+    Phi { blocks: Vec<BlockId> },
+    /// `call`: operands are the arguments.
+    Call { callee: Callee },
+    /// `load`: operand 0 is the address.
+    Load { align: u32, volatile: bool },
+    /// `store`: operand 0 is the value, operand 1 the address.
+    Store { align: u32, volatile: bool },
+    /// `atomicrmw`: operands are address and value.
+    AtomicRmw { op: RmwOp },
+    /// `cmpxchg`: operands are address, expected and new value.
+    CmpXchg,
+    /// `br`: one target, or two (true, false) with operand 0 the condition.
+    Br { targets: Vec<BlockId> },
+    /// `switch`: operand 0 is the condition.
+    Switch {
+        default: BlockId,
+        cases: Vec<(i128, BlockId)>,
+    },
+    /// `extractvalue` / `insertvalue` indices.
+    Indices(Vec<u32>),
+    /// `shufflevector` mask (-1 for poison lanes).
+    Mask(Vec<i32>),
+}
+
+/// The target of a call.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Callee {
+    Direct(FuncId),
+    /// Through a function pointer or inline asm: unknown target.
+    Indirect,
+    InlineAsm,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct Inst {
+    pub op: Opcode,
+    /// The result type (`void` for stores, branches and the like).
+    pub ty: TypeId,
+    pub operands: Vec<Value>,
+    pub kind: InstKind,
+    pub block: BlockId,
+    pub loc: Option<LocId>,
+}
+
+impl Inst {
+    /// The address operand of a memory access, if this is one.
+    pub fn address(&self) -> Option<Value> {
+        match self.op {
+            Opcode::Load | Opcode::AtomicRmw | Opcode::CmpXchg => self.operands.first().copied(),
+            Opcode::Store => self.operands.get(1).copied(),
+            _ => None,
+        }
+    }
+
+    /// Successor blocks, for terminators.
+    pub fn successors(&self) -> Vec<BlockId> {
+        match &self.kind {
+            InstKind::Br { targets } => targets.clone(),
+            InstKind::Switch { default, cases } => std::iter::once(*default)
+                .chain(cases.iter().map(|c| c.1))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether this terminator chooses between successors on a value.
+    pub fn is_conditional_branch(&self) -> bool {
+        match &self.kind {
+            InstKind::Br { targets } => targets.len() == 2,
+            InstKind::Switch { .. } => true,
+            _ => false,
+        }
+    }
+
+    pub fn callee(&self) -> Option<Callee> {
+        match self.kind {
+            InstKind::Call { callee } => Some(callee),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Block {
+    pub name: Option<String>,
+    /// Instructions in order; the last one is the terminator.
+    pub insts: Vec<InstId>,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct Param {
+    pub ty: TypeId,
+    /// The source name, when debug info or the IR names it.
+    pub name: Option<String>,
+}
+
+/// Block-shape limits a kernel declares (`__launch_bounds__`, `reqntid`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct LaunchBounds {
+    /// `maxntid{x,y,z}`: `__launch_bounds__(N)` gives `[N, 1, 1]`-shaped totals.
+    pub maxntid: Option<[u32; 3]>,
+    /// `reqntid{x,y,z}`: the exact block shape.
+    pub reqntid: Option<[u32; 3]>,
+    pub minctasm: Option<u32>,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct Function {
+    /// The symbol (mangled) name.
+    pub name: String,
+    /// The demangled name with its signature, e.g. `saxpy(int, float*)`.
+    pub demangled: String,
+    pub params: Vec<Param>,
+    pub ret: TypeId,
+    pub blocks: Vec<Block>,
+    pub insts: Vec<Inst>,
+    /// A declaration only (no body).
+    pub is_declaration: bool,
+    pub is_kernel: bool,
+    pub launch: LaunchBounds,
+    /// Set for declarations that are LLVM or NVVM intrinsics we know.
+    pub intrinsic: Option<Intrinsic>,
+    /// Where the function is defined, from its `DISubprogram`.
+    pub loc: Option<SourcePos>,
+}
+
+impl Function {
+    pub fn entry(&self) -> BlockId {
+        BlockId(0)
+    }
+
+    pub fn inst(&self, id: InstId) -> &Inst {
+        &self.insts[id.index()]
+    }
+
+    pub fn terminator(&self, b: BlockId) -> Option<&Inst> {
+        self.blocks[b.index()].insts.last().map(|&i| self.inst(i))
+    }
+
+    pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
+        self.terminator(b)
+            .map(|t| t.successors())
+            .unwrap_or_default()
+    }
+
+    pub fn block_ids(&self) -> impl Iterator<Item = BlockId> {
+        (0..self.blocks.len()).map(BlockId::new)
+    }
+
+    pub fn inst_ids(&self) -> impl Iterator<Item = InstId> {
+        (0..self.insts.len()).map(InstId::new)
+    }
+
+    /// The short source name, e.g. `saxpy` for `_Z5saxpyifPfS_`.
+    pub fn short_name(&self) -> String {
+        base_name(&self.demangled)
+    }
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct Global {
+    pub name: String,
+    pub demangled: String,
+    /// The type of the stored value (not the pointer).
+    pub value_ty: TypeId,
+    pub addrspace: u32,
+    pub is_constant: bool,
+    pub init: Option<Value>,
+}
+
+/// A file, line and column. Line 0 means the compiler did not know.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct SourcePos {
+    pub file: FileId,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// A debug location with the chain of call sites it was inlined through.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Loc {
+    pub pos: SourcePos,
+    /// The source function (`DISubprogram` name) the code came from.
+    pub scope: Option<String>,
+    pub inlined_at: Option<LocId>,
+}
+
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct SourceFile {
+    pub name: String,
+    pub directory: String,
+}
+
+impl SourceFile {
+    /// The path as the compiler saw it: absolute names kept, relative ones
+    /// joined to the compile directory.
+    pub fn path(&self) -> std::path::PathBuf {
+        let name = std::path::Path::new(&self.name);
+        if name.is_absolute() || self.directory.is_empty() {
+            name.to_path_buf()
+        } else {
+            std::path::Path::new(&self.directory).join(name)
+        }
+    }
+}
+
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Module {
+    pub name: String,
+    pub source_file: String,
+    pub triple: String,
+    pub datalayout: String,
+    pub types: Types,
+    pub consts: Vec<Const>,
+    pub globals: Vec<Global>,
+    pub funcs: Vec<Function>,
+    pub locs: Vec<Loc>,
+    pub files: Vec<SourceFile>,
+}
+
+impl Module {
+    pub fn func(&self, id: FuncId) -> &Function {
+        &self.funcs[id.index()]
+    }
+
+    pub fn konst(&self, id: ConstId) -> &Const {
+        &self.consts[id.index()]
+    }
+
+    pub fn global(&self, id: GlobalId) -> &Global {
+        &self.globals[id.index()]
+    }
+
+    pub fn loc(&self, id: LocId) -> &Loc {
+        &self.locs[id.index()]
+    }
+
+    pub fn file(&self, id: FileId) -> &SourceFile {
+        &self.files[id.index()]
+    }
+
+    pub fn func_ids(&self) -> impl Iterator<Item = FuncId> {
+        (0..self.funcs.len()).map(FuncId::new)
+    }
+
+    pub fn kernels(&self) -> impl Iterator<Item = FuncId> + '_ {
+        self.func_ids().filter(|&f| self.func(f).is_kernel)
+    }
+
+    pub fn is_nvptx(&self) -> bool {
+        self.triple.starts_with("nvptx")
+    }
+
+    /// Looks a function up by symbol, full demangled name, or short name.
+    pub fn find_function(&self, name: &str) -> Option<FuncId> {
+        let by = |pred: &dyn Fn(&Function) -> bool| self.func_ids().find(|&f| pred(self.func(f)));
+        by(&|f| f.name == name)
+            .or_else(|| by(&|f| f.demangled == name))
+            .or_else(|| by(&|f| !f.is_declaration && f.short_name() == name))
+    }
+
+    /// The type of any operand, given the function it appears in.
+    pub fn value_type(&self, func: &Function, v: Value) -> TypeId {
+        match v {
+            Value::Inst(i) => func.inst(i).ty,
+            Value::Arg(a) => func.params[a as usize].ty,
+            Value::Const(c) => self.konst(c).ty(),
+            Value::Global(_) | Value::Func(_) => self.types.ptr_generic_or_default(),
+            Value::Opaque => self.types.void_or_default(),
+        }
+    }
+
+    /// The integer value of an operand, if it is an integer constant.
+    pub fn int_value(&self, v: Value) -> Option<i64> {
+        match v {
+            Value::Const(c) => self.konst(c).as_i64(),
+            _ => None,
+        }
+    }
+
+    /// The intrinsic a call instruction invokes, if any.
+    pub fn called_intrinsic(&self, inst: &Inst) -> Option<Intrinsic> {
+        match inst.callee()? {
+            Callee::Direct(f) => self.func(f).intrinsic,
+            _ => None,
+        }
+    }
+
+    /// The best source position for an instruction: its own line, else the
+    /// nearest earlier instruction of its block with a line, else the
+    /// function's own line. Clang gives merged values and stores line 0.
+    pub fn inst_pos(&self, func: &Function, inst: InstId) -> Option<SourcePos> {
+        let known = |i: InstId| {
+            func.inst(i)
+                .loc
+                .map(|l| &self.loc(l).pos)
+                .filter(|p| p.line != 0)
+        };
+        if let Some(p) = known(inst) {
+            return Some(p.clone());
+        }
+        let block = &func.blocks[func.inst(inst).block.index()].insts;
+        let at = block.iter().position(|&i| i == inst).unwrap_or(0);
+        block[..at]
+            .iter()
+            .rev()
+            .chain(block[at..].iter())
+            .find_map(|&i| known(i))
+            .cloned()
+            .or_else(|| func.loc.clone())
+    }
+}

@@ -1,0 +1,244 @@
+//! Opcodes and predicates, mirroring LLVM's so the loader maps one to one.
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Opcode {
+    // Terminators.
+    Ret,
+    Br,
+    Switch,
+    Unreachable,
+    /// `indirectbr`, `invoke`, `callbr`, `resume` and the like: kept so the
+    /// CFG is right, never interpreted.
+    OtherTerminator,
+    // Arithmetic.
+    FNeg,
+    Add,
+    FAdd,
+    Sub,
+    FSub,
+    Mul,
+    FMul,
+    UDiv,
+    SDiv,
+    FDiv,
+    URem,
+    SRem,
+    FRem,
+    Shl,
+    LShr,
+    AShr,
+    And,
+    Or,
+    Xor,
+    // Memory.
+    Alloca,
+    Load,
+    Store,
+    GetElementPtr,
+    Fence,
+    CmpXchg,
+    AtomicRmw,
+    // Casts.
+    Trunc,
+    ZExt,
+    SExt,
+    FPToUI,
+    FPToSI,
+    UIToFP,
+    SIToFP,
+    FPTrunc,
+    FPExt,
+    PtrToInt,
+    IntToPtr,
+    BitCast,
+    AddrSpaceCast,
+    // Other.
+    ICmp,
+    FCmp,
+    Phi,
+    Call,
+    Select,
+    ExtractElement,
+    InsertElement,
+    ShuffleVector,
+    ExtractValue,
+    InsertValue,
+    Freeze,
+    VAArg,
+    LandingPad,
+    /// Anything else LLVM may grow; named so errors can say what it was.
+    Unknown,
+}
+
+impl Opcode {
+    pub fn is_terminator(self) -> bool {
+        matches!(
+            self,
+            Opcode::Ret | Opcode::Br | Opcode::Switch | Opcode::Unreachable | Opcode::OtherTerminator
+        )
+    }
+
+    pub fn is_cast(self) -> bool {
+        matches!(
+            self,
+            Opcode::Trunc
+                | Opcode::ZExt
+                | Opcode::SExt
+                | Opcode::FPToUI
+                | Opcode::FPToSI
+                | Opcode::UIToFP
+                | Opcode::SIToFP
+                | Opcode::FPTrunc
+                | Opcode::FPExt
+                | Opcode::PtrToInt
+                | Opcode::IntToPtr
+                | Opcode::BitCast
+                | Opcode::AddrSpaceCast
+        )
+    }
+
+    pub fn is_binary(self) -> bool {
+        matches!(
+            self,
+            Opcode::Add
+                | Opcode::FAdd
+                | Opcode::Sub
+                | Opcode::FSub
+                | Opcode::Mul
+                | Opcode::FMul
+                | Opcode::UDiv
+                | Opcode::SDiv
+                | Opcode::FDiv
+                | Opcode::URem
+                | Opcode::SRem
+                | Opcode::FRem
+                | Opcode::Shl
+                | Opcode::LShr
+                | Opcode::AShr
+                | Opcode::And
+                | Opcode::Or
+                | Opcode::Xor
+        )
+    }
+
+    /// The LLVM assembly mnemonic.
+    pub fn mnemonic(self) -> &'static str {
+        use Opcode::*;
+        match self {
+            Ret => "ret",
+            Br => "br",
+            Switch => "switch",
+            Unreachable => "unreachable",
+            OtherTerminator => "terminator",
+            FNeg => "fneg",
+            Add => "add",
+            FAdd => "fadd",
+            Sub => "sub",
+            FSub => "fsub",
+            Mul => "mul",
+            FMul => "fmul",
+            UDiv => "udiv",
+            SDiv => "sdiv",
+            FDiv => "fdiv",
+            URem => "urem",
+            SRem => "srem",
+            FRem => "frem",
+            Shl => "shl",
+            LShr => "lshr",
+            AShr => "ashr",
+            And => "and",
+            Or => "or",
+            Xor => "xor",
+            Alloca => "alloca",
+            Load => "load",
+            Store => "store",
+            GetElementPtr => "getelementptr",
+            Fence => "fence",
+            CmpXchg => "cmpxchg",
+            AtomicRmw => "atomicrmw",
+            Trunc => "trunc",
+            ZExt => "zext",
+            SExt => "sext",
+            FPToUI => "fptoui",
+            FPToSI => "fptosi",
+            UIToFP => "uitofp",
+            SIToFP => "sitofp",
+            FPTrunc => "fptrunc",
+            FPExt => "fpext",
+            PtrToInt => "ptrtoint",
+            IntToPtr => "inttoptr",
+            BitCast => "bitcast",
+            AddrSpaceCast => "addrspacecast",
+            ICmp => "icmp",
+            FCmp => "fcmp",
+            Phi => "phi",
+            Call => "call",
+            Select => "select",
+            ExtractElement => "extractelement",
+            InsertElement => "insertelement",
+            ShuffleVector => "shufflevector",
+            ExtractValue => "extractvalue",
+            InsertValue => "insertvalue",
+            Freeze => "freeze",
+            VAArg => "va_arg",
+            LandingPad => "landingpad",
+            Unknown => "unknown",
+        }
+    }
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum IntPred {
+    Eq,
+    Ne,
+    Ugt,
+    Uge,
+    Ult,
+    Ule,
+    Sgt,
+    Sge,
+    Slt,
+    Sle,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum FloatPred {
+    False,
+    Oeq,
+    Ogt,
+    Oge,
+    Olt,
+    Ole,
+    One,
+    Ord,
+    Uno,
+    Ueq,
+    Ugt,
+    Uge,
+    Ult,
+    Ule,
+    Une,
+    True,
+}
+
+/// `atomicrmw` operations.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum RmwOp {
+    Xchg,
+    Add,
+    Sub,
+    And,
+    Nand,
+    Or,
+    Xor,
+    Max,
+    Min,
+    UMax,
+    UMin,
+    FAdd,
+    FSub,
+    FMax,
+    FMin,
+    UIncWrap,
+    UDecWrap,
+}
