@@ -4,3 +4,12 @@
 //! ARCHITECTURE.md for the module map.
 
 pub mod ir;
+pub mod graph;
+pub mod memory;
+pub mod analysis;
+pub mod taint;
+pub mod checks;
+pub mod diag;
+pub mod frontend;
+pub mod cli;
+pub mod plugin;

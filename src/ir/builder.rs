@@ -208,6 +208,7 @@ impl FunctionBuilder<'_> {
             kind,
             block,
             loc: Some(loc),
+            name: None,
         });
         f.blocks[block.index()].insts.push(id);
         Value::Inst(id)

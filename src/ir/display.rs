@@ -29,6 +29,25 @@ impl Module {
         }
     }
 
+    /// A short label for a value in explanations: `%cmp`, or `%12 (icmp)`
+    /// when the IR dropped the name.
+    pub fn value_label(&self, func: &Function, v: Value) -> String {
+        match v {
+            Value::Inst(i) => {
+                let inst = func.inst(i);
+                match &inst.name {
+                    Some(n) => format!("%{n}"),
+                    None => format!("%{} ({})", i.0, inst.op.mnemonic()),
+                }
+            }
+            Value::Arg(a) => match &func.params[a as usize].name {
+                Some(n) => n.clone(),
+                None => format!("parameter {}", a + 1),
+            },
+            _ => self.render_value(v),
+        }
+    }
+
     pub fn render_function(&self, f: &Function) -> Result<String, fmt::Error> {
         let mut out = String::new();
         let kind = if f.is_kernel { "kernel " } else { "" };

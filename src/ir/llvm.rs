@@ -390,6 +390,7 @@ impl Loader {
         let (operands, kind) = self.operands_and_kind(i, op);
         let dl = LLVMInstructionGetDebugLoc(i);
         let loc = (!dl.is_null()).then(|| self.loc(dl));
+        let name = value_name(i);
         Inst {
             op,
             ty,
@@ -397,6 +398,7 @@ impl Loader {
             kind,
             block,
             loc,
+            name: (!name.is_empty()).then_some(name),
         }
     }
 

@@ -149,6 +149,8 @@ pub struct Inst {
     pub kind: InstKind,
     pub block: BlockId,
     pub loc: Option<LocId>,
+    /// The IR value name (`%cmp`), kept when clang was told not to drop it.
+    pub name: Option<String>,
 }
 
 impl Inst {
@@ -395,18 +397,17 @@ impl Module {
         }
     }
 
-    /// The best source position for an instruction: its own line, else the
-    /// nearest earlier instruction of its block with a line, else the
-    /// function's own line. Clang gives merged values and stores line 0.
-    pub fn inst_pos(&self, func: &Function, inst: InstId) -> Option<SourcePos> {
-        let known = |i: InstId| {
-            func.inst(i)
+    /// The instruction whose debug location best places `inst`: itself if
+    /// it has a line, else the nearest earlier (then later) instruction of
+    /// its block with one. Clang gives merged values and stores line 0.
+    pub fn pos_anchor(&self, func: &Function, inst: InstId) -> Option<InstId> {
+        let known = |i: &InstId| {
+            func.inst(*i)
                 .loc
-                .map(|l| &self.loc(l).pos)
-                .filter(|p| p.line != 0)
+                .is_some_and(|l| self.loc(l).pos.line != 0)
         };
-        if let Some(p) = known(inst) {
-            return Some(p.clone());
+        if known(&inst) {
+            return Some(inst);
         }
         let block = &func.blocks[func.inst(inst).block.index()].insts;
         let at = block.iter().position(|&i| i == inst).unwrap_or(0);
@@ -414,8 +415,16 @@ impl Module {
             .iter()
             .rev()
             .chain(block[at..].iter())
-            .find_map(|&i| known(i))
-            .cloned()
+            .find(|i| known(i))
+            .copied()
+    }
+
+    /// The best source position for an instruction (see [`Self::pos_anchor`]),
+    /// else the function's own line.
+    pub fn inst_pos(&self, func: &Function, inst: InstId) -> Option<SourcePos> {
+        self.pos_anchor(func, inst)
+            .and_then(|i| func.inst(i).loc)
+            .map(|l| self.loc(l).pos.clone())
             .or_else(|| func.loc.clone())
     }
 }

@@ -1,0 +1,94 @@
+// The LLVM side of the warpcheck pass plugin. It registers the pass with
+// opt and clang and turns findings into LLVM diagnostics; all analysis lives
+// in Rust (src/plugin). The entry point llvmGetPassPluginInfo is defined in
+// Rust, because a cdylib does not export C++ symbols from static archives.
+
+#include "llvm-c/Types.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Instruction.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <string>
+
+using namespace llvm;
+
+extern "C" {
+// Implemented in Rust: analyses the module, calling warpcheck_emit for each
+// finding. Never unwinds.
+void warpcheck_analyze_module(LLVMModuleRef M);
+}
+
+namespace {
+
+// Analysis only: the module is never changed.
+struct WarpcheckPass : PassInfoMixin<WarpcheckPass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    // Clang runs the pipeline for the host too; only device code matters.
+    if (Triple(M.getTargetTriple()).isNVPTX())
+      warpcheck_analyze_module(wrap(&M));
+    return PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
+} // namespace
+
+extern "C" {
+
+// Reports one finding at an instruction (or, without one, at its function).
+// Severity 0 is a warning (shown by clang as [-Wpass-failed]); 1 is a note.
+// Every finding is also an analysis remark, for -Rpass-analysis=warpcheck
+// and -fsave-optimization-record.
+void warpcheck_emit(LLVMValueRef Fn, LLVMValueRef Inst, int Severity,
+                    const char *Check, const char *Message) {
+  auto *F = unwrap<Function>(Fn);
+  auto *I = Inst ? unwrap<Instruction>(Inst) : nullptr;
+  DiagnosticLocation Loc = I && I->getDebugLoc()
+                               ? DiagnosticLocation(I->getDebugLoc())
+                               : DiagnosticLocation(F->getSubprogram());
+  LLVMContext &Ctx = F->getContext();
+  std::string Text = std::string(Message) + " [warpcheck-" + Check + "]";
+  if (Severity == 0)
+    Ctx.diagnose(DiagnosticInfoOptimizationFailure(*F, Loc, Text));
+  const BasicBlock *Region = I ? I->getParent() : &F->getEntryBlock();
+  OptimizationRemarkAnalysis Remark("warpcheck", Check, Loc, Region);
+  Remark << Message;
+  Ctx.diagnose(Remark);
+}
+
+// A problem with warpcheck itself, reported without stopping the compile.
+// It is attached to the module's first function, the only anchor LLVM 19
+// offers for a warning that clang will show and count.
+void warpcheck_emit_module_warning(LLVMModuleRef M, const char *Message) {
+  for (Function &F : *unwrap(M)) {
+    if (F.isDeclaration())
+      continue;
+    F.getContext().diagnose(DiagnosticInfoOptimizationFailure(
+        F, DiagnosticLocation(F.getSubprogram()), Message));
+    return;
+  }
+  errs() << "warning: " << Message << "\n";
+}
+
+void warpcheck_register_callbacks(PassBuilder &PB) {
+  PB.registerOptimizerLastEPCallback(
+      [](ModulePassManager &MPM, OptimizationLevel) {
+        MPM.addPass(WarpcheckPass());
+      });
+  PB.registerPipelineParsingCallback(
+      [](StringRef Name, ModulePassManager &MPM,
+         ArrayRef<PassBuilder::PipelineElement>) {
+        if (Name != "warpcheck")
+          return false;
+        MPM.addPass(WarpcheckPass());
+        return true;
+      });
+}
+
+} // extern "C"

@@ -1,0 +1,87 @@
+//! Sites: every conditional branch and memory access a kernel executes,
+//! with whether it can differ between the lanes of a warp.
+
+use crate::ir::{FuncId, InstId, Module, SourcePos, Value};
+use crate::memory::{access_of, AccessKind, Space, Spaces};
+use crate::taint::{explain, KernelDeps};
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum SiteKind {
+    Branch,
+    Load,
+    Store,
+    Atomic,
+}
+
+impl SiteKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SiteKind::Branch => "branch",
+            SiteKind::Load => "load",
+            SiteKind::Store => "store",
+            SiteKind::Atomic => "atomic",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Site {
+    pub kind: SiteKind,
+    pub func: FuncId,
+    pub inst: InstId,
+    pub pos: Option<SourcePos>,
+    /// For memory sites: the address space and bytes per thread.
+    pub space: Option<Space>,
+    pub bytes: u64,
+    /// The branch condition (or the address) differs between lanes.
+    pub thread_dependent: bool,
+    /// The dependence chain, source first, when dependent.
+    pub why: Vec<String>,
+    /// The value whose dependence decides the site.
+    pub value: Value,
+}
+
+/// Collects the sites of every function in `reached`, in program order.
+pub fn collect(m: &Module, reached: &[FuncId], spaces: &Spaces, deps: &KernelDeps) -> Vec<Site> {
+    let mut sites = Vec::new();
+    for &f in reached {
+        let func = m.func(f);
+        for b in func.block_ids() {
+            for &i in &func.blocks[b.index()].insts {
+                let inst = func.inst(i);
+                let pos = m.inst_pos(func, i);
+                let mut push = |kind, value: Value, space, bytes| {
+                    let thread_dependent = deps.is_dependent(f, value);
+                    sites.push(Site {
+                        kind,
+                        func: f,
+                        inst: i,
+                        pos: pos.clone(),
+                        space,
+                        bytes,
+                        thread_dependent,
+                        why: if thread_dependent {
+                            explain(deps, m, f, value)
+                        } else {
+                            Vec::new()
+                        },
+                        value,
+                    });
+                };
+                if inst.is_conditional_branch() {
+                    push(SiteKind::Branch, inst.operands[0], None, 0);
+                }
+                for a in access_of(m, func, i) {
+                    let kind = match a.kind {
+                        AccessKind::Load => SiteKind::Load,
+                        AccessKind::Store => SiteKind::Store,
+                        AccessKind::Atomic => SiteKind::Atomic,
+                    };
+                    let space = spaces.origin(m, f, a.address).space;
+                    push(kind, a.address, Some(space), a.bytes);
+                }
+            }
+        }
+    }
+    sites
+}

@@ -1,0 +1,168 @@
+//! `warpcheck check`: analyse files and print findings.
+
+use super::exit;
+use crate::analysis::{self, BlockDim, BlockDimSource, Options};
+use crate::diag::{json, text};
+use crate::frontend::{self, CompileOptions};
+use crate::taint::simple::SimpleTaint;
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// How `.cu` files are compiled.
+#[derive(Args, Debug, Clone)]
+pub struct CompileArgs {
+    /// GPU architecture for the device compile.
+    #[arg(long, default_value = "sm_80")]
+    pub cuda_gpu_arch: String,
+    /// CUDA toolkit root (default: $CUDA_PATH, /usr/local/cuda, else warpcheck's own header).
+    #[arg(long)]
+    pub cuda_path: Option<PathBuf>,
+    /// Include directory, passed to clang.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Macro definition, passed to clang.
+    #[arg(short = 'D', value_name = "MACRO")]
+    pub define: Vec<String>,
+    /// Any other clang flag (repeatable), e.g. --clang-arg=-std=c++17.
+    #[arg(long = "clang-arg", value_name = "FLAG", allow_hyphen_values = true)]
+    pub clang_args: Vec<String>,
+}
+
+impl CompileArgs {
+    pub fn options(&self) -> CompileOptions {
+        CompileOptions {
+            gpu_arch: self.cuda_gpu_arch.clone(),
+            includes: self.include.clone(),
+            defines: self.define.clone(),
+            cuda_path: self.cuda_path.clone(),
+            extra: self.clang_args.clone(),
+            ..CompileOptions::default()
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Files to analyse: .cu, .ll or .bc.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Show why each finding holds (the chain from threadIdx to the site).
+    #[arg(long)]
+    pub explain: bool,
+    /// Exit with 1 when there are warnings.
+    #[arg(long)]
+    pub werror: bool,
+    /// Block shape X[,Y[,Z]] for every kernel (a kernel's reqntid still wins).
+    #[arg(long, value_name = "X[,Y[,Z]]")]
+    pub block_dim: Option<String>,
+    /// Switch a check off (repeatable).
+    #[arg(long, value_name = "CHECK")]
+    pub disable: Vec<String>,
+    #[command(flatten)]
+    pub compile: CompileArgs,
+}
+
+pub fn run(args: &CheckArgs) -> i32 {
+    let block_dim = match args
+        .block_dim
+        .as_deref()
+        .map(|s| BlockDim::parse(s, BlockDimSource::Option))
+        .transpose()
+    {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("warpcheck: error: --block-dim: {e}");
+            return exit::INPUT;
+        }
+    };
+    for d in &args.disable {
+        if !crate::checks::all().iter().any(|c| c.name() == d) {
+            eprintln!("warpcheck: error: --disable: no check named '{d}' (see `warpcheck checks`)");
+            return exit::INPUT;
+        }
+    }
+    let opts = Options {
+        block_dim,
+        disabled: args.disable.clone(),
+    };
+    let compile = args.compile.options();
+    let mut report = json::Report::new();
+    let mut cache = text::SourceCache::default();
+    let mut code = exit::OK;
+    let mut warnings = 0usize;
+    for file in &args.files {
+        let outcome = std::panic::catch_unwind(|| check_file(file, &compile, &opts));
+        match outcome {
+            Ok(Ok((module_report, findings))) => {
+                warnings += findings.len();
+                if args.format == Format::Text {
+                    for f in &findings {
+                        print!("{}", text::render(f, args.explain, &mut cache));
+                    }
+                }
+                report.kernels.extend(module_report.kernels);
+                report.findings.extend(module_report.findings);
+            }
+            Ok(Err(e)) => {
+                eprintln!("warpcheck: error: {e}");
+                code = code.max(exit::INPUT);
+            }
+            Err(_) => {
+                eprintln!(
+                    "warpcheck: internal error while analysing {}; other files are unaffected. Please report this.",
+                    file.display()
+                );
+                code = exit::INTERNAL;
+            }
+        }
+    }
+    if args.format == Format::Json {
+        match serde_json::to_string_pretty(&report) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("warpcheck: internal error: {e}");
+                return exit::INTERNAL;
+            }
+        }
+    } else if warnings > 0 {
+        eprintln!("{warnings} warning{} generated.", if warnings == 1 { "" } else { "s" });
+    }
+    if code == exit::OK && args.werror && warnings > 0 {
+        code = exit::WARNINGS;
+    }
+    code
+}
+
+/// Analyses one file into its own report and findings.
+fn check_file(
+    file: &std::path::Path,
+    compile: &CompileOptions,
+    opts: &Options,
+) -> Result<(json::Report, Vec<crate::diag::Finding>), frontend::InputError> {
+    let m = frontend::load(file, compile)?;
+    if !m.is_nvptx() {
+        return Err(frontend::InputError {
+            message: format!(
+                "{}: not a CUDA device module (target '{}'); compile with --cuda-device-only for nvptx",
+                file.display(),
+                m.triple
+            ),
+        });
+    }
+    let a = analysis::analyze(&m, opts, &SimpleTaint);
+    let findings = crate::checks::run_all(&a, opts);
+    let mut report = json::Report::new();
+    report.add(&a, &findings);
+    if a.kernels.is_empty() {
+        eprintln!("warpcheck: note: {}: no kernels found", file.display());
+    }
+    Ok((report, findings))
+}

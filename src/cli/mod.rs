@@ -1,0 +1,103 @@
+//! The `warpcheck` command line.
+
+mod check;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Exit codes, as documented in the README.
+pub mod exit {
+    pub const OK: i32 = 0;
+    pub const WARNINGS: i32 = 1;
+    pub const INPUT: i32 = 2;
+    pub const INTERNAL: i32 = 3;
+}
+
+#[derive(Parser, Debug)]
+#[command(name = "warpcheck", version, about = "Static performance checks for CUDA kernels")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Analyse .cu, .ll or .bc files and report findings.
+    Check(check::CheckArgs),
+    /// List the checks.
+    Checks,
+    /// Explain what a check finds and what to do about it.
+    Explain {
+        /// The check name, e.g. thread-dependent-branch.
+        check: String,
+    },
+    /// Print the path of libwarpcheck.so, for -fpass-plugin / -load-pass-plugin.
+    PrintPluginPath,
+    /// Print warpcheck's own IR for a file (for debugging).
+    DumpIr {
+        file: PathBuf,
+        #[command(flatten)]
+        compile: check::CompileArgs,
+    },
+}
+
+/// Runs the CLI and returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { exit::INPUT } else { exit::OK };
+        }
+    };
+    match cli.command {
+        Command::Check(args) => check::run(&args),
+        Command::Checks => {
+            for c in crate::checks::all() {
+                println!("{:28} {}", c.name(), c.summary());
+            }
+            exit::OK
+        }
+        Command::Explain { check } => match crate::checks::all().into_iter().find(|c| c.name() == check) {
+            Some(c) => {
+                println!("{}: {}\n\n{}", c.name(), c.summary(), c.explanation());
+                exit::OK
+            }
+            None => {
+                eprintln!("warpcheck: error: no check named '{check}' (see `warpcheck checks`)");
+                exit::INPUT
+            }
+        },
+        Command::PrintPluginPath => match plugin_path() {
+            Some(p) => {
+                println!("{}", p.display());
+                exit::OK
+            }
+            None => {
+                eprintln!("warpcheck: error: libwarpcheck.so not found next to the warpcheck binary or in ../lib");
+                exit::INPUT
+            }
+        },
+        Command::DumpIr { file, compile } => match crate::frontend::load(&file, &compile.options()) {
+            Ok(m) => {
+                print!("{m}");
+                exit::OK
+            }
+            Err(e) => {
+                eprintln!("warpcheck: error: {e}");
+                exit::INPUT
+            }
+        },
+    }
+}
+
+/// The plugin sits beside the binary (cargo's target dir) or in `../lib`
+/// (an install prefix).
+pub fn plugin_path() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let dir = exe.parent()?;
+    [dir.join("libwarpcheck.so"), dir.join("../lib/libwarpcheck.so")]
+        .into_iter()
+        .find(|p| p.is_file())
+        .map(|p| p.canonicalize().unwrap_or(p))
+}

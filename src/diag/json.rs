@@ -1,0 +1,126 @@
+//! The JSON report. Field names are a contract with users' scripts: add
+//! fields, never rename them.
+
+use super::Finding;
+use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
+use crate::diag::Position;
+use serde::Serialize;
+
+#[derive(Serialize, Debug, Default)]
+pub struct Report {
+    pub tool: &'static str,
+    pub version: &'static str,
+    pub kernels: Vec<KernelJson>,
+    pub findings: Vec<FindingJson>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct KernelJson {
+    pub name: String,
+    pub mangled: String,
+    pub file: String,
+    pub line: u32,
+    pub block_dim: [u32; 3],
+    pub block_dim_source: &'static str,
+    pub sites: Vec<SiteJson>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct SiteJson {
+    pub kind: &'static str,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub function: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub space: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    pub thread_dependent: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub why: Vec<String>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct FindingJson {
+    pub check: String,
+    pub severity: &'static str,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub kernel: String,
+    pub function: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    pub fn new() -> Self {
+        Report {
+            tool: "warpcheck",
+            version: env!("CARGO_PKG_VERSION"),
+            ..Report::default()
+        }
+    }
+
+    /// Adds a module's kernels and findings.
+    pub fn add(&mut self, a: &ModuleAnalysis<'_>, findings: &[Finding]) {
+        self.kernels.extend(a.kernels.iter().map(|k| kernel_json(a, k)));
+        self.findings.extend(findings.iter().map(finding_json));
+    }
+}
+
+fn position(a: &ModuleAnalysis<'_>, pos: Option<&crate::ir::SourcePos>) -> (String, u32, u32) {
+    pos.map(|p| Position::resolve(a.module, p))
+        .map(|p| (p.file, p.line, p.col))
+        .unwrap_or_default()
+}
+
+fn kernel_json(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> KernelJson {
+    let func = a.module.func(k.kernel);
+    let (file, line, _) = position(a, func.loc.as_ref());
+    KernelJson {
+        name: func.demangled.clone(),
+        mangled: func.name.clone(),
+        file,
+        line,
+        block_dim: k.block_dim.dims,
+        block_dim_source: k.block_dim.source.name(),
+        sites: k.sites.iter().map(|s| site_json(a, s)).collect(),
+    }
+}
+
+fn site_json(a: &ModuleAnalysis<'_>, s: &Site) -> SiteJson {
+    let (file, line, column) = position(a, s.pos.as_ref());
+    SiteJson {
+        kind: s.kind.name(),
+        file,
+        line,
+        column,
+        function: a.module.func(s.func).demangled.clone(),
+        space: s.space.map(|sp| sp.name()),
+        bytes: s.space.map(|_| s.bytes),
+        thread_dependent: s.thread_dependent,
+        why: s.why.clone(),
+    }
+}
+
+fn finding_json(f: &Finding) -> FindingJson {
+    let (file, line, column) = f
+        .pos
+        .as_ref()
+        .map(|p| (p.file.clone(), p.line, p.col))
+        .unwrap_or_default();
+    FindingJson {
+        check: f.check.to_string(),
+        severity: f.severity.name(),
+        file,
+        line,
+        column,
+        kernel: f.kernel.clone(),
+        function: f.function.clone(),
+        message: f.message.clone(),
+        notes: f.notes.clone(),
+    }
+}

@@ -1,0 +1,69 @@
+//! Findings and how they are shown: clang-style text, JSON, and (through the
+//! plugin) LLVM diagnostics.
+
+pub mod json;
+pub mod text;
+
+use crate::ir::{FuncId, InstId, Module, SourcePos};
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Warning,
+    Note,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+/// A resolved source position.
+#[derive(Clone, PartialEq, Eq, Debug, PartialOrd, Ord, Hash)]
+pub struct Position {
+    /// The path as the compiler was given it (for display).
+    pub file: String,
+    /// Where to read the source line from.
+    pub path: std::path::PathBuf,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Position {
+    pub fn resolve(m: &Module, pos: &SourcePos) -> Position {
+        let f = m.file(pos.file);
+        Position {
+            file: f.name.clone(),
+            path: f.path(),
+            line: pos.line,
+            col: pos.col,
+        }
+    }
+}
+
+/// One thing warpcheck reports.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Finding {
+    /// Stable check name, e.g. `thread-dependent-branch`.
+    pub check: &'static str,
+    pub severity: Severity,
+    pub func: FuncId,
+    pub inst: Option<InstId>,
+    pub pos: Option<Position>,
+    /// Demangled kernel and function names.
+    pub kernel: String,
+    pub function: String,
+    pub message: String,
+    /// Extra lines shown with `--explain` (the dependence chain).
+    pub notes: Vec<String>,
+}
+
+impl Finding {
+    /// The flag-style name shown in brackets: `warpcheck-<check>`.
+    pub fn tag(&self) -> String {
+        format!("warpcheck-{}", self.check)
+    }
+}

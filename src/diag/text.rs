@@ -1,0 +1,61 @@
+//! Clang-style text: `file:line:col: warning: message [warpcheck-check]`,
+//! then the source line and a caret when the file can be read.
+
+use super::{Finding, Position};
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// Caches source files so each is read once per report.
+#[derive(Default)]
+pub struct SourceCache {
+    files: HashMap<std::path::PathBuf, Option<Vec<String>>>,
+}
+
+impl SourceCache {
+    fn line(&mut self, pos: &Position) -> Option<String> {
+        let lines = self.files.entry(pos.path.clone()).or_insert_with(|| {
+            std::fs::read_to_string(&pos.path)
+                .ok()
+                .map(|t| t.lines().map(str::to_string).collect())
+        });
+        lines.as_ref()?.get(pos.line.checked_sub(1)? as usize).cloned()
+    }
+}
+
+/// Renders one finding; `explain` adds the dependence chain as notes.
+pub fn render(f: &Finding, explain: bool, cache: &mut SourceCache) -> String {
+    let mut out = String::new();
+    let location = match &f.pos {
+        Some(p) if p.col > 0 => format!("{}:{}:{}", p.file, p.line, p.col),
+        Some(p) => format!("{}:{}", p.file, p.line),
+        None => format!("in function '{}'", f.function),
+    };
+    let _ = writeln!(
+        out,
+        "{location}: {}: {} [{}]",
+        f.severity.name(),
+        f.message,
+        f.tag()
+    );
+    if let Some(p) = &f.pos {
+        if let Some(src) = cache.line(p) {
+            let gutter = p.line.to_string().len();
+            let _ = writeln!(out, " {} | {}", p.line, src);
+            if p.col > 0 {
+                // Keep tabs so the caret lines up under the source text.
+                let pad: String = src
+                    .chars()
+                    .take(p.col as usize - 1)
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect();
+                let _ = writeln!(out, " {} | {pad}^", " ".repeat(gutter));
+            }
+        }
+    }
+    if explain {
+        for n in &f.notes {
+            let _ = writeln!(out, "{location}: note: {n}");
+        }
+    }
+    out
+}

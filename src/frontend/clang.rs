@@ -1,0 +1,133 @@
+//! Compiling `.cu` files to device IR with clang-19.
+
+use super::{InputError, Toolkit};
+use crate::ir::{self, Module};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The header that gives a plain `.cu` file what nvcc makes implicit, for
+/// machines without a CUDA toolkit.
+pub const CUDA_HEADER: &str = include_str!("warpcheck_cuda.h");
+
+#[derive(Clone, Debug)]
+pub struct CompileOptions {
+    pub gpu_arch: String,
+    pub includes: Vec<PathBuf>,
+    pub defines: Vec<String>,
+    /// `--cuda-path`: use this toolkit (and fail if it is not one).
+    pub cuda_path: Option<PathBuf>,
+    /// Full `-g` instead of line tables: parameter names for `simulate`.
+    pub full_debug: bool,
+    /// More flags for clang, as given.
+    pub extra: Vec<String>,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            gpu_arch: "sm_80".into(),
+            includes: Vec::new(),
+            defines: Vec::new(),
+            cuda_path: None,
+            full_debug: false,
+            extra: Vec::new(),
+        }
+    }
+}
+
+/// `$WARPCHECK_CLANG`, `clang-19` on the PATH, or Debian's LLVM 19 prefix.
+pub fn find_clang() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("WARPCHECK_CLANG") {
+        return Some(PathBuf::from(p));
+    }
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("clang-19"))
+            .find(|p| p.is_file())
+    });
+    on_path.or_else(|| {
+        let p = PathBuf::from("/usr/lib/llvm-19/bin/clang");
+        p.is_file().then_some(p)
+    })
+}
+
+fn toolkit(opts: &CompileOptions) -> Result<Option<Toolkit>, InputError> {
+    match &opts.cuda_path {
+        Some(root) => Toolkit::at(root).map(Some).ok_or_else(|| InputError {
+            message: format!(
+                "--cuda-path {}: not a CUDA toolkit (no include/cuda.h with CUDA_VERSION)",
+                root.display()
+            ),
+        }),
+        None => Ok(Toolkit::discover()),
+    }
+}
+
+/// The clang arguments for a device-only compile of `src` to bitcode `out`.
+pub fn arguments(src: &Path, out: &Path, header: &Path, tk: Option<&Toolkit>, opts: &CompileOptions) -> Vec<String> {
+    let mut args: Vec<String> = vec![
+        "-x".into(),
+        "cuda".into(),
+        "--cuda-device-only".into(),
+        format!("--cuda-gpu-arch={}", opts.gpu_arch),
+        "-O2".into(),
+        if opts.full_debug { "-g" } else { "-gline-tables-only" }.into(),
+        // Keep value names so explanations can say `%cmp`, not `%12`.
+        "-fno-discard-value-names".into(),
+        "-emit-llvm".into(),
+        "-c".into(),
+    ];
+    match tk {
+        Some(tk) => args.extend(tk.clang_flags()),
+        None => {
+            args.extend(["-nocudainc", "-nocudalib"].map(String::from));
+            // sm_70+ `*_sync` builtins need PTX 6.0+; the driver only
+            // picks a PTX version itself when it finds a toolkit.
+            args.extend(["-Xclang", "-target-feature", "-Xclang", "+ptx75"].map(String::from));
+            args.push("-include".into());
+            args.push(header.display().to_string());
+        }
+    }
+    args.extend(opts.includes.iter().map(|i| format!("-I{}", i.display())));
+    args.extend(opts.defines.iter().map(|d| format!("-D{d}")));
+    args.extend(opts.extra.iter().cloned());
+    args.push("-o".into());
+    args.push(out.display().to_string());
+    args.push(src.display().to_string());
+    args
+}
+
+/// Compiles a `.cu` file and loads the device module.
+pub fn compile(src: &Path, opts: &CompileOptions) -> Result<Module, InputError> {
+    let clang = find_clang().ok_or_else(|| InputError {
+        message: format!(
+            "{}: cannot compile CUDA: clang-19 not found (run scripts/setup.sh, or set WARPCHECK_CLANG)",
+            src.display()
+        ),
+    })?;
+    let tk = toolkit(opts)?;
+    let dir = tempfile::tempdir().map_err(|e| InputError {
+        message: format!("cannot create a temporary directory: {e}"),
+    })?;
+    let header = dir.path().join("warpcheck_cuda.h");
+    let out = dir.path().join("device.bc");
+    std::fs::write(&header, CUDA_HEADER).map_err(|e| InputError {
+        message: format!("cannot write {}: {e}", header.display()),
+    })?;
+    let args = arguments(src, &out, &header, tk.as_ref(), opts);
+    let output = Command::new(&clang).args(&args).output().map_err(|e| InputError {
+        message: format!("{}: cannot run {}: {e}", src.display(), clang.display()),
+    })?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(InputError {
+            message: format!(
+                "{}\n{}: clang failed ({}); no analysis for this file",
+                stderr.trim_end(),
+                src.display(),
+                output.status
+            ),
+        });
+    }
+    Ok(ir::llvm::load_file(&out)?)
+}

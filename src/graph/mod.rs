@@ -1,0 +1,126 @@
+//! Control-flow and call graphs, built once per module and shared by every
+//! later stage.
+//!
+//! Per function: the [`Cfg`](cfg::Cfg), dominator and post-dominator trees
+//! ([`DomTree`](dom::DomTree)), control dependence
+//! ([`ControlDeps`](cdg::ControlDeps)) and natural loops
+//! ([`Loops`](loops::Loops)). Per module: the [`CallGraph`](callgraph::CallGraph).
+//! All of them consider only blocks reachable from the entry.
+
+pub mod callgraph;
+pub mod cdg;
+pub mod cfg;
+pub mod dom;
+pub mod loops;
+mod virtual_exit;
+
+#[cfg(test)]
+mod fixtures;
+
+pub use callgraph::{CallGraph, CallSite};
+pub use cdg::ControlDeps;
+pub use cfg::Cfg;
+pub use dom::{DomKind, DomTree};
+pub use loops::{IrreducibleCycle, Loop, LoopId, Loops};
+
+use crate::ir::{FuncId, Function, Module};
+
+/// Every per-function graph of one definition.
+#[derive(Clone, Debug)]
+pub struct FunctionGraphs {
+    pub cfg: Cfg,
+    pub dom: DomTree,
+    pub pdom: DomTree,
+    pub cdg: ControlDeps,
+    pub loops: Loops,
+}
+
+impl FunctionGraphs {
+    pub fn new(func: &Function) -> Self {
+        let cfg = Cfg::new(func);
+        let dom = DomTree::dominators(&cfg);
+        let pdom = DomTree::post_dominators(&cfg);
+        let cdg = ControlDeps::new(&cfg, &pdom);
+        let loops = Loops::new(&cfg, &dom);
+        FunctionGraphs {
+            cfg,
+            dom,
+            pdom,
+            cdg,
+            loops,
+        }
+    }
+}
+
+/// The graphs of a whole module.
+#[derive(Clone, Debug)]
+pub struct ModuleGraphs {
+    /// Indexed by [`FuncId`]; `None` for declarations.
+    pub funcs: Vec<Option<FunctionGraphs>>,
+    pub calls: CallGraph,
+}
+
+impl ModuleGraphs {
+    pub fn new(m: &Module) -> Self {
+        let funcs = m
+            .funcs
+            .iter()
+            .map(|f| (!f.is_declaration).then(|| FunctionGraphs::new(f)))
+            .collect();
+        ModuleGraphs {
+            funcs,
+            calls: CallGraph::new(m),
+        }
+    }
+
+    /// The graphs of `f`, or `None` for a declaration.
+    pub fn get(&self, f: FuncId) -> Option<&FunctionGraphs> {
+        self.funcs[f.index()].as_ref()
+    }
+
+    /// The graphs of definition `f`.
+    ///
+    /// # Panics
+    /// If `f` is a declaration.
+    pub fn func(&self, f: FuncId) -> &FunctionGraphs {
+        self.get(f).expect("graphs of a declaration")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::builder::ModuleBuilder;
+
+    #[test]
+    fn module_graphs_skip_declarations() {
+        // Kernel k is a while loop whose body reads tid.x: 0 -> 1 -> {2 -> 1, 3}.
+        let mut mb = ModuleBuilder::new();
+        let i1 = mb.int(1);
+        let void = mb.void();
+        let mut fb = mb.define("k", &[i1], void);
+        fb.kernel();
+        let (header, body, exit) = (fb.block(), fb.block(), fb.block());
+        fb.br(header);
+        fb.switch_to(header);
+        fb.cond_br(crate::ir::Value::Arg(0), body, exit);
+        fb.switch_to(body);
+        fb.sreg("tid.x");
+        fb.br(header);
+        fb.switch_to(exit);
+        fb.ret(None);
+        let m = mb.finish();
+
+        let graphs = ModuleGraphs::new(&m);
+        let tid = m
+            .find_function("llvm.nvvm.read.ptx.sreg.tid.x")
+            .expect("declared");
+        assert!(graphs.get(tid).is_none());
+        let k = graphs.func(FuncId(0));
+        assert_eq!(k.loops.len(), 1);
+        assert_eq!(k.pdom.idom(header), Some(exit));
+        assert_eq!(k.cdg.dependents(header), [header, body]);
+        assert_eq!(graphs.calls.reachable_from(FuncId(0)), [FuncId(0)]);
+        assert_eq!(graphs.calls.callees(FuncId(0)), [tid]);
+    }
+}

@@ -1,0 +1,14 @@
+//! Which memory each access touches.
+//!
+//! Clang at -O2 addresses everything through generic `ptr`s, so the address
+//! space of an access must be recovered by tracing its pointer back to where
+//! it came from: a kernel parameter (global), an `addrspace(3)` global
+//! (shared), an `alloca` (local) or an `addrspace(4)` global (constant).
+//! Device-function parameters take the join of what their call sites pass,
+//! per kernel, so the answer is specific to the kernel that reaches them.
+
+mod access;
+mod origin;
+
+pub use access::{access_of, Access, AccessKind};
+pub use origin::{Origin, Root, Space, Spaces};

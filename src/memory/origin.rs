@@ -1,0 +1,234 @@
+//! Pointer origins: the address space and root object behind a pointer.
+
+use crate::ir::{addrspace, Const, FuncId, Function, GlobalId, InstId, Module, Opcode, TypeKind, Value};
+use std::collections::{HashMap, HashSet};
+
+/// An address space as warpcheck reports it.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Space {
+    Global,
+    Shared,
+    Local,
+    Constant,
+    Unknown,
+}
+
+impl Space {
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Global => "global",
+            Space::Shared => "shared",
+            Space::Local => "local",
+            Space::Constant => "constant",
+            Space::Unknown => "unknown",
+        }
+    }
+
+    /// The space an explicit NVPTX address space number denotes, if any.
+    pub fn from_addrspace(n: u32) -> Option<Space> {
+        match n {
+            addrspace::GLOBAL => Some(Space::Global),
+            addrspace::SHARED => Some(Space::Shared),
+            addrspace::CONSTANT => Some(Space::Constant),
+            addrspace::LOCAL => Some(Space::Local),
+            _ => None,
+        }
+    }
+}
+
+/// The object a pointer points into, named kernel-wide.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Root {
+    /// A pointer parameter of the kernel.
+    KernelParam(u32),
+    Global(GlobalId),
+    /// An `alloca` of some function reached by the kernel.
+    Alloca(FuncId, InstId),
+    Unknown,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Origin {
+    pub space: Space,
+    pub root: Root,
+}
+
+impl Origin {
+    pub const UNKNOWN: Origin = Origin {
+        space: Space::Unknown,
+        root: Root::Unknown,
+    };
+
+    /// Least upper bound: keep what both sides agree on.
+    pub fn join(self, other: Origin) -> Origin {
+        Origin {
+            space: if self.space == other.space {
+                self.space
+            } else {
+                Space::Unknown
+            },
+            root: if self.root == other.root {
+                self.root
+            } else {
+                Root::Unknown
+            },
+        }
+    }
+}
+
+fn join_opt(a: Option<Origin>, b: Option<Origin>) -> Option<Origin> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.join(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+/// Pointer origins for every function a kernel reaches.
+#[derive(Clone, Debug, Default)]
+pub struct Spaces {
+    /// Origins of pointer parameters of reached device functions; `None`
+    /// while no call site has been seen (or for non-pointers).
+    args: HashMap<FuncId, Vec<Option<Origin>>>,
+    kernel: FuncId,
+}
+
+impl Spaces {
+    /// Traces pointers for `kernel` and every function in `reached`,
+    /// iterating until parameter origins stop changing across calls.
+    pub fn for_kernel(m: &Module, kernel: FuncId, reached: &[FuncId]) -> Spaces {
+        let mut spaces = Spaces {
+            args: HashMap::new(),
+            kernel,
+        };
+        for &f in reached {
+            spaces
+                .args
+                .insert(f, vec![None; m.func(f).params.len()]);
+        }
+        // Each round can only move origins up a lattice of height 3
+        // (None, exact, Unknown), so this stops; the cap guards bad input.
+        for _ in 0..=reached.len() * 3 + 2 {
+            let mut changed = false;
+            for &f in reached {
+                let func = m.func(f);
+                for inst in &func.insts {
+                    let Some(crate::ir::Callee::Direct(callee)) = inst.callee() else {
+                        continue;
+                    };
+                    if !spaces.args.contains_key(&callee) {
+                        continue;
+                    }
+                    for (i, &a) in inst.operands.iter().enumerate() {
+                        if !m.types.is_ptr(m.value_type(func, a)) {
+                            continue;
+                        }
+                        let o = spaces.origin(m, f, a);
+                        let slot = &mut spaces.args.get_mut(&callee).expect("reached")[i];
+                        let joined = join_opt(*slot, Some(o));
+                        if joined != *slot {
+                            *slot = joined;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        spaces
+    }
+
+    /// Where the pointer `v` of function `f` points.
+    pub fn origin(&self, m: &Module, f: FuncId, v: Value) -> Origin {
+        let mut seen = HashSet::new();
+        self.trace(m, f, m.func(f), v, &mut seen)
+            .unwrap_or(Origin::UNKNOWN)
+    }
+
+    /// `None` means "no information yet" (a phi cycle), which joins away.
+    fn trace(
+        &self,
+        m: &Module,
+        f: FuncId,
+        func: &Function,
+        v: Value,
+        seen: &mut HashSet<Value>,
+    ) -> Option<Origin> {
+        // An explicit address space on the pointer type settles the space.
+        let declared = match m.types.kind(m.value_type(func, v)) {
+            TypeKind::Ptr(n) => Space::from_addrspace(*n),
+            _ => None,
+        };
+        if !seen.insert(v) {
+            return None;
+        }
+        let traced = match v {
+            Value::Arg(i) => self.arg_origin(m, f, func, i),
+            Value::Global(g) => Some(Origin {
+                space: Space::from_addrspace(m.global(g).addrspace).unwrap_or(Space::Global),
+                root: Root::Global(g),
+            }),
+            Value::Inst(i) => {
+                let inst = func.inst(i);
+                match inst.op {
+                    Opcode::Alloca => Some(Origin {
+                        space: Space::Local,
+                        root: Root::Alloca(f, i),
+                    }),
+                    Opcode::GetElementPtr | Opcode::BitCast | Opcode::AddrSpaceCast => {
+                        self.trace(m, f, func, inst.operands[0], seen)
+                    }
+                    Opcode::Phi => inst
+                        .operands
+                        .iter()
+                        .fold(None, |acc, &o| join_opt(acc, self.trace(m, f, func, o, seen))),
+                    Opcode::Select => inst.operands[1..]
+                        .iter()
+                        .fold(None, |acc, &o| join_opt(acc, self.trace(m, f, func, o, seen))),
+                    _ => Some(Origin::UNKNOWN),
+                }
+            }
+            Value::Const(c) => match m.konst(c) {
+                Const::Expr { op, operands, .. }
+                    if matches!(
+                        op,
+                        Opcode::GetElementPtr | Opcode::BitCast | Opcode::AddrSpaceCast
+                    ) =>
+                {
+                    self.trace(m, f, func, operands[0], seen)
+                }
+                _ => Some(Origin::UNKNOWN),
+            },
+            Value::Func(_) | Value::Opaque => Some(Origin::UNKNOWN),
+        };
+        match (declared, traced) {
+            (Some(space), Some(o)) => Some(Origin { space, ..o }),
+            (Some(space), None) => Some(Origin {
+                space,
+                root: Root::Unknown,
+            }),
+            (None, t) => t,
+        }
+    }
+
+    fn arg_origin(&self, m: &Module, f: FuncId, func: &Function, i: u32) -> Option<Origin> {
+        if f == self.kernel {
+            // Kernel pointer parameters point to global memory (cudaMalloc).
+            let ptr = m.types.is_ptr(func.params[i as usize].ty);
+            return Some(if ptr {
+                Origin {
+                    space: Space::Global,
+                    root: Root::KernelParam(i),
+                }
+            } else {
+                Origin::UNKNOWN
+            });
+        }
+        match self.args.get(&f) {
+            Some(args) => args[i as usize],
+            None => Some(Origin::UNKNOWN),
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! The pass plugin's Rust half: the entry point opt and clang look up, and
+//! the analysis run on a module they lend us.
+//!
+//! Configuration cannot come from `-mllvm` (clang 19 does not pass it to
+//! plugins), so it comes from the environment: `WARPCHECK_BLOCK_DIM`,
+//! `WARPCHECK_DISABLE` (comma-separated check names), or a file named by
+//! `WARPCHECK_CONFIG` with `block-dim = X,Y,Z` and `disable = a,b` lines.
+
+use crate::analysis::{self, BlockDim, BlockDimSource, Options};
+use crate::ir;
+use crate::taint::simple::SimpleTaint;
+use llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+extern "C" {
+    fn warpcheck_register_callbacks(pb: *mut c_void);
+    fn warpcheck_emit(
+        func: LLVMValueRef,
+        inst: LLVMValueRef,
+        severity: c_int,
+        check: *const c_char,
+        message: *const c_char,
+    );
+    fn warpcheck_emit_module_warning(module: LLVMModuleRef, message: *const c_char);
+}
+
+/// `llvm::PassPluginLibraryInfo`, laid out as LLVM 19 declares it.
+#[repr(C)]
+pub struct PassPluginLibraryInfo {
+    api_version: u32,
+    plugin_name: *const c_char,
+    plugin_version: *const c_char,
+    register_callbacks: unsafe extern "C" fn(*mut c_void),
+}
+
+/// `LLVM_PLUGIN_API_VERSION` in LLVM 19.
+const PLUGIN_API_VERSION: u32 = 1;
+
+/// The symbol opt and clang look up in `libwarpcheck.so`.
+#[no_mangle]
+pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
+    PassPluginLibraryInfo {
+        api_version: PLUGIN_API_VERSION,
+        plugin_name: c"warpcheck".as_ptr(),
+        plugin_version: concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast(),
+        register_callbacks: warpcheck_register_callbacks,
+    }
+}
+
+fn cstring(s: &str) -> CString {
+    CString::new(s.replace('\0', " ")).unwrap_or_default()
+}
+
+/// Called by the shim for every nvptx module. A panic here becomes one
+/// warning; the compile goes on.
+///
+/// # Safety
+/// `module` must be a valid module owned by the caller for this call.
+#[no_mangle]
+pub unsafe extern "C" fn warpcheck_analyze_module(module: LLVMModuleRef) {
+    let outcome = catch_unwind(AssertUnwindSafe(|| analyze(module)));
+    let message = match outcome {
+        Ok(Ok(())) => return,
+        Ok(Err(e)) => format!("warpcheck: {e}"),
+        Err(_) => "warpcheck: internal error; this module was not analysed. Please report it.".to_string(),
+    };
+    let text = cstring(&message);
+    warpcheck_emit_module_warning(module, text.as_ptr());
+}
+
+unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
+    let opts = options_from_env()?;
+    // We copy what we need; the module stays the host's and is never changed.
+    let (m, origins) = ir::llvm::from_raw(module);
+    let a = analysis::analyze(&m, &opts, &SimpleTaint);
+    for f in crate::checks::run_all(&a, &opts) {
+        let func = m.func(f.func);
+        let anchor = f.inst.and_then(|i| m.pos_anchor(func, i));
+        let inst = anchor
+            .map(|i| origins.insts[f.func.index()][i.index()] as LLVMValueRef)
+            .unwrap_or(std::ptr::null_mut());
+        let check = cstring(f.check);
+        let message = cstring(&f.message);
+        warpcheck_emit(
+            origins.funcs[f.func.index()] as LLVMValueRef,
+            inst,
+            f.severity as c_int,
+            check.as_ptr(),
+            message.as_ptr(),
+        );
+    }
+    Ok(())
+}
+
+/// Reads the plugin's options from the environment or a config file.
+pub fn options_from_env() -> Result<Options, String> {
+    let mut opts = Options::default();
+    let mut apply = |key: &str, value: &str, source| -> Result<(), String> {
+        match key {
+            "block-dim" | "block_dim" => opts.block_dim = Some(BlockDim::parse(value, source)?),
+            "disable" => opts.disabled.extend(
+                value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(String::from),
+            ),
+            other => return Err(format!("unknown configuration key '{other}'")),
+        }
+        Ok(())
+    };
+    if let Ok(path) = std::env::var("WARPCHECK_CONFIG") {
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("WARPCHECK_CONFIG={path}: {e}"))?;
+        for (n, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let (k, v) = line
+                .split_once('=')
+                .ok_or_else(|| format!("{path}:{}: expected 'key = value'", n + 1))?;
+            apply(k.trim(), v.trim(), BlockDimSource::Config).map_err(|e| format!("{path}:{}: {e}", n + 1))?;
+        }
+    }
+    if let Ok(v) = std::env::var("WARPCHECK_BLOCK_DIM") {
+        apply("block-dim", &v, BlockDimSource::Config).map_err(|e| format!("WARPCHECK_BLOCK_DIM: {e}"))?;
+    }
+    if let Ok(v) = std::env::var("WARPCHECK_DISABLE") {
+        apply("disable", &v, BlockDimSource::Config)?;
+    }
+    Ok(opts)
+}
