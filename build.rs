@@ -14,7 +14,12 @@ fn main() {
     let out = Command::new(&config)
         .arg("--cxxflags")
         .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}; install llvm-19-dev (scripts/setup.sh)", config.display()));
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run {}: {e}; install llvm-19-dev (scripts/setup.sh)",
+                config.display()
+            )
+        });
     let flags = String::from_utf8_lossy(&out.stdout).into_owned();
 
     let mut build = cc::Build::new();

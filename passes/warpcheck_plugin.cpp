@@ -4,6 +4,7 @@
 // Rust, because a cdylib does not export C++ symbols from static archives.
 
 #include "llvm-c/Types.h"
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instruction.h"
@@ -42,16 +43,20 @@ struct WarpcheckPass : PassInfoMixin<WarpcheckPass> {
 extern "C" {
 
 // Reports one finding at an instruction (or, without one, at its function).
+// InlinedHops says how far to follow the instruction's inlined-at chain to
+// reach the user's own source (past wrappers inlined from CUDA headers).
 // Severity 0 is a warning (shown by clang as [-Wpass-failed]); 1 is a note.
 // Every finding is also an analysis remark, for -Rpass-analysis=warpcheck
 // and -fsave-optimization-record.
-void warpcheck_emit(LLVMValueRef Fn, LLVMValueRef Inst, int Severity,
-                    const char *Check, const char *Message) {
+void warpcheck_emit(LLVMValueRef Fn, LLVMValueRef Inst, unsigned InlinedHops,
+                    int Severity, const char *Check, const char *Message) {
   auto *F = unwrap<Function>(Fn);
   auto *I = Inst ? unwrap<Instruction>(Inst) : nullptr;
-  DiagnosticLocation Loc = I && I->getDebugLoc()
-                               ? DiagnosticLocation(I->getDebugLoc())
-                               : DiagnosticLocation(F->getSubprogram());
+  DILocation *DL = I ? I->getDebugLoc().get() : nullptr;
+  for (unsigned K = 0; DL && K < InlinedHops && DL->getInlinedAt(); ++K)
+    DL = DL->getInlinedAt();
+  DiagnosticLocation Loc = DL ? DiagnosticLocation(DebugLoc(DL))
+                              : DiagnosticLocation(F->getSubprogram());
   LLVMContext &Ctx = F->getContext();
   std::string Text = std::string(Message) + " [warpcheck-" + Check + "]";
   if (Severity == 0)

@@ -3,13 +3,13 @@
 //! The pipeline runs `ir` → `graph` → `taint` → `checks` → `diag`; see
 //! ARCHITECTURE.md for the module map.
 
-pub mod ir;
-pub mod graph;
-pub mod memory;
 pub mod analysis;
-pub mod taint;
 pub mod checks;
+pub mod cli;
 pub mod diag;
 pub mod frontend;
-pub mod cli;
+pub mod graph;
+pub mod ir;
+pub mod memory;
 pub mod plugin;
+pub mod taint;

@@ -18,6 +18,7 @@ extern "C" {
     fn warpcheck_emit(
         func: LLVMValueRef,
         inst: LLVMValueRef,
+        inlined_hops: u32,
         severity: c_int,
         check: *const c_char,
         message: *const c_char,
@@ -63,7 +64,9 @@ pub unsafe extern "C" fn warpcheck_analyze_module(module: LLVMModuleRef) {
     let message = match outcome {
         Ok(Ok(())) => return,
         Ok(Err(e)) => format!("warpcheck: {e}"),
-        Err(_) => "warpcheck: internal error; this module was not analysed. Please report it.".to_string(),
+        Err(_) => {
+            "warpcheck: internal error; this module was not analysed. Please report it.".to_string()
+        }
     };
     let text = cstring(&message);
     warpcheck_emit_module_warning(module, text.as_ptr());
@@ -80,11 +83,15 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
         let inst = anchor
             .map(|i| origins.insts[f.func.index()][i.index()] as LLVMValueRef)
             .unwrap_or(std::ptr::null_mut());
+        let hops = anchor
+            .and_then(|i| func.inst(i).loc)
+            .map_or(0, |l| m.user_pos(l).1);
         let check = cstring(f.check);
         let message = cstring(&f.message);
         warpcheck_emit(
             origins.funcs[f.func.index()] as LLVMValueRef,
             inst,
+            hops,
             f.severity as c_int,
             check.as_ptr(),
             message.as_ptr(),
@@ -111,7 +118,8 @@ pub fn options_from_env() -> Result<Options, String> {
         Ok(())
     };
     if let Ok(path) = std::env::var("WARPCHECK_CONFIG") {
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("WARPCHECK_CONFIG={path}: {e}"))?;
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("WARPCHECK_CONFIG={path}: {e}"))?;
         for (n, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
@@ -120,11 +128,13 @@ pub fn options_from_env() -> Result<Options, String> {
             let (k, v) = line
                 .split_once('=')
                 .ok_or_else(|| format!("{path}:{}: expected 'key = value'", n + 1))?;
-            apply(k.trim(), v.trim(), BlockDimSource::Config).map_err(|e| format!("{path}:{}: {e}", n + 1))?;
+            apply(k.trim(), v.trim(), BlockDimSource::Config)
+                .map_err(|e| format!("{path}:{}: {e}", n + 1))?;
         }
     }
     if let Ok(v) = std::env::var("WARPCHECK_BLOCK_DIM") {
-        apply("block-dim", &v, BlockDimSource::Config).map_err(|e| format!("WARPCHECK_BLOCK_DIM: {e}"))?;
+        apply("block-dim", &v, BlockDimSource::Config)
+            .map_err(|e| format!("WARPCHECK_BLOCK_DIM: {e}"))?;
     }
     if let Ok(v) = std::env::var("WARPCHECK_DISABLE") {
         apply("disable", &v, BlockDimSource::Config)?;

@@ -69,11 +69,10 @@ impl BlockDim {
         }
         let mut dims = [1u32; 3];
         for (d, p) in dims.iter_mut().zip(&parts) {
-            *d = p
-                .parse()
-                .ok()
-                .filter(|&v| v >= 1)
-                .ok_or_else(|| format!("block shape '{text}': '{p}' is not a positive integer"))?;
+            *d =
+                p.parse().ok().filter(|&v| v >= 1).ok_or_else(|| {
+                    format!("block shape '{text}': '{p}' is not a positive integer")
+                })?;
         }
         Ok(BlockDim { dims, source })
     }
@@ -98,7 +97,10 @@ mod tests {
         assert_eq!(BlockDim::resolve(k, None).dims, [512, 1, 1]);
         assert_eq!(BlockDim::resolve(k, Some(opt)).dims, [128, 2, 1]);
         k.launch.reqntid = Some([32, 8, 1]);
-        assert_eq!(BlockDim::resolve(k, Some(opt)).source, BlockDimSource::Reqntid);
+        assert_eq!(
+            BlockDim::resolve(k, Some(opt)).source,
+            BlockDimSource::Reqntid
+        );
     }
 
     #[test]

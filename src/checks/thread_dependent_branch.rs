@@ -33,7 +33,11 @@ impl Check for ThreadDependentBranch {
             .iter()
             .filter(|s| s.kind == SiteKind::Branch && s.thread_dependent)
             .map(|s| {
-                let source = s.why.first().cloned().unwrap_or_else(|| "the thread".into());
+                let source = s
+                    .why
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| "the thread".into());
                 Finding {
                     check: self.name(),
                     severity: Severity::Warning,

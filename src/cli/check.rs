@@ -133,7 +133,10 @@ pub fn run(args: &CheckArgs) -> i32 {
             }
         }
     } else if warnings > 0 {
-        eprintln!("{warnings} warning{} generated.", if warnings == 1 { "" } else { "s" });
+        eprintln!(
+            "{warnings} warning{} generated.",
+            if warnings == 1 { "" } else { "s" }
+        );
     }
     if code == exit::OK && args.werror && warnings > 0 {
         code = exit::WARNINGS;

@@ -14,7 +14,11 @@ pub mod exit {
 }
 
 #[derive(Parser, Debug)]
-#[command(name = "warpcheck", version, about = "Static performance checks for CUDA kernels")]
+#[command(
+    name = "warpcheck",
+    version,
+    about = "Static performance checks for CUDA kernels"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -47,7 +51,11 @@ pub fn main() -> i32 {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { exit::INPUT } else { exit::OK };
+            return if e.use_stderr() {
+                exit::INPUT
+            } else {
+                exit::OK
+            };
         }
     };
     match cli.command {
@@ -58,7 +66,10 @@ pub fn main() -> i32 {
             }
             exit::OK
         }
-        Command::Explain { check } => match crate::checks::all().into_iter().find(|c| c.name() == check) {
+        Command::Explain { check } => match crate::checks::all()
+            .into_iter()
+            .find(|c| c.name() == check)
+        {
             Some(c) => {
                 println!("{}: {}\n\n{}", c.name(), c.summary(), c.explanation());
                 exit::OK
@@ -78,7 +89,8 @@ pub fn main() -> i32 {
                 exit::INPUT
             }
         },
-        Command::DumpIr { file, compile } => match crate::frontend::load(&file, &compile.options()) {
+        Command::DumpIr { file, compile } => match crate::frontend::load(&file, &compile.options())
+        {
             Ok(m) => {
                 print!("{m}");
                 exit::OK
@@ -96,8 +108,11 @@ pub fn main() -> i32 {
 pub fn plugin_path() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let dir = exe.parent()?;
-    [dir.join("libwarpcheck.so"), dir.join("../lib/libwarpcheck.so")]
-        .into_iter()
-        .find(|p| p.is_file())
-        .map(|p| p.canonicalize().unwrap_or(p))
+    [
+        dir.join("libwarpcheck.so"),
+        dir.join("../lib/libwarpcheck.so"),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
+    .map(|p| p.canonicalize().unwrap_or(p))
 }

@@ -66,7 +66,8 @@ impl Report {
 
     /// Adds a module's kernels and findings.
     pub fn add(&mut self, a: &ModuleAnalysis<'_>, findings: &[Finding]) {
-        self.kernels.extend(a.kernels.iter().map(|k| kernel_json(a, k)));
+        self.kernels
+            .extend(a.kernels.iter().map(|k| kernel_json(a, k)));
         self.findings.extend(findings.iter().map(finding_json));
     }
 }

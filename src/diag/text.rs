@@ -18,7 +18,10 @@ impl SourceCache {
                 .ok()
                 .map(|t| t.lines().map(str::to_string).collect())
         });
-        lines.as_ref()?.get(pos.line.checked_sub(1)? as usize).cloned()
+        lines
+            .as_ref()?
+            .get(pos.line.checked_sub(1)? as usize)
+            .cloned()
     }
 }
 

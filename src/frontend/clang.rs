@@ -64,14 +64,25 @@ fn toolkit(opts: &CompileOptions) -> Result<Option<Toolkit>, InputError> {
 }
 
 /// The clang arguments for a device-only compile of `src` to bitcode `out`.
-pub fn arguments(src: &Path, out: &Path, header: &Path, tk: Option<&Toolkit>, opts: &CompileOptions) -> Vec<String> {
+pub fn arguments(
+    src: &Path,
+    out: &Path,
+    header: &Path,
+    tk: Option<&Toolkit>,
+    opts: &CompileOptions,
+) -> Vec<String> {
     let mut args: Vec<String> = vec![
         "-x".into(),
         "cuda".into(),
         "--cuda-device-only".into(),
         format!("--cuda-gpu-arch={}", opts.gpu_arch),
         "-O2".into(),
-        if opts.full_debug { "-g" } else { "-gline-tables-only" }.into(),
+        if opts.full_debug {
+            "-g"
+        } else {
+            "-gline-tables-only"
+        }
+        .into(),
         // Keep value names so explanations can say `%cmp`, not `%12`.
         "-fno-discard-value-names".into(),
         "-emit-llvm".into(),
@@ -115,9 +126,12 @@ pub fn compile(src: &Path, opts: &CompileOptions) -> Result<Module, InputError> 
         message: format!("cannot write {}: {e}", header.display()),
     })?;
     let args = arguments(src, &out, &header, tk.as_ref(), opts);
-    let output = Command::new(&clang).args(&args).output().map_err(|e| InputError {
-        message: format!("{}: cannot run {}: {e}", src.display(), clang.display()),
-    })?;
+    let output = Command::new(&clang)
+        .args(&args)
+        .output()
+        .map_err(|e| InputError {
+            message: format!("{}: cannot run {}: {e}", src.display(), clang.display()),
+        })?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         return Err(InputError {

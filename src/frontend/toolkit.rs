@@ -59,10 +59,16 @@ mod tests {
     fn reads_version_and_caps_it() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("include")).unwrap();
-        std::fs::write(dir.path().join("include/cuda.h"), "#define CUDA_VERSION 12080\n").unwrap();
+        std::fs::write(
+            dir.path().join("include/cuda.h"),
+            "#define CUDA_VERSION 12080\n",
+        )
+        .unwrap();
         let tk = Toolkit::at(dir.path()).unwrap();
         assert_eq!(tk.version, (12, 8));
-        assert!(tk.clang_flags().contains(&"-target-sdk-version=12.5".to_string()));
+        assert!(tk
+            .clang_flags()
+            .contains(&"-target-sdk-version=12.5".to_string()));
         assert!(Toolkit::at(&dir.path().join("missing")).is_none());
     }
 }

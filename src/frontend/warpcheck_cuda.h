@@ -49,9 +49,9 @@
 #else
 #define __grid_constant__
 #endif
-/* __noinline__ is a keyword in clang's CUDA mode and __restrict__ a GNU
- * keyword: defining either as a macro would break libstdc++'s own
- * __attribute__((__noinline__)) uses, so they are left alone. */
+/* Not defined on purpose: __noinline__ is already a keyword in clang's CUDA
+ * mode (as a macro it would break libstdc++'s __attribute__((__noinline__)))
+ * and __restrict__ is a GNU keyword. */
 
 /* Pretend to be a CUDA 12.0 compiler so version-gated user code picks the
  * modern *_sync warp intrinsics rather than the removed legacy ones. */
@@ -127,11 +127,13 @@ __WC_DEV void __brkpt(void) { __builtin_debugtrap(); }
   struct __WC_VALIGN(T, 2) B##2 { T x, y; };                                 \
   struct B##3 { T x, y, z; };                                                 \
   struct __WC_VALIGN(T, 4) B##4 { T x, y, z, w; };                           \
-  __WC_HD constexpr B##1 make_##B##1(T x) { return B##1{x}; }                \
-  __WC_HD constexpr B##2 make_##B##2(T x, T y) { return B##2{x, y}; }        \
-  __WC_HD constexpr B##3 make_##B##3(T x, T y, T z) { return B##3{x, y, z}; } \
-  __WC_HD constexpr B##4 make_##B##4(T x, T y, T z, T w) {                   \
-    return B##4{x, y, z, w};                                                  \
+  __WC_HD constexpr B##1 make_##B##1(T __x) { return B##1{__x}; }            \
+  __WC_HD constexpr B##2 make_##B##2(T __x, T __y) { return B##2{__x, __y}; } \
+  __WC_HD constexpr B##3 make_##B##3(T __x, T __y, T __z) {                  \
+    return B##3{__x, __y, __z};                                               \
+  }                                                                            \
+  __WC_HD constexpr B##4 make_##B##4(T __x, T __y, T __z, T __w) {           \
+    return B##4{__x, __y, __z, __w};                                          \
   }
 
 __WC_VECTOR_FAMILY(signed char, char)
@@ -152,10 +154,11 @@ __WC_VECTOR_FAMILY(double, double)
 
 struct dim3 {
   unsigned int x, y, z;
-  __host__ __device__ constexpr dim3(unsigned int vx = 1, unsigned int vy = 1,
-                                     unsigned int vz = 1)
-      : x(vx), y(vy), z(vz) {}
-  __host__ __device__ constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  __host__ __device__ constexpr dim3(unsigned int __x = 1, unsigned int __y = 1,
+                                     unsigned int __z = 1)
+      : x(__x), y(__y), z(__z) {}
+  __host__ __device__ constexpr dim3(uint3 __v)
+      : x(__v.x), y(__v.y), z(__v.z) {}
   __host__ __device__ constexpr operator uint3() const { return {x, y, z}; }
 };
 
@@ -163,8 +166,9 @@ struct dim3 {
 /* threadIdx, blockIdx, blockDim, gridDim, warpSize                          */
 /* ------------------------------------------------------------------------ */
 
-/* clang's own definitions (property getters over __nvvm_read_ptx_sreg_*);
- * clang's diagnostics know these types, so we reuse rather than mimic. */
+/* clang ships these (property getters over __nvvm_read_ptx_sreg_*, with
+ * copying and address-of deleted as in nvcc) and the header needs no CUDA
+ * toolkit, so it is reused rather than re-implemented. */
 #include <__clang_cuda_builtin_vars.h>
 
 /* The header leaves the conversions to uint3/dim3 for us to define. */
@@ -441,9 +445,10 @@ __WC_ST_HINT(__stwt)
 /* Atomics                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* The __nvvm_atom_* builtins give plain `atomicrmw`/`cmpxchg` for the
- * device-scope forms; the _block/_system forms become scoped
- * llvm.nvvm.atomic.* intrinsics. */
+/* Through the __nvvm_atom_* builtins, as clang's own CUDA headers do: the
+ * device-scope forms become plain (seq_cst) `atomicrmw`/`cmpxchg`, except
+ * atomicInc/atomicDec (llvm.nvvm.atomic.load.inc/dec.32); the _block and
+ * _system forms become scoped llvm.nvvm.atomic.*.gen.i.{cta,sys} calls. */
 #define __WC_ATOMIC(NAME, OP, T, SUF, BT)                                      \
   __WC_DEV T NAME(T *__p, T __v) {                                            \
     return (T)__nvvm_atom_##OP##_gen_##SUF((BT *)__p, (BT)__v);               \
@@ -484,8 +489,8 @@ __WC_ATOMIC(atomicXor, xor, unsigned, i, int)
 __WC_ATOMIC(atomicXor, xor, unsigned long long, ll, long long)
 #undef __WC_ATOMIC
 
-/* There is no scoped sub builtin, and nvcc itself implements atomicSub as an
- * add of the negation; the device-scope form still shows `atomicrmw sub`. */
+/* The device-scope form is a real `atomicrmw sub`; there is no scoped sub
+ * builtin, so the _block/_system forms add the negation. */
 __WC_DEV int atomicSub(int *__p, int __v) {
   return __nvvm_atom_sub_gen_i(__p, __v);
 }
@@ -588,8 +593,12 @@ __WC_DEV double fma(double __x, double __y, double __z) {
   __WC_DEV float NAME##f(float __x, float __y) {                              \
     return __nv_##NAME##f(__x, __y);                                          \
   }                                                                            \
-  __WC_DEV float NAME(float __x, float __y) { return __nv_##NAME##f(__x, __y); } \
-  __WC_DEV double NAME(double __x, double __y) { return __nv_##NAME(__x, __y); }
+  __WC_DEV float NAME(float __x, float __y) {                                 \
+    return __nv_##NAME##f(__x, __y);                                          \
+  }                                                                            \
+  __WC_DEV double NAME(double __x, double __y) {                              \
+    return __nv_##NAME(__x, __y);                                             \
+  }
 
 __WC_MATH1_NV(exp)
 __WC_MATH1_NV(exp2)
@@ -947,7 +956,9 @@ __WC_DEV int __float_as_int(float __x) { return __builtin_bit_cast(int, __x); }
 __WC_DEV unsigned __float_as_uint(float __x) {
   return __builtin_bit_cast(unsigned, __x);
 }
-__WC_DEV float __int_as_float(int __x) { return __builtin_bit_cast(float, __x); }
+__WC_DEV float __int_as_float(int __x) {
+  return __builtin_bit_cast(float, __x);
+}
 __WC_DEV float __uint_as_float(unsigned __x) {
   return __builtin_bit_cast(float, __x);
 }
@@ -1150,7 +1161,8 @@ static __inline__ cudaError_t cudaFuncSetCacheConfig(__T *__f,
 }
 template <class __T>
 static __inline__ cudaError_t cudaLaunchKernel(__T *__f, dim3 __g, dim3 __b,
-                                               void **__args, size_t __shmem = 0,
+                                               void **__args,
+                                               size_t __shmem = 0,
                                                cudaStream_t __s = 0) {
   return ::cudaLaunchKernel((const void *)__f, __g, __b, __args, __shmem, __s);
 }

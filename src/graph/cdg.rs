@@ -43,7 +43,10 @@ impl ControlDeps {
                 let mut at = Some(s);
                 while at != stop {
                     let Some(b) = at else { break };
-                    if !dependents[a.index()].contains(&b) {
+                    // Walks from two successors of `a` can meet below
+                    // `ipdom(a)`; `a`'s entries are pushed together, so the
+                    // last one tells.
+                    if deps[b.index()].last() != Some(&a) {
                         dependents[a.index()].push(b);
                         deps[b.index()].push(a);
                     }
@@ -144,6 +147,15 @@ mod tests {
         // block 3 is listed once.
         let cd = cdg(&switch3());
         assert_deps(&cd, &[&[], &[0], &[0], &[0], &[]]);
+    }
+
+    #[test]
+    fn switch_cases_sharing_a_join_list_it_once() {
+        // 0 switches to 3 (default), 1, 2; 1 and 2 meet at 4, 3 and 4 at 5.
+        // ipdom(0) = 5: 0->3 walks {3}, 0->1 {1, 4}, 0->2 {2, 4}.
+        let cd = cdg(&shape(&[&[3, 1, 2], &[4], &[4], &[5], &[5], &[]]));
+        assert_deps(&cd, &[&[], &[0], &[0], &[0], &[0], &[]]);
+        assert_eq!(cd.dependents(b(0)), ids(&[1, 2, 3, 4]));
     }
 
     #[test]

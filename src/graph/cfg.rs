@@ -23,12 +23,11 @@ impl Cfg {
             .block_ids()
             .map(|b| dedup_in_order(func.successors(b)))
             .collect();
+        // Successors are distinct, so each predecessor is pushed once.
         let mut preds = vec![Vec::new(); succs.len()];
         for (b, targets) in succs.iter().enumerate() {
             for t in targets {
-                if !preds[t.index()].contains(&BlockId::new(b)) {
-                    preds[t.index()].push(BlockId::new(b));
-                }
+                preds[t.index()].push(BlockId::new(b));
             }
         }
         let rpo = depth_first_rpo(&succs);

@@ -114,7 +114,11 @@ impl Module {
 
     pub fn const_int(&mut self, bits: u32, value: i64) -> Value {
         let ty = self.types.int(bits);
-        let mask = if bits >= 128 { u128::MAX } else { (1u128 << bits) - 1 };
+        let mask = if bits >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << bits) - 1
+        };
         self.intern_const(Const::Int {
             ty,
             bits,
@@ -134,10 +138,7 @@ impl Module {
         self.funcs.push(Function {
             name: name.into(),
             demangled: demangle(name),
-            params: params
-                .iter()
-                .map(|&ty| Param { ty, name: None })
-                .collect(),
+            params: params.iter().map(|&ty| Param { ty, name: None }).collect(),
             ret,
             blocks: Vec::new(),
             insts: Vec::new(),
@@ -235,7 +236,14 @@ impl FunctionBuilder<'_> {
 
     pub fn br(&mut self, target: BlockId) {
         let void = self.m.types.void();
-        self.inst(Opcode::Br, void, vec![], InstKind::Br { targets: vec![target] });
+        self.inst(
+            Opcode::Br,
+            void,
+            vec![],
+            InstKind::Br {
+                targets: vec![target],
+            },
+        );
     }
 
     pub fn cond_br(&mut self, cond: Value, then: BlockId, els: BlockId) {
@@ -252,7 +260,12 @@ impl FunctionBuilder<'_> {
 
     pub fn switch(&mut self, cond: Value, default: BlockId, cases: Vec<(i128, BlockId)>) {
         let void = self.m.types.void();
-        self.inst(Opcode::Switch, void, vec![cond], InstKind::Switch { default, cases });
+        self.inst(
+            Opcode::Switch,
+            void,
+            vec![cond],
+            InstKind::Switch { default, cases },
+        );
     }
 
     pub fn ret(&mut self, v: Option<Value>) {
@@ -284,7 +297,12 @@ impl FunctionBuilder<'_> {
     pub fn alloca(&mut self, allocated: TypeId) -> Value {
         let one = self.m.const_int(32, 1);
         let ptr = self.m.types.ptr(addrspace::LOCAL);
-        self.inst(Opcode::Alloca, ptr, vec![one], InstKind::Alloca { allocated })
+        self.inst(
+            Opcode::Alloca,
+            ptr,
+            vec![one],
+            InstKind::Alloca { allocated },
+        )
     }
 
     pub fn load(&mut self, ty: TypeId, addr: Value) -> Value {
@@ -330,7 +348,12 @@ impl FunctionBuilder<'_> {
 
     pub fn atomic_rmw(&mut self, op: RmwOp, addr: Value, v: Value) -> Value {
         let ty = self.m.value_type(self.m.func(self.func), v);
-        self.inst(Opcode::AtomicRmw, ty, vec![addr, v], InstKind::AtomicRmw { op })
+        self.inst(
+            Opcode::AtomicRmw,
+            ty,
+            vec![addr, v],
+            InstKind::AtomicRmw { op },
+        )
     }
 
     pub fn call(&mut self, callee: FuncId, args: Vec<Value>) -> Value {

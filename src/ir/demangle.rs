@@ -48,7 +48,10 @@ mod tests {
 
     #[test]
     fn demangles_kernels() {
-        assert_eq!(demangle("_Z7vec_addPKfS0_Pfi"), "vec_add(float const*, float const*, float*, int)");
+        assert_eq!(
+            demangle("_Z7vec_addPKfS0_Pfi"),
+            "vec_add(float const*, float const*, float*, int)"
+        );
         assert_eq!(demangle("plain_c"), "plain_c");
     }
 

@@ -159,7 +159,9 @@ impl Loader {
         let mut len = 0;
         self.m.name = string_from(LLVMGetModuleIdentifier(raw, &mut len), len);
         self.m.source_file = string_from(LLVMGetSourceFileName(raw, &mut len), len);
-        self.m.triple = CStr::from_ptr(LLVMGetTarget(raw)).to_string_lossy().into_owned();
+        self.m.triple = CStr::from_ptr(LLVMGetTarget(raw))
+            .to_string_lossy()
+            .into_owned();
         self.m.datalayout = CStr::from_ptr(LLVMGetDataLayoutStr(raw))
             .to_string_lossy()
             .into_owned();
@@ -685,7 +687,10 @@ impl Loader {
             )
         };
         let next = FileId::new(self.m.files.len());
-        let id = *self.files.entry((name.clone(), dir.clone())).or_insert(next);
+        let id = *self
+            .files
+            .entry((name.clone(), dir.clone()))
+            .or_insert(next);
         if id == next {
             self.m.files.push(SourceFile {
                 name,

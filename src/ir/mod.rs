@@ -48,15 +48,25 @@ pub enum Value {
 #[derive(Clone, PartialEq, Debug)]
 pub enum Const {
     /// An integer of `bits` width; `value` holds the bits zero-extended.
-    Int { ty: TypeId, bits: u32, value: u128 },
-    Float { ty: TypeId, value: f64 },
+    Int {
+        ty: TypeId,
+        bits: u32,
+        value: u128,
+    },
+    Float {
+        ty: TypeId,
+        value: f64,
+    },
     Null(TypeId),
     Undef(TypeId),
     Poison(TypeId),
     /// `zeroinitializer` of an aggregate.
     Zero(TypeId),
     /// Constant array, struct or vector.
-    Aggregate { ty: TypeId, elems: Vec<Value> },
+    Aggregate {
+        ty: TypeId,
+        elems: Vec<Value>,
+    },
     /// A constant expression, such as `addrspacecast (ptr addrspace(3) @s to ptr)`.
     Expr {
         ty: TypeId,
@@ -65,7 +75,10 @@ pub enum Const {
         kind: InstKind,
     },
     /// Something we keep only as text (e.g. a target-specific constant).
-    Other { ty: TypeId, text: String },
+    Other {
+        ty: TypeId,
+        text: String,
+    },
 }
 
 impl Const {
@@ -103,23 +116,42 @@ pub enum InstKind {
     ICmp(IntPred),
     FCmp(FloatPred),
     /// `getelementptr`: operands are the base then the indices.
-    Gep { source: TypeId, inbounds: bool },
+    Gep {
+        source: TypeId,
+        inbounds: bool,
+    },
     /// `alloca`: operand 0 is the element count.
-    Alloca { allocated: TypeId },
+    Alloca {
+        allocated: TypeId,
+    },
     /// `phi`: operand `i` flows in from `blocks[i]`.
-    Phi { blocks: Vec<BlockId> },
+    Phi {
+        blocks: Vec<BlockId>,
+    },
     /// `call`: operands are the arguments.
-    Call { callee: Callee },
+    Call {
+        callee: Callee,
+    },
     /// `load`: operand 0 is the address.
-    Load { align: u32, volatile: bool },
+    Load {
+        align: u32,
+        volatile: bool,
+    },
     /// `store`: operand 0 is the value, operand 1 the address.
-    Store { align: u32, volatile: bool },
+    Store {
+        align: u32,
+        volatile: bool,
+    },
     /// `atomicrmw`: operands are address and value.
-    AtomicRmw { op: RmwOp },
+    AtomicRmw {
+        op: RmwOp,
+    },
     /// `cmpxchg`: operands are address, expected and new value.
     CmpXchg,
     /// `br`: one target, or two (true, false) with operand 0 the condition.
-    Br { targets: Vec<BlockId> },
+    Br {
+        targets: Vec<BlockId>,
+    },
     /// `switch`: operand 0 is the condition.
     Switch {
         default: BlockId,
@@ -401,11 +433,7 @@ impl Module {
     /// it has a line, else the nearest earlier (then later) instruction of
     /// its block with one. Clang gives merged values and stores line 0.
     pub fn pos_anchor(&self, func: &Function, inst: InstId) -> Option<InstId> {
-        let known = |i: &InstId| {
-            func.inst(*i)
-                .loc
-                .is_some_and(|l| self.loc(l).pos.line != 0)
-        };
+        let known = |i: &InstId| func.inst(*i).loc.is_some_and(|l| self.loc(l).pos.line != 0);
         if known(&inst) {
             return Some(inst);
         }
@@ -419,12 +447,42 @@ impl Module {
             .copied()
     }
 
-    /// The best source position for an instruction (see [`Self::pos_anchor`]),
-    /// else the function's own line.
+    /// Whether a file is a header the user did not write: warpcheck's own
+    /// CUDA header, clang's wrappers, a toolkit's or the system's headers.
+    pub fn is_system_file(&self, id: FileId) -> bool {
+        let path = self.file(id).path();
+        let text = path.to_string_lossy();
+        text.ends_with("warpcheck_cuda.h")
+            || ["/usr/", "/opt/"].iter().any(|p| text.starts_with(p))
+            || text.contains("/cuda/include/")
+            || text.contains("/nvidia/")
+    }
+
+    /// The user's view of a debug location: code inlined from a system
+    /// header (an `atomicAdd` wrapper, say) is placed at its call site in
+    /// the user's file. Returns the position and how many inlined-at hops
+    /// lead to it, so a host holding the LLVM location can follow the same.
+    pub fn user_pos(&self, loc: LocId) -> (SourcePos, u32) {
+        let mut at = loc;
+        let mut hops = 0;
+        while self.is_system_file(self.loc(at).pos.file) {
+            match self.loc(at).inlined_at {
+                Some(next) => {
+                    at = next;
+                    hops += 1;
+                }
+                None => return (self.loc(loc).pos.clone(), 0),
+            }
+        }
+        (self.loc(at).pos.clone(), hops)
+    }
+
+    /// The best source position for an instruction (see [`Self::pos_anchor`]
+    /// and [`Self::user_pos`]), else the function's own line.
     pub fn inst_pos(&self, func: &Function, inst: InstId) -> Option<SourcePos> {
         self.pos_anchor(func, inst)
             .and_then(|i| func.inst(i).loc)
-            .map(|l| self.loc(l).pos.clone())
+            .map(|l| self.user_pos(l).0)
             .or_else(|| func.loc.clone())
     }
 }

@@ -74,7 +74,11 @@ impl Opcode {
     pub fn is_terminator(self) -> bool {
         matches!(
             self,
-            Opcode::Ret | Opcode::Br | Opcode::Switch | Opcode::Unreachable | Opcode::OtherTerminator
+            Opcode::Ret
+                | Opcode::Br
+                | Opcode::Switch
+                | Opcode::Unreachable
+                | Opcode::OtherTerminator
         )
     }
 

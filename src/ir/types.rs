@@ -19,7 +19,10 @@ pub enum TypeKind {
     Ptr(u32),
     Array(TypeId, u64),
     Vector(TypeId, u32),
-    Struct { fields: Vec<TypeId>, packed: bool },
+    Struct {
+        fields: Vec<TypeId>,
+        packed: bool,
+    },
     Func,
     Label,
     Metadata,

@@ -33,7 +33,13 @@ pub struct Access {
 pub fn access_of(m: &Module, func: &Function, i: InstId) -> Vec<Access> {
     let inst = func.inst(i);
     let size = |v: Value| m.types.size(m.value_type(func, v));
-    let one = |kind, address, bytes| vec![Access { kind, address, bytes }];
+    let one = |kind, address, bytes| {
+        vec![Access {
+            kind,
+            address,
+            bytes,
+        }]
+    };
     match inst.op {
         Opcode::Load => one(AccessKind::Load, inst.operands[0], m.types.size(inst.ty)),
         Opcode::Store => one(AccessKind::Store, inst.operands[1], size(inst.operands[0])),
@@ -50,8 +56,12 @@ pub fn access_of(m: &Module, func: &Function, i: InstId) -> Vec<Access> {
                     .map_or(0, |l| l.max(0) as u64)
             };
             match intr {
-                Intrinsic::Atomic => one(AccessKind::Atomic, inst.operands[0], m.types.size(inst.ty)),
-                Intrinsic::GlobalLoad => one(AccessKind::Load, inst.operands[0], m.types.size(inst.ty)),
+                Intrinsic::Atomic => {
+                    one(AccessKind::Atomic, inst.operands[0], m.types.size(inst.ty))
+                }
+                Intrinsic::GlobalLoad => {
+                    one(AccessKind::Load, inst.operands[0], m.types.size(inst.ty))
+                }
                 Intrinsic::MemCpy | Intrinsic::MemMove => vec![
                     Access {
                         kind: AccessKind::Load,

@@ -1,6 +1,8 @@
 //! Pointer origins: the address space and root object behind a pointer.
 
-use crate::ir::{addrspace, Const, FuncId, Function, GlobalId, InstId, Module, Opcode, TypeKind, Value};
+use crate::ir::{
+    addrspace, Const, FuncId, Function, GlobalId, InstId, Module, Opcode, TypeKind, Value,
+};
 use std::collections::{HashMap, HashSet};
 
 /// An address space as warpcheck reports it.
@@ -102,9 +104,7 @@ impl Spaces {
             kernel,
         };
         for &f in reached {
-            spaces
-                .args
-                .insert(f, vec![None; m.func(f).params.len()]);
+            spaces.args.insert(f, vec![None; m.func(f).params.len()]);
         }
         // Each round can only move origins up a lattice of height 3
         // (None, exact, Unknown), so this stops; the cap guards bad input.
@@ -180,13 +180,12 @@ impl Spaces {
                     Opcode::GetElementPtr | Opcode::BitCast | Opcode::AddrSpaceCast => {
                         self.trace(m, f, func, inst.operands[0], seen)
                     }
-                    Opcode::Phi => inst
-                        .operands
-                        .iter()
-                        .fold(None, |acc, &o| join_opt(acc, self.trace(m, f, func, o, seen))),
-                    Opcode::Select => inst.operands[1..]
-                        .iter()
-                        .fold(None, |acc, &o| join_opt(acc, self.trace(m, f, func, o, seen))),
+                    Opcode::Phi => inst.operands.iter().fold(None, |acc, &o| {
+                        join_opt(acc, self.trace(m, f, func, o, seen))
+                    }),
+                    Opcode::Select => inst.operands[1..].iter().fold(None, |acc, &o| {
+                        join_opt(acc, self.trace(m, f, func, o, seen))
+                    }),
                     _ => Some(Origin::UNKNOWN),
                 }
             }

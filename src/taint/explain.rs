@@ -34,7 +34,10 @@ pub fn explain(deps: &KernelDeps, m: &Module, f: FuncId, v: Value) -> Vec<String
                     crate::ir::Opcode::Store => stored.operands[0],
                     _ => stored.operands.get(1).copied().unwrap_or(Value::Opaque),
                 };
-                steps.push(format!("memory via {}", m.value_label(m.func(sf), Value::Inst(store))));
+                steps.push(format!(
+                    "memory via {}",
+                    m.value_label(m.func(sf), Value::Inst(store))
+                ));
                 f = sf;
                 v = value;
             }

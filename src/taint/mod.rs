@@ -56,15 +56,28 @@ pub enum Why {
     /// Computed from a dependent operand of the same function.
     Operand(Value),
     /// Merges values at the join of a dependent branch (phi or select chain).
-    Join { branch: InstId },
+    Join {
+        branch: InstId,
+    },
     /// Live out of a loop whose exit is decided per thread.
-    LoopExit { branch: InstId },
+    LoopExit {
+        branch: InstId,
+    },
     /// Loaded from memory that a dependent store wrote.
-    Memory { func: FuncId, store: InstId },
+    Memory {
+        func: FuncId,
+        store: InstId,
+    },
     /// A parameter that a call site passes a dependent value to.
-    Arg { caller: FuncId, call: InstId },
+    Arg {
+        caller: FuncId,
+        call: InstId,
+    },
     /// The result of a call whose callee returns a dependent value.
-    Return { callee: FuncId, ret: InstId },
+    Return {
+        callee: FuncId,
+        ret: InstId,
+    },
 }
 
 /// Thread dependence of one function, in one kernel's context.

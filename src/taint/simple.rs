@@ -126,7 +126,8 @@ impl State<'_> {
         };
         let mut hits: Vec<_> = self.memory.iter().filter(|(k, _)| hit(k)).collect();
         hits.sort();
-        hits.first().map(|(_, &(func, store))| Why::Memory { func, store })
+        hits.first()
+            .map(|(_, &(func, store))| Why::Memory { func, store })
     }
 
     fn first_dependent(&self, f: FuncId, ops: &[Value]) -> Option<Why> {
@@ -249,7 +250,8 @@ impl State<'_> {
             // A shuffle of a uniform value yields that value in every lane.
             Intrinsic::Shfl { mode, .. } => {
                 let value = ops.get(1).copied();
-                let broadcast = mode == ShflMode::Idx && ops.get(2).is_some_and(|&l| !self.dep(f, l));
+                let broadcast =
+                    mode == ShflMode::Idx && ops.get(2).is_some_and(|&l| !self.dep(f, l));
                 match value {
                     Some(v) if self.dep(f, v) && !broadcast => Some(Why::Source(Source::Shuffle)),
                     _ => None,
@@ -282,7 +284,9 @@ impl State<'_> {
     fn divergent_joins(&mut self, f: FuncId, func: &Function, g: &FunctionGraphs) -> bool {
         let mut changed = false;
         for c in func.block_ids() {
-            let Some(t) = func.terminator(c) else { continue };
+            let Some(t) = func.terminator(c) else {
+                continue;
+            };
             if !t.is_conditional_branch() || !self.dep(f, t.operands[0]) {
                 continue;
             }
@@ -326,7 +330,9 @@ impl State<'_> {
                 let id = *func.blocks[e.index()].insts.last()?;
                 (t.is_conditional_branch() && self.dep(f, t.operands[0])).then_some(id)
             });
-            let Some(branch) = dependent_exit else { continue };
+            let Some(branch) = dependent_exit else {
+                continue;
+            };
             for &b in &lp.blocks {
                 for &i in &func.blocks[b.index()].insts {
                     if self.dep(f, Value::Inst(i)) {

@@ -1,0 +1,117 @@
+//! Helpers shared by the integration tests: run the built binary on
+//! fixtures and pick sites out of its JSON.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel)
+}
+
+pub fn warpcheck() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+}
+
+/// `libwarpcheck.so`, built beside the binary.
+pub fn plugin() -> PathBuf {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_warpcheck"));
+    let p = exe.parent().unwrap().join("libwarpcheck.so");
+    assert!(p.is_file(), "plugin not built at {}", p.display());
+    p
+}
+
+pub fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("run command");
+    out
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs `warpcheck check --format json` on a fixture and parses the report.
+pub fn check_json(rel: &str, extra: &[&str]) -> Value {
+    let out = run(warpcheck()
+        .args(["check", "--format", "json"])
+        .args(extra)
+        .arg(fixture(rel)));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+/// The kernel whose demangled name starts with `name(`.
+pub fn kernel<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"].as_str().unwrap().starts_with(&format!("{name}(")))
+        .unwrap_or_else(|| panic!("no kernel {name} in {report:#}"))
+}
+
+/// Sites of a kernel with the given kind on a line.
+pub fn sites<'a>(report: &'a Value, kernel_name: &str, kind: &str, line: u64) -> Vec<&'a Value> {
+    kernel(report, kernel_name)["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == kind && s["line"] == line)
+        .collect()
+}
+
+/// Asserts every site of that kind on that line has the same dependence,
+/// and that there is at least one.
+pub fn assert_dependent(report: &Value, kernel_name: &str, kind: &str, line: u64, expected: bool) {
+    let found = sites(report, kernel_name, kind, line);
+    assert!(
+        !found.is_empty(),
+        "no {kind} site on line {line} of {kernel_name}"
+    );
+    for s in found {
+        assert_eq!(
+            s["thread_dependent"], expected,
+            "{kind} on line {line} of {kernel_name}: {s:#}"
+        );
+    }
+}
+
+/// The set of spaces of that kind of site on a line.
+pub fn spaces(report: &Value, kernel_name: &str, kind: &str, line: u64) -> Vec<String> {
+    let mut v: Vec<String> = sites(report, kernel_name, kind, line)
+        .iter()
+        .map(|s| s["space"].as_str().unwrap().to_string())
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+pub fn clang() -> String {
+    std::env::var("WARPCHECK_CLANG").unwrap_or_else(|_| "clang-19".into())
+}
+
+/// Flags that let clang compile a plain .cu without a toolkit.
+pub fn no_toolkit_flags() -> Vec<String> {
+    let header = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/frontend/warpcheck_cuda.h");
+    [
+        "-nocudainc",
+        "-nocudalib",
+        "-Xclang",
+        "-target-feature",
+        "-Xclang",
+        "+ptx75",
+        "-include",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([header.display().to_string()])
+    .collect()
+}

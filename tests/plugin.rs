@@ -1,0 +1,147 @@
+//! The pass plugin inside opt-19 and clang-19: the same findings, at exact
+//! file:line:col, during the device compilation only, without changing IR.
+
+mod common;
+use common::*;
+use std::process::Command;
+
+fn device_ir(src: &std::path::Path, dir: &std::path::Path) -> std::path::PathBuf {
+    let out = dir.join("k.ll");
+    let status = Command::new(clang())
+        .args([
+            "-x",
+            "cuda",
+            "--cuda-gpu-arch=sm_80",
+            "--cuda-device-only",
+            "-O2",
+            "-gline-tables-only",
+        ])
+        .args(no_toolkit_flags())
+        .args(["-emit-llvm", "-S", "-o"])
+        .arg(&out)
+        .arg(src)
+        .status()
+        .expect("run clang-19");
+    assert!(status.success());
+    out
+}
+
+#[test]
+fn opt_reports_the_same_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = fixture("cu/branches.cu");
+    let ll = device_ir(&src, dir.path());
+    let out = run(Command::new("opt-19")
+        .arg(format!("-load-pass-plugin={}", plugin().display()))
+        .args(["-passes=warpcheck", "-disable-output"])
+        .arg(&ll));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    // Branches on lines 3 (threadIdx.x % 2) and 20 (inline asm): as the CLI says.
+    let cli = stdout(&run(warpcheck().arg("check").arg(&ll)));
+    for line in [3, 20] {
+        let at = format!("branches.cu:{line}:7: branch condition depends on");
+        assert!(err.contains(&at), "missing {at} in:\n{err}");
+        assert!(cli.contains(&format!(
+            "branches.cu:{line}:7: warning: branch condition depends on"
+        )));
+    }
+    assert_eq!(
+        err.matches("[warpcheck-thread-dependent-branch]").count(),
+        2,
+        "{err}"
+    );
+}
+
+#[test]
+fn opt_leaves_the_module_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let ll = device_ir(&fixture("cu/spaces.cu"), dir.path());
+    let plain = run(Command::new("opt-19")
+        .args(["-passes=verify", "-S"])
+        .arg(&ll));
+    let with = run(Command::new("opt-19")
+        .arg(format!("-load-pass-plugin={}", plugin().display()))
+        .args(["-passes=warpcheck", "-S"])
+        .arg(&ll));
+    assert!(with.status.success());
+    assert_eq!(stdout(&plain), stdout(&with));
+}
+
+#[test]
+fn clang_shows_warnings_at_source_lines() {
+    let src = fixture("cu/atomics.cu");
+    let out = run(Command::new(clang())
+        .args([
+            "-x",
+            "cuda",
+            "--cuda-gpu-arch=sm_80",
+            "-gline-tables-only",
+            "-O2",
+        ])
+        .args(no_toolkit_flags())
+        .arg(format!("-fpass-plugin={}", plugin().display()))
+        .args(["--cuda-device-only", "-S", "-o", "/dev/null"])
+        .arg(&src));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    let want = format!(
+        "{}:4:7: warning: branch condition depends on an atomic's result; threads of a warp may diverge here [warpcheck-thread-dependent-branch] [-Wpass-failed]",
+        src.display()
+    );
+    assert!(err.contains(&want), "missing\n{want}\nin:\n{err}");
+    assert!(err.contains("when compiling for sm_80"), "{err}");
+}
+
+#[test]
+fn clang_host_compile_is_skipped() {
+    let src = fixture("cu/atomics.cu");
+    let out = run(Command::new(clang())
+        .args(["-x", "cuda", "--cuda-gpu-arch=sm_80", "-O2"])
+        .args(no_toolkit_flags())
+        .arg(format!("-fpass-plugin={}", plugin().display()))
+        .args(["--cuda-host-only", "-S", "-o", "/dev/null"])
+        .arg(&src));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("warpcheck"), "{}", stderr(&out));
+}
+
+#[test]
+fn remarks_reach_rpass_analysis() {
+    let src = fixture("cu/atomics.cu");
+    let out = run(Command::new(clang())
+        .args([
+            "-x",
+            "cuda",
+            "--cuda-gpu-arch=sm_80",
+            "-gline-tables-only",
+            "-O2",
+        ])
+        .args(no_toolkit_flags())
+        .arg(format!("-fpass-plugin={}", plugin().display()))
+        .args([
+            "-Rpass-analysis=warpcheck",
+            "--cuda-device-only",
+            "-S",
+            "-o",
+            "/dev/null",
+        ])
+        .arg(&src));
+    let err = stderr(&out);
+    assert!(err.contains("remark: branch condition depends on"), "{err}");
+    assert!(err.contains("[-Rpass-analysis=warpcheck]"), "{err}");
+}
+
+#[test]
+fn plugin_configuration_errors_become_one_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let ll = device_ir(&fixture("cu/branches.cu"), dir.path());
+    let out = run(Command::new("opt-19")
+        .env("WARPCHECK_BLOCK_DIM", "zero")
+        .arg(format!("-load-pass-plugin={}", plugin().display()))
+        .args(["-passes=warpcheck", "-disable-output"])
+        .arg(&ll));
+    assert_eq!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    assert!(err.contains("warpcheck: WARPCHECK_BLOCK_DIM"), "{err}");
+}
