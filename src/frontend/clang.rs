@@ -9,6 +9,23 @@ use std::process::Command;
 /// machines without a CUDA toolkit.
 pub const CUDA_HEADER: &str = include_str!("warpcheck_cuda.h");
 
+/// Toolkit headers that user files include by name; without a toolkit they
+/// are empty, because the force-included header already declares it all.
+const STUB_HEADERS: &[&str] = &[
+    "cuda.h",
+    "cuda_runtime.h",
+    "cuda_runtime_api.h",
+    "device_launch_parameters.h",
+    "device_functions.h",
+    "device_atomic_functions.h",
+    "sm_20_atomic_functions.h",
+    "sm_60_atomic_functions.h",
+    "vector_types.h",
+    "vector_functions.h",
+    "driver_types.h",
+    "cuda_device_runtime_api.h",
+];
+
 #[derive(Clone, Debug)]
 pub struct CompileOptions {
     pub gpu_arch: String,
@@ -97,6 +114,10 @@ pub fn arguments(
             args.extend(["-Xclang", "-target-feature", "-Xclang", "+ptx75"].map(String::from));
             args.push("-include".into());
             args.push(header.display().to_string());
+            if let Some(dir) = header.parent() {
+                args.push("-isystem".into());
+                args.push(dir.join("stubs").display().to_string());
+            }
         }
     }
     args.extend(opts.includes.iter().map(|i| format!("-I{}", i.display())));
@@ -106,6 +127,19 @@ pub fn arguments(
     args.push(out.display().to_string());
     args.push(src.display().to_string());
     args
+}
+
+fn write_headers(header: &Path) -> std::io::Result<()> {
+    std::fs::write(header, CUDA_HEADER)?;
+    let stubs = header.with_file_name("stubs");
+    std::fs::create_dir_all(&stubs)?;
+    for name in STUB_HEADERS {
+        std::fs::write(
+            stubs.join(name),
+            "#pragma once\n// Declared by warpcheck's force-included warpcheck_cuda.h.\n",
+        )?;
+    }
+    Ok(())
 }
 
 /// Compiles a `.cu` file and loads the device module.
@@ -122,7 +156,7 @@ pub fn compile(src: &Path, opts: &CompileOptions) -> Result<Module, InputError> 
     })?;
     let header = dir.path().join("warpcheck_cuda.h");
     let out = dir.path().join("device.bc");
-    std::fs::write(&header, CUDA_HEADER).map_err(|e| InputError {
+    write_headers(&header).map_err(|e| InputError {
         message: format!("cannot write {}: {e}", header.display()),
     })?;
     let args = arguments(src, &out, &header, tk.as_ref(), opts);
@@ -143,5 +177,9 @@ pub fn compile(src: &Path, opts: &CompileOptions) -> Result<Module, InputError> 
             ),
         });
     }
-    Ok(ir::llvm::load_file(&out)?)
+    let mut m = ir::llvm::load_file(&out)?;
+    if let Some(tk) = tk {
+        m.system_dirs.push(tk.root.join("include"));
+    }
+    Ok(m)
 }

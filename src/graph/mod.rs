@@ -124,32 +124,3 @@ mod tests {
         assert_eq!(graphs.calls.callees(FuncId(0)), [tid]);
     }
 }
-#[cfg(test)]
-mod scale_tmp {
-    #[test]
-    fn big() {
-        // chain of 10k segments: header h -> {d1, x}; d1 -> {a, b} -> j -> h (loop), x -> next
-        let seg = 3000usize;
-        let mut succs: Vec<Vec<usize>> = Vec::new();
-        for i in 0..seg {
-            let base = i * 5;
-            let next = base + 5;
-            succs.push(vec![base + 1, next]); // h
-            succs.push(vec![base + 2, base + 3]); // d1
-            succs.push(vec![base + 4]); // a
-            succs.push(vec![base + 4]); // b
-            succs.push(vec![base]); // j latch
-        }
-        succs.push(vec![]);
-        let refs: Vec<&[usize]> = succs.iter().map(|v| v.as_slice()).collect();
-        let f = super::fixtures::shape(&refs);
-        let t = std::time::Instant::now();
-        let g = super::FunctionGraphs::new(&f);
-        eprintln!(
-            "blocks {} loops {} took {:?}",
-            f.blocks.len(),
-            g.loops.len(),
-            t.elapsed()
-        );
-    }
-}

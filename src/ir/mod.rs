@@ -359,6 +359,9 @@ pub struct Module {
     pub funcs: Vec<Function>,
     pub locs: Vec<Loc>,
     pub files: Vec<SourceFile>,
+    /// Directories whose headers are not the user's (a CUDA toolkit's
+    /// include directory), as the front end knows them.
+    pub system_dirs: Vec<std::path::PathBuf>,
 }
 
 impl Module {
@@ -451,10 +454,19 @@ impl Module {
     /// CUDA header, clang's wrappers, a toolkit's or the system's headers.
     pub fn is_system_file(&self, id: FileId) -> bool {
         let path = self.file(id).path();
+        if self.system_dirs.iter().any(|d| path.starts_with(d)) {
+            return true;
+        }
         let text = path.to_string_lossy();
+        // Toolkits live in `.../cuda[-12.4]/include/` wherever installed.
+        let in_toolkit = text
+            .split("/include/")
+            .next()
+            .and_then(|before| before.rsplit('/').next())
+            .is_some_and(|dir| dir.starts_with("cuda") && text.contains("/include/"));
         text.ends_with("warpcheck_cuda.h")
             || ["/usr/", "/opt/"].iter().any(|p| text.starts_with(p))
-            || text.contains("/cuda/include/")
+            || in_toolkit
             || text.contains("/nvidia/")
     }
 

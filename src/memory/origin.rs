@@ -190,14 +190,11 @@ impl Spaces {
                 }
             }
             Value::Const(c) => match m.konst(c) {
-                Const::Expr { op, operands, .. }
-                    if matches!(
-                        op,
-                        Opcode::GetElementPtr | Opcode::BitCast | Opcode::AddrSpaceCast
-                    ) =>
-                {
-                    self.trace(m, f, func, operands[0], seen)
-                }
+                Const::Expr {
+                    op: Opcode::GetElementPtr | Opcode::BitCast | Opcode::AddrSpaceCast,
+                    operands,
+                    ..
+                } => self.trace(m, f, func, operands[0], seen),
                 _ => Some(Origin::UNKNOWN),
             },
             Value::Func(_) | Value::Opaque => Some(Origin::UNKNOWN),

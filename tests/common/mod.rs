@@ -25,8 +25,7 @@ pub fn plugin() -> PathBuf {
 }
 
 pub fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().expect("run command");
-    out
+    cmd.output().expect("run command")
 }
 
 pub fn stdout(o: &Output) -> String {

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what warpcheck needs to build and run, idempotently.
+# On Debian/Ubuntu it uses apt; elsewhere it names what is missing.
+set -euo pipefail
+
+packages=(llvm-19-dev llvm-19 clang-19 coinor-libcbc-dev pkg-config zlib1g-dev libzstd-dev g++ cmake make)
+# The CUDA-toolkit tests fetch header wheels with pip.
+python3 -m pip --version >/dev/null 2>&1 || packages+=(python3 python3-pip)
+
+have_all() {
+  command -v clang-19 >/dev/null && command -v opt-19 >/dev/null &&
+    [ -x /usr/lib/llvm-19/bin/llvm-config ] && pkg-config --exists cbc 2>/dev/null &&
+    command -v cmake >/dev/null
+}
+
+if have_all && command -v cargo >/dev/null; then
+  echo "setup: everything is already installed"
+  exit 0
+fi
+
+if command -v apt-get >/dev/null; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  missing=()
+  for p in "${packages[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+else
+  echo "setup: no apt-get here. Install these yourself:" >&2
+  echo "  LLVM 19 with clang and opt (llvm-config at /usr/lib/llvm-19/bin, or set LLVM_SYS_191_PREFIX)" >&2
+  echo "  COIN-OR CBC development files (pkg-config cbc), pkg-config, a C++ compiler, python3 with pip" >&2
+  have_all || exit 1
+fi
+
+if ! command -v cargo >/dev/null; then
+  echo "setup: cargo not found: install Rust from your distribution or rustup" >&2
+  exit 1
+fi
+echo "setup: done"
