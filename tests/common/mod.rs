@@ -20,7 +20,11 @@ pub fn warpcheck() -> Command {
 pub fn plugin() -> PathBuf {
     let exe = PathBuf::from(env!("CARGO_BIN_EXE_warpcheck"));
     let p = exe.parent().unwrap().join("libwarpcheck.so");
-    assert!(p.is_file(), "plugin not built at {} (run `cargo build` before `cargo test`)", p.display());
+    assert!(
+        p.is_file(),
+        "plugin not built at {} (run `cargo build` before `cargo test`)",
+        p.display()
+    );
     p
 }
 
