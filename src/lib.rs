@@ -13,3 +13,4 @@ pub mod ir;
 pub mod memory;
 pub mod plugin;
 pub mod taint;
+pub mod hw;
