@@ -132,3 +132,21 @@ fn werror_turns_warnings_into_exit_1() {
         Some(0)
     );
 }
+
+#[test]
+fn internal_errors_exit_3_and_keep_going() {
+    let f = fixture("cu/branches.cu");
+    let out = run(warpcheck().env("WARPCHECK_FAULT", "panic").args([
+        "check",
+        f.to_str().unwrap(),
+        f.to_str().unwrap(),
+    ]));
+    assert_eq!(out.status.code(), Some(3));
+    // Both files are attempted: one internal-error line each.
+    assert_eq!(
+        stderr(&out)
+            .matches("internal error while analysing")
+            .count(),
+        2
+    );
+}

@@ -145,3 +145,25 @@ fn plugin_configuration_errors_become_one_warning() {
     let err = stderr(&out);
     assert!(err.contains("warpcheck: WARPCHECK_BLOCK_DIM"), "{err}");
 }
+
+#[test]
+fn a_panic_becomes_one_warning_and_the_compile_goes_on() {
+    let src = fixture("cu/atomics.cu");
+    let out = run(Command::new(clang())
+        .env("WARPCHECK_FAULT", "panic")
+        .args([
+            "-x",
+            "cuda",
+            "--cuda-gpu-arch=sm_80",
+            "-gline-tables-only",
+            "-O2",
+        ])
+        .args(no_toolkit_flags())
+        .arg(format!("-fpass-plugin={}", plugin().display()))
+        .args(["--cuda-device-only", "-S", "-o", "/dev/null"])
+        .arg(&src));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.matches("warpcheck: internal error").count(), 1, "{err}");
+    assert!(err.contains("1 warning generated"), "{err}");
+}

@@ -99,6 +99,10 @@ fn parse_error_line(message: &str) -> Option<u32> {
 /// # Safety
 /// `module` must be a valid LLVM module that outlives this call.
 pub unsafe fn from_raw(module: LLVMModuleRef) -> (Module, Origins) {
+    // Lets the tests prove that a bug here never takes a host compiler down.
+    if std::env::var_os("WARPCHECK_FAULT").is_some_and(|v| v == "panic") {
+        panic!("fault injected by WARPCHECK_FAULT=panic");
+    }
     let mut loader = Loader::new(module);
     loader.run();
     (loader.m, loader.origins)

@@ -228,3 +228,88 @@ impl Spaces {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::builder::ModuleBuilder;
+    use crate::ir::{TypeKind, Value};
+
+    /// kernel(ptr %g) { %s = gep [64 x float] addrspacecast(@s), 0, 3; load %s;
+    /// %a = alloca float; store %a; %p = select c, %g, %s; load %p; call dev(%g) }
+    /// dev(ptr %q) { load %q }
+    #[test]
+    fn traces_roots_through_casts_selects_and_calls() {
+        let mut mb = ModuleBuilder::new();
+        let ptr = mb.ptr(0);
+        let void = mb.void();
+        let f32t = mb.ty(TypeKind::Float);
+        let arr = mb.ty(TypeKind::Array(f32t, 64));
+        let shared = mb.global("s", arr, 3);
+        let cast = mb.const_expr(Opcode::AddrSpaceCast, ptr, vec![shared]);
+        let dev = {
+            let mut fb = mb.define("dev", &[ptr], void);
+            fb.load(f32t, Value::Arg(0));
+            fb.ret(None);
+            fb.func
+        };
+        let (kernel, sel, alloca, gep) = {
+            let mut fb = mb.define("k", &[ptr], void);
+            fb.kernel();
+            let zero = fb.const_int(64, 0);
+            let three = fb.const_int(64, 3);
+            let gep = fb.gep(arr, cast, &[zero, three]);
+            let alloca = fb.alloca(f32t);
+            let tid = fb.sreg("tid.x");
+            let one = fb.const_int(32, 1);
+            let c = fb.icmp(crate::ir::IntPred::Eq, tid, one);
+            let sel = fb.select(c, Value::Arg(0), gep);
+            fb.call(dev, vec![Value::Arg(0)]);
+            fb.ret(None);
+            (fb.func, sel, alloca, gep)
+        };
+        let m = mb.finish();
+        let spaces = Spaces::for_kernel(&m, kernel, &[kernel, dev]);
+        let o = |f, v| spaces.origin(&m, f, v);
+        assert_eq!(
+            o(kernel, Value::Arg(0)),
+            Origin {
+                space: Space::Global,
+                root: Root::KernelParam(0)
+            }
+        );
+        assert_eq!(o(kernel, gep).space, Space::Shared);
+        assert_eq!(o(kernel, gep).root, Root::Global(GlobalId(0)));
+        let Value::Inst(a) = alloca else { panic!() };
+        assert_eq!(
+            o(kernel, alloca),
+            Origin {
+                space: Space::Local,
+                root: Root::Alloca(kernel, a)
+            }
+        );
+        // A select of a global and a shared pointer: nothing in common.
+        assert_eq!(o(kernel, sel), Origin::UNKNOWN);
+        // The device function's parameter takes its one call site's origin.
+        assert_eq!(o(dev, Value::Arg(0)).space, Space::Global);
+    }
+
+    #[test]
+    fn explicit_address_space_wins_and_unknown_callers_stay_unknown() {
+        let mut mb = ModuleBuilder::new();
+        let ptr3 = mb.ptr(3);
+        let ptr = mb.ptr(0);
+        let void = mb.void();
+        let dev = {
+            let mut fb = mb.define("dev", &[ptr3, ptr], void);
+            fb.ret(None);
+            fb.func
+        };
+        let m = mb.finish();
+        // Not reached from any kernel: no call sites, so no origin is known,
+        // except what the pointer type itself says.
+        let spaces = Spaces::for_kernel(&m, FuncId(99), &[dev]);
+        assert_eq!(spaces.origin(&m, dev, Value::Arg(0)).space, Space::Shared);
+        assert_eq!(spaces.origin(&m, dev, Value::Arg(1)), Origin::UNKNOWN);
+    }
+}
