@@ -26,6 +26,28 @@ fn device_ir(src: &std::path::Path, dir: &std::path::Path) -> std::path::PathBuf
     out
 }
 
+/// Compiles a fixture's device side with clang-19 and the plugin loaded.
+fn clang_with_plugin(
+    src: &std::path::Path,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> std::process::Output {
+    run(Command::new(clang())
+        .envs(env.iter().copied())
+        .args([
+            "-x",
+            "cuda",
+            "--cuda-gpu-arch=sm_80",
+            "-gline-tables-only",
+            "-O2",
+        ])
+        .args(no_toolkit_flags())
+        .arg(format!("-fpass-plugin={}", plugin().display()))
+        .args(extra)
+        .args(["-S", "-o", "/dev/null"])
+        .arg(src))
+}
+
 #[test]
 fn opt_reports_the_same_findings() {
     let dir = tempfile::tempdir().unwrap();
@@ -71,18 +93,7 @@ fn opt_leaves_the_module_unchanged() {
 #[test]
 fn clang_shows_warnings_at_source_lines() {
     let src = fixture("cu/atomics.cu");
-    let out = run(Command::new(clang())
-        .args([
-            "-x",
-            "cuda",
-            "--cuda-gpu-arch=sm_80",
-            "-gline-tables-only",
-            "-O2",
-        ])
-        .args(no_toolkit_flags())
-        .arg(format!("-fpass-plugin={}", plugin().display()))
-        .args(["--cuda-device-only", "-S", "-o", "/dev/null"])
-        .arg(&src));
+    let out = clang_with_plugin(&src, &["--cuda-device-only"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let err = stderr(&out);
     let want = format!(
@@ -96,12 +107,7 @@ fn clang_shows_warnings_at_source_lines() {
 #[test]
 fn clang_host_compile_is_skipped() {
     let src = fixture("cu/atomics.cu");
-    let out = run(Command::new(clang())
-        .args(["-x", "cuda", "--cuda-gpu-arch=sm_80", "-O2"])
-        .args(no_toolkit_flags())
-        .arg(format!("-fpass-plugin={}", plugin().display()))
-        .args(["--cuda-host-only", "-S", "-o", "/dev/null"])
-        .arg(&src));
+    let out = clang_with_plugin(&src, &["--cuda-host-only"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!stderr(&out).contains("warpcheck"), "{}", stderr(&out));
 }
@@ -109,24 +115,11 @@ fn clang_host_compile_is_skipped() {
 #[test]
 fn remarks_reach_rpass_analysis() {
     let src = fixture("cu/atomics.cu");
-    let out = run(Command::new(clang())
-        .args([
-            "-x",
-            "cuda",
-            "--cuda-gpu-arch=sm_80",
-            "-gline-tables-only",
-            "-O2",
-        ])
-        .args(no_toolkit_flags())
-        .arg(format!("-fpass-plugin={}", plugin().display()))
-        .args([
-            "-Rpass-analysis=warpcheck",
-            "--cuda-device-only",
-            "-S",
-            "-o",
-            "/dev/null",
-        ])
-        .arg(&src));
+    let out = clang_with_plugin(
+        &src,
+        &["-Rpass-analysis=warpcheck", "--cuda-device-only"],
+        &[],
+    );
     let err = stderr(&out);
     assert!(err.contains("remark: branch condition depends on"), "{err}");
     assert!(err.contains("[-Rpass-analysis=warpcheck]"), "{err}");
@@ -149,19 +142,11 @@ fn plugin_configuration_errors_become_one_warning() {
 #[test]
 fn a_panic_becomes_one_warning_and_the_compile_goes_on() {
     let src = fixture("cu/atomics.cu");
-    let out = run(Command::new(clang())
-        .env("WARPCHECK_FAULT", "panic")
-        .args([
-            "-x",
-            "cuda",
-            "--cuda-gpu-arch=sm_80",
-            "-gline-tables-only",
-            "-O2",
-        ])
-        .args(no_toolkit_flags())
-        .arg(format!("-fpass-plugin={}", plugin().display()))
-        .args(["--cuda-device-only", "-S", "-o", "/dev/null"])
-        .arg(&src));
+    let out = clang_with_plugin(
+        &src,
+        &["--cuda-device-only"],
+        &[("WARPCHECK_FAULT", "panic")],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let err = stderr(&out);
     assert_eq!(err.matches("warpcheck: internal error").count(), 1, "{err}");
