@@ -8,7 +8,7 @@
 
 use crate::analysis::{self, BlockDim, BlockDimSource, Options};
 use crate::ir;
-use crate::taint::simple::SimpleTaint;
+use crate::taint::ifds::IfdsTaint;
 use llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -76,7 +76,7 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
     let opts = options_from_env()?;
     // We copy what we need; the module stays the host's and is never changed.
     let (m, origins) = ir::llvm::from_raw(module);
-    let a = analysis::analyze(&m, &opts, &SimpleTaint);
+    let a = analysis::analyze(&m, &opts, &IfdsTaint);
     for f in crate::checks::run_all(&a, &opts) {
         let func = m.func(f.func);
         let anchor = f.inst.and_then(|i| m.pos_anchor(func, i));

@@ -3,7 +3,7 @@
 
 use crate::ir::{FuncId, InstId, Module, SourcePos, Value};
 use crate::memory::{access_of, AccessKind, Space, Spaces};
-use crate::taint::{explain, KernelDeps};
+use crate::taint::{explain_at, KernelDeps};
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum SiteKind {
@@ -33,7 +33,8 @@ pub struct Site {
     /// For memory sites: the address space and bytes per thread.
     pub space: Option<Space>,
     pub bytes: u64,
-    /// The branch condition (or the address) differs between lanes.
+    /// The branch condition (or the address) differs between lanes, as
+    /// this instruction reads it.
     pub thread_dependent: bool,
     /// The dependence chain, source first, when dependent.
     pub why: Vec<String>,
@@ -51,7 +52,7 @@ pub fn collect(m: &Module, reached: &[FuncId], spaces: &Spaces, deps: &KernelDep
                 let inst = func.inst(i);
                 let pos = m.inst_pos(func, i);
                 let mut push = |kind, value: Value, space, bytes| {
-                    let thread_dependent = deps.is_dependent(f, value);
+                    let thread_dependent = deps.is_dependent_at(f, value, i);
                     sites.push(Site {
                         kind,
                         func: f,
@@ -61,7 +62,7 @@ pub fn collect(m: &Module, reached: &[FuncId], spaces: &Spaces, deps: &KernelDep
                         bytes,
                         thread_dependent,
                         why: if thread_dependent {
-                            explain(deps, m, f, value)
+                            explain_at(deps, m, f, value, i)
                         } else {
                             Vec::new()
                         },

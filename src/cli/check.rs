@@ -4,7 +4,7 @@ use super::exit;
 use crate::analysis::{self, BlockDim, BlockDimSource, Options};
 use crate::diag::{json, text};
 use crate::frontend::{self, CompileOptions};
-use crate::taint::simple::SimpleTaint;
+use crate::taint::ifds::IfdsTaint;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -160,7 +160,7 @@ fn check_file(
             ),
         });
     }
-    let a = analysis::analyze(&m, opts, &SimpleTaint);
+    let a = analysis::analyze(&m, opts, &IfdsTaint);
     let findings = crate::checks::run_all(&a, opts);
     let mut report = json::Report::new();
     report.add(&a, &findings);

@@ -1,59 +1,173 @@
 //! Turns [`Why`] edges into a readable chain: `threadIdx.x → %i → %cmp`.
+//!
+//! The walk alternates between values (dependent where defined, or only at
+//! the use that asked) and effects (a store that made memory dependent, a
+//! call that entered its callee with part of the warp, a `ret` merging
+//! different values), following each one's reason back to a source.
 
 use super::{KernelDeps, Why};
-use crate::ir::{FuncId, Module, Value};
+use crate::ir::{FuncId, InstId, Module, Opcode, Value};
 use std::collections::HashSet;
+
+/// What the walk is explaining at one step.
+#[derive(Copy, Clone, PartialEq, Eq, Hash)]
+enum Subject {
+    /// Value `v` of `f`, as instruction `user` (if any) reads it.
+    Value {
+        f: FuncId,
+        v: Value,
+        user: Option<InstId>,
+    },
+    /// The effect of instruction `inst`; `memory` when reached as a write.
+    Effect {
+        f: FuncId,
+        inst: InstId,
+        memory: bool,
+    },
+}
 
 /// The chain from a source to `v`, source first. Empty if `v` is uniform.
 pub fn explain(deps: &KernelDeps, m: &Module, f: FuncId, v: Value) -> Vec<String> {
+    walk(deps, m, Subject::Value { f, v, user: None })
+}
+
+/// The chain from a source to `v` as instruction `user` reads it (which
+/// differs from [`explain`] for values leaving a loop).
+pub fn explain_at(deps: &KernelDeps, m: &Module, f: FuncId, v: Value, user: InstId) -> Vec<String> {
+    walk(
+        deps,
+        m,
+        Subject::Value {
+            f,
+            v,
+            user: Some(user),
+        },
+    )
+}
+
+const MAX_STEPS: usize = 64;
+
+fn walk(deps: &KernelDeps, m: &Module, start: Subject) -> Vec<String> {
     let mut steps = Vec::new();
     let mut seen = HashSet::new();
-    let (mut f, mut v) = (f, v);
-    while seen.insert((f, v)) && steps.len() < 64 {
-        let Some(why) = deps.why(f, v) else { break };
-        let func = m.func(f);
-        steps.push(m.value_label(func, v));
-        match why {
-            Why::Source(s) => {
-                // The source call itself is labelled by what it reads.
-                steps.pop();
-                steps.push(s.describe().to_string());
+    let mut at = start;
+    while seen.insert(at) && steps.len() < MAX_STEPS {
+        let (why, f, here) = match at {
+            Subject::Value { f, v, user } => {
+                let why = match user {
+                    Some(u) => deps.why_at(f, v, u),
+                    None => deps.why(f, v),
+                };
+                let Some(why) = why else { break };
+                steps.push(m.value_label(m.func(f), v));
+                (why, f, at)
+            }
+            Subject::Effect { f, inst, memory } => {
+                let Some(why) = deps.effect(f, inst) else {
+                    break;
+                };
+                let label = m.value_label(m.func(f), Value::Inst(inst));
+                steps.push(if memory {
+                    format!("memory via {label}")
+                } else {
+                    label
+                });
+                (why, f, at)
+            }
+        };
+        match next(deps, m, why, f, here) {
+            Step::To(s) => at = s,
+            Step::Source(name) => {
+                // A source value is labelled by what it reads.
+                if matches!(here, Subject::Value { .. }) {
+                    steps.pop();
+                }
+                steps.push(name);
                 break;
             }
-            Why::Operand(o) => v = o,
-            Why::Join { branch } | Why::LoopExit { branch } => {
-                let cond = func.inst(branch).operands.first().copied();
-                match cond {
-                    Some(c) => v = c,
-                    None => break,
-                }
-            }
-            Why::Memory { func: sf, store } => {
-                let stored = m.func(sf).inst(store);
-                let value = match stored.op {
-                    crate::ir::Opcode::Store => stored.operands[0],
-                    _ => stored.operands.get(1).copied().unwrap_or(Value::Opaque),
-                };
-                steps.push(format!(
-                    "memory via {}",
-                    m.value_label(m.func(sf), Value::Inst(store))
-                ));
-                f = sf;
-                v = value;
-            }
-            Why::Arg { caller, call } => {
-                let Value::Arg(i) = v else { break };
-                let call_inst = m.func(caller).inst(call);
-                f = caller;
-                v = call_inst.operands[i as usize];
-            }
-            Why::Return { callee, ret } => {
-                let r = m.func(callee).inst(ret);
-                f = callee;
-                v = r.operands.first().copied().unwrap_or(Value::Opaque);
-            }
+            Step::Stop => break,
         }
     }
     steps.reverse();
     steps
+}
+
+enum Step {
+    To(Subject),
+    Source(String),
+    Stop,
+}
+
+fn next(deps: &KernelDeps, m: &Module, why: Why, f: FuncId, here: Subject) -> Step {
+    let func = m.func(f);
+    // The instruction the current subject is, when it is one.
+    let this = match here {
+        Subject::Value {
+            v: Value::Inst(i), ..
+        } => Some(i),
+        Subject::Effect { inst, .. } => Some(inst),
+        Subject::Value { .. } => None,
+    };
+    let condition = |branch: InstId| match func.inst(branch).operands.first() {
+        Some(&c) => Step::To(Subject::Value {
+            f,
+            v: c,
+            user: Some(branch),
+        }),
+        None => Step::Stop,
+    };
+    match why {
+        Why::Source(s) => Step::Source(s.describe().to_string()),
+        Why::Operand(o) => Step::To(Subject::Value {
+            f,
+            v: o,
+            user: this,
+        }),
+        Why::Join { branch }
+        | Why::LoopExit { branch }
+        | Why::LoopSkew { branch }
+        | Why::Control { branch } => condition(branch),
+        Why::Memory { func, store } => Step::To(Subject::Effect {
+            f: func,
+            inst: store,
+            memory: true,
+        }),
+        Why::Arg { caller, call } => {
+            let Subject::Value {
+                v: Value::Arg(a), ..
+            } = here
+            else {
+                return Step::Stop;
+            };
+            match m.func(caller).inst(call).operands.get(a as usize) {
+                Some(&v) => Step::To(Subject::Value {
+                    f: caller,
+                    v,
+                    user: Some(call),
+                }),
+                None => Step::Stop,
+            }
+        }
+        Why::Return { callee, ret } => {
+            let r = m.func(callee).inst(ret);
+            debug_assert_eq!(r.op, Opcode::Ret);
+            match r.operands.first() {
+                Some(&v) if deps.is_dependent_at(callee, v, ret) => Step::To(Subject::Value {
+                    f: callee,
+                    v,
+                    user: Some(ret),
+                }),
+                _ => Step::To(Subject::Effect {
+                    f: callee,
+                    inst: ret,
+                    memory: false,
+                }),
+            }
+        }
+        Why::Called { caller, call } => Step::To(Subject::Effect {
+            f: caller,
+            inst: call,
+            memory: false,
+        }),
+    }
 }

@@ -7,7 +7,7 @@
 //! so that findings can explain themselves.
 
 mod explain;
-pub mod simple;
+pub mod ifds;
 
 use crate::graph::ModuleGraphs;
 use crate::ir::intrinsics::Dim;
@@ -59,9 +59,26 @@ pub enum Why {
     Join {
         branch: InstId,
     },
-    /// Live out of a loop whose exit is decided per thread.
+    /// Live out of a loop whose exit is decided per thread: lanes leave it
+    /// on different iterations (temporal divergence).
     LoopExit {
         branch: InstId,
+    },
+    /// Computed in a loop that a dependent branch lets some lanes go round
+    /// while others wait inside it, so lanes meet on different iterations.
+    LoopSkew {
+        branch: InstId,
+    },
+    /// A memory write that only the lanes a dependent branch sends here
+    /// perform (per-thread memory then differs between lanes).
+    Control {
+        branch: InstId,
+    },
+    /// A function entered by only part of the warp, because the call at
+    /// `caller`/`call` sits under a dependent branch.
+    Called {
+        caller: FuncId,
+        call: InstId,
     },
     /// Loaded from memory that a dependent store wrote.
     Memory {
@@ -83,8 +100,18 @@ pub enum Why {
 /// Thread dependence of one function, in one kernel's context.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FuncDeps {
+    /// Values dependent where they are defined (and so at every use).
     pub insts: Vec<Option<Why>>,
     pub args: Vec<Option<Why>>,
+    /// Uses that see a value dependent although it is uniform where it is
+    /// defined: `(user, value)`, for values live out of a loop that lanes
+    /// leave on different iterations.
+    pub late: HashMap<(InstId, Value), Why>,
+    /// Why an instruction without a value of its own matters: a store,
+    /// atomic, copy or opaque call that made memory dependent, a call that
+    /// enters its callee with part of the warp, a `ret` whose function
+    /// merges different return values.
+    pub effects: HashMap<InstId, Why>,
 }
 
 impl FuncDeps {
@@ -92,6 +119,7 @@ impl FuncDeps {
         FuncDeps {
             insts: vec![None; insts],
             args: vec![None; args],
+            ..FuncDeps::default()
         }
     }
 }
@@ -104,8 +132,8 @@ pub struct KernelDeps {
 }
 
 impl KernelDeps {
-    /// Why `v` (a value of function `f`) is thread-dependent, or `None` if it
-    /// is the same in every lane.
+    /// Why `v` (a value of function `f`) is thread-dependent where it is
+    /// defined, or `None` if it is the same in every lane there.
     pub fn why(&self, f: FuncId, v: Value) -> Option<Why> {
         let deps = self.funcs.get(&f)?;
         match v {
@@ -115,8 +143,27 @@ impl KernelDeps {
         }
     }
 
+    /// Why `v` is thread-dependent as instruction `user` sees it: where it
+    /// is defined, or (for values leaving a loop) only at this use.
+    pub fn why_at(&self, f: FuncId, v: Value, user: InstId) -> Option<Why> {
+        self.why(f, v).or_else(|| {
+            let deps = self.funcs.get(&f)?;
+            deps.late.get(&(user, v)).copied()
+        })
+    }
+
     pub fn is_dependent(&self, f: FuncId, v: Value) -> bool {
         self.why(f, v).is_some()
+    }
+
+    pub fn is_dependent_at(&self, f: FuncId, v: Value, user: InstId) -> bool {
+        self.why_at(f, v, user).is_some()
+    }
+
+    /// Why instruction `i` of `f` has a thread-dependent effect (see
+    /// [`FuncDeps::effects`]).
+    pub fn effect(&self, f: FuncId, i: InstId) -> Option<Why> {
+        self.funcs.get(&f)?.effects.get(&i).copied()
     }
 }
 
@@ -134,4 +181,4 @@ pub trait DependenceAnalysis {
     ) -> KernelDeps;
 }
 
-pub use explain::explain;
+pub use explain::{explain, explain_at};

@@ -1,0 +1,62 @@
+//! A fixed-size bit set, for block sets and liveness.
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bits {
+    words: Vec<u64>,
+}
+
+impl Bits {
+    pub fn new(len: usize) -> Self {
+        Bits {
+            words: vec![0; len.div_ceil(64)],
+        }
+    }
+
+    pub fn insert(&mut self, i: usize) -> bool {
+        let (w, b) = (i / 64, 1u64 << (i % 64));
+        let fresh = self.words[w] & b == 0;
+        self.words[w] |= b;
+        fresh
+    }
+
+    pub fn contains(&self, i: usize) -> bool {
+        self.words
+            .get(i / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    /// Adds every member of `other` (of the same size); whether any was new.
+    pub fn union_with(&mut self, other: &Bits) -> bool {
+        let mut changed = false;
+        for (w, o) in self.words.iter_mut().zip(&other.words) {
+            let next = *w | o;
+            changed |= next != *w;
+            *w = next;
+        }
+        changed
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words.iter().enumerate().flat_map(|(wi, &w)| {
+            (0..64)
+                .filter(move |b| w & (1 << b) != 0)
+                .map(move |b| wi * 64 + b)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_union_iterate() {
+        let mut a = Bits::new(130);
+        assert!(a.insert(3) && a.insert(129) && !a.insert(3));
+        let mut b = Bits::new(130);
+        b.insert(64);
+        assert!(a.union_with(&b) && !a.union_with(&b));
+        assert_eq!(a.iter().collect::<Vec<_>>(), [3, 64, 129]);
+        assert!(a.contains(64) && !a.contains(65) && !a.contains(500));
+    }
+}

@@ -1,0 +1,103 @@
+//! Thread dependence as an IFDS problem (GPUCheck §3.1), solved by the
+//! generic tabulation of `dataflow::ifds` over the kernel's supergraph.
+//!
+//! The facts (see [`facts`]) are SSA values that may differ between the
+//! lanes of a warp, per-thread memory locations whose copies may differ,
+//! and two helpers (`Masked`, `SharedWrite`). Flow functions ([`flow`])
+//! combine data dependence, the control rules of [`control`] (joins, loop
+//! exits, skewed loops, per-thread writes under dependent branches) and the
+//! instruction rules of [`rules`] (sources, warp-uniform registers and
+//! primitives, memory). Calls are followed context-sensitively: a device
+//! function gets one tabulation per entry fact, and returns only flow back
+//! to the calls that entered with that fact.
+//!
+//! Memory shared between threads is not flow-sensitive: another warp can
+//! write it at any time. The analysis runs in rounds: a round that finds
+//! dependent data written to a shared location (`SharedWrite`) is followed
+//! by one where every read of that location is a source; it stops when a
+//! round finds nothing new (the set of locations only grows).
+
+mod bits;
+mod control;
+mod facts;
+mod flow;
+mod kernel;
+mod layout;
+mod liveness;
+mod memory;
+mod results;
+mod rules;
+
+#[cfg(test)]
+mod tests;
+
+use super::{DependenceAnalysis, KernelDeps};
+use crate::dataflow::{Solver, SolverStats};
+use crate::graph::ModuleGraphs;
+use crate::ir::{FuncId, Module};
+use crate::memory::Spaces;
+use flow::{SharedTaint, TaintProblem};
+use kernel::Kernel;
+
+/// The IFDS thread-dependence analysis.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct IfdsTaint;
+
+/// What one kernel's analysis cost.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TaintStats {
+    /// Solver runs (one more than the rounds that found shared memory).
+    pub rounds: usize,
+    /// The last round's solver counters.
+    pub solver: SolverStats,
+}
+
+impl IfdsTaint {
+    /// Analyses one kernel and reports what it cost.
+    pub fn analyze_with_stats(
+        &self,
+        m: &Module,
+        graphs: &ModuleGraphs,
+        kernel: FuncId,
+        reached: &[FuncId],
+        spaces: &Spaces,
+    ) -> (KernelDeps, TaintStats) {
+        let k = Kernel::new(m, graphs, reached, spaces);
+        let entry = k.layout.proc_of[&kernel];
+        let mut shared = SharedTaint::new(k.locs.shared_count());
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            let problem = TaintProblem {
+                k: &k,
+                shared: &shared,
+                entry,
+            };
+            let solution = Solver::new(&problem).solve();
+            let found = results::shared_writes(&k, &solution);
+            let mut next = shared.clone();
+            if !next.add(&k, &found) {
+                let stats = TaintStats {
+                    rounds,
+                    solver: solution.stats(),
+                };
+                return (results::kernel_deps(&problem, &solution), stats);
+            }
+            shared = next;
+        }
+    }
+}
+
+impl DependenceAnalysis for IfdsTaint {
+    fn analyze(
+        &self,
+        m: &Module,
+        graphs: &ModuleGraphs,
+        kernel: FuncId,
+        reached: &[FuncId],
+        spaces: &Spaces,
+    ) -> KernelDeps {
+        self.analyze_with_stats(m, graphs, kernel, reached, spaces)
+            .0
+    }
+}
