@@ -14,4 +14,5 @@ pub mod hw;
 pub mod ir;
 pub mod memory;
 pub mod plugin;
+pub mod sim;
 pub mod taint;

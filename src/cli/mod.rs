@@ -1,6 +1,7 @@
 //! The `warpcheck` command line.
 
 mod check;
+mod simulate;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -37,6 +38,8 @@ pub enum Command {
     },
     /// Print the path of libwarpcheck.so, for -fpass-plugin / -load-pass-plugin.
     PrintPluginPath,
+    /// Run one kernel launch on the CPU and report its exact cost.
+    Simulate(simulate::SimulateArgs),
     /// Print warpcheck's own IR for a file (for debugging).
     DumpIr {
         file: PathBuf,
@@ -60,6 +63,7 @@ pub fn main() -> i32 {
     };
     match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Simulate(args) => simulate::run(&args),
         Command::Checks => {
             for c in crate::checks::all() {
                 println!("{:28} {}", c.name(), c.summary());

@@ -1,0 +1,225 @@
+//! `warpcheck simulate`: run one kernel launch on the CPU and report its
+//! cost under the lock-step semantics, per warp, block and source site.
+
+use super::check::{CompileArgs, Format};
+use super::exit;
+use crate::analysis::{BlockDim, BlockDimSource};
+use crate::frontend;
+use crate::ir::{FuncId, Module};
+use crate::sim::{self, report, Elem, LaunchConfig};
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct SimulateArgs {
+    /// The .cu, .ll or .bc file.
+    pub file: PathBuf,
+    /// The kernel, by source name (vec_add) or symbol; needed when the file has several.
+    #[arg(long)]
+    pub kernel: Option<String>,
+    /// Block shape (default: the kernel's reqntid or launch bounds, else 256).
+    #[arg(long, value_name = "X[,Y[,Z]]")]
+    pub block: Option<String>,
+    /// Grid shape in blocks.
+    #[arg(long, value_name = "X[,Y[,Z]]", default_value = "1")]
+    pub grid: String,
+    /// A kernel argument: NAME=VALUE for scalars, NAME=buf:BYTES[:zero|iota|random[:TYPE]]
+    /// for pointers (TYPE: i8 u8 i16 u16 i32 u32 i64 u64 f32 f64). Repeatable.
+    #[arg(long = "arg", value_name = "NAME=VALUE")]
+    pub args: Vec<String>,
+    /// Run only these blocks, by linear id (x fastest): 0,3-5.
+    #[arg(long, value_name = "IDS")]
+    pub blocks: Option<String>,
+    /// Seed for random buffer contents.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Bytes of dynamic shared memory per block.
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    pub shared_bytes: u64,
+    /// Print a buffer's contents after the run, as NAME or NAME:TYPE. Repeatable.
+    #[arg(long, value_name = "NAME[:TYPE]")]
+    pub dump: Vec<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Report the simulation speed on stderr.
+    #[arg(long)]
+    pub timing: bool,
+    #[command(flatten)]
+    pub compile: CompileArgs,
+}
+
+fn usage(message: String) -> i32 {
+    eprintln!("warpcheck: error: {message}");
+    exit::INPUT
+}
+
+pub fn run(args: &SimulateArgs) -> i32 {
+    let mut compile = args.compile.options();
+    // Parameter names come from the IR; full debug info keeps them too.
+    compile.full_debug = true;
+    let m = match frontend::load(&args.file, &compile) {
+        Ok(m) => m,
+        Err(e) => return usage(e.to_string()),
+    };
+    let kernel = match pick_kernel(&m, args.kernel.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return usage(e),
+    };
+    let config = match launch_config(&m, kernel, args) {
+        Ok(c) => c,
+        Err(e) => return usage(e),
+    };
+    let mut arguments = Vec::new();
+    for a in &args.args {
+        match sim::args::parse_named(a) {
+            Ok(v) => arguments.push(v),
+            Err(e) => return usage(format!("--arg {e}")),
+        }
+    }
+    let dumps = match args
+        .dump
+        .iter()
+        .map(|d| parse_dump(d))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(d) => d,
+        Err(e) => return usage(e),
+    };
+    let params = sim::params(&m, kernel);
+    if params.iter().any(|p| !p.named) {
+        eprintln!(
+            "warpcheck: note: {} has unnamed parameters in the IR; name them arg0..arg{} (or compile with -g)",
+            m.func(kernel).demangled,
+            params.len().saturating_sub(1)
+        );
+    }
+    let started = Instant::now();
+    let outcome = match sim::simulate(&m, kernel, &config, &arguments) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("warpcheck: error: {e}");
+            return if e.kind.is_kernel_fault() {
+                exit::WARNINGS
+            } else {
+                exit::INPUT
+            };
+        }
+    };
+    let elapsed = started.elapsed().as_secs_f64();
+    let report = match report::build(&m, &outcome, &dumps) {
+        Ok(r) => r,
+        Err(e) => return usage(e),
+    };
+    match args.format {
+        Format::Json => match serde_json::to_string_pretty(&report) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("warpcheck: internal error: {e}");
+                return exit::INTERNAL;
+            }
+        },
+        Format::Text => {
+            for line in &outcome.output {
+                print!("{line}");
+            }
+            print!("{}", report::text(&report));
+        }
+    }
+    if args.timing {
+        let n = outcome.totals.thread_instructions;
+        eprintln!(
+            "simulated {n} thread-instructions in {elapsed:.3} s: {:.1} M thread-instructions/s",
+            n as f64 / elapsed.max(1e-9) / 1e6
+        );
+    }
+    exit::OK
+}
+
+/// `--kernel`, or the only kernel of the module.
+fn pick_kernel(m: &Module, name: Option<&str>) -> Result<FuncId, String> {
+    let kernels: Vec<FuncId> = m.kernels().filter(|&k| !m.func(k).is_declaration).collect();
+    let names = || {
+        kernels
+            .iter()
+            .map(|&k| m.func(k).short_name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match name {
+        Some(n) => match m.find_function(n) {
+            Some(f) if kernels.contains(&f) => Ok(f),
+            Some(_) => Err(format!("'{n}' is not a kernel (kernels: {})", names())),
+            None => Err(format!("no kernel '{n}' (kernels: {})", names())),
+        },
+        None => match kernels.as_slice() {
+            [k] => Ok(*k),
+            [] => Err("no kernels in the file".into()),
+            _ => Err(format!(
+                "several kernels; pick one with --kernel ({})",
+                names()
+            )),
+        },
+    }
+}
+
+fn launch_config(m: &Module, kernel: FuncId, args: &SimulateArgs) -> Result<LaunchConfig, String> {
+    let shape = |text: &str, what: &str| {
+        BlockDim::parse(text, BlockDimSource::Option)
+            .map(|b| b.dims)
+            .map_err(|e| format!("--{what}: {e}"))
+    };
+    let block = match &args.block {
+        Some(b) => shape(b, "block")?,
+        None => BlockDim::resolve(m.func(kernel), None).dims,
+    };
+    let blocks = args.blocks.as_deref().map(parse_ids).transpose()?;
+    Ok(LaunchConfig {
+        grid: shape(&args.grid, "grid")?,
+        block,
+        blocks,
+        dynamic_shared: args.shared_bytes,
+        seed: args.seed,
+    })
+}
+
+/// `0,3-5` → `[0, 3, 4, 5]`.
+fn parse_ids(text: &str) -> Result<Vec<u64>, String> {
+    let mut out = Vec::new();
+    for part in text.split(',').map(str::trim) {
+        let num = |s: &str| {
+            s.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("--blocks: '{s}' is not a block id"))
+        };
+        match part.split_once('-') {
+            Some((a, b)) => out.extend(num(a)?..=num(b)?),
+            None => out.push(num(part)?),
+        }
+    }
+    Ok(out)
+}
+
+fn parse_dump(text: &str) -> Result<(String, Option<Elem>), String> {
+    match text.split_once(':') {
+        Some((name, ty)) => {
+            let elem =
+                Elem::parse(ty).ok_or_else(|| format!("--dump {text}: unknown type '{ty}'"))?;
+            Ok((name.to_string(), Some(elem)))
+        }
+        None => Ok((text.to_string(), None)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_ids() {
+        assert_eq!(parse_ids("0,3-5").unwrap(), vec![0, 3, 4, 5]);
+        assert!(parse_ids("x").is_err());
+        assert_eq!(parse_dump("c:f32").unwrap(), ("c".into(), Some(Elem::F32)));
+        assert!(parse_dump("c:nope").is_err());
+    }
+}

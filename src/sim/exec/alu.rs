@@ -1,0 +1,238 @@
+//! Operations that only read and write registers.
+
+use super::lanes::{self, each, map1, map2, map3, row, row_mut, write, LANES};
+use crate::sim::code::{FloatOp, IntOp, Math, Op, Reinterpret, ShuffleVector};
+use crate::sim::memory::{read_le, write_le};
+use crate::sim::scalar::{self, sext};
+
+/// Runs `op` if it is a register-only operation; `false` otherwise.
+#[inline(always)]
+pub fn exec(op: &Op, regs: &mut [u64], mask: u32) -> bool {
+    match *op {
+        Op::Int {
+            op,
+            bits,
+            n,
+            dst,
+            a,
+            b,
+        } => {
+            for k in 0..u32::from(n) {
+                int(regs, mask, op, u32::from(bits), [dst + k, a + k, b + k]);
+            }
+        }
+        Op::Float {
+            op,
+            ty,
+            n,
+            dst,
+            a,
+            b,
+        } => {
+            for k in 0..u32::from(n) {
+                let [d, a, b] = [dst + k, a + k, b + k];
+                match op {
+                    FloatOp::Add => map2(regs, mask, d, a, b, |x, y| {
+                        scalar::float_op(FloatOp::Add, ty, x, y)
+                    }),
+                    FloatOp::Sub => map2(regs, mask, d, a, b, |x, y| {
+                        scalar::float_op(FloatOp::Sub, ty, x, y)
+                    }),
+                    FloatOp::Mul => map2(regs, mask, d, a, b, |x, y| {
+                        scalar::float_op(FloatOp::Mul, ty, x, y)
+                    }),
+                    FloatOp::Div => map2(regs, mask, d, a, b, |x, y| {
+                        scalar::float_op(FloatOp::Div, ty, x, y)
+                    }),
+                    FloatOp::Rem => map2(regs, mask, d, a, b, |x, y| {
+                        scalar::float_op(FloatOp::Rem, ty, x, y)
+                    }),
+                }
+            }
+        }
+        Op::FNeg { ty, n, dst, a } => {
+            for k in 0..u32::from(n) {
+                map1(regs, mask, dst + k, a + k, |x| scalar::fneg(ty, x));
+            }
+        }
+        Op::ICmp {
+            pred,
+            bits,
+            n,
+            dst,
+            a,
+            b,
+        } => {
+            for k in 0..u32::from(n) {
+                map2(regs, mask, dst + k, a + k, b + k, |x, y| {
+                    u64::from(scalar::icmp(pred, u32::from(bits), x, y))
+                });
+            }
+        }
+        Op::FCmp {
+            pred,
+            ty,
+            n,
+            dst,
+            a,
+            b,
+        } => {
+            for k in 0..u32::from(n) {
+                map2(regs, mask, dst + k, a + k, b + k, |x, y| {
+                    u64::from(scalar::fcmp(pred, ty, x, y))
+                });
+            }
+        }
+        Op::Select {
+            n,
+            per_elem,
+            dst,
+            cond,
+            a,
+            b,
+        } => {
+            for k in 0..u32::from(n) {
+                let c = if per_elem { cond + k } else { cond };
+                map3(regs, mask, dst + k, [c, a + k, b + k], |c, x, y| {
+                    if c & 1 != 0 {
+                        x
+                    } else {
+                        y
+                    }
+                });
+            }
+        }
+        Op::Cast { cast, n, dst, a } => {
+            for k in 0..u32::from(n) {
+                map1(regs, mask, dst + k, a + k, |x| scalar::cast(cast, x));
+            }
+        }
+        Op::Copy { n, dst, src } => lanes::copy(regs, mask, dst, src, n),
+        Op::InsertValue {
+            dst,
+            agg,
+            val,
+            start,
+            agg_words,
+            val_words,
+        } => {
+            lanes::copy(regs, mask, dst, agg, agg_words);
+            lanes::copy(regs, mask, dst + start, val, val_words);
+        }
+        Op::Reinterpret(ref r) => reinterpret(r, regs, mask),
+        Op::Gep(ref g) => {
+            let base = row(regs, g.base);
+            let mut out: [u64; LANES] =
+                std::array::from_fn(|l| base[l].wrapping_add(g.offset as u64));
+            for &(s, bits, scale) in &g.indices {
+                let idx = row(regs, s);
+                for l in 0..LANES {
+                    let step = sext(idx[l], u32::from(bits)).wrapping_mul(scale);
+                    out[l] = out[l].wrapping_add(step as u64);
+                }
+            }
+            write(regs, g.dst, &out, mask);
+        }
+        Op::ExtractElement {
+            dst,
+            vec,
+            idx,
+            idx_bits,
+            len,
+        } => {
+            let i = *row(regs, idx);
+            let out: [u64; LANES] = std::array::from_fn(|l| {
+                let k = i[l] & scalar::mask(u32::from(idx_bits));
+                if k < u64::from(len) {
+                    row(regs, vec + k as u32)[l]
+                } else {
+                    0
+                }
+            });
+            write(regs, dst, &out, mask);
+        }
+        Op::InsertElement {
+            dst,
+            vec,
+            val,
+            idx,
+            idx_bits,
+            len,
+        } => {
+            lanes::copy(regs, mask, dst, vec, len);
+            let (i, v) = (*row(regs, idx), *row(regs, val));
+            each(mask, |l| {
+                let k = i[l] & scalar::mask(u32::from(idx_bits));
+                if k < u64::from(len) {
+                    row_mut(regs, dst + k as u32)[l] = v[l];
+                }
+            });
+        }
+        Op::ShuffleVector(ref s) => shuffle_vector(s, regs, mask),
+        Op::Math(ref m) => math(m, regs, mask),
+        _ => return false,
+    }
+    true
+}
+
+/// Integer ops, with the operation fixed per loop so each compiles to its
+/// own tight lane loop over the one definition in [`scalar::int_op`].
+#[inline(always)]
+fn int(regs: &mut [u64], mask: u32, op: IntOp, bits: u32, [d, a, b]: [u32; 3]) {
+    macro_rules! each_op {
+        ($($name:ident),*) => {
+            match op {
+                $(IntOp::$name => map2(regs, mask, d, a, b, |x, y| scalar::int_op(IntOp::$name, bits, x, y)),)*
+            }
+        };
+    }
+    each_op!(Add, Sub, Mul, UDiv, SDiv, URem, SRem, Shl, LShr, AShr, And, Or, Xor);
+}
+
+/// A bit cast between leaf shapes: through the bytes, little-endian.
+fn reinterpret(r: &Reinterpret, regs: &mut [u64], mask: u32) {
+    let mut bytes = [0u8; super::MAX_VALUE_BYTES];
+    each(mask, |l| {
+        for (k, leaf) in r.from.iter().enumerate() {
+            let at = leaf.offset as usize;
+            let n = leaf.scalar.bytes() as usize;
+            write_le(&mut bytes[at..at + n], row(regs, r.src + k as u32)[l]);
+        }
+        for (k, leaf) in r.to.iter().enumerate() {
+            let at = leaf.offset as usize;
+            let n = leaf.scalar.bytes() as usize;
+            row_mut(regs, r.dst + k as u32)[l] = read_le(&bytes[at..at + n]);
+        }
+    });
+}
+
+fn shuffle_vector(s: &ShuffleVector, regs: &mut [u64], mask: u32) {
+    for (k, pick) in s.mask.iter().enumerate() {
+        let out = match *pick {
+            Some(j) if j < s.len => *row(regs, s.a + j),
+            Some(j) => *row(regs, s.b + (j - s.len)),
+            None => [0; LANES],
+        };
+        write(regs, s.dst + k as u32, &out, mask);
+    }
+}
+
+/// Math functions can be expensive: only the active lanes are computed.
+fn math(m: &Math, regs: &mut [u64], mask: u32) {
+    let mut args = [0u64; super::MAX_MATH_ARGS];
+    for k in 0..u32::from(m.n) {
+        each(mask, |l| {
+            for (i, &(s, vector)) in m.args.iter().enumerate() {
+                args[i] = row(regs, if vector { s + k } else { s })[l];
+            }
+            let r = m.f.eval(&args[..m.args.len()], u32::from(m.bits));
+            if m.results == 1 {
+                row_mut(regs, m.dst + k)[l] = r[0];
+            } else {
+                for (w, &v) in r.iter().enumerate().take(usize::from(m.results)) {
+                    row_mut(regs, m.dst + w as u32)[l] = v;
+                }
+            }
+        });
+    }
+}

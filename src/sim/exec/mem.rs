@@ -1,0 +1,298 @@
+//! Loads, stores, atomics and block copies, with their cost recorded per
+//! warp-level access before any lane touches memory.
+
+use super::lanes::{each, row, row_mut, try_each, LANES};
+use crate::memory::Space;
+use crate::sim::code::{Atomic, Leaves, MemOp, OutParams, RmwKind, Scalar, Slot};
+use crate::sim::cost::{self, Counters, Scratch, SiteStats};
+use crate::sim::memory::{read_le, write_le, Fault, View};
+use crate::sim::scalar::{self, sext};
+
+/// A fault and the lane that caused it.
+pub type LaneFault = (usize, Fault);
+
+/// What a memory operation needs besides the registers.
+pub struct MemCtx<'a, 'v> {
+    pub view: &'a mut View<'v>,
+    pub sites: &'a mut [SiteStats],
+    pub counters: &'a mut Counters,
+    pub scratch: &'a mut Scratch,
+}
+
+/// The active lanes' `(address, bytes)`, lowest lane first.
+struct Accesses {
+    list: [(u64, u32); LANES],
+    len: usize,
+}
+
+impl Accesses {
+    fn gather(regs: &[u64], mask: u32, addr: Slot, bytes: impl Fn(usize) -> u32) -> Self {
+        let a = row(regs, addr);
+        let mut acc = Accesses {
+            list: [(0, 0); LANES],
+            len: 0,
+        };
+        each(mask, |l| {
+            acc.list[acc.len] = (a[l], bytes(l));
+            acc.len += 1;
+        });
+        acc
+    }
+
+    fn as_slice(&self) -> &[(u64, u32)] {
+        &self.list[..self.len]
+    }
+}
+
+impl MemCtx<'_, '_> {
+    /// Adds one warp-level access at `site` to the site and warp counters.
+    fn record(&mut self, site: u32, accesses: &[(u64, u32)]) {
+        let Some(&(first, _)) = accesses.first() else {
+            return;
+        };
+        let stats = &mut self.sites[site as usize];
+        stats.executions += 1;
+        stats.space.get_or_insert(cost::space_of(first));
+        if accesses.iter().any(|&(a, _)| a != first) {
+            stats.nonuniform += 1;
+        }
+        let in_space = |s: Space| accesses.iter().all(|&(a, _)| cost::space_of(a) == s);
+        if in_space(Space::Global) {
+            let (sectors, ideal) = cost::sectors(accesses, self.scratch);
+            stats.sectors.add(sectors);
+            stats.ideal_sectors += ideal;
+            self.counters.requests += 1;
+            self.counters.sectors += sectors;
+            self.counters.ideal_sectors += ideal;
+        } else if in_space(Space::Shared) {
+            let degree = cost::conflict_degree(accesses, self.scratch);
+            stats.conflict.add(degree);
+            self.counters.wavefronts += degree;
+            self.counters.conflicts += degree - 1;
+        }
+    }
+
+    pub fn load(
+        &mut self,
+        regs: &mut [u64],
+        mask: u32,
+        (dst, addr, s, site): (Slot, Slot, Scalar, u32),
+    ) -> Result<(), LaneFault> {
+        let n = s.bytes();
+        self.record(site, Accesses::gather(regs, mask, addr, |_| n).as_slice());
+        let a = *row(regs, addr);
+        let m = scalar_mask(s);
+        try_each(mask, |l| {
+            let b = self
+                .view
+                .bytes(a[l], n as usize, l, false)
+                .map_err(|f| (l, f))?;
+            row_mut(regs, dst)[l] = read_le(b) & m;
+            Ok(())
+        })
+    }
+
+    pub fn store(
+        &mut self,
+        regs: &mut [u64],
+        mask: u32,
+        (src, addr, s, site): (Slot, Slot, Scalar, u32),
+    ) -> Result<(), LaneFault> {
+        let n = s.bytes();
+        self.record(site, Accesses::gather(regs, mask, addr, |_| n).as_slice());
+        let (a, v) = (row(regs, addr), row(regs, src));
+        try_each(mask, |l| {
+            let b = self
+                .view
+                .bytes(a[l], n as usize, l, true)
+                .map_err(|f| (l, f))?;
+            write_le(b, v[l]);
+            Ok(())
+        })
+    }
+
+    /// A vector or aggregate, leaf by leaf, counted as one access.
+    pub fn leaves(
+        &mut self,
+        regs: &mut [u64],
+        mask: u32,
+        x: &Leaves,
+        write: bool,
+    ) -> Result<(), LaneFault> {
+        self.record(
+            x.site,
+            Accesses::gather(regs, mask, x.addr, |_| x.bytes).as_slice(),
+        );
+        let a = *row(regs, x.addr);
+        try_each(mask, |l| {
+            for (k, leaf) in x.leaves.iter().enumerate() {
+                let n = leaf.scalar.bytes() as usize;
+                let at = a[l].wrapping_add(u64::from(leaf.offset));
+                let b = self.view.bytes(at, n, l, write).map_err(|f| (l, f))?;
+                let slot = x.value + k as u32;
+                if write {
+                    write_le(b, row(regs, slot)[l]);
+                } else {
+                    row_mut(regs, slot)[l] = read_le(b) & scalar_mask(leaf.scalar);
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Lanes perform their read-modify-writes one after another, lowest first.
+    pub fn atomic(&mut self, regs: &mut [u64], mask: u32, x: &Atomic) -> Result<(), LaneFault> {
+        let n = x.scalar.bytes();
+        self.record(
+            x.site,
+            Accesses::gather(regs, mask, x.addr, |_| n).as_slice(),
+        );
+        let (a, v, c) = (*row(regs, x.addr), *row(regs, x.val), *row(regs, x.cmp));
+        let m = scalar_mask(x.scalar);
+        try_each(mask, |l| {
+            let b = self
+                .view
+                .bytes(a[l], n as usize, l, true)
+                .map_err(|f| (l, f))?;
+            let old = read_le(b) & m;
+            write_le(b, rmw(x.kind, x.scalar, old, v[l], c[l]));
+            row_mut(regs, x.dst)[l] = old;
+            if x.with_flag {
+                row_mut(regs, x.dst + 1)[l] = u64::from(old == c[l] & m);
+            }
+            Ok(())
+        })
+    }
+
+    /// `memcpy`, `memmove` (through a buffer, so overlap is fine) and `memset`.
+    pub fn block(&mut self, regs: &mut [u64], mask: u32, x: &MemOp) -> Result<(), LaneFault> {
+        let len = *row(regs, x.len);
+        let len_mask = scalar::mask(u32::from(x.len_bits));
+        let bytes = |l: usize| u32::try_from(len[l] & len_mask).unwrap_or(u32::MAX);
+        if !x.is_set {
+            self.record(
+                x.load_site,
+                Accesses::gather(regs, mask, x.src, bytes).as_slice(),
+            );
+        }
+        self.record(
+            x.store_site,
+            Accesses::gather(regs, mask, x.dst, bytes).as_slice(),
+        );
+        let (d, s) = (*row(regs, x.dst), *row(regs, x.src));
+        let mut tmp = Vec::new();
+        try_each(mask, |l| {
+            let n = bytes(l) as usize;
+            if x.is_set {
+                self.view
+                    .bytes(d[l], n, l, true)
+                    .map_err(|f| (l, f))?
+                    .fill(s[l] as u8);
+            } else {
+                tmp.clear();
+                tmp.extend_from_slice(self.view.bytes(s[l], n, l, false).map_err(|f| (l, f))?);
+                self.view
+                    .bytes(d[l], n, l, true)
+                    .map_err(|f| (l, f))?
+                    .copy_from_slice(&tmp);
+            }
+            Ok(())
+        })
+    }
+
+    /// A libdevice call that writes results through pointers (`sincosf`).
+    pub fn out_params(
+        &mut self,
+        regs: &mut [u64],
+        mask: u32,
+        x: &OutParams,
+    ) -> Result<(), LaneFault> {
+        let mut args = [0u64; super::MAX_MATH_ARGS];
+        try_each(mask, |l| {
+            for (i, &(s, _)) in x.math.args.iter().enumerate() {
+                args[i] = row(regs, s)[l];
+            }
+            let r = x.math.f.eval(&args[..x.math.args.len()], 0);
+            if x.returns {
+                row_mut(regs, x.math.dst)[l] = r[0];
+            }
+            for (k, &(ptr, s)) in x.outputs.iter().enumerate() {
+                let n = s.bytes() as usize;
+                let at = row(regs, ptr)[l];
+                write_le(
+                    self.view.bytes(at, n, l, true).map_err(|f| (l, f))?,
+                    r[k + 1],
+                );
+            }
+            Ok(())
+        })
+    }
+}
+
+fn scalar_mask(s: Scalar) -> u64 {
+    match s {
+        Scalar::Int(b) => scalar::mask(u32::from(b)),
+        _ => u64::MAX,
+    }
+}
+
+/// The value an atomic leaves in memory.
+pub fn rmw(kind: RmwKind, s: Scalar, old: u64, v: u64, cmp: u64) -> u64 {
+    let bits = match s {
+        Scalar::Int(b) => u32::from(b),
+        _ => s.bytes() * 8,
+    };
+    let m = scalar::mask(bits);
+    let float = |op: fn(f64, f64) -> f64| {
+        let ty = s.float().unwrap_or(crate::sim::code::FTy::F32);
+        scalar::from_f64(ty, op(scalar::to_f64(ty, old), scalar::to_f64(ty, v)))
+    };
+    let r = match kind {
+        RmwKind::Xchg => v,
+        RmwKind::Add => old.wrapping_add(v),
+        RmwKind::Sub => old.wrapping_sub(v),
+        RmwKind::And => old & v,
+        RmwKind::Nand => !(old & v),
+        RmwKind::Or => old | v,
+        RmwKind::Xor => old ^ v,
+        RmwKind::Max if sext(old, bits) >= sext(v, bits) => old,
+        RmwKind::Min if sext(old, bits) <= sext(v, bits) => old,
+        RmwKind::Max | RmwKind::Min => v,
+        RmwKind::UMax => old.max(v & m),
+        RmwKind::UMin => old.min(v & m),
+        RmwKind::FAdd => float(|a, b| a + b),
+        RmwKind::FSub => float(|a, b| a - b),
+        RmwKind::FMax => float(f64::max),
+        RmwKind::FMin => float(f64::min),
+        RmwKind::UIncWrap if old >= v & m => 0,
+        RmwKind::UIncWrap => old + 1,
+        RmwKind::UDecWrap if old == 0 || old > v & m => v,
+        RmwKind::UDecWrap => old - 1,
+        RmwKind::Cas if old == cmp & m => v,
+        RmwKind::Cas => old,
+    };
+    r & m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::scalar::{bits_f32, f32_of};
+
+    #[test]
+    fn read_modify_write() {
+        let i32_ = Scalar::Int(32);
+        let m1 = scalar::mask(32);
+        assert_eq!(rmw(RmwKind::Max, i32_, m1, 3, 0), 3); // max(-1, 3)
+        assert_eq!(rmw(RmwKind::UMax, i32_, m1, 3, 0), m1);
+        assert_eq!(rmw(RmwKind::UIncWrap, i32_, 10, 10, 0), 0);
+        assert_eq!(rmw(RmwKind::UIncWrap, i32_, 9, 10, 0), 10);
+        assert_eq!(rmw(RmwKind::UDecWrap, i32_, 0, 10, 0), 10);
+        assert_eq!(rmw(RmwKind::UDecWrap, i32_, 5, 10, 0), 4);
+        assert_eq!(rmw(RmwKind::Cas, i32_, 7, 9, 7), 9);
+        assert_eq!(rmw(RmwKind::Cas, i32_, 7, 9, 8), 7);
+        assert_eq!(rmw(RmwKind::Sub, i32_, 0, 1, 0), m1);
+        let f = rmw(RmwKind::FAdd, Scalar::F32, bits_f32(1.5), bits_f32(2.0), 0);
+        assert_eq!(f32_of(f), 3.5);
+    }
+}

@@ -1,0 +1,216 @@
+//! The memory a launch runs against: global and constant objects for the
+//! whole grid, a shared window per block, a local stack per thread.
+
+use super::addr;
+use super::layout::Layout;
+use crate::memory::Space;
+
+/// A global or constant memory object: a kernel argument's buffer or a
+/// module variable.
+#[derive(Clone, Debug)]
+pub struct Buffer {
+    pub name: String,
+    pub space: Space,
+    pub data: Vec<u8>,
+    pub writable: bool,
+}
+
+/// Why an access could not be performed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// No object: null or a wild pointer.
+    Invalid,
+    OutOfBounds,
+    ReadOnly,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub kind: FaultKind,
+    pub addr: u64,
+    pub len: usize,
+    pub write: bool,
+}
+
+/// The memory one warp can see.
+pub struct View<'a> {
+    pub objects: &'a mut [Buffer],
+    pub shared: &'a mut [u8],
+    /// One stack per lane.
+    pub local: &'a mut [Vec<u8>],
+    pub layout: &'a Layout,
+}
+
+impl View<'_> {
+    /// The bytes `[addr, addr + len)` as lane `lane` sees them.
+    #[inline]
+    pub fn bytes(
+        &mut self,
+        address: u64,
+        len: usize,
+        lane: usize,
+        write: bool,
+    ) -> Result<&mut [u8], Fault> {
+        let fault = |kind| Fault {
+            kind,
+            addr: address,
+            len,
+            write,
+        };
+        let off = addr::offset(address) as usize;
+        let end = off.saturating_add(len);
+        let object = addr::object(address);
+        let data: &mut [u8] = match addr::tag(address) {
+            addr::GLOBAL | addr::CONSTANT => {
+                let buf = self
+                    .objects
+                    .get_mut(object as usize)
+                    .filter(|_| object != 0)
+                    .ok_or_else(|| fault(FaultKind::Invalid))?;
+                if write && !buf.writable {
+                    return Err(fault(FaultKind::ReadOnly));
+                }
+                &mut buf.data
+            }
+            addr::SHARED => {
+                if object != 0 {
+                    let v = self
+                        .layout
+                        .shared_var(object)
+                        .ok_or_else(|| fault(FaultKind::OutOfBounds))?;
+                    if (off as u64) < v.offset || end as u64 > v.offset + v.size {
+                        return Err(fault(FaultKind::OutOfBounds));
+                    }
+                }
+                &mut *self.shared
+            }
+            addr::LOCAL => &mut self.local[lane],
+            _ => return Err(fault(FaultKind::Invalid)),
+        };
+        data.get_mut(off..end)
+            .ok_or_else(|| fault(FaultKind::OutOfBounds))
+    }
+}
+
+/// Reads a little-endian scalar of `n` (1..=8) bytes.
+#[inline]
+pub fn read_le(bytes: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(w)
+}
+
+#[inline]
+pub fn write_le(bytes: &mut [u8], v: u64) {
+    let n = bytes.len();
+    bytes.copy_from_slice(&v.to_le_bytes()[..n]);
+}
+
+/// A compute-sanitizer style description of a fault's address.
+pub fn describe(f: &Fault, objects: &[Buffer], layout: &Layout, shared_len: usize) -> String {
+    let a = f.addr;
+    let off = addr::offset(a);
+    let what = match addr::tag(a) {
+        addr::GLOBAL | addr::CONSTANT => {
+            let named = |o: u32| objects.get(o as usize).filter(|_| o != 0);
+            if let Some((o, before)) = addr::underflow(a).filter(|&(o, _)| named(o).is_some()) {
+                let b = &objects[o as usize];
+                format!(
+                    "{before} bytes before the start of '{}' ({} bytes)",
+                    b.name,
+                    b.data.len()
+                )
+            } else if let Some(b) = named(addr::object(a)) {
+                if f.kind == FaultKind::ReadOnly {
+                    format!("'{}' is read-only ({} memory)", b.name, b.space.name())
+                } else {
+                    let past = (off + f.len as u64).saturating_sub(b.data.len() as u64);
+                    format!(
+                        "{past} bytes past the end of '{}' ({} bytes, access at offset {off})",
+                        b.name,
+                        b.data.len()
+                    )
+                }
+            } else {
+                "not inside any buffer".to_string()
+            }
+        }
+        addr::SHARED => match layout.shared_var(addr::object(a)) {
+            Some(v) if off < v.offset => format!(
+                "{} bytes before the start of shared '{}' ({} bytes)",
+                v.offset - off,
+                v.name,
+                v.size
+            ),
+            Some(v) => format!(
+                "outside shared '{}' ({} bytes, access at offset {} of it)",
+                v.name,
+                v.size,
+                off as i64 - v.offset as i64
+            ),
+            None => format!("outside the block's {shared_len} bytes of shared memory"),
+        },
+        addr::LOCAL => "outside the thread's local stack".to_string(),
+        addr::FUNCTION => "a function address".to_string(),
+        _ if a < 4096 => "a null pointer".to_string(),
+        _ => "not a pointer warpcheck handed out".to_string(),
+    };
+    format!("address {a:#x} is {what}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn buffers() -> Vec<Buffer> {
+        let b = |name: &str, n| Buffer {
+            name: name.into(),
+            space: Space::Global,
+            data: vec![0; n],
+            writable: true,
+        };
+        vec![b("<null>", 0), b("a", 16), b("b", 8)]
+    }
+
+    #[test]
+    fn checks_bounds_per_object() {
+        let mut objects = buffers();
+        let layout = Layout::default();
+        let mut shared = vec![0u8; 32];
+        let mut local = vec![Vec::new(); 32];
+        let mut v = View {
+            objects: &mut objects,
+            shared: &mut shared,
+            local: &mut local,
+            layout: &layout,
+        };
+        let a = addr::encode(addr::GLOBAL, 1, 0);
+        v.bytes(a + 12, 4, 0, true)
+            .unwrap()
+            .copy_from_slice(&[1, 2, 3, 4]);
+        let f = v.bytes(a + 14, 4, 0, false).unwrap_err();
+        assert_eq!(f.kind, FaultKind::OutOfBounds);
+        assert!(v.bytes(0, 4, 0, false).is_err());
+        assert_eq!(read_le(v.bytes(a + 12, 4, 0, false).unwrap()), 0x0403_0201);
+        let text = describe(&f, &objects, &layout, 32);
+        assert!(
+            text.contains("2 bytes past the end of 'a' (16 bytes"),
+            "{text}"
+        );
+        let before = describe(
+            &Fault {
+                kind: FaultKind::OutOfBounds,
+                addr: addr::encode(addr::GLOBAL, 2, 0) - 4,
+                len: 4,
+                write: false,
+            },
+            &objects,
+            &layout,
+            32,
+        );
+        assert!(
+            before.contains("4 bytes before the start of 'b'"),
+            "{before}"
+        );
+    }
+}

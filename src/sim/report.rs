@@ -1,0 +1,312 @@
+//! The simulation report: JSON (a contract, like `check --format json`:
+//! fields are added, never renamed) and text.
+//!
+//! Sites are keyed like the static report (kind, file, line, column) plus
+//! the space, so the two can be joined; instructions that share a key
+//! (unrolled or inlined copies) are merged.
+
+use super::args::Elem;
+use super::cost::{Counters, Range, SiteStats};
+use super::{Outcome, SiteInfo};
+use crate::analysis::SiteKind;
+use crate::diag::Position;
+use crate::ir::Module;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+#[derive(Serialize, Debug)]
+pub struct Report {
+    pub kernel: String,
+    pub mangled: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub totals: TotalsJson,
+    pub blocks: Vec<BlockJson>,
+    pub warps: Vec<WarpJson>,
+    pub sites: Vec<SiteJson>,
+    /// Contents of the buffers asked for with `--dump`, by name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub buffers: BTreeMap<String, Vec<serde_json::Value>>,
+    /// Device `printf` output, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub printf: Vec<String>,
+}
+
+#[derive(Serialize, Debug, PartialEq, Eq)]
+pub struct TotalsJson {
+    pub sectors: u64,
+    pub requests: u64,
+    pub conflicts: u64,
+    pub divwarps: u64,
+    pub steps: u64,
+    pub ideal_sectors: u64,
+    pub wavefronts: u64,
+    pub thread_instructions: u64,
+}
+
+impl From<&Counters> for TotalsJson {
+    fn from(c: &Counters) -> Self {
+        TotalsJson {
+            sectors: c.sectors,
+            requests: c.requests,
+            conflicts: c.conflicts,
+            divwarps: c.divwarps,
+            steps: c.steps,
+            ideal_sectors: c.ideal_sectors,
+            wavefronts: c.wavefronts,
+            thread_instructions: c.thread_instructions,
+        }
+    }
+}
+
+#[derive(Serialize, Debug)]
+pub struct BlockJson {
+    pub block: [u32; 3],
+    #[serde(flatten)]
+    pub totals: TotalsJson,
+}
+
+#[derive(Serialize, Debug)]
+pub struct WarpJson {
+    pub block: [u32; 3],
+    pub warp: u32,
+    pub sectors: u64,
+    pub requests: u64,
+    pub conflicts: u64,
+    pub divwarps: u64,
+    pub steps: u64,
+}
+
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RangeJson {
+    pub min: u64,
+    pub max: u64,
+    pub total: u64,
+}
+
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MinMaxJson {
+    pub min: u64,
+    pub max: u64,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct SiteJson {
+    pub kind: &'static str,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub space: Option<&'static str>,
+    pub executions: u64,
+    /// Sectors per request (global sites).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sectors: Option<RangeJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ideal_sectors: Option<u64>,
+    /// Conflict degree per access (shared sites).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conflict: Option<MinMaxJson>,
+    pub divergent: u64,
+    /// Executions whose active lanes disagreed on the address or condition.
+    pub nonuniform: u64,
+}
+
+/// A site's key in the report.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Key {
+    file: String,
+    line: u32,
+    column: u32,
+    kind: SiteKind,
+    space: Option<&'static str>,
+}
+
+fn key(m: &Module, info: &SiteInfo, stats: &SiteStats) -> Key {
+    let f = m.func(info.func);
+    let pos = m.inst_pos(f, info.inst).map(|p| Position::resolve(m, &p));
+    let (file, line, column) = pos.map(|p| (p.file, p.line, p.col)).unwrap_or_default();
+    let space = match info.kind {
+        SiteKind::Branch => None,
+        _ => Some(stats.space.map_or("unknown", |s| s.name())),
+    };
+    Key {
+        file,
+        line,
+        column,
+        kind: info.kind,
+        space,
+    }
+}
+
+fn range(r: &Range) -> RangeJson {
+    RangeJson {
+        min: r.min,
+        max: r.max,
+        total: r.total,
+    }
+}
+
+/// Sites merged by key, in source order.
+pub fn sites(m: &Module, outcome: &Outcome) -> Vec<SiteJson> {
+    let mut merged: BTreeMap<Key, SiteStats> = BTreeMap::new();
+    for (info, stats) in &outcome.sites {
+        merged.entry(key(m, info, stats)).or_default().merge(stats);
+    }
+    merged
+        .into_iter()
+        .map(|(k, s)| SiteJson {
+            kind: k.kind.name(),
+            file: k.file,
+            line: k.line,
+            column: k.column,
+            space: k.space,
+            executions: s.executions,
+            sectors: (k.space == Some("global")).then(|| range(&s.sectors)),
+            ideal_sectors: (k.space == Some("global")).then_some(s.ideal_sectors),
+            conflict: (k.space == Some("shared")).then_some(MinMaxJson {
+                min: s.conflict.min,
+                max: s.conflict.max,
+            }),
+            divergent: s.divergent,
+            nonuniform: s.nonuniform,
+        })
+        .collect()
+}
+
+/// The buffers to dump: name and optional element type override.
+pub type Dumps = [(String, Option<Elem>)];
+
+/// A buffer's elements, as JSON numbers.
+pub fn buffer_values(
+    outcome: &Outcome,
+    name: &str,
+    elem: Option<Elem>,
+) -> Option<Vec<serde_json::Value>> {
+    let b = outcome.buffer(name)?;
+    let e = elem.or(b.elem).unwrap_or(Elem::U8);
+    Some(b.data.chunks_exact(e.bytes()).map(|c| e.value(c)).collect())
+}
+
+pub fn build(m: &Module, outcome: &Outcome, dumps: &Dumps) -> Result<Report, String> {
+    let f = m.func(outcome.kernel);
+    let mut buffers = BTreeMap::new();
+    for (name, elem) in dumps {
+        let values = buffer_values(outcome, name, *elem).ok_or_else(|| {
+            let names: Vec<&str> = outcome.buffers.iter().map(|b| b.name.as_str()).collect();
+            format!(
+                "--dump {name}: no such buffer (buffers: {})",
+                names.join(", ")
+            )
+        })?;
+        buffers.insert(name.clone(), values);
+    }
+    Ok(Report {
+        kernel: f.demangled.clone(),
+        mangled: f.name.clone(),
+        grid: outcome.config.grid,
+        block: outcome.config.block,
+        totals: (&outcome.totals).into(),
+        blocks: outcome
+            .blocks
+            .iter()
+            .map(|b| BlockJson {
+                block: b.block,
+                totals: (&b.counters).into(),
+            })
+            .collect(),
+        warps: outcome
+            .warps
+            .iter()
+            .map(|w| WarpJson {
+                block: w.block,
+                warp: w.warp,
+                sectors: w.counters.sectors,
+                requests: w.counters.requests,
+                conflicts: w.counters.conflicts,
+                divwarps: w.counters.divwarps,
+                steps: w.counters.steps,
+            })
+            .collect(),
+        sites: sites(m, outcome),
+        buffers,
+        printf: outcome.output.clone(),
+    })
+}
+
+/// The human-readable report.
+pub fn text(r: &Report) -> String {
+    let mut out = String::new();
+    let t = &r.totals;
+    let dims = |d: [u32; 3]| format!("({},{},{})", d[0], d[1], d[2]);
+    let _ = writeln!(
+        out,
+        "{}: grid {} block {}, {} blocks, {} warps run",
+        r.kernel,
+        dims(r.grid),
+        dims(r.block),
+        r.blocks.len(),
+        r.warps.len()
+    );
+    let _ = writeln!(
+        out,
+        "  steps {} ({} thread-instructions), divergent branches {}",
+        t.steps, t.thread_instructions, t.divwarps
+    );
+    let _ = writeln!(
+        out,
+        "  global: {} requests, {} sectors (ideal {})",
+        t.requests, t.sectors, t.ideal_sectors
+    );
+    let _ = writeln!(
+        out,
+        "  shared: {} wavefronts, {} from bank conflicts",
+        t.wavefronts, t.conflicts
+    );
+    if r.blocks.len() > 1 && r.blocks.len() <= 16 {
+        out.push_str("blocks:\n");
+        for b in &r.blocks {
+            let _ = writeln!(
+                out,
+                "  {}  steps {}, sectors {}, conflicts {}, divergent {}",
+                dims(b.block),
+                b.totals.steps,
+                b.totals.sectors,
+                b.totals.conflicts,
+                b.totals.divwarps
+            );
+        }
+    }
+    out.push_str("sites:\n");
+    for s in &r.sites {
+        let place = format!("{}:{}:{}", s.file, s.line, s.column);
+        let mut detail = match (&s.sectors, &s.conflict) {
+            (Some(x), _) => format!(
+                "sectors/request {}..{} (total {}, ideal {})",
+                x.min,
+                x.max,
+                x.total,
+                s.ideal_sectors.unwrap_or(0)
+            ),
+            (_, Some(c)) => format!("conflict {}..{}-way", c.min, c.max),
+            _ if s.kind == "branch" => format!("divergent {}", s.divergent),
+            _ => String::new(),
+        };
+        if s.nonuniform > 0 && s.kind != "branch" {
+            let _ = write!(detail, ", lanes disagree {}x", s.nonuniform);
+        }
+        let _ = writeln!(
+            out,
+            "  {place:<28} {:<6} {:<8} executions {:<8} {detail}",
+            s.kind,
+            s.space.unwrap_or(""),
+            s.executions
+        );
+    }
+    for (name, values) in &r.buffers {
+        let shown: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+        let _ = writeln!(out, "{name} = [{}]", shown.join(", "));
+    }
+    out
+}
