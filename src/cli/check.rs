@@ -4,6 +4,7 @@ use super::exit;
 use crate::analysis::{self, BlockDim, BlockDimSource, Options};
 use crate::diag::{json, text};
 use crate::frontend::{self, CompileOptions};
+use crate::taint::compare::{self, FunctionComparison, Summary};
 use crate::taint::ifds::IfdsTaint;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -66,6 +67,10 @@ pub struct CheckArgs {
     /// Switch a check off (repeatable).
     #[arg(long, value_name = "CHECK")]
     pub disable: Vec<String>,
+    /// Instead of findings, compare warpcheck's thread dependence with LLVM's
+    /// UniformityAnalysis (opt-19 -passes='print<uniformity>') per function.
+    #[arg(long)]
+    pub compare_uniformity: bool,
     #[command(flatten)]
     pub compile: CompileArgs,
 }
@@ -94,6 +99,9 @@ pub fn run(args: &CheckArgs) -> i32 {
         disabled: args.disable.clone(),
     };
     let compile = args.compile.options();
+    if args.compare_uniformity {
+        return compare_files(args, &compile, &opts);
+    }
     let mut report = json::Report::new();
     let mut cache = text::SourceCache::default();
     let mut code = exit::OK;
@@ -151,15 +159,7 @@ fn check_file(
     opts: &Options,
 ) -> Result<(json::Report, Vec<crate::diag::Finding>), frontend::InputError> {
     let m = frontend::load(file, compile)?;
-    if !m.is_nvptx() {
-        return Err(frontend::InputError {
-            message: format!(
-                "{}: not a CUDA device module (target '{}'); compile with --cuda-device-only for nvptx",
-                file.display(),
-                m.triple
-            ),
-        });
-    }
+    require_nvptx(file, &m)?;
     let a = analysis::analyze(&m, opts, &IfdsTaint);
     let findings = crate::checks::run_all(&a, opts);
     let mut report = json::Report::new();
@@ -168,4 +168,86 @@ fn check_file(
         eprintln!("warpcheck: note: {}: no kernels found", file.display());
     }
     Ok((report, findings))
+}
+
+/// `--compare-uniformity`: per file, the functions where LLVM and warpcheck
+/// disagree; then totals and the reasons, over every file.
+fn compare_files(args: &CheckArgs, compile: &CompileOptions, opts: &Options) -> i32 {
+    let mut code = exit::OK;
+    let mut files = Vec::new();
+    for file in &args.files {
+        let outcome = std::panic::catch_unwind(|| compare_file(file, compile, opts));
+        match outcome {
+            Ok(Ok(functions)) => {
+                if args.format == Format::Text {
+                    print!(
+                        "{}",
+                        compare::render_text(&file.display().to_string(), &functions)
+                    );
+                }
+                files.push((file.display().to_string(), functions));
+            }
+            Ok(Err(e)) => {
+                eprintln!("warpcheck: error: {e}");
+                code = code.max(exit::INPUT);
+            }
+            Err(_) => {
+                eprintln!(
+                    "warpcheck: internal error while comparing {}; other files are unaffected. Please report this.",
+                    file.display()
+                );
+                code = exit::INTERNAL;
+            }
+        }
+    }
+    let all: Vec<FunctionComparison> = files.iter().flat_map(|(_, f)| f.clone()).collect();
+    let summary = Summary::of(&all);
+    match args.format {
+        Format::Text => println!("\n{}", summary.render()),
+        Format::Json => {
+            let files: Vec<_> = files
+                .iter()
+                .map(
+                    |(file, functions)| serde_json::json!({ "file": file, "functions": functions }),
+                )
+                .collect();
+            let doc = serde_json::json!({ "files": files, "summary": summary });
+            match serde_json::to_string_pretty(&doc) {
+                Ok(s) => println!("{s}"),
+                Err(e) => {
+                    eprintln!("warpcheck: internal error: {e}");
+                    return exit::INTERNAL;
+                }
+            }
+        }
+    }
+    code
+}
+
+fn compare_file(
+    file: &std::path::Path,
+    compile: &CompileOptions,
+    opts: &Options,
+) -> Result<Vec<FunctionComparison>, frontend::InputError> {
+    let (m, ir) = frontend::load_with_ir(file, compile)?;
+    require_nvptx(file, &m)?;
+    let llvm = compare::parse(&frontend::print_uniformity(&ir)?);
+    let a = analysis::analyze(&m, opts, &IfdsTaint);
+    Ok(compare::compare(&a, &llvm))
+}
+
+fn require_nvptx(
+    file: &std::path::Path,
+    m: &crate::ir::Module,
+) -> Result<(), frontend::InputError> {
+    if m.is_nvptx() {
+        return Ok(());
+    }
+    Err(frontend::InputError {
+        message: format!(
+            "{}: not a CUDA device module (target '{}'); compile with --cuda-device-only for nvptx",
+            file.display(),
+            m.triple
+        ),
+    })
 }

@@ -54,16 +54,22 @@ impl Default for CompileOptions {
 
 /// `$WARPCHECK_CLANG`, `clang-19` on the PATH, or Debian's LLVM 19 prefix.
 pub fn find_clang() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("WARPCHECK_CLANG") {
+    find_llvm_tool("WARPCHECK_CLANG", "clang-19", "clang")
+}
+
+/// An LLVM 19 tool: named by `env`, else `versioned` on the PATH, else
+/// `plain` in Debian's LLVM 19 prefix.
+pub fn find_llvm_tool(env: &str, versioned: &str, plain: &str) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(env) {
         return Some(PathBuf::from(p));
     }
     let on_path = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
-            .map(|d| d.join("clang-19"))
+            .map(|d| d.join(versioned))
             .find(|p| p.is_file())
     });
     on_path.or_else(|| {
-        let p = PathBuf::from("/usr/lib/llvm-19/bin/clang");
+        let p = PathBuf::from("/usr/lib/llvm-19/bin").join(plain);
         p.is_file().then_some(p)
     })
 }
@@ -144,6 +150,23 @@ fn write_headers(header: &Path) -> std::io::Result<()> {
 
 /// Compiles a `.cu` file and loads the device module.
 pub fn compile(src: &Path, opts: &CompileOptions) -> Result<Module, InputError> {
+    compile_in(src, opts, false).map(|(m, _)| m)
+}
+
+/// Like [`compile`], and also returns the bitcode clang produced (for tools
+/// that want LLVM's own view of the same module).
+pub fn compile_keeping_bitcode(
+    src: &Path,
+    opts: &CompileOptions,
+) -> Result<(Module, Vec<u8>), InputError> {
+    compile_in(src, opts, true).map(|(m, bc)| (m, bc.unwrap_or_default()))
+}
+
+fn compile_in(
+    src: &Path,
+    opts: &CompileOptions,
+    keep_bitcode: bool,
+) -> Result<(Module, Option<Vec<u8>>), InputError> {
     let clang = find_clang().ok_or_else(|| InputError {
         message: format!(
             "{}: cannot compile CUDA: clang-19 not found (run scripts/setup.sh, or set WARPCHECK_CLANG)",
@@ -181,5 +204,12 @@ pub fn compile(src: &Path, opts: &CompileOptions) -> Result<Module, InputError> 
     if let Some(tk) = tk {
         m.system_dirs.push(tk.root.join("include"));
     }
-    Ok(m)
+    let bitcode = if keep_bitcode {
+        Some(std::fs::read(&out).map_err(|e| InputError {
+            message: format!("cannot read {}: {e}", out.display()),
+        })?)
+    } else {
+        None
+    };
+    Ok((m, bitcode))
 }

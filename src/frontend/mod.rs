@@ -2,13 +2,15 @@
 //! `.bc` are read directly, `.cu` files go through clang-19 first.
 
 mod clang;
+mod opt;
 mod toolkit;
 
-pub use clang::{find_clang, CompileOptions};
+pub use clang::{find_clang, find_llvm_tool, CompileOptions};
+pub use opt::{find_opt, print_uniformity};
 pub use toolkit::Toolkit;
 
 use crate::ir::{self, Module};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Why an input could not be turned into IR. Always a user-facing problem
 /// (exit code 2), never a warpcheck bug.
@@ -31,6 +33,40 @@ impl From<ir::llvm::LoadError> for InputError {
 
 /// Loads one input file by its extension.
 pub fn load(path: &Path, opts: &CompileOptions) -> Result<Module, InputError> {
+    match input_kind(path)? {
+        InputKind::Ir => Ok(ir::llvm::load_file(path)?),
+        InputKind::Cuda => clang::compile(path, opts),
+    }
+}
+
+/// The LLVM IR a module was read from.
+#[derive(Clone, Debug)]
+pub enum IrSource {
+    /// A `.ll` or `.bc` file given as input.
+    File(PathBuf),
+    /// The bitcode clang produced for a `.cu` file.
+    Bitcode(Vec<u8>),
+}
+
+/// Like [`load`], and keeps the IR the module came from.
+pub fn load_with_ir(path: &Path, opts: &CompileOptions) -> Result<(Module, IrSource), InputError> {
+    match input_kind(path)? {
+        InputKind::Ir => Ok((
+            ir::llvm::load_file(path)?,
+            IrSource::File(path.to_path_buf()),
+        )),
+        InputKind::Cuda => {
+            clang::compile_keeping_bitcode(path, opts).map(|(m, bc)| (m, IrSource::Bitcode(bc)))
+        }
+    }
+}
+
+enum InputKind {
+    Ir,
+    Cuda,
+}
+
+fn input_kind(path: &Path) -> Result<InputKind, InputError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     if !path.exists() {
         return Err(InputError {
@@ -38,8 +74,8 @@ pub fn load(path: &Path, opts: &CompileOptions) -> Result<Module, InputError> {
         });
     }
     match ext {
-        "ll" | "bc" => Ok(ir::llvm::load_file(path)?),
-        "cu" | "cuh" => clang::compile(path, opts),
+        "ll" | "bc" => Ok(InputKind::Ir),
+        "cu" | "cuh" => Ok(InputKind::Cuda),
         _ => Err(InputError {
             message: format!(
                 "{}: unknown input kind '.{ext}' (expected .cu, .ll or .bc)",

@@ -28,13 +28,13 @@ enum Subject {
 
 /// The chain from a source to `v`, source first. Empty if `v` is uniform.
 pub fn explain(deps: &KernelDeps, m: &Module, f: FuncId, v: Value) -> Vec<String> {
-    walk(deps, m, Subject::Value { f, v, user: None })
+    labels(walk(deps, m, Subject::Value { f, v, user: None }))
 }
 
 /// The chain from a source to `v` as instruction `user` reads it (which
 /// differs from [`explain`] for values leaving a loop).
 pub fn explain_at(deps: &KernelDeps, m: &Module, f: FuncId, v: Value, user: InstId) -> Vec<String> {
-    walk(
+    labels(walk(
         deps,
         m,
         Subject::Value {
@@ -42,13 +42,35 @@ pub fn explain_at(deps: &KernelDeps, m: &Module, f: FuncId, v: Value, user: Inst
             v,
             user: Some(user),
         },
-    )
+    ))
+}
+
+/// The reasons along the same chain, from `v` back to the source: what
+/// kind of step made each link dependent.
+pub fn reasons_at(
+    deps: &KernelDeps,
+    m: &Module,
+    f: FuncId,
+    v: Value,
+    user: Option<InstId>,
+) -> Vec<Why> {
+    let mut whys: Vec<Why> = walk(deps, m, Subject::Value { f, v, user })
+        .into_iter()
+        .filter_map(|(_, why)| why)
+        .collect();
+    whys.reverse();
+    whys
+}
+
+fn labels(steps: Vec<(String, Option<Why>)>) -> Vec<String> {
+    steps.into_iter().map(|(label, _)| label).collect()
 }
 
 const MAX_STEPS: usize = 64;
 
-fn walk(deps: &KernelDeps, m: &Module, start: Subject) -> Vec<String> {
-    let mut steps = Vec::new();
+/// The steps, source first, each with the reason that made it dependent.
+fn walk(deps: &KernelDeps, m: &Module, start: Subject) -> Vec<(String, Option<Why>)> {
+    let mut steps: Vec<(String, Option<Why>)> = Vec::new();
     let mut seen = HashSet::new();
     let mut at = start;
     while seen.insert(at) && steps.len() < MAX_STEPS {
@@ -59,7 +81,7 @@ fn walk(deps: &KernelDeps, m: &Module, start: Subject) -> Vec<String> {
                     None => deps.why(f, v),
                 };
                 let Some(why) = why else { break };
-                steps.push(m.value_label(m.func(f), v));
+                steps.push((m.value_label(m.func(f), v), Some(why)));
                 (why, f, at)
             }
             Subject::Effect { f, inst, memory } => {
@@ -67,11 +89,12 @@ fn walk(deps: &KernelDeps, m: &Module, start: Subject) -> Vec<String> {
                     break;
                 };
                 let label = m.value_label(m.func(f), Value::Inst(inst));
-                steps.push(if memory {
+                let label = if memory {
                     format!("memory via {label}")
                 } else {
                     label
-                });
+                };
+                steps.push((label, Some(why)));
                 (why, f, at)
             }
         };
@@ -79,10 +102,12 @@ fn walk(deps: &KernelDeps, m: &Module, start: Subject) -> Vec<String> {
             Step::To(s) => at = s,
             Step::Source(name) => {
                 // A source value is labelled by what it reads.
-                if matches!(here, Subject::Value { .. }) {
-                    steps.pop();
-                }
-                steps.push(name);
+                let why = if matches!(here, Subject::Value { .. }) {
+                    steps.pop().and_then(|(_, why)| why)
+                } else {
+                    None
+                };
+                steps.push((name, why));
                 break;
             }
             Step::Stop => break,

@@ -5,7 +5,7 @@
 //! implementation fills a [`KernelDeps`] per kernel, recording for each
 //! dependent value *why* it depends (a [`Why`] edge back towards a source),
 //! so that findings can explain themselves.
-
+pub mod compare;
 mod explain;
 pub mod ifds;
 
@@ -181,4 +181,4 @@ pub trait DependenceAnalysis {
     ) -> KernelDeps;
 }
 
-pub use explain::{explain, explain_at};
+pub use explain::{explain, explain_at, reasons_at};
