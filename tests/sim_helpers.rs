@@ -14,8 +14,14 @@ pub fn fixture(rel: &str) -> PathBuf {
 
 /// Compiles a `.cu` (or reads a `.ll`) with full debug info, as `simulate` does.
 pub fn compile(rel: &str) -> Module {
+    compile_with(rel, &[])
+}
+
+/// Like [`compile`], with more clang flags (later flags win: `-O0`, `-g0`).
+pub fn compile_with(rel: &str, flags: &[&str]) -> Module {
     let opts = CompileOptions {
         full_debug: true,
+        extra: flags.iter().map(|f| f.to_string()).collect(),
         ..CompileOptions::default()
     };
     frontend::load(&fixture(rel), &opts).unwrap_or_else(|e| panic!("{rel}: {e}"))

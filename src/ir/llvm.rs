@@ -81,9 +81,89 @@ fn parse_buffer(buffer: MemoryBuffer, name: &str) -> Result<Module, LoadError> {
         line: None,
         message: format!("{name}: invalid LLVM IR: {}", e.to_string_lossy().trim()),
     })?;
-    // SAFETY: the module is alive for the whole call and we only read it.
-    let (ours, _) = unsafe { from_raw(module.as_mut_ptr()) };
+    // SAFETY: the module is alive for the whole call; `debug_param_names`
+    // leaves it in the debug-info format it found it in, and from then on we
+    // only read it.
+    let names = unsafe { debug_param_names(module.as_mut_ptr()) };
+    let (mut ours, _) = unsafe { from_raw(module.as_mut_ptr()) };
+    for (func, names) in ours.funcs.iter_mut().zip(names) {
+        for (p, name) in func.params.iter_mut().zip(names) {
+            if p.name.is_none() {
+                p.name = name;
+            }
+        }
+    }
     Ok(ours)
+}
+
+/// Parameter names from each function's `llvm.dbg.declare`/`llvm.dbg.value`
+/// records, by function position. Unoptimised builds describe parameters
+/// only there: their subprograms retain no variables. LLVM 19's C API cannot
+/// walk debug records, so the module is switched to the intrinsic format
+/// for the scan and back. Only for modules we own; a borrowed module (opt,
+/// clang) is never touched.
+unsafe fn debug_param_names(m: LLVMModuleRef) -> Vec<Vec<Option<String>>> {
+    let records = LLVMIsNewDbgInfoFormat(m) != 0;
+    if records {
+        LLVMSetIsNewDbgInfoFormat(m, 0);
+    }
+    let mut all = Vec::new();
+    let mut f = LLVMGetFirstFunction(m);
+    while !f.is_null() {
+        let mut names = vec![None; LLVMCountParams(f) as usize];
+        let sp = LLVMGetSubprogram(f);
+        let mut bb = if sp.is_null() {
+            std::ptr::null_mut()
+        } else {
+            LLVMGetFirstBasicBlock(f)
+        };
+        while !bb.is_null() {
+            let mut i = LLVMGetFirstInstruction(bb);
+            while !i.is_null() {
+                if let Some((index, name)) = debug_parameter(i, sp) {
+                    if let Some(slot) = names.get_mut(index) {
+                        slot.get_or_insert(name);
+                    }
+                }
+                i = LLVMGetNextInstruction(i);
+            }
+            bb = LLVMGetNextBasicBlock(bb);
+        }
+        all.push(names);
+        f = LLVMGetNextFunction(f);
+    }
+    if records {
+        LLVMSetIsNewDbgInfoFormat(m, 1);
+    }
+    all
+}
+
+/// The parameter a debug intrinsic describes, if it describes one of the
+/// function whose subprogram is `sp` (not of a function inlined into it).
+unsafe fn debug_parameter(i: LLVMValueRef, sp: LLVMMetadataRef) -> Option<(usize, String)> {
+    if LLVMIsACallInst(i).is_null() {
+        return None;
+    }
+    let callee = value_name(LLVMGetCalledValue(i));
+    if callee != "llvm.dbg.declare" && callee != "llvm.dbg.value" {
+        return None;
+    }
+    let var = LLVMGetOperand(i, 1);
+    if var.is_null() || LLVMDIVariableGetScope(LLVMValueAsMetadata(var)) != sp {
+        return None;
+    }
+    parameter_variable(&print_value(var))
+}
+
+/// `(index, name)` of a printed `DILocalVariable` with `arg: N` (1-based).
+fn parameter_variable(text: &str) -> Option<(usize, String)> {
+    let name = field(text, "name: \"")?.split('"').next()?.to_string();
+    let arg: usize = field(text, "arg: ")?
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()?;
+    Some((arg.checked_sub(1)?, name))
 }
 
 /// Finds `:LINE:` after the buffer name in an LLVM parser message.
@@ -259,17 +339,10 @@ impl Loader {
             if var.is_null() {
                 continue;
             }
-            let text = print_value(var);
-            let (Some(name), Some(arg)) = (field(&text, "name: \""), field(&text, "arg: ")) else {
+            let Some((index, name)) = parameter_variable(&print_value(var)) else {
                 continue;
             };
-            let name = name.split('"').next().unwrap_or_default().to_string();
-            let arg: usize = arg
-                .split(|c: char| !c.is_ascii_digit())
-                .next()
-                .and_then(|d| d.parse().ok())
-                .unwrap_or(0);
-            if let Some(p) = arg.checked_sub(1).and_then(|i| params.get_mut(i)) {
+            if let Some(p) = params.get_mut(index) {
                 p.name.get_or_insert(name);
             }
         }

@@ -57,7 +57,7 @@ fn check(m: &Machine, warps: &[Warp], first: &BarrierWait) -> Result<(), SimErro
                 at,
                 first,
                 format!(
-                    "__syncthreads() is reached by warp {} but warp {} of the block has exited without reaching it",
+                    "__syncthreads() is reached by warp {} but warp {} of the block returns without reaching it",
                     at.index, w.index
                 ),
             ));
@@ -76,8 +76,8 @@ fn check(m: &Machine, warps: &[Warp], first: &BarrierWait) -> Result<(), SimErro
         }
         let missing = w.valid & !wait.mask;
         if missing != 0 {
-            let exited = missing & w.exited;
-            let elsewhere = missing & !w.exited;
+            let exited = missing & (w.exited | m.lanes_returning(w, wait));
+            let elsewhere = missing & !exited;
             let mut why = Vec::new();
             if elsewhere != 0 {
                 why.push(format!(
@@ -86,7 +86,10 @@ fn check(m: &Machine, warps: &[Warp], first: &BarrierWait) -> Result<(), SimErro
                 ));
             }
             if exited != 0 {
-                why.push(format!("lanes {} have exited", lanes::describe(exited)));
+                why.push(format!(
+                    "lanes {} return without reaching it",
+                    lanes::describe(exited)
+                ));
             }
             return Err(fail(
                 w,

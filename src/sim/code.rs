@@ -534,6 +534,9 @@ pub struct Func {
     pub origin: Vec<InstId>,
     /// First op of each block (after its phis).
     pub block_pc: Vec<u32>,
+    /// Blocks from which no path reaches a barrier (or a call, which might):
+    /// lanes waiting there will return without meeting a `__syncthreads()`.
+    pub barrier_free: Vec<bool>,
     pub edges: Vec<Edge>,
     /// Slot and word count of each parameter.
     pub params: Vec<(Slot, u32)>,
@@ -542,6 +545,15 @@ pub struct Func {
     pub slots: u32,
     /// The register file with every constant already in place.
     pub template: Vec<u64>,
+}
+
+impl Func {
+    /// The block an op belongs to.
+    pub fn block_of(&self, pc: u32) -> usize {
+        self.block_pc
+            .partition_point(|&start| start <= pc)
+            .saturating_sub(1)
+    }
 }
 
 /// A branch or memory access as the cost report names it.

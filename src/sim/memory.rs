@@ -123,10 +123,16 @@ pub fn describe(f: &Fault, objects: &[Buffer], layout: &Layout, shared_len: usiz
             } else if let Some(b) = named(addr::object(a)) {
                 if f.kind == FaultKind::ReadOnly {
                     format!("'{}' is read-only ({} memory)", b.name, b.space.name())
-                } else {
-                    let past = (off + f.len as u64).saturating_sub(b.data.len() as u64);
+                } else if off >= b.data.len() as u64 {
                     format!(
-                        "{past} bytes past the end of '{}' ({} bytes, access at offset {off})",
+                        "{} bytes after the end of '{}' ({} bytes)",
+                        off - b.data.len() as u64,
+                        b.name,
+                        b.data.len()
+                    )
+                } else {
+                    format!(
+                        "at offset {off} of '{}' ({} bytes): the access runs past its end",
                         b.name,
                         b.data.len()
                     )
@@ -193,10 +199,13 @@ mod tests {
         assert!(v.bytes(0, 4, 0, false).is_err());
         assert_eq!(read_le(v.bytes(a + 12, 4, 0, false).unwrap()), 0x0403_0201);
         let text = describe(&f, &objects, &layout, 32);
-        assert!(
-            text.contains("2 bytes past the end of 'a' (16 bytes"),
-            "{text}"
-        );
+        assert!(text.contains("at offset 14 of 'a' (16 bytes)"), "{text}");
+        let after = Fault {
+            addr: a + 20,
+            ..f.clone()
+        };
+        let text = describe(&after, &objects, &layout, 32);
+        assert!(text.contains("4 bytes after the end of 'a'"), "{text}");
         let before = describe(
             &Fault {
                 kind: FaultKind::OutOfBounds,

@@ -161,8 +161,10 @@ impl<'d, 'a> FuncDecoder<'d, 'a> {
 
     fn run(mut self) -> Func {
         let mut block_pc = Vec::with_capacity(self.func.blocks.len());
+        let mut syncs = Vec::with_capacity(self.func.blocks.len());
         for b in self.func.block_ids() {
             block_pc.push(self.code.len() as u32);
+            let first = self.code.len();
             for &i in &self.func.blocks[b.index()].insts {
                 let inst = self.func.inst(i);
                 if inst.op == Opcode::Phi {
@@ -176,6 +178,11 @@ impl<'d, 'a> FuncDecoder<'d, 'a> {
                     self.origin.push(i);
                 }
             }
+            syncs.push(
+                self.code[first..]
+                    .iter()
+                    .any(|op| matches!(op, Op::Barrier { .. } | Op::Call(_))),
+            );
         }
         for e in &mut self.edges {
             e.pc = block_pc[e.target as usize];
@@ -184,11 +191,13 @@ impl<'d, 'a> FuncDecoder<'d, 'a> {
         for &(s, w) in &self.template {
             template[s as usize * 32..][..32].fill(w);
         }
+        let barrier_free = barrier_free(self.func, &syncs);
         Func {
             id: self.fid,
             code: self.code,
             origin: self.origin,
             block_pc,
+            barrier_free,
             edges: self.edges,
             params: self.params,
             ret_slot: self.ret_slot,
@@ -247,6 +256,22 @@ impl<'d, 'a> FuncDecoder<'d, 'a> {
         self.edge_index.insert((from, to), id);
         Ok(id)
     }
+}
+
+/// Blocks from which no block that may synchronise (`syncs`) is reachable.
+fn barrier_free(func: &Function, syncs: &[bool]) -> Vec<bool> {
+    let mut reaches = syncs.to_vec();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in func.block_ids() {
+            if !reaches[b.index()] && func.successors(b).iter().any(|s| reaches[s.index()]) {
+                reaches[b.index()] = true;
+                changed = true;
+            }
+        }
+    }
+    reaches.into_iter().map(|r| !r).collect()
 }
 
 /// The bytes a module variable starts with, from its initializer.

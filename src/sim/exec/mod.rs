@@ -213,6 +213,26 @@ impl<'m> Machine<'m> {
         }
     }
 
+    /// Lanes not at `wait` that will return without meeting a barrier:
+    /// those whose next entry (the topmost below the running one holding
+    /// them, in the same frame) is where no barrier is reachable.
+    pub fn lanes_returning(&self, w: &Warp, wait: &BarrierWait) -> u32 {
+        let Some(frame) = w.frames.last() else {
+            return 0;
+        };
+        let func = &self.program.funcs[frame.func as usize];
+        let mut lanes = frame.returned;
+        let mut placed = wait.mask;
+        for e in frame.stack.iter().rev().skip(1) {
+            let here = e.mask & !placed;
+            if e.pc == control::EXIT_PC || func.barrier_free[func.block_of(e.pc)] {
+                lanes |= here;
+            }
+            placed |= e.mask;
+        }
+        lanes & !wait.mask
+    }
+
     /// Runs a warp until it waits at a barrier or all its lanes have exited.
     pub fn run_warp(&mut self, w: &mut Warp) -> Result<Yield, SimError> {
         let program = self.program;
