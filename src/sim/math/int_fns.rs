@@ -187,13 +187,20 @@ pub fn sad_unsigned(a: &[u64], _: u32) -> u64 {
     d.wrapping_add(a[2]) & mask(32)
 }
 
-/// `prmt` / `__byte_perm`: each selector nibble picks one of the eight
-/// bytes of `b:a`.
+/// `prmt` / `__byte_perm`: each selector nibble's low 3 bits pick one of
+/// the eight bytes of `b:a`; with its top bit set, the byte's sign bit is
+/// replicated instead (PTX `prmt` default mode).
 pub fn byte_perm(a: &[u64], _: u32) -> u64 {
     let bytes = ((a[1] & mask(32)) << 32) | (a[0] & mask(32));
     (0..4).fold(0u64, |acc, i| {
-        let sel = (a[2] >> (4 * i)) & 7;
-        acc | (((bytes >> (8 * sel)) & 0xff) << (8 * i))
+        let sel = (a[2] >> (4 * i)) & 0xf;
+        let byte = (bytes >> (8 * (sel & 7))) & 0xff;
+        let out = match sel & 8 {
+            0 => byte,
+            _ if byte & 0x80 != 0 => 0xff,
+            _ => 0,
+        };
+        acc | (out << (8 * i))
     })
 }
 
