@@ -8,6 +8,7 @@ use crate::taint::compare::{self, FunctionComparison, Summary};
 use crate::taint::ifds::IfdsTaint;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
+use std::time::Instant;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -71,6 +72,9 @@ pub struct CheckArgs {
     /// UniformityAnalysis (opt-19 -passes='print<uniformity>') per function.
     #[arg(long)]
     pub compare_uniformity: bool,
+    /// Print how long each stage took, to stderr (for scripts/bench-taint.sh).
+    #[arg(long, hide = true)]
+    pub timing: bool,
     #[command(flatten)]
     pub compile: CompileArgs,
 }
@@ -107,7 +111,7 @@ pub fn run(args: &CheckArgs) -> i32 {
     let mut code = exit::OK;
     let mut warnings = 0usize;
     for file in &args.files {
-        let outcome = std::panic::catch_unwind(|| check_file(file, &compile, &opts));
+        let outcome = std::panic::catch_unwind(|| check_file(file, &compile, &opts, args.timing));
         match outcome {
             Ok(Ok((module_report, findings))) => {
                 warnings += findings.len();
@@ -157,17 +161,53 @@ fn check_file(
     file: &std::path::Path,
     compile: &CompileOptions,
     opts: &Options,
+    timing: bool,
 ) -> Result<(json::Report, Vec<crate::diag::Finding>), frontend::InputError> {
+    let start = Instant::now();
     let m = frontend::load(file, compile)?;
     require_nvptx(file, &m)?;
+    let loaded = Instant::now();
     let a = analysis::analyze(&m, opts, &IfdsTaint);
+    let analysed = Instant::now();
     let findings = crate::checks::run_all(&a, opts);
+    if timing {
+        let ms = |from: Instant, to: Instant| (to - from).as_secs_f64() * 1e3;
+        eprintln!(
+            "warpcheck: timing {}: load {:.1} ms, analysis {:.1} ms, checks {:.1} ms; {}",
+            file.display(),
+            ms(start, loaded),
+            ms(loaded, analysed),
+            ms(analysed, Instant::now()),
+            taint_timing(&a)
+        );
+    }
     let mut report = json::Report::new();
     report.add(&a, &findings);
     if a.kernels.is_empty() {
         eprintln!("warpcheck: note: {}: no kernels found", file.display());
     }
     Ok((report, findings))
+}
+
+/// The thread-dependence stage alone, run again on the analysis' own
+/// graphs and pointer origins so its time and size can be reported.
+fn taint_timing(a: &analysis::ModuleAnalysis<'_>) -> String {
+    let start = Instant::now();
+    let (mut path_edges, mut summaries, mut rounds) = (0, 0, 0);
+    for k in &a.kernels {
+        let (_, stats) =
+            IfdsTaint.analyze_with_stats(a.module, &a.graphs, k.kernel, &k.reached, &k.spaces);
+        path_edges += stats.solver.path_edges;
+        summaries += stats.solver.summary_edges;
+        rounds = rounds.max(stats.rounds);
+    }
+    let insts: usize = a.module.funcs.iter().map(|f| f.insts.len()).sum();
+    let defined = a.module.funcs.iter().filter(|f| !f.is_declaration).count();
+    format!(
+        "taint {:.1} ms ({} kernels, {defined} functions, {insts} instructions, {path_edges} path edges, {summaries} summary edges, at most {rounds} rounds)",
+        (Instant::now() - start).as_secs_f64() * 1e3,
+        a.kernels.len(),
+    )
 }
 
 /// `--compare-uniformity`: per file, the functions where LLVM and warpcheck

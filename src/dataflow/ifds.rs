@@ -147,7 +147,9 @@ pub struct SolverStats {
 pub struct Solver<'p, P: IfdsProblem> {
     problem: &'p P,
     zero: P::Fact,
-    path_edges: FastSet<(P::Fact, NodeOf<P>, P::Fact)>,
+    seeded: bool,
+    /// Path edges, provenance and counters: what the solver hands back.
+    result: Solution<NodeOf<P>, P::Fact>,
     worklist: VecDeque<(P::Fact, NodeOf<P>, P::Fact)>,
     /// For `(c, d2)`: every `d1` with a path edge `⟨s_p, d1⟩ → ⟨c, d2⟩`.
     call_contexts: FastMap<At<P>, Vec<P::Fact>>,
@@ -158,8 +160,6 @@ pub struct Solver<'p, P: IfdsProblem> {
     end_summaries: FastMap<Entry<P>, Vec<At<P>>>,
     summaries: FastMap<At<P>, Vec<Summary<P>>>,
     summary_seen: FastSet<(At<P>, At<P>)>,
-    generated: FastMap<At<P>, At<P>>,
-    stats: SolverStats,
 }
 
 impl<'p, P: IfdsProblem> Solver<'p, P> {
@@ -167,7 +167,12 @@ impl<'p, P: IfdsProblem> Solver<'p, P> {
         Solver {
             problem,
             zero: problem.zero(),
-            path_edges: FastSet::default(),
+            seeded: false,
+            result: Solution {
+                path_edges: FastSet::default(),
+                generated: FastMap::default(),
+                stats: SolverStats::default(),
+            },
             worklist: VecDeque::new(),
             call_contexts: FastMap::default(),
             incoming: FastMap::default(),
@@ -175,15 +180,23 @@ impl<'p, P: IfdsProblem> Solver<'p, P> {
             end_summaries: FastMap::default(),
             summaries: FastMap::default(),
             summary_seen: FastSet::default(),
-            generated: FastMap::default(),
-            stats: SolverStats::default(),
         }
     }
 
     /// Runs the tabulation to its fixpoint.
     pub fn solve(mut self) -> Solution<NodeOf<P>, P::Fact> {
-        for start in self.problem.entry_points() {
-            self.propagate(self.zero, start, self.zero);
+        self.run();
+        self.result
+    }
+
+    /// Starts at the entry points (the first time) and extends path edges
+    /// until nothing new appears.
+    pub fn run(&mut self) {
+        if !self.seeded {
+            self.seeded = true;
+            for start in self.problem.entry_points() {
+                self.propagate(self.zero, start, self.zero);
+            }
         }
         let graph = self.problem.graph();
         let mut succs = Vec::new();
@@ -208,13 +221,33 @@ impl<'p, P: IfdsProblem> Solver<'p, P> {
                 self.process_exit(d1, n, d2);
             }
         }
-        self.stats.path_edges = self.path_edges.len();
-        self.stats.summary_edges = self.summary_seen.len();
-        Solution {
-            path_edges: self.path_edges,
-            generated: self.generated,
-            stats: self.stats,
-        }
+        self.result.stats.path_edges = self.result.path_edges.len();
+        self.result.stats.summary_edges = self.summary_seen.len();
+    }
+
+    /// Queues every path edge ending at a node `at` accepts, so the next
+    /// [`Self::run`] applies their flow functions again. For problems whose
+    /// flow functions have learnt more since (side information that only
+    /// grows, so they only add outputs): the fixpoint then covers it
+    /// without starting over.
+    pub fn revisit(&mut self, at: impl Fn(NodeOf<P>) -> bool) {
+        let again: Vec<_> = self
+            .result
+            .path_edges
+            .iter()
+            .filter(|e| at(e.1))
+            .copied()
+            .collect();
+        self.worklist.extend(again);
+    }
+
+    /// The answer so far (complete after [`Self::run`]).
+    pub fn solution(&self) -> &Solution<NodeOf<P>, P::Fact> {
+        &self.result
+    }
+
+    pub fn into_solution(self) -> Solution<NodeOf<P>, P::Fact> {
+        self.result
     }
 
     /// Runs one flow function, adding `Λ → Λ` when the input is `Λ`.
@@ -231,7 +264,7 @@ impl<'p, P: IfdsProblem> Solver<'p, P> {
     }
 
     fn propagate(&mut self, d1: P::Fact, n: NodeOf<P>, d2: P::Fact) {
-        if self.path_edges.insert((d1, n, d2)) {
+        if self.result.path_edges.insert((d1, n, d2)) {
             self.worklist.push_back((d1, n, d2));
         }
     }
@@ -245,15 +278,17 @@ impl<'p, P: IfdsProblem> Solver<'p, P> {
         d3: P::Fact,
     ) {
         if d3 != from.1 {
-            self.generated.entry((m, d3)).or_insert(from);
+            self.result.generated.entry((m, d3)).or_insert(from);
         }
         self.propagate(d1, m, d3);
     }
 
     fn process_call(&mut self, d1: P::Fact, c: NodeOf<P>, d2: P::Fact, callees: &[ProcOf<P>]) {
         let contexts = self.call_contexts.entry((c, d2)).or_default();
-        contexts.push(d1);
-        let first = contexts.len() == 1;
+        let first = contexts.is_empty();
+        if !contexts.contains(&d1) {
+            contexts.push(d1);
+        }
         // What enters the callees depends on `d2` alone: do it once.
         if first {
             for &q in callees {
@@ -286,10 +321,10 @@ impl<'p, P: IfdsProblem> Solver<'p, P> {
         self.flow_out(d2, &mut out, |p, out| p.call_flow(c, q, d2, out));
         for d3 in out {
             if d3 != d2 {
-                self.generated.entry((start, d3)).or_insert((c, d2));
+                self.result.generated.entry((start, d3)).or_insert((c, d2));
             }
-            if self.path_edges.insert((d3, start, d3)) {
-                self.stats.procedure_entries += 1;
+            if self.result.path_edges.insert((d3, start, d3)) {
+                self.result.stats.procedure_entries += 1;
                 self.worklist.push_back((d3, start, d3));
             }
             if self.incoming_seen.insert(((q, d3), (c, d2))) {
@@ -308,7 +343,10 @@ impl<'p, P: IfdsProblem> Solver<'p, P> {
 
     fn process_exit(&mut self, d1: P::Fact, e: NodeOf<P>, d2: P::Fact) {
         let q = self.problem.graph().proc_of(e);
-        self.end_summaries.entry((q, d1)).or_default().push((e, d2));
+        let ends = self.end_summaries.entry((q, d1)).or_default();
+        if !ends.contains(&(e, d2)) {
+            ends.push((e, d2));
+        }
         let callers = self.incoming.get(&(q, d1)).cloned().unwrap_or_default();
         for (c, d_call) in callers {
             self.add_summaries(c, d_call, q, e, d2);

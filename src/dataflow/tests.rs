@@ -68,12 +68,18 @@ struct Taint {
     program: Program,
     /// How many times a normal flow function ran, per node.
     visits: Vec<Cell<u32>>,
+    /// A source learnt late: `Λ` at this node generates this variable.
+    late_source: Cell<Option<(u32, char)>>,
 }
 
 impl Taint {
     fn new(program: Program) -> Self {
         let visits = program.nodes.iter().map(|_| Cell::new(0)).collect();
-        Taint { program, visits }
+        Taint {
+            program,
+            visits,
+            late_source: Cell::new(None),
+        }
     }
 
     fn stmt(&self, n: u32) -> &Stmt {
@@ -100,6 +106,11 @@ impl IfdsProblem for Taint {
     fn normal_flow(&self, n: u32, _succ: u32, d: Fact, out: &mut Vec<Fact>) {
         let visits = &self.visits[n as usize];
         visits.set(visits.get() + 1);
+        if let (Some((at, v)), Fact::Zero) = (self.late_source.get(), d) {
+            if at == n {
+                out.push(Fact::Var(v));
+            }
+        }
         match (self.stmt(n), d) {
             (Stmt::Source(dst), Fact::Zero) => out.push(Fact::Var(*dst)),
             (Stmt::Source(dst) | Stmt::Copy(dst, _), Fact::Var(v)) if v == *dst => {}
@@ -275,4 +286,23 @@ fn zero_reaches_every_node_of_the_program() {
     for n in 0..9 {
         assert!(facts_at(&s, n).contains(&Fact::Zero), "node {n}");
     }
+}
+
+#[test]
+fn revisiting_a_node_extends_the_fixpoint() {
+    // After a first fixpoint, node 3 (b = 0) learns to generate z from Λ;
+    // revisiting it carries z on to the end without starting over.
+    let problem = Taint::new(two_calls());
+    let mut solver = Solver::new(&problem);
+    solver.run();
+    assert!(!facts_at(solver.solution(), 5).contains(&Fact::Var('z')));
+    let before = problem.visits[1].get();
+    problem.late_source.set(Some((3, 'z')));
+    solver.revisit(|n| n == 3);
+    solver.run();
+    let s = solver.into_solution();
+    assert!(facts_at(&s, 4).contains(&Fact::Var('z')));
+    assert!(facts_at(&s, 5).contains(&Fact::Var('z')));
+    assert_eq!(s.generated_from(4, Fact::Var('z')), Some((3, Fact::Zero)));
+    assert_eq!(problem.visits[1].get(), before, "node 1 was not run again");
 }

@@ -16,6 +16,7 @@ use super::layout::{Layout, Node, Proc};
 use super::rules::{ResultRule, Write, WriteData};
 use crate::dataflow::{IfdsProblem, Supergraph};
 use crate::ir::{InstId, Opcode, Value};
+use std::cell::RefCell;
 
 /// Shared locations known to hold dependent data, from earlier rounds.
 #[derive(Clone, Debug, Default)]
@@ -69,7 +70,8 @@ impl SharedTaint {
 
 pub struct TaintProblem<'k, 'm> {
     pub k: &'k Kernel<'m>,
-    pub shared: &'k SharedTaint,
+    /// Grows between rounds (see `super`), while the solver holds the problem.
+    pub shared: RefCell<SharedTaint>,
     /// The kernel's procedure (the entry point).
     pub entry: Proc,
 }
@@ -92,9 +94,10 @@ impl TaintProblem<'_, '_> {
         self.k.facts.value(p, v)
     }
 
-    fn write_effect(&self, p: Proc, w: &Write, reach: Reach, masked: bool, out: &mut Vec<Fact>) {
+    fn write_effect(&self, w: &Write, reach: Reach, masked: bool, out: &mut Vec<Fact>) {
         if let Some(l) = w.to.target.per_thread {
-            if !(masked && self.k.own_frame(p, l)) {
+            // Lanes not running this call have no such frame to differ in.
+            if !(masked && w.frame_local) {
                 out.push(self.facts().per_thread(l));
             }
         }
@@ -106,8 +109,9 @@ impl TaintProblem<'_, '_> {
     /// What `Λ` generates at instruction `i`.
     fn zero_gens(&self, p: Proc, i: InstId, out: &mut Vec<Fact>) {
         let rule = &self.k.procs[p as usize].rules[i.index()];
+        let shared = self.shared.borrow();
         let shared_read =
-            |r: &super::rules::MemRef| r.target.shared.is_some_and(|l| self.shared.aliased(l));
+            |r: &super::rules::MemRef| r.target.shared.is_some_and(|l| shared.aliased(l));
         if matches!(rule.result, ResultRule::Source(_))
             || rule.read.as_ref().is_some_and(shared_read)
         {
@@ -120,7 +124,7 @@ impl TaintProblem<'_, '_> {
                 WriteData::Values(_) => false,
             };
             if tainted {
-                self.write_effect(p, w, Reach::Data, false, out);
+                self.write_effect(w, Reach::Data, false, out);
             }
         }
     }
@@ -131,7 +135,8 @@ impl TaintProblem<'_, '_> {
         let info = &self.k.procs[p as usize];
         let func = self.k.layout.func(p);
         let inst = func.inst(i);
-        if v != Value::Inst(i) && !inst.op.is_terminator() {
+        let redefined = v == Value::Inst(i);
+        if !redefined && !inst.op.is_terminator() && !info.live.dies_after(i, v) {
             out.push(d);
         }
         let rule = &info.rules[i.index()];
@@ -147,16 +152,16 @@ impl TaintProblem<'_, '_> {
                 WriteData::Opaque => false,
             };
             if data {
-                self.write_effect(p, w, Reach::Data, false, out);
+                self.write_effect(w, Reach::Data, false, out);
             } else if w.to.address == v || w.size == Some(v) {
-                self.write_effect(p, w, Reach::PerThread, false, out);
+                self.write_effect(w, Reach::PerThread, false, out);
             }
         }
         for &b in info.control.branches_on(v) {
             let br = &info.control.branches[b];
             if br.region.contains(inst.block.index()) {
                 for w in &rule.writes {
-                    self.write_effect(p, w, Reach::PerThread, false, out);
+                    self.write_effect(w, Reach::PerThread, false, out);
                 }
             }
             let has_value =
@@ -184,7 +189,7 @@ impl TaintProblem<'_, '_> {
         }
         for w in &rule.writes {
             if matches!(&w.data, WriteData::Copy(from) if aliases(from)) {
-                self.write_effect(p, w, Reach::Data, false, out);
+                self.write_effect(w, Reach::Data, false, out);
             }
         }
     }
@@ -261,7 +266,7 @@ impl<'m> IfdsProblem for TaintProblem<'_, 'm> {
             FactKind::Masked => {
                 out.push(d);
                 for w in &self.k.procs[p as usize].rules[i.index()].writes {
-                    self.write_effect(p, w, Reach::PerThread, true, out);
+                    self.write_effect(w, Reach::PerThread, true, out);
                 }
             }
             FactKind::Value(_, v) => self.value_gens(p, i, v, d, out),
@@ -330,7 +335,12 @@ impl<'m> IfdsProblem for TaintProblem<'_, 'm> {
         let (p, i) = self.k.layout.locate(call);
         let callee = self.k.layout.shapes[p as usize].callee[i.index()];
         match self.facts().decode(d) {
-            FactKind::Value(_, v) if v != Value::Inst(i) => out.push(d),
+            FactKind::Value(_, v) => {
+                let dead = self.k.procs[p as usize].live.dies_after(i, v);
+                if v != Value::Inst(i) && !dead {
+                    out.push(d);
+                }
+            }
             FactKind::PerThread(loc) => {
                 let touched = callee.is_some_and(|q| self.k.procs[q as usize].reach.contains(loc));
                 if !touched {

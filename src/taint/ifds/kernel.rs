@@ -100,6 +100,21 @@ impl<'m> Kernel<'m> {
         kernel
     }
 
+    /// Whether node `n` reads shared memory (directly or to copy it), so
+    /// its flow depends on which shared locations are dependent.
+    pub fn reads_shared(&self, n: super::layout::Node) -> bool {
+        let (p, i) = self.layout.locate(n);
+        let rule = &self.procs[p as usize].rules[i.index()];
+        let read = rule
+            .read
+            .as_ref()
+            .is_some_and(|r| r.target.shared.is_some());
+        read || rule
+            .writes
+            .iter()
+            .any(|w| matches!(&w.data, WriteData::Copy(from) if from.target.shared.is_some()))
+    }
+
     /// Whether per-thread location `loc` is a frame slot of `p` that dies
     /// when `p` returns (not so for recursive functions, whose frames the
     /// abstraction merges).
@@ -136,9 +151,7 @@ impl<'m> Kernel<'m> {
                         reach.locs.insert(l as usize);
                     }
                 }
-                if let Some(l) = r.to.target.per_thread {
-                    foreign |= !self.own_frame(p as Proc, l);
-                }
+                foreign |= r.to.target.per_thread.is_some() && !r.frame_local;
             }
             self.procs[p].reach = reach;
             self.procs[p].writes_foreign = foreign;

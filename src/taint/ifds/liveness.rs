@@ -10,12 +10,15 @@
 use super::bits::Bits;
 use super::layout::Shape;
 use crate::graph::Cfg;
-use crate::ir::{BlockId, Function, InstKind, Opcode, Value};
+use crate::ir::{BlockId, Function, InstId, InstKind, Opcode, Value};
 
 #[derive(Clone, Debug)]
 pub struct Liveness {
     params: usize,
     live_in: Vec<Bits>,
+    /// Per instruction: values whose last use in its block it is, and
+    /// that are dead after the block (their facts can go).
+    dead_after: Vec<Vec<Value>>,
 }
 
 impl Liveness {
@@ -72,6 +75,12 @@ impl Liveness {
                 uses[b.index()].insert(o);
             }
         }
+        let mut control_used = vec![Bits::new(size); n];
+        for &(b, v) in extra {
+            if let Some(o) = index(v) {
+                control_used[b.index()].insert(o);
+            }
+        }
         let mut live_in = uses.clone();
         let order: Vec<BlockId> = cfg.reverse_post_order().iter().rev().copied().collect();
         let mut changed = true;
@@ -92,7 +101,32 @@ impl Liveness {
                 }
             }
         }
-        Liveness { params, live_in }
+        let mut dead_after = vec![Vec::new(); func.insts.len()];
+        for b in func.block_ids() {
+            let mut out = control_used[b.index()].clone();
+            for &s in cfg.succs(b) {
+                out.union_with(&live_in[s.index()]);
+            }
+            for (_, bits) in &edge_uses[b.index()] {
+                out.union_with(bits);
+            }
+            for (v, last) in last_uses(func, b, params) {
+                if !out.contains(index(v).expect("an SSA value")) {
+                    dead_after[last.index()].push(v);
+                }
+            }
+        }
+        Liveness {
+            params,
+            live_in,
+            dead_after,
+        }
+    }
+
+    /// Whether `v`'s fact can be dropped after instruction `i` (its last
+    /// use in a block after which `v` is dead).
+    pub fn dies_after(&self, i: InstId, v: Value) -> bool {
+        self.dead_after[i.index()].contains(&v)
     }
 
     /// Whether `v` may be read at or after the start of `b`.
@@ -106,13 +140,51 @@ impl Liveness {
     }
 }
 
+/// For each value used or defined in block `b`, the last instruction of
+/// `b` (not a phi, not the terminator, whose edges check liveness) that
+/// still needs its fact: its last use, and at least the instruction after
+/// its definition (where the definition's own fact is first seen).
+fn last_uses(func: &Function, b: BlockId, params: usize) -> Vec<(Value, InstId)> {
+    let insts = &func.blocks[b.index()].insts;
+    let Some((_, body)) = insts.split_last() else {
+        return Vec::new();
+    };
+    let mut last: Vec<(Value, usize)> = Vec::new();
+    let mut note = |v: Value, at: usize| match last.iter_mut().find(|(x, _)| *x == v) {
+        Some(entry) => entry.1 = entry.1.max(at),
+        None => last.push((v, at)),
+    };
+    let phis = body
+        .iter()
+        .take_while(|&&i| func.inst(i).op == Opcode::Phi)
+        .count();
+    for (at, &i) in body.iter().enumerate() {
+        let inst = func.inst(i);
+        // Seen from the first non-phi (phis are evaluated on the edge).
+        note(Value::Inst(i), (at + 1).max(phis));
+        if inst.op != Opcode::Phi {
+            for &o in &inst.operands {
+                if matches!(o, Value::Inst(_))
+                    || matches!(o, Value::Arg(a) if (a as usize) < params)
+                {
+                    note(o, at);
+                }
+            }
+        }
+    }
+    last.into_iter()
+        .filter(|&(_, at)| at < body.len())
+        .map(|(v, at)| (v, body[at]))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::dataflow::FastMap;
     use crate::graph::FunctionGraphs;
     use crate::ir::builder::ModuleBuilder;
-    use crate::ir::{InstId, IntPred};
+    use crate::ir::IntPred;
 
     #[test]
     fn loop_values_live_until_their_last_use() {
@@ -154,5 +226,9 @@ mod tests {
         let live = Liveness::new(func, &g.cfg, &shape, &[(body, c)]);
         assert!(live.live_in(body, c) && !live.live_in(h, c));
         assert_eq!(c, Value::Inst(InstId(3)));
+        // In the exit block, i is last used by the multiply and dead after.
+        let mul = m.funcs[0].blocks[exit.index()].insts[0];
+        assert!(live.dies_after(mul, i));
+        assert!(!live.dies_after(mul, tid), "tid is not used there");
     }
 }

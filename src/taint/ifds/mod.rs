@@ -15,7 +15,9 @@
 //! write it at any time. The analysis runs in rounds: a round that finds
 //! dependent data written to a shared location (`SharedWrite`) is followed
 //! by one where every read of that location is a source; it stops when a
-//! round finds nothing new (the set of locations only grows).
+//! round finds nothing new (the set of locations only grows). A round does
+//! not start over: the solver re-applies the flow functions of the reads of
+//! shared memory and extends its fixpoint from there.
 
 mod bits;
 mod control;
@@ -38,6 +40,7 @@ use crate::ir::{FuncId, Module};
 use crate::memory::Spaces;
 use flow::{SharedTaint, TaintProblem};
 use kernel::Kernel;
+use std::cell::RefCell;
 
 /// The IFDS thread-dependence analysis.
 #[derive(Copy, Clone, Debug, Default)]
@@ -46,7 +49,7 @@ pub struct IfdsTaint;
 /// What one kernel's analysis cost.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct TaintStats {
-    /// Solver runs (one more than the rounds that found shared memory).
+    /// Rounds (one more than those that found dependent shared memory).
     pub rounds: usize,
     /// The last round's solver counters.
     pub solver: SolverStats,
@@ -63,28 +66,30 @@ impl IfdsTaint {
         spaces: &Spaces,
     ) -> (KernelDeps, TaintStats) {
         let k = Kernel::new(m, graphs, reached, spaces);
-        let entry = k.layout.proc_of[&kernel];
-        let mut shared = SharedTaint::new(k.locs.shared_count());
+        let problem = TaintProblem {
+            k: &k,
+            shared: RefCell::new(SharedTaint::new(k.locs.shared_count())),
+            entry: k.layout.proc_of[&kernel],
+        };
+        let mut solver = Solver::new(&problem);
         let mut rounds = 0;
         loop {
             rounds += 1;
-            let problem = TaintProblem {
-                k: &k,
-                shared: &shared,
-                entry,
-            };
-            let solution = Solver::new(&problem).solve();
-            let found = results::shared_writes(&k, &solution);
-            let mut next = shared.clone();
-            if !next.add(&k, &found) {
-                let stats = TaintStats {
-                    rounds,
-                    solver: solution.stats(),
-                };
-                return (results::kernel_deps(&problem, &solution), stats);
+            solver.run();
+            let found = results::shared_writes(&k, solver.solution());
+            if !problem.shared.borrow_mut().add(&k, &found) {
+                break;
             }
-            shared = next;
+            // Only reads of shared memory learn anything from the new
+            // locations: apply their flow functions again.
+            solver.revisit(|n| k.reads_shared(n));
         }
+        let solution = solver.into_solution();
+        let stats = TaintStats {
+            rounds,
+            solver: solution.stats(),
+        };
+        (results::kernel_deps(&problem, &solution), stats)
     }
 }
 

@@ -52,7 +52,7 @@ pub fn kernel_deps(problem: &TaintProblem, s: &Answer) -> KernelDeps {
 
 struct Reader<'a, 'k, 'm> {
     k: &'k Kernel<'m>,
-    shared: &'k SharedTaint,
+    shared: std::cell::Ref<'a, SharedTaint>,
     s: &'a Answer,
     /// Per per-thread location: the earliest write that made it dependent.
     per_thread_cause: FastMap<u32, Node>,
@@ -83,7 +83,7 @@ impl<'a, 'k, 'm> Reader<'a, 'k, 'm> {
         }
         Reader {
             k,
-            shared: problem.shared,
+            shared: problem.shared.borrow(),
             s,
             per_thread_cause,
             escapes,

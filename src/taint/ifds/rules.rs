@@ -74,6 +74,10 @@ pub struct Write {
     /// The per-thread location this write replaces entirely (a store of
     /// the whole of a scalar `alloca`), which lets it clear old dependence.
     pub overwrites: Option<u32>,
+    /// The address is an `alloca` of this very call of the function (not
+    /// one reached through a parameter or memory): a frame that lanes not
+    /// running the call do not have, and that dies when it returns.
+    pub frame_local: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -127,6 +131,7 @@ impl RuleBuilder<'_> {
                         data: WriteData::Values(vec![ops[0]]),
                         size: None,
                         overwrites,
+                        frame_local: frame_local(func, ops[1]),
                     }],
                 }
             }
@@ -180,12 +185,7 @@ impl RuleBuilder<'_> {
         InstRule {
             result: ResultRule::Source(Source::Atomic),
             read: None,
-            writes: vec![Write {
-                to: self.mem(f, ops[0]),
-                data: WriteData::Values(ops[1..].to_vec()),
-                size: None,
-                overwrites: None,
-            }],
+            writes: vec![self.write_to(f, ops[0], WriteData::Values(ops[1..].to_vec()), None)],
         }
     }
 
@@ -242,12 +242,17 @@ impl RuleBuilder<'_> {
         InstRule {
             result: ResultRule::Uniform,
             read: None,
-            writes: vec![Write {
-                to: self.mem(f, to),
-                data,
-                size,
-                overwrites: None,
-            }],
+            writes: vec![self.write_to(f, to, data, size)],
+        }
+    }
+
+    fn write_to(&mut self, f: FuncId, to: Value, data: WriteData, size: Option<Value>) -> Write {
+        Write {
+            to: self.mem(f, to),
+            data,
+            size,
+            overwrites: None,
+            frame_local: frame_local(self.m.func(f), to),
         }
     }
 
@@ -279,12 +284,7 @@ impl RuleBuilder<'_> {
             .collect();
         let writes = pointers
             .into_iter()
-            .map(|a| Write {
-                to: self.mem(f, a),
-                data: WriteData::Opaque,
-                size: None,
-                overwrites: None,
-            })
+            .map(|a| self.write_to(f, a, WriteData::Opaque, None))
             .collect();
         InstRule {
             result: ResultRule::Source(Source::Opaque),
@@ -299,4 +299,28 @@ impl RuleBuilder<'_> {
             && !matches!(v, Value::Opaque | Value::Func(_))
             && self.m.types.is_ptr(self.m.value_type(func, v))
     }
+}
+
+/// Whether pointer `v` is derived, inside `func`, only from its `alloca`s.
+fn frame_local(func: &Function, v: Value) -> bool {
+    let mut seen = Vec::new();
+    let mut work = vec![v];
+    while let Some(v) = work.pop() {
+        let Value::Inst(i) = v else { return false };
+        if seen.contains(&i) {
+            continue;
+        }
+        seen.push(i);
+        let inst = func.inst(i);
+        match inst.op {
+            Opcode::Alloca => {}
+            Opcode::GetElementPtr | Opcode::BitCast | Opcode::AddrSpaceCast => {
+                work.push(inst.operands[0])
+            }
+            Opcode::Phi => work.extend(&inst.operands),
+            Opcode::Select => work.extend(&inst.operands[1..]),
+            _ => return false,
+        }
+    }
+    true
 }
