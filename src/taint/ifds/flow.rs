@@ -295,7 +295,7 @@ impl<'m> IfdsProblem for TaintProblem<'_, 'm> {
                     out.push(FactSpace::masked());
                 }
             }
-            FactKind::PerThread(loc) if target.reach.contains(loc) => out.push(d),
+            FactKind::PerThread(loc) if self.k.may_touch(callee, loc) => out.push(d),
             FactKind::Masked if target.writes_foreign => out.push(d),
             _ => {}
         }
@@ -336,16 +336,24 @@ impl<'m> IfdsProblem for TaintProblem<'_, 'm> {
         let callee = self.k.layout.shapes[p as usize].callee[i.index()];
         match self.facts().decode(d) {
             FactKind::Value(_, v) => {
-                let dead = self.k.procs[p as usize].live.dies_after(i, v);
-                if v != Value::Inst(i) && !dead {
+                let info = &self.k.procs[p as usize];
+                if v != Value::Inst(i) && !info.live.dies_after(i, v) {
                     out.push(d);
+                }
+                // A call in a skewed loop returns in different iterations.
+                let block = self.k.layout.func(p).inst(i).block;
+                let control = &info.control;
+                let skewed = control
+                    .branches_on(v)
+                    .iter()
+                    .any(|&b| control.branches[b].skew.contains(block.index()));
+                if skewed && info.rules[i.index()].result == ResultRule::Call {
+                    out.push(self.facts().inst(p, i));
                 }
             }
-            FactKind::PerThread(loc) => {
-                let touched = callee.is_some_and(|q| self.k.procs[q as usize].reach.contains(loc));
-                if !touched {
-                    out.push(d);
-                }
+            // Memory the callee may touch goes through it instead.
+            FactKind::PerThread(loc) if !callee.is_some_and(|q| self.k.may_touch(q, loc)) => {
+                out.push(d)
             }
             FactKind::Masked => out.push(d),
             _ => {}

@@ -21,12 +21,6 @@ pub struct Reach {
     pub locs: Bits,
 }
 
-impl Reach {
-    pub fn contains(&self, loc: u32) -> bool {
-        self.all || self.locs.contains(loc as usize)
-    }
-}
-
 pub struct ProcInfo {
     pub rules: Vec<InstRule>,
     pub control: Control,
@@ -98,6 +92,16 @@ impl<'m> Kernel<'m> {
         };
         kernel.find_reach();
         kernel
+    }
+
+    /// Whether procedure `q` (or a callee) may read or write per-thread
+    /// location `loc` or one that overlaps it.
+    pub fn may_touch(&self, q: Proc, loc: u32) -> bool {
+        let reach = &self.procs[q as usize].reach;
+        reach.all
+            || reach.locs.contains(loc as usize)
+            || (self.locs.per_thread_root(loc) == Root::Unknown
+                && reach.locs.iter().next().is_some())
     }
 
     /// Whether node `n` reads shared memory (directly or to copy it), so

@@ -140,10 +140,18 @@ impl<'a, 'k, 'm> Reader<'a, 'k, 'm> {
         let info = &self.k.procs[p as usize];
         let (fp, fi) = layout.locate(from);
         match self.k.facts.decode(d) {
-            _ if layout.shapes[p as usize].callee[i.index()].is_some() => Why::Return {
-                callee: layout.funcs[fp as usize],
-                ret: fi,
-            },
+            // From the callee's exit: returned. From the call itself: the
+            // call runs in a loop a dependent branch skews.
+            _ if layout.shapes[p as usize].callee[i.index()].is_some() => {
+                if (fp, fi) == (p, i) {
+                    self.skew_why(p, d, fi)
+                } else {
+                    Why::Return {
+                        callee: layout.funcs[fp as usize],
+                        ret: fi,
+                    }
+                }
+            }
             FactKind::Zero => match info.rules[i.index()].result {
                 ResultRule::Source(s) => Why::Source(s),
                 _ => {
@@ -180,17 +188,23 @@ impl<'a, 'k, 'm> Reader<'a, 'k, 'm> {
                 }
             }
             FactKind::Value(_, o) if inst.operands.contains(&o) => Why::Operand(o),
-            FactKind::Value(_, o) => {
-                let on = info.control.branches_on(o);
-                Why::LoopSkew {
-                    branch: on.first().map_or(fi, |&b| self.term(p, b)),
-                }
-            }
+            FactKind::Value(..) => self.skew_why(p, d, fi),
             FactKind::PerThread(l) => match self.per_thread_cause.get(&l) {
                 Some(&store) => self.memory(layout.locate(store)),
                 None => Why::Source(Source::Opaque),
             },
             FactKind::Masked | FactKind::SharedWrite(_) => Why::Source(Source::Opaque),
+        }
+    }
+
+    /// A value of a skewed loop, generated from the condition fact `cond`.
+    fn skew_why(&self, p: Proc, cond: Fact, fallback: InstId) -> Why {
+        let on = match self.k.facts.decode(cond) {
+            FactKind::Value(_, c) => self.k.procs[p as usize].control.branches_on(c),
+            _ => &[],
+        };
+        Why::LoopSkew {
+            branch: on.first().map_or(fallback, |&b| self.term(p, b)),
         }
     }
 

@@ -541,3 +541,78 @@ fn lanes_waiting_inside_a_loop_skew_its_values() {
     assert!(d.is_dependent(FuncId(0), used));
     assert!(d.is_dependent(FuncId(0), i));
 }
+
+#[test]
+fn callee_reads_what_an_unknown_pointer_may_have_written() {
+    // read(p) { return *p; }  kernel(ptr %g): %a = alloca i32; store 1, %a;
+    // %q = load ptr, %g (a pointer from memory: could be %a);
+    // store tid, %q; %r = read(%a): dependent. The dependent write went to
+    // an unknown location; read touches %a, which it may be.
+    let mut mb = ModuleBuilder::new();
+    let (void, i32) = (mb.void(), i32t(&mut mb));
+    let ptr = mb.ptr(addrspace::GENERIC);
+    let mut fb = mb.define("read", &[ptr], i32);
+    let read = fb.func;
+    let v = fb.load(i32, Value::Arg(0));
+    fb.ret(Some(v));
+    let mut fb = mb.define("k", &[ptr], void);
+    fb.kernel();
+    let a = fb.alloca(i32);
+    let one = fb.const_int(32, 1);
+    fb.store(one, a);
+    let q = fb.load(ptr, Value::Arg(0));
+    let tid = fb.sreg("tid.x");
+    fb.store(tid, q);
+    let r = fb.call(read, vec![a]);
+    fb.ret(None);
+    let kernel = fb.func;
+    let m = mb.finish();
+    assert!(deps(&m, "k").is_dependent(kernel, r));
+}
+
+#[test]
+fn call_in_a_skewed_loop_returns_a_dependent_value() {
+    // The skewed loop of `lanes_waiting_inside_a_loop_skew_its_values`,
+    // with P calling get(%g) { return *g; }. Nothing the call reads is
+    // dependent, but lanes run P in different iterations, when *g may hold
+    // different values: the result is dependent (LoopSkew at the call).
+    let mut mb = ModuleBuilder::new();
+    let (void, i32, i1) = (mb.void(), i32t(&mut mb), mb.int(1));
+    let ptr = mb.ptr(addrspace::GLOBAL);
+    let mut fb = mb.define("get", &[ptr], i32);
+    let get = fb.func;
+    let v = fb.load(i32, Value::Arg(0));
+    fb.ret(Some(v));
+    let mut fb = mb.define("k", &[i1, i1, ptr], void);
+    fb.kernel();
+    let tid = fb.sreg("tid.x");
+    let (h, b, l, p, x) = (fb.block(), fb.block(), fb.block(), fb.block(), fb.block());
+    fb.br(h);
+    fb.switch_to(h);
+    let zero = fb_zero(&mut fb);
+    let i = fb.phi(i32, &[(zero, BlockId(0))]);
+    fb.cond_br(Value::Arg(0), b, p);
+    fb.switch_to(b);
+    let c = fb.icmp(IntPred::Eq, tid, i);
+    fb.cond_br(c, l, p);
+    fb.switch_to(l);
+    let one = fb.const_int(32, 1);
+    let next_l = fb.binary(Opcode::Add, i, one);
+    fb.add_incoming(i, next_l, l);
+    fb.br(h);
+    fb.switch_to(p);
+    let got = fb.call(get, vec![Value::Arg(2)]);
+    let next_p = fb.binary(Opcode::Add, i, one);
+    fb.add_incoming(i, next_p, p);
+    fb.cond_br(Value::Arg(1), h, x);
+    fb.switch_to(x);
+    fb.ret(None);
+    let kernel = fb.func;
+    let m = mb.finish();
+    let d = deps(&m, "k");
+    assert!(
+        matches!(d.why(kernel, got), Some(Why::LoopSkew { .. })),
+        "{:?}",
+        d.why(kernel, got)
+    );
+}
