@@ -7,8 +7,8 @@
 #
 # Prints warpcheck's own stage times (`check --timing`: the taint stage is
 # re-run alone on the analysis' graphs, so its figure is the analysis by
-# itself) and /usr/bin/time's wall clock and peak memory for the whole
-# `warpcheck check` process (LLVM parsing included).
+# itself), then /usr/bin/time's wall clock and peak memory for a plain
+# `warpcheck check` of the module (LLVM parsing and every stage included).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 functions=${1:-200}
@@ -23,7 +23,7 @@ opt-19 -disable-output "$module"  # the module is valid IR
 echo "module: $functions device functions, $kernels kernels," \
   "$(grep -cE '^  (%|store|br|ret|call)' "$module") instructions"
 
-/usr/bin/time -v target/release/warpcheck check --timing "$module" \
-  > /dev/null 2> "$dir/stderr" || true
-grep -E '^warpcheck: timing' "$dir/stderr" | sed 's/^warpcheck: timing [^:]*: //'
-grep -E 'Elapsed \(wall clock\)|Maximum resident set size' "$dir/stderr" | sed 's/^[[:space:]]*//'
+target/release/warpcheck check --timing "$module" 2>&1 >/dev/null |
+  grep -E '^warpcheck: timing' | sed 's/^warpcheck: timing [^:]*: //'
+/usr/bin/time -v target/release/warpcheck check "$module" > /dev/null 2> "$dir/stderr" || true
+grep -E 'Elapsed \(wall clock\)|Maximum resident set size' "$dir/stderr" | sed 's/^[[:space:]]*/whole check: /'

@@ -78,11 +78,11 @@ pub struct TaintProblem<'k, 'm> {
 
 /// Which parts of a write's target a reason taints.
 #[derive(Copy, Clone, PartialEq, Eq)]
-enum Reach {
+enum Taints {
     /// Dependent data: every copy and the shared location.
-    Data,
+    AllCopies,
     /// Dependent address or control: only per-thread copies differ.
-    PerThread,
+    PerThreadCopies,
 }
 
 impl TaintProblem<'_, '_> {
@@ -94,14 +94,14 @@ impl TaintProblem<'_, '_> {
         self.k.facts.value(p, v)
     }
 
-    fn write_effect(&self, w: &Write, reach: Reach, masked: bool, out: &mut Vec<Fact>) {
+    fn write_effect(&self, w: &Write, taints: Taints, masked: bool, out: &mut Vec<Fact>) {
         if let Some(l) = w.to.target.per_thread {
             // Lanes not running this call have no such frame to differ in.
             if !(masked && w.frame_local) {
                 out.push(self.facts().per_thread(l));
             }
         }
-        if let (Some(l), Reach::Data) = (w.to.target.shared, reach) {
+        if let (Some(l), Taints::AllCopies) = (w.to.target.shared, taints) {
             out.push(self.facts().shared_write(l));
         }
     }
@@ -124,7 +124,7 @@ impl TaintProblem<'_, '_> {
                 WriteData::Values(_) => false,
             };
             if tainted {
-                self.write_effect(w, Reach::Data, false, out);
+                self.write_effect(w, Taints::AllCopies, false, out);
             }
         }
     }
@@ -152,16 +152,16 @@ impl TaintProblem<'_, '_> {
                 WriteData::Opaque => false,
             };
             if data {
-                self.write_effect(w, Reach::Data, false, out);
+                self.write_effect(w, Taints::AllCopies, false, out);
             } else if w.to.address == v || w.size == Some(v) {
-                self.write_effect(w, Reach::PerThread, false, out);
+                self.write_effect(w, Taints::PerThreadCopies, false, out);
             }
         }
         for &b in info.control.branches_on(v) {
             let br = &info.control.branches[b];
             if br.region.contains(inst.block.index()) {
                 for w in &rule.writes {
-                    self.write_effect(w, Reach::PerThread, false, out);
+                    self.write_effect(w, Taints::PerThreadCopies, false, out);
                 }
             }
             let has_value =
@@ -189,7 +189,7 @@ impl TaintProblem<'_, '_> {
         }
         for w in &rule.writes {
             if matches!(&w.data, WriteData::Copy(from) if aliases(from)) {
-                self.write_effect(w, Reach::Data, false, out);
+                self.write_effect(w, Taints::AllCopies, false, out);
             }
         }
     }
@@ -266,7 +266,7 @@ impl<'m> IfdsProblem for TaintProblem<'_, 'm> {
             FactKind::Masked => {
                 out.push(d);
                 for w in &self.k.procs[p as usize].rules[i.index()].writes {
-                    self.write_effect(w, Reach::PerThread, true, out);
+                    self.write_effect(w, Taints::PerThreadCopies, true, out);
                 }
             }
             FactKind::Value(_, v) => self.value_gens(p, i, v, d, out),

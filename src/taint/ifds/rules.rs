@@ -23,6 +23,8 @@
 //!   predicate (the `.p` forms) is per lane.
 //! * `match.any` gives each lane the lanes holding its value: uniform when
 //!   that value is.
+//! * `redux.sync` reduces over the mask's lanes, and `activemask` names the
+//!   lanes executing it: the same answer for the lanes running it together.
 
 use super::memory::{Locations, Target};
 use crate::ir::intrinsics::{SReg, ShflMode};
@@ -234,7 +236,13 @@ impl RuleBuilder<'_> {
                 ops.get(2).copied(),
             ),
             Intrinsic::Pure | Intrinsic::Printf => operands(ops.clone()),
-            Intrinsic::Unknown => self.opaque(f, func, i),
+            Intrinsic::Unknown => match self.m.func(callee_of(inst)).name.as_str() {
+                // One answer for the lanes executing it together, like a vote.
+                "llvm.nvvm.activemask" => uniform(),
+                // redux.sync(value, mask): the mask's lanes get one result.
+                n if n.starts_with("llvm.nvvm.redux.sync.") => operands(vec![ops[1]]),
+                _ => self.opaque(f, func, i),
+            },
         }
     }
 
@@ -298,6 +306,14 @@ impl RuleBuilder<'_> {
         !constant_non_pointer
             && !matches!(v, Value::Opaque | Value::Func(_))
             && self.m.types.is_ptr(self.m.value_type(func, v))
+    }
+}
+
+/// The function a direct call calls.
+fn callee_of(inst: &crate::ir::Inst) -> FuncId {
+    match inst.callee() {
+        Some(Callee::Direct(g)) => g,
+        _ => unreachable!("only direct calls have an intrinsic"),
     }
 }
 

@@ -69,6 +69,9 @@ fn warp_primitives_depend_only_on_what_can_differ() {
     //   shfl.idx(m, tid, 0, 0x181f)      lane 0 of each 8-lane segment: dependent
     //   match.any(m, tid)                dependent
     //   match.any(m, ctaid)              uniform: every lane holds it
+    //   redux.sync.add(tid, 0xffffffff)  one sum for the warp: uniform
+    //   redux.sync.add(1, tid)           dependent mask: dependent
+    //   activemask()                     the lanes running it: uniform
     let mut mb = ModuleBuilder::new();
     let (void, i32) = (mb.void(), i32t(&mut mb));
     let mut fb = mb.define("k", &[], void);
@@ -95,6 +98,10 @@ fn warp_primitives_depend_only_on_what_can_differ() {
     let any = "llvm.nvvm.match.any.sync.i32";
     let match_tid = fb.intrinsic(any, i32, vec![full, tid]);
     let match_cta = fb.intrinsic(any, i32, vec![full, cta]);
+    let redux = "llvm.nvvm.redux.sync.add";
+    let sum = fb.intrinsic(redux, i32, vec![tid, full]);
+    let sum_masked = fb.intrinsic(redux, i32, vec![one, tid]);
+    let active = fb.intrinsic("llvm.nvvm.activemask", i32, vec![]);
     fb.ret(None);
     let m = mb.finish();
     let d = deps(&m, "k");
@@ -102,6 +109,7 @@ fn warp_primitives_depend_only_on_what_can_differ() {
     assert!(!dep(vote_uniform) && dep(vote_masked) && !dep(popc));
     assert!(!dep(broadcast) && dep(gather) && dep(shift) && !dep(shift_uniform));
     assert!(dep(segmented) && dep(match_tid) && !dep(match_cta));
+    assert!(!dep(sum) && dep(sum_masked) && !dep(active));
 }
 
 #[test]
