@@ -408,3 +408,10 @@ fn phis_copy_in_parallel() {
         assert_eq!(out[t as usize], a * 1000 + b, "thread {t}");
     }
 }
+
+#[test]
+fn fences_warp_syncs_and_sleeps_are_no_ops() {
+    let m = compile(FIXTURE);
+    let o = run(&m, "hints", &warp(), &[buf("out", 128, Init::Zero)]);
+    assert!(ints(&o, "out").iter().all(|&v| v == 2));
+}

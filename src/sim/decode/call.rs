@@ -90,8 +90,13 @@ impl FuncDecoder<'_, '_> {
                 src: self.slot(ops[0])?,
             });
         }
+        if name.starts_with("llvm.nvvm.prefetch") || name.starts_with("llvm.prefetch") {
+            return some(Op::Nop);
+        }
         match name {
             "llvm.nvvm.activemask" => return some(Op::Warp(Box::new(Warp::ActiveMask { dst }))),
+            "llvm.nvvm.nanosleep" => return some(Op::Nop),
+
             "llvm.trap" | "llvm.ubsantrap" | "llvm.debugtrap" => {
                 return some(Op::Trap(Box::new(Trap::Trap)))
             }

@@ -1,0 +1,99 @@
+//! Branches, switches and returns: which lanes go where, the phi copies on
+//! the way, the SIMT stack, and the divergence they cost.
+
+use super::control::{self, Groups};
+use super::lanes::{self, each, row, true_lanes};
+use super::{Machine, Warp};
+use crate::sim::code::{Func, Switch};
+use crate::sim::scalar;
+
+impl Machine<'_> {
+    /// An unconditional branch: every active lane along `edge`.
+    pub(super) fn jump(&mut self, w: &mut Warp, func: &Func, edge: u32, mask: u32) {
+        let mut groups = Groups::new();
+        groups.add(edge, &func.edges[edge as usize], mask);
+        self.take(w, func, &groups, 0, None);
+    }
+
+    pub(super) fn cond_branch(
+        &mut self,
+        w: &mut Warp,
+        func: &Func,
+        (cond, edges, site, ipdom): (u32, [u32; 2], u32, u32),
+        mask: u32,
+    ) {
+        let regs = &w.frames.last().expect("running").regs;
+        let taken = true_lanes(regs, cond, mask);
+        let split = [taken, mask & !taken];
+        let stats = &mut self.sites[site as usize];
+        stats.executions += 1;
+        if split[0] != 0 && split[1] != 0 {
+            stats.nonuniform += 1;
+        }
+        let mut groups = Groups::new();
+        for (&edge, &m) in edges.iter().zip(&split) {
+            groups.add(edge, &func.edges[edge as usize], m);
+        }
+        self.take(w, func, &groups, ipdom, Some(site));
+    }
+
+    pub(super) fn switch(&mut self, w: &mut Warp, func: &Func, s: &Switch, mask: u32) {
+        let c = *row(&w.frames.last().expect("running").regs, s.cond);
+        let first = c[mask.trailing_zeros() as usize];
+        let mut same = true;
+        let mut groups = Groups::new();
+        each(mask, |l| {
+            let v = c[l] & scalar::mask(u32::from(s.bits));
+            same &= c[l] == first;
+            let edge = s
+                .cases
+                .iter()
+                .find(|&&(k, _)| k == v)
+                .map_or(s.default, |&(_, e)| e);
+            groups.add(edge, &func.edges[edge as usize], 1 << l);
+        });
+        let stats = &mut self.sites[s.site as usize];
+        stats.executions += 1;
+        if !same {
+            stats.nonuniform += 1;
+        }
+        self.take(w, func, &groups, s.ipdom, Some(s.site));
+    }
+
+    /// Moves each group along its edge: phi copies, then the SIMT stack.
+    /// Several groups are a divergent branch at `site`, reconverging at
+    /// block `ipdom`.
+    fn take(&mut self, w: &mut Warp, func: &Func, groups: &Groups, ipdom: u32, site: Option<u32>) {
+        let frame = w.frames.last_mut().expect("running");
+        let groups = groups.as_slice();
+        for g in groups {
+            let e = &func.edges[g.edge as usize];
+            w.counters.steps += u64::from(e.phis);
+            w.counters.thread_instructions += u64::from(e.phis) * u64::from(g.mask.count_ones());
+            control::phi_copies(&mut frame.regs, e, g.mask, &mut self.phi_tmp);
+        }
+        if let [g] = groups {
+            control::goto(&mut frame.stack, g.target, g.pc);
+            return;
+        }
+        if let Some(site) = site {
+            self.sites[site as usize].divergent += 1;
+        }
+        w.counters.divwarps += 1;
+        let ipdom_pc = control::reconvergence_pc(&func.block_pc, ipdom);
+        control::diverge(&mut frame.stack, groups, ipdom, ipdom_pc);
+    }
+
+    /// `ret`: the lanes leave the stack entry; the frame ends when no
+    /// entry has lanes left (see [`control::settle`]).
+    pub(super) fn ret(w: &mut Warp, func: &Func, (src, words): (u32, u32), mask: u32) {
+        let kernel = w.frames.len() == 1;
+        let frame = w.frames.last_mut().expect("running");
+        lanes::copy(&mut frame.regs, mask, func.ret_slot, src, words);
+        frame.returned |= mask;
+        if kernel {
+            w.exited |= mask;
+        }
+        frame.stack.pop();
+    }
+}
