@@ -141,24 +141,22 @@ impl Liveness {
 }
 
 /// For each value used or defined in block `b`, the last instruction of
-/// `b` (not a phi, not the terminator, whose edges check liveness) that
-/// still needs its fact: its last use, and at least the instruction after
-/// its definition (where the definition's own fact is first seen).
+/// `b` that still needs its fact: its last use, and at least the
+/// instruction after its definition (where the definition's own fact is
+/// first seen). Values the terminator needs are left out: its edges check
+/// liveness themselves.
 fn last_uses(func: &Function, b: BlockId, params: usize) -> Vec<(Value, InstId)> {
     let insts = &func.blocks[b.index()].insts;
-    let Some((_, body)) = insts.split_last() else {
-        return Vec::new();
-    };
     let mut last: Vec<(Value, usize)> = Vec::new();
     let mut note = |v: Value, at: usize| match last.iter_mut().find(|(x, _)| *x == v) {
         Some(entry) => entry.1 = entry.1.max(at),
         None => last.push((v, at)),
     };
-    let phis = body
+    let phis = insts
         .iter()
         .take_while(|&&i| func.inst(i).op == Opcode::Phi)
         .count();
-    for (at, &i) in body.iter().enumerate() {
+    for (at, &i) in insts.iter().enumerate() {
         let inst = func.inst(i);
         // Seen from the first non-phi (phis are evaluated on the edge).
         note(Value::Inst(i), (at + 1).max(phis));
@@ -172,9 +170,12 @@ fn last_uses(func: &Function, b: BlockId, params: usize) -> Vec<(Value, InstId)>
             }
         }
     }
+    // Facts the terminator reads (its condition decides joins and exits
+    // on its edges) stay to the end, where liveness takes over.
+    let terminator = insts.len().saturating_sub(1);
     last.into_iter()
-        .filter(|&(_, at)| at < body.len())
-        .map(|(v, at)| (v, body[at]))
+        .filter(|&(_, at)| at < terminator)
+        .map(|(v, at)| (v, insts[at]))
         .collect()
 }
 

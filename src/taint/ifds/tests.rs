@@ -624,3 +624,29 @@ fn call_in_a_skewed_loop_returns_a_dependent_value() {
         d.why(kernel, got)
     );
 }
+
+#[test]
+fn condition_also_used_before_its_branch_still_decides_the_join() {
+    // c = tid & 1 != 0; store (zext c) to @g; br c: the store is c's last
+    // use before the branch, which must still see c's fact for the join.
+    let mut mb = ModuleBuilder::new();
+    let (void, i32) = (mb.void(), i32t(&mut mb));
+    let g = mb.global("g", i32, addrspace::GLOBAL);
+    let mut fb = mb.define("k", &[], void);
+    fb.kernel();
+    let tid = fb.sreg("tid.x");
+    let one = fb.const_int(32, 1);
+    let bit = fb.binary(Opcode::And, tid, one);
+    let zero = fb_zero(&mut fb);
+    let c = fb.icmp(IntPred::Ne, bit, zero);
+    let wide = fb.cast(Opcode::ZExt, c, i32);
+    fb.store(wide, g);
+    let two = fb.const_int(32, 2);
+    let merged = diamond(&mut fb, i32, c, one, two);
+    fb.ret(None);
+    let m = mb.finish();
+    assert!(matches!(
+        deps(&m, "k").why(FuncId(0), merged),
+        Some(Why::Join { .. })
+    ));
+}
