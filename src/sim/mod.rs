@@ -25,6 +25,8 @@ pub mod memory;
 mod printf;
 pub mod report;
 mod scalar;
+#[cfg(test)]
+mod tests;
 
 pub use args::{ArgValue, BufferSpec, Elem, Init};
 pub use code::SiteInfo;

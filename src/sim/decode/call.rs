@@ -10,6 +10,7 @@ use crate::ir::{Callee, InstId, TypeKind};
 use crate::sim::code::{
     Atomic, Call, Math, MemOp, Op, OutParams, Redux, RmwKind, Scalar, Special, Trap, Warp,
 };
+use crate::sim::exec::MAX_MATH_ARGS;
 use crate::sim::math;
 
 impl FuncDecoder<'_, '_> {
@@ -159,6 +160,9 @@ impl FuncDecoder<'_, '_> {
             (_, Some(Scalar::Int(b))) => b,
             _ => 0,
         };
+        if ops.len() > MAX_MATH_ARGS {
+            return Err(format!("math functions of {} arguments", ops.len()));
+        }
         let mut args = Vec::with_capacity(ops.len());
         for &a in &ops {
             let vector = matches!(m.types.kind(self.ty_of(a)), TypeKind::Vector(..));

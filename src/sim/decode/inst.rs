@@ -10,6 +10,7 @@ use crate::sim::code::{
     Atomic, Cast, FloatOp, Gep, IntOp, Leaves, Op, Reinterpret, RmwKind, Scalar, ShuffleVector,
     Switch, Trap,
 };
+use crate::sim::exec::MAX_VALUE_BYTES;
 use crate::sim::scalar::mask;
 
 /// The integer operation of a binary opcode.
@@ -368,6 +369,9 @@ impl FuncDecoder<'_, '_> {
                     dst,
                     src: a,
                 });
+            }
+            if types.size(inst.ty) as usize > MAX_VALUE_BYTES {
+                return Err(format!("bit casts of values over {MAX_VALUE_BYTES} bytes"));
             }
             return Ok(Op::Reinterpret(Box::new(Reinterpret {
                 dst,

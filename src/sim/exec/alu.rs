@@ -226,12 +226,10 @@ fn math(m: &Math, regs: &mut [u64], mask: u32) {
                 args[i] = row(regs, if vector { s + k } else { s })[l];
             }
             let r = m.f.eval(&args[..m.args.len()], u32::from(m.bits));
-            if m.results == 1 {
-                row_mut(regs, m.dst + k)[l] = r[0];
-            } else {
-                for (w, &v) in r.iter().enumerate().take(usize::from(m.results)) {
-                    row_mut(regs, m.dst + w as u32)[l] = v;
-                }
+            // Several results are a struct of vectors: word w of element k
+            // is at w * n + k.
+            for (w, &v) in r.iter().enumerate().take(usize::from(m.results)) {
+                row_mut(regs, m.dst + w as u32 * u32::from(m.n) + k)[l] = v;
             }
         });
     }
