@@ -9,6 +9,7 @@
 use super::parse::LlvmFunction;
 use crate::graph::FunctionGraphs;
 use crate::ir::{BlockId, Callee, Function, InstId, Intrinsic, Module, Opcode, Value};
+use crate::taint::ifds::unlisted_warp_primitive;
 use std::collections::{HashMap, HashSet};
 
 /// Why LLVM calls something divergent that we prove uniform: the first
@@ -45,11 +46,11 @@ impl LlvmRoot {
                 "special register: blockIdx, blockDim, gridDim, warpid, smid"
             }
             LlvmRoot::WarpPrimitive => {
-                "warp primitive: vote, ballot, shuffle broadcast, match, barrier reduction"
+                "warp primitive: vote, ballot, shuffle broadcast, match, redux, barrier reduction"
             }
             LlvmRoot::MathIntrinsic => "math intrinsic call (llvm.smin, llvm.fma, ...)",
             LlvmRoot::CallResult => "device-function return value",
-            LlvmRoot::OtherCall => "other call",
+            LlvmRoot::OtherCall => "other call (vprintf, external functions)",
             LlvmRoot::Load => "load (LLVM: every generic or local load is divergent)",
             LlvmRoot::Atomic => "atomic",
             LlvmRoot::Control => "join or loop exit of a branch LLVM finds divergent",
@@ -245,6 +246,9 @@ impl<'a> LlvmView<'a> {
             Some(Intrinsic::Pure) => LlvmRoot::MathIntrinsic,
             Some(Intrinsic::Atomic) => LlvmRoot::Atomic,
             Some(Intrinsic::GlobalLoad) => LlvmRoot::Load,
+            Some(Intrinsic::Unknown) if unlisted_warp_primitive(&target.name).is_some() => {
+                LlvmRoot::WarpPrimitive
+            }
             Some(_) => LlvmRoot::OtherCall,
             None if !target.is_declaration => LlvmRoot::CallResult,
             None => LlvmRoot::OtherCall,

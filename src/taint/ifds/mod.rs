@@ -40,6 +40,7 @@ use crate::ir::{FuncId, Module};
 use crate::memory::Spaces;
 use flow::{SharedTaint, TaintProblem};
 use kernel::Kernel;
+pub(crate) use rules::unlisted_warp_primitive;
 use std::cell::RefCell;
 
 /// The IFDS thread-dependence analysis.

@@ -236,12 +236,10 @@ impl RuleBuilder<'_> {
                 ops.get(2).copied(),
             ),
             Intrinsic::Pure | Intrinsic::Printf => operands(ops.clone()),
-            Intrinsic::Unknown => match self.m.func(callee_of(inst)).name.as_str() {
-                // One answer for the lanes executing it together, like a vote.
-                "llvm.nvvm.activemask" => uniform(),
-                // redux.sync(value, mask): the mask's lanes get one result.
-                n if n.starts_with("llvm.nvvm.redux.sync.") => operands(vec![ops[1]]),
-                _ => self.opaque(f, func, i),
+            Intrinsic::Unknown => match unlisted_warp_primitive(&self.m.func(callee_of(inst)).name)
+            {
+                Some(mask) => operands(mask.map(|k| ops[k]).into_iter().collect()),
+                None => self.opaque(f, func, i),
             },
         }
     }
@@ -306,6 +304,19 @@ impl RuleBuilder<'_> {
         !constant_non_pointer
             && !matches!(v, Value::Opaque | Value::Func(_))
             && self.m.types.is_ptr(self.m.value_type(func, v))
+    }
+}
+
+/// Warp primitives `ir::intrinsics` does not name, by name: `Some` with the
+/// position of the mask operand their answer depends on (`None`: none).
+/// `activemask` names the lanes executing it, and `redux.sync(value,
+/// mask)` reduces over the mask's lanes: one answer for the lanes running
+/// it together, like a vote.
+pub fn unlisted_warp_primitive(name: &str) -> Option<Option<usize>> {
+    match name {
+        "llvm.nvvm.activemask" => Some(None),
+        n if n.starts_with("llvm.nvvm.redux.sync.") => Some(Some(1)),
+        _ => None,
     }
 }
 
