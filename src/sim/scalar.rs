@@ -12,6 +12,7 @@ use super::code::{Cast, FTy, FloatOp, IntOp};
 use super::fp16;
 use crate::ir::{FloatPred, IntPred};
 
+#[inline]
 pub fn mask(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX
@@ -21,11 +22,13 @@ pub fn mask(bits: u32) -> u64 {
 }
 
 /// Sign-extends the low `bits` (1..=64) of `v`.
+#[inline]
 pub fn sext(v: u64, bits: u32) -> i64 {
     let s = 64 - bits.clamp(1, 64);
     ((v << s) as i64) >> s
 }
 
+#[inline]
 pub fn int_op(op: IntOp, bits: u32, a: u64, b: u64) -> u64 {
     let r = match op {
         IntOp::Add => a.wrapping_add(b),
@@ -50,6 +53,7 @@ pub fn int_op(op: IntOp, bits: u32, a: u64, b: u64) -> u64 {
     r & mask(bits)
 }
 
+#[inline]
 pub fn icmp(pred: IntPred, bits: u32, a: u64, b: u64) -> bool {
     let (sa, sb) = (sext(a, bits), sext(b, bits));
     match pred {
@@ -66,18 +70,22 @@ pub fn icmp(pred: IntPred, bits: u32, a: u64, b: u64) -> bool {
     }
 }
 
+#[inline]
 pub fn f32_of(v: u64) -> f32 {
     f32::from_bits(v as u32)
 }
 
+#[inline]
 pub fn f64_of(v: u64) -> f64 {
     f64::from_bits(v)
 }
 
+#[inline]
 pub fn bits_f32(x: f32) -> u64 {
     u64::from(x.to_bits())
 }
 
+#[inline]
 pub fn bits_f64(x: f64) -> u64 {
     x.to_bits()
 }
@@ -100,6 +108,7 @@ fn f32_to_narrow(ty: FTy, x: f32) -> u64 {
 }
 
 /// The value of a float register word.
+#[inline]
 pub fn to_f64(ty: FTy, v: u64) -> f64 {
     match ty {
         FTy::F64 => f64_of(v),
@@ -108,6 +117,7 @@ pub fn to_f64(ty: FTy, v: u64) -> f64 {
 }
 
 /// Rounds to `ty` and returns the register word.
+#[inline]
 pub fn from_f64(ty: FTy, x: f64) -> u64 {
     match ty {
         FTy::F64 => bits_f64(x),
@@ -128,6 +138,7 @@ fn float_apply<F32: Fn(f32, f32) -> f32, F64: Fn(f64, f64) -> f64>(
     }
 }
 
+#[inline]
 pub fn float_op(op: FloatOp, ty: FTy, a: u64, b: u64) -> u64 {
     match op {
         FloatOp::Add => float_apply(ty, a, b, |x, y| x + y, |x, y| x + y),
@@ -138,6 +149,7 @@ pub fn float_op(op: FloatOp, ty: FTy, a: u64, b: u64) -> u64 {
     }
 }
 
+#[inline]
 pub fn fneg(ty: FTy, a: u64) -> u64 {
     let sign = match ty {
         FTy::F16 | FTy::BF16 => 1 << 15,
@@ -147,6 +159,7 @@ pub fn fneg(ty: FTy, a: u64) -> u64 {
     a ^ sign
 }
 
+#[inline]
 pub fn fcmp(pred: FloatPred, ty: FTy, a: u64, b: u64) -> bool {
     let (x, y) = (to_f64(ty, a), to_f64(ty, b));
     let unordered = x.is_nan() || y.is_nan();
@@ -209,6 +222,7 @@ pub fn float_to_float(from: FTy, to: FTy, v: u64) -> u64 {
     }
 }
 
+#[inline]
 pub fn cast(c: Cast, v: u64) -> u64 {
     match c {
         Cast::ZeroExt { to } => v & mask(u32::from(to)),
