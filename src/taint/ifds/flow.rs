@@ -13,60 +13,11 @@
 use super::facts::{Fact, FactKind, FactSpace};
 use super::kernel::Kernel;
 use super::layout::{Layout, Node, Proc};
-use super::rules::{ResultRule, Write, WriteData};
+use super::memory::SharedTaint;
+use super::rules::{MemRef, ResultRule, Write, WriteData};
 use crate::dataflow::{IfdsProblem, Supergraph};
 use crate::ir::{InstId, Opcode, Value};
 use std::cell::RefCell;
-
-/// Shared locations known to hold dependent data, from earlier rounds.
-#[derive(Clone, Debug, Default)]
-pub struct SharedTaint {
-    /// Per shared location: the write that made it dependent.
-    pub causes: Vec<Option<(Proc, InstId)>>,
-    /// Per shared location: whether it may overlap a dependent one.
-    aliased: Vec<bool>,
-}
-
-impl SharedTaint {
-    pub fn new(count: usize) -> Self {
-        SharedTaint {
-            causes: vec![None; count],
-            aliased: vec![false; count],
-        }
-    }
-
-    /// Records new dependent locations; whether any was new.
-    pub fn add(&mut self, k: &Kernel, found: &[(u32, (Proc, InstId))]) -> bool {
-        let mut changed = false;
-        for &(loc, cause) in found {
-            if self.causes[loc as usize].is_none() {
-                self.causes[loc as usize] = Some(cause);
-                changed = true;
-            }
-        }
-        for (l, aliased) in self.aliased.iter_mut().enumerate() {
-            *aliased = self
-                .causes
-                .iter()
-                .enumerate()
-                .any(|(t, c)| c.is_some() && k.locs.shared_alias(l as u32, t as u32));
-        }
-        changed
-    }
-
-    /// A dependent write a read of `loc` may observe.
-    pub fn cause_for(&self, k: &Kernel, loc: u32) -> Option<(Proc, InstId)> {
-        self.causes
-            .iter()
-            .enumerate()
-            .find(|(t, c)| c.is_some() && k.locs.shared_alias(loc, *t as u32))
-            .and_then(|(_, c)| *c)
-    }
-
-    fn aliased(&self, loc: u32) -> bool {
-        self.aliased[loc as usize]
-    }
-}
 
 pub struct TaintProblem<'k, 'm> {
     pub k: &'k Kernel<'m>,
@@ -110,8 +61,7 @@ impl TaintProblem<'_, '_> {
     fn zero_gens(&self, p: Proc, i: InstId, out: &mut Vec<Fact>) {
         let rule = &self.k.procs[p as usize].rules[i.index()];
         let shared = self.shared.borrow();
-        let shared_read =
-            |r: &super::rules::MemRef| r.target.shared.is_some_and(|l| shared.aliased(l));
+        let shared_read = |r: &MemRef| r.target.shared.is_some_and(|l| shared.aliased(l));
         if matches!(rule.result, ResultRule::Source(_))
             || rule.read.as_ref().is_some_and(shared_read)
         {
@@ -176,7 +126,7 @@ impl TaintProblem<'_, '_> {
     fn memory_gens(&self, p: Proc, i: InstId, loc: u32, d: Fact, out: &mut Vec<Fact>) {
         let rule = &self.k.procs[p as usize].rules[i.index()];
         let locs = &self.k.locs;
-        let aliases = |r: &super::rules::MemRef| {
+        let aliases = |r: &MemRef| {
             r.target
                 .per_thread
                 .is_some_and(|l| locs.per_thread_alias(l, loc))

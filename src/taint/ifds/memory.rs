@@ -14,7 +14,9 @@
 //! unknown may alias every location of its kind, and one whose space is
 //! unknown as well may be either kind.
 
+use super::layout::Proc;
 use crate::dataflow::FastMap;
+use crate::ir::InstId;
 use crate::memory::{Origin, Root, Space};
 
 /// The location(s) an address may denote, as indices into [`Locations`].
@@ -97,10 +99,60 @@ impl Locations {
     }
 }
 
+/// Shared locations known to hold dependent data, from earlier rounds.
+#[derive(Clone, Debug, Default)]
+pub struct SharedTaint {
+    /// Per shared location: the write that made it dependent.
+    causes: Vec<Option<(Proc, InstId)>>,
+    /// Per shared location: whether it may overlap a dependent one.
+    aliased: Vec<bool>,
+}
+
+impl SharedTaint {
+    pub fn new(count: usize) -> Self {
+        SharedTaint {
+            causes: vec![None; count],
+            aliased: vec![false; count],
+        }
+    }
+
+    /// Records new dependent locations; whether any was new.
+    pub fn add(&mut self, locs: &Locations, found: &[(u32, (Proc, InstId))]) -> bool {
+        let mut changed = false;
+        for &(loc, cause) in found {
+            if self.causes[loc as usize].is_none() {
+                self.causes[loc as usize] = Some(cause);
+                changed = true;
+            }
+        }
+        for (l, aliased) in self.aliased.iter_mut().enumerate() {
+            *aliased = self
+                .causes
+                .iter()
+                .enumerate()
+                .any(|(t, c)| c.is_some() && locs.shared_alias(l as u32, t as u32));
+        }
+        changed
+    }
+
+    /// A dependent write a read of `loc` may observe.
+    pub fn cause_for(&self, locs: &Locations, loc: u32) -> Option<(Proc, InstId)> {
+        self.causes
+            .iter()
+            .enumerate()
+            .find(|(t, c)| c.is_some() && locs.shared_alias(loc, *t as u32))
+            .and_then(|(_, c)| *c)
+    }
+
+    pub fn aliased(&self, loc: u32) -> bool {
+        self.aliased[loc as usize]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{FuncId, GlobalId, InstId};
+    use crate::ir::{FuncId, GlobalId};
 
     fn origin(space: Space, root: Root) -> Origin {
         Origin { space, root }

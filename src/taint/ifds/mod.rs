@@ -38,8 +38,9 @@ use crate::dataflow::{Solver, SolverStats};
 use crate::graph::ModuleGraphs;
 use crate::ir::{FuncId, Module};
 use crate::memory::Spaces;
-use flow::{SharedTaint, TaintProblem};
+use flow::TaintProblem;
 use kernel::Kernel;
+use memory::SharedTaint;
 pub(crate) use rules::unlisted_warp_primitive;
 use std::cell::RefCell;
 
@@ -78,7 +79,7 @@ impl IfdsTaint {
             rounds += 1;
             solver.run();
             let found = results::shared_writes(&k, solver.solution());
-            if !problem.shared.borrow_mut().add(&k, &found) {
+            if !problem.shared.borrow_mut().add(&k.locs, &found) {
                 break;
             }
             // Only reads of shared memory learn anything from the new

@@ -3,9 +3,10 @@
 //! the solver's provenance (the step that first generated each fact).
 
 use super::facts::{Fact, FactKind};
-use super::flow::{SharedTaint, TaintProblem};
+use super::flow::TaintProblem;
 use super::kernel::Kernel;
 use super::layout::{Node, Proc};
+use super::memory::SharedTaint;
 use super::rules::{ResultRule, WriteData};
 use crate::dataflow::{FastMap, Solution, Supergraph};
 use crate::ir::{InstId, Opcode, Value};
@@ -158,7 +159,7 @@ impl<'a, 'k, 'm> Reader<'a, 'k, 'm> {
                     let read = info.rules[i.index()].read.as_ref();
                     let cause = read
                         .and_then(|r| r.target.shared)
-                        .and_then(|l| self.shared.cause_for(self.k, l));
+                        .and_then(|l| self.shared.cause_for(&self.k.locs, l));
                     cause.map_or(Why::Source(Source::Opaque), |c| self.memory(c))
                 }
             },
@@ -344,7 +345,7 @@ impl<'a, 'k, 'm> Reader<'a, 'k, 'm> {
                         WriteData::Copy(from) => from.target.shared,
                         _ => None,
                     });
-                match copied.and_then(|l| self.shared.cause_for(self.k, l)) {
+                match copied.and_then(|l| self.shared.cause_for(&self.k.locs, l)) {
                     Some(c) => self.memory(c),
                     None => Why::Source(Source::Opaque),
                 }
