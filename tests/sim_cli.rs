@@ -1,7 +1,7 @@
 //! `warpcheck simulate` end to end: the JSON contract, text output, buffer
 //! dumps, block selection, seeds, and joining with `check --format json`.
 
-#[path = "sim_helpers.rs"]
+#[path = "common/sim.rs"]
 mod helpers;
 
 use helpers::*;

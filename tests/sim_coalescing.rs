@@ -2,7 +2,7 @@
 //! (a sector is 32 bytes; a warp's request touches the sectors its active
 //! lanes' bytes fall in).
 
-#[path = "sim_helpers.rs"]
+#[path = "common/sim.rs"]
 mod helpers;
 
 use helpers::*;

@@ -9,7 +9,7 @@
 //! element type, 128 for integers and 1.5 for floats. Kernels that fault
 //! or use what the simulator does not run are listed and skipped.
 
-#[path = "sim_helpers.rs"]
+#[path = "common/sim.rs"]
 mod helpers;
 
 use helpers::*;

@@ -2,7 +2,7 @@
 //! the active lanes of its warp take different targets; the warp runs both
 //! sides and reconverges at the immediate post-dominator.
 
-#[path = "sim_helpers.rs"]
+#[path = "common/sim.rs"]
 mod helpers;
 
 use helpers::*;

@@ -2,7 +2,7 @@
 //! compute-sanitizer reports them (exit code 1); bad usage and unsupported
 //! code are errors of the run (exit code 2).
 
-#[path = "sim_helpers.rs"]
+#[path = "common/sim.rs"]
 mod helpers;
 
 use helpers::*;

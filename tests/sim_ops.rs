@@ -4,7 +4,7 @@
 //! dynamic shared memory, 3-D indices, parallel phis) and its results are
 //! recomputed here on the CPU.
 
-#[path = "sim_helpers.rs"]
+#[path = "common/sim.rs"]
 mod helpers;
 
 use helpers::*;

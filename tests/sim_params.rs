@@ -1,7 +1,7 @@
 //! Kernel arguments are named as in the source: from the IR's value names,
 //! or from debug info when the IR has none; else positionally, `arg0`...
 
-#[path = "sim_helpers.rs"]
+#[path = "common/sim.rs"]
 mod helpers;
 
 use helpers::*;

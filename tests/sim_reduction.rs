@@ -1,7 +1,7 @@
 //! Block reductions: results equal the sum; divergence and conflicts
 //! follow from which threads take part at each step.
 
-#[path = "sim_helpers.rs"]
+#[path = "common/sim.rs"]
 mod helpers;
 
 use helpers::*;

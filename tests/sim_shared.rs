@@ -2,7 +2,7 @@
 //! w mod 32, and an access's degree is the largest number of distinct words
 //! any one bank must serve (lanes on the same word share a broadcast).
 
-#[path = "sim_helpers.rs"]
+#[path = "common/sim.rs"]
 mod helpers;
 
 use helpers::*;

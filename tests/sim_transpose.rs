@@ -1,7 +1,7 @@
 //! A tiled transpose through shared memory, with barriers: the output must
 //! be the transpose, and the costs follow from the tile layout.
 
-#[path = "sim_helpers.rs"]
+#[path = "common/sim.rs"]
 mod helpers;
 
 use helpers::*;

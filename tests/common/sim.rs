@@ -1,4 +1,4 @@
-//! Helpers shared by the `sim*` tests (included with `#[path]`): compile a
+//! Helpers shared by the `sim*` tests (included with `#[path = "common/sim.rs"]`; a file under tests/common is not a test target of its own): compile a
 //! fixture, run a kernel, pick sites out of the outcome.
 #![allow(dead_code)]
 
