@@ -5,6 +5,11 @@
 //! implementation fills a [`KernelDeps`] per kernel, recording for each
 //! dependent value *why* it depends (a [`Why`] edge back towards a source),
 //! so that findings can explain themselves.
+//!
+//! The analysis is [`ifds::IfdsTaint`], GPUCheck's IFDS taint over the
+//! kernel's supergraph; [`compare`] sets its answers next to LLVM's
+//! UniformityAnalysis.
+
 pub mod compare;
 mod explain;
 pub mod ifds;

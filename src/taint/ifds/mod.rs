@@ -1,12 +1,12 @@
 //! Thread dependence as an IFDS problem (GPUCheck §3.1), solved by the
 //! generic tabulation of `dataflow::ifds` over the kernel's supergraph.
 //!
-//! The facts (see [`facts`]) are SSA values that may differ between the
+//! The facts (see `facts`) are SSA values that may differ between the
 //! lanes of a warp, per-thread memory locations whose copies may differ,
-//! and two helpers (`Masked`, `SharedWrite`). Flow functions ([`flow`])
-//! combine data dependence, the control rules of [`control`] (joins, loop
+//! and two helpers (`Masked`, `SharedWrite`). Flow functions (`flow`)
+//! combine data dependence, the control rules of `control` (joins, loop
 //! exits, skewed loops, per-thread writes under dependent branches) and the
-//! instruction rules of [`rules`] (sources, warp-uniform registers and
+//! instruction rules of `rules` (sources, warp-uniform registers and
 //! primitives, memory). Calls are followed context-sensitively: a device
 //! function gets one tabulation per entry fact, and returns only flow back
 //! to the calls that entered with that fact.
