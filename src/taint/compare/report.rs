@@ -96,15 +96,20 @@ impl Summary {
                 let _ = writeln!(out, "  (none)");
                 continue;
             }
+            let width = rows
+                .iter()
+                .map(|r| r.reason.chars().count())
+                .max()
+                .unwrap_or(0);
             let _ = writeln!(
                 out,
-                "  {:<76} {:>8} {:>8} {:>8}",
+                "  {:<width$} {:>8} {:>8} {:>8}",
                 "reason", "branches", "accesses", "values"
             );
             for r in rows {
                 let _ = writeln!(
                     out,
-                    "  {:<76} {:>8} {:>8} {:>8}",
+                    "  {:<width$} {:>8} {:>8} {:>8}",
                     r.reason, r.branches, r.accesses, r.values
                 );
             }
