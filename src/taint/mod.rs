@@ -29,10 +29,8 @@ pub enum Source {
     Clock,
     /// The old value an atomic returns depends on the order lanes run in.
     Atomic,
-    /// A warp shuffle that reads another lane's value.
+    /// The in-range predicate of a shuffle up, down or xor: per lane.
     Shuffle,
-    /// `__match_any_sync`: the set of lanes holding the same value.
-    MatchAny,
     /// Inline asm, indirect calls, unknown intrinsics: assumed dependent.
     Opaque,
 }
@@ -47,8 +45,7 @@ impl Source {
             Source::LaneMask => "a lane mask",
             Source::Clock => "the clock",
             Source::Atomic => "an atomic's result",
-            Source::Shuffle => "a warp shuffle",
-            Source::MatchAny => "__match_any_sync",
+            Source::Shuffle => "a warp shuffle's lane range",
             Source::Opaque => "an opaque call",
         }
     }
