@@ -44,6 +44,37 @@ pub enum SReg {
     Clock,
 }
 
+impl SReg {
+    /// Classifies the register named after `llvm.nvvm.read.ptx.sreg.`.
+    pub fn parse(reg: &str) -> Option<SReg> {
+        let dim = |prefix: &str| reg.strip_prefix(prefix).and_then(Dim::parse);
+        if let Some(d) = dim("tid.") {
+            return Some(SReg::Tid(d));
+        }
+        if let Some(d) = dim("ntid.") {
+            return Some(SReg::Ntid(d));
+        }
+        if let Some(d) = dim("ctaid.") {
+            return Some(SReg::Ctaid(d));
+        }
+        if let Some(d) = dim("nctaid.") {
+            return Some(SReg::Nctaid(d));
+        }
+        Some(match reg {
+            "laneid" => SReg::LaneId,
+            "warpid" => SReg::WarpId,
+            "nwarpid" => SReg::NWarpId,
+            "smid" => SReg::SmId,
+            "nsmid" => SReg::NSmId,
+            "gridid" => SReg::GridId,
+            "warpsize" => SReg::WarpSize,
+            _ if reg.starts_with("lanemask") => SReg::LaneMask,
+            _ if reg.starts_with("clock") || reg.starts_with("globaltimer") => SReg::Clock,
+            _ => return None,
+        })
+    }
+}
+
 /// How a `__syncthreads` variant combines its predicate.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum BarrierReduce {
@@ -127,7 +158,7 @@ impl Intrinsic {
 
     fn nvvm(rest: &str) -> Intrinsic {
         if let Some(reg) = rest.strip_prefix("read.ptx.sreg.") {
-            return Self::sreg(reg).map_or(Intrinsic::Unknown, Intrinsic::SReg);
+            return SReg::parse(reg).map_or(Intrinsic::Unknown, Intrinsic::SReg);
         }
         let starts = |p: &str| rest.starts_with(p);
         match rest {
@@ -148,34 +179,6 @@ impl Intrinsic {
             _ if Self::is_nvvm_math(rest) => Intrinsic::Pure,
             _ => Intrinsic::Unknown,
         }
-    }
-
-    fn sreg(reg: &str) -> Option<SReg> {
-        let dim = |prefix: &str| reg.strip_prefix(prefix).and_then(Dim::parse);
-        if let Some(d) = dim("tid.") {
-            return Some(SReg::Tid(d));
-        }
-        if let Some(d) = dim("ntid.") {
-            return Some(SReg::Ntid(d));
-        }
-        if let Some(d) = dim("ctaid.") {
-            return Some(SReg::Ctaid(d));
-        }
-        if let Some(d) = dim("nctaid.") {
-            return Some(SReg::Nctaid(d));
-        }
-        Some(match reg {
-            "laneid" => SReg::LaneId,
-            "warpid" => SReg::WarpId,
-            "nwarpid" => SReg::NWarpId,
-            "smid" => SReg::SmId,
-            "nsmid" => SReg::NSmId,
-            "gridid" => SReg::GridId,
-            "warpsize" => SReg::WarpSize,
-            _ if reg.starts_with("lanemask") => SReg::LaneMask,
-            _ if reg.starts_with("clock") || reg.starts_with("globaltimer") => SReg::Clock,
-            _ => return None,
-        })
     }
 
     fn shfl(rest: &str) -> Intrinsic {

@@ -243,6 +243,8 @@ pub enum RmwOp {
     FSub,
     FMax,
     FMin,
+    /// `atomicInc`: `old >= v ? 0 : old + 1`.
     UIncWrap,
+    /// `atomicDec`: `old == 0 || old > v ? v : old - 1`.
     UDecWrap,
 }

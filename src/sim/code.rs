@@ -11,7 +11,7 @@
 use super::math::PureFn;
 use crate::analysis::SiteKind;
 use crate::ir::intrinsics::{BarrierReduce, ShflMode, VoteMode};
-use crate::ir::{FuncId, InstId, IntPred};
+use crate::ir::{FuncId, InstId, IntPred, RmwOp};
 
 pub type Slot = u32;
 
@@ -128,25 +128,7 @@ pub struct Leaf {
 /// A read-modify-write operation, from `atomicrmw` or an NVVM intrinsic.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum RmwKind {
-    Xchg,
-    Add,
-    Sub,
-    And,
-    Nand,
-    Or,
-    Xor,
-    Max,
-    Min,
-    UMax,
-    UMin,
-    FAdd,
-    FSub,
-    FMax,
-    FMin,
-    /// `atomicInc`: `old >= v ? 0 : old + 1`.
-    UIncWrap,
-    /// `atomicDec`: `old == 0 || old > v ? v : old - 1`.
-    UDecWrap,
+    Rmw(RmwOp),
     /// Compare and swap: operand `cmp` against the old value.
     Cas,
 }

@@ -5,10 +5,10 @@ use super::inst::count;
 use super::shape;
 use super::FuncDecoder;
 use crate::analysis::SiteKind;
-use crate::ir::intrinsics::Intrinsic;
-use crate::ir::{Callee, InstId, TypeKind};
+use crate::ir::intrinsics::{Intrinsic, SReg};
+use crate::ir::{Callee, InstId, RmwOp, TypeKind};
 use crate::sim::code::{
-    Atomic, Call, Math, MemOp, Op, OutParams, Redux, RmwKind, Scalar, Special, Trap, Warp,
+    Call, Math, MemOp, Op, OutParams, Redux, RmwKind, Scalar, Special, Trap, Warp,
 };
 use crate::sim::exec::MAX_MATH_ARGS;
 use crate::sim::math;
@@ -58,21 +58,7 @@ impl FuncDecoder<'_, '_> {
             let scalar = shape::scalar(&m.types, inst.ty)?;
             let kind = nvvm_atomic(rest, scalar)
                 .ok_or_else(|| format!("the atomic intrinsic `{name}`"))?;
-            let (cmp, val) = if kind == RmwKind::Cas {
-                (self.slot(ops[1])?, self.slot(ops[2])?)
-            } else {
-                (0, self.slot(ops[1])?)
-            };
-            return some(Op::Atomic(Box::new(Atomic {
-                kind,
-                scalar,
-                dst,
-                addr: self.slot(ops[0])?,
-                val,
-                cmp,
-                with_flag: false,
-                site,
-            })));
+            return some(self.atomic(i, kind, scalar, false, site)?);
         }
         if let Some(rest) = name.strip_prefix("llvm.nvvm.redux.sync.") {
             let op = redux(rest).ok_or_else(|| format!("`{name}`"))?;
@@ -277,41 +263,33 @@ impl FuncDecoder<'_, '_> {
     }
 }
 
+/// The IR's classification of the register, told apart further where the
+/// sim needs it (which lane mask) and held to the clocks it knows.
 fn special(reg: &str) -> Option<Special> {
-    let dim = |s: &str| match s {
-        "x" => Some(0),
-        "y" => Some(1),
-        "z" => Some(2),
-        _ => None,
-    };
-    if let Some((base, d)) = reg.split_once('.') {
-        let d = dim(d);
-        return match base {
-            "tid" => d.map(Special::Tid),
-            "ntid" => d.map(Special::Ntid),
-            "ctaid" => d.map(Special::Ctaid),
-            "nctaid" => d.map(Special::Nctaid),
-            "lanemask" => match &reg[9..] {
-                "eq" => Some(Special::LaneMaskEq),
-                "le" => Some(Special::LaneMaskLe),
-                "lt" => Some(Special::LaneMaskLt),
-                "ge" => Some(Special::LaneMaskGe),
-                "gt" => Some(Special::LaneMaskGt),
-                _ => None,
-            },
-            _ => None,
-        };
-    }
-    Some(match reg {
-        "laneid" => Special::LaneId,
-        "warpid" => Special::WarpId,
-        "nwarpid" => Special::NWarpId,
-        "smid" => Special::SmId,
-        "nsmid" => Special::NSmId,
-        "gridid" => Special::GridId,
-        "warpsize" => Special::WarpSize,
-        "clock" | "clock64" | "globaltimer" => Special::Clock,
-        _ => return None,
+    Some(match SReg::parse(reg)? {
+        SReg::Tid(d) => Special::Tid(d.index()),
+        SReg::Ntid(d) => Special::Ntid(d.index()),
+        SReg::Ctaid(d) => Special::Ctaid(d.index()),
+        SReg::Nctaid(d) => Special::Nctaid(d.index()),
+        SReg::LaneId => Special::LaneId,
+        SReg::WarpId => Special::WarpId,
+        SReg::NWarpId => Special::NWarpId,
+        SReg::SmId => Special::SmId,
+        SReg::NSmId => Special::NSmId,
+        SReg::GridId => Special::GridId,
+        SReg::WarpSize => Special::WarpSize,
+        SReg::LaneMask => match reg.strip_prefix("lanemask.")? {
+            "eq" => Special::LaneMaskEq,
+            "le" => Special::LaneMaskLe,
+            "lt" => Special::LaneMaskLt,
+            "ge" => Special::LaneMaskGe,
+            "gt" => Special::LaneMaskGt,
+            _ => return None,
+        },
+        SReg::Clock => match reg {
+            "clock" | "clock64" | "globaltimer" => Special::Clock,
+            _ => return None,
+        },
     })
 }
 
@@ -319,31 +297,33 @@ fn special(reg: &str) -> Option<Special> {
 fn nvvm_atomic(rest: &str, scalar: Scalar) -> Option<RmwKind> {
     let float = scalar.float().is_some();
     if let Some(op) = rest.strip_prefix("load.") {
-        return match op.split('.').next()? {
-            "inc" => Some(RmwKind::UIncWrap),
-            "dec" => Some(RmwKind::UDecWrap),
-            "add" if float => Some(RmwKind::FAdd),
-            "add" => Some(RmwKind::Add),
-            _ => None,
-        };
+        return Some(RmwKind::Rmw(match op.split('.').next()? {
+            "inc" => RmwOp::UIncWrap,
+            "dec" => RmwOp::UDecWrap,
+            "add" if float => RmwOp::FAdd,
+            "add" => RmwOp::Add,
+            _ => return None,
+        }));
     }
     let op = rest.split('.').next()?;
+    if op == "cas" {
+        return Some(RmwKind::Cas);
+    }
     // `__nvvm_atom_cta_max_gen_ui` lowers to the same `.i` intrinsic as the
     // signed form; we follow the intrinsic, which is signed.
-    Some(match op {
-        "add" if float => RmwKind::FAdd,
-        "add" => RmwKind::Add,
-        "exch" => RmwKind::Xchg,
-        "max" => RmwKind::Max,
-        "min" => RmwKind::Min,
-        "inc" => RmwKind::UIncWrap,
-        "dec" => RmwKind::UDecWrap,
-        "and" => RmwKind::And,
-        "or" => RmwKind::Or,
-        "xor" => RmwKind::Xor,
-        "cas" => RmwKind::Cas,
+    Some(RmwKind::Rmw(match op {
+        "add" if float => RmwOp::FAdd,
+        "add" => RmwOp::Add,
+        "exch" => RmwOp::Xchg,
+        "max" => RmwOp::Max,
+        "min" => RmwOp::Min,
+        "inc" => RmwOp::UIncWrap,
+        "dec" => RmwOp::UDecWrap,
+        "and" => RmwOp::And,
+        "or" => RmwOp::Or,
+        "xor" => RmwOp::Xor,
         _ => return None,
-    })
+    }))
 }
 
 fn redux(op: &str) -> Option<Redux> {

@@ -4,7 +4,7 @@ use super::gep::{self, Index};
 use super::shape;
 use super::FuncDecoder;
 use crate::analysis::SiteKind;
-use crate::ir::{InstId, InstKind, Opcode, RmwOp, TypeId, TypeKind, Value};
+use crate::ir::{InstId, InstKind, Opcode, TypeId, TypeKind, Value};
 use crate::sim::addr;
 use crate::sim::code::{
     Atomic, Cast, FloatOp, Gep, IntOp, Leaves, Op, Reinterpret, RmwKind, Scalar, ShuffleVector,
@@ -42,28 +42,6 @@ fn float_op(op: Opcode) -> Option<FloatOp> {
         Opcode::FRem => FloatOp::Rem,
         _ => return None,
     })
-}
-
-pub(super) fn rmw_kind(op: RmwOp) -> RmwKind {
-    match op {
-        RmwOp::Xchg => RmwKind::Xchg,
-        RmwOp::Add => RmwKind::Add,
-        RmwOp::Sub => RmwKind::Sub,
-        RmwOp::And => RmwKind::And,
-        RmwOp::Nand => RmwKind::Nand,
-        RmwOp::Or => RmwKind::Or,
-        RmwOp::Xor => RmwKind::Xor,
-        RmwOp::Max => RmwKind::Max,
-        RmwOp::Min => RmwKind::Min,
-        RmwOp::UMax => RmwKind::UMax,
-        RmwOp::UMin => RmwKind::UMin,
-        RmwOp::FAdd => RmwKind::FAdd,
-        RmwOp::FSub => RmwKind::FSub,
-        RmwOp::FMax => RmwKind::FMax,
-        RmwOp::FMin => RmwKind::FMin,
-        RmwOp::UIncWrap => RmwKind::UIncWrap,
-        RmwOp::UDecWrap => RmwKind::UDecWrap,
-    }
 }
 
 /// Element counts fit a byte; wider vectors are not something clang emits
@@ -213,20 +191,11 @@ impl FuncDecoder<'_, '_> {
             Opcode::AtomicRmw | Opcode::CmpXchg => {
                 let site = self.d.site(SiteKind::Atomic, self.fid, i);
                 let scalar = shape::scalar(types, self.ty_of(ops[1]))?;
-                let (kind, cmp, val) = match &inst.kind {
-                    InstKind::AtomicRmw { op } => (rmw_kind(*op), 0, self.slot(ops[1])?),
-                    _ => (RmwKind::Cas, self.slot(ops[1])?, self.slot(ops[2])?),
+                let kind = match &inst.kind {
+                    InstKind::AtomicRmw { op } => RmwKind::Rmw(*op),
+                    _ => RmwKind::Cas,
                 };
-                Op::Atomic(Box::new(Atomic {
-                    kind,
-                    scalar,
-                    dst,
-                    addr: self.slot(ops[0])?,
-                    val,
-                    cmp,
-                    with_flag: inst.op == Opcode::CmpXchg,
-                    site,
-                }))
+                self.atomic(i, kind, scalar, inst.op == Opcode::CmpXchg, site)?
             }
             Opcode::Fence => Op::Nop,
             Opcode::ExtractValue | Opcode::InsertValue => {
@@ -448,6 +417,34 @@ impl FuncDecoder<'_, '_> {
             base: self.slot(inst.operands[0])?,
             offset,
             indices: vars.into_iter().map(|((s, b), k)| (s, b, k)).collect(),
+        })))
+    }
+
+    /// An atomic on the address in operand 0, with the value in operand 1,
+    /// or for compare-and-swap the expected value in 1 and the new in 2.
+    pub(super) fn atomic(
+        &mut self,
+        i: InstId,
+        kind: RmwKind,
+        scalar: Scalar,
+        with_flag: bool,
+        site: u32,
+    ) -> Result<Op, String> {
+        let ops = &self.func.inst(i).operands;
+        let (cmp, val) = if kind == RmwKind::Cas {
+            (self.slot(ops[1])?, self.slot(ops[2])?)
+        } else {
+            (0, self.slot(ops[1])?)
+        };
+        Ok(Op::Atomic(Box::new(Atomic {
+            kind,
+            scalar,
+            dst: self.inst_slot[i.index()],
+            addr: self.slot(ops[0])?,
+            val,
+            cmp,
+            with_flag,
+            site,
         })))
     }
 

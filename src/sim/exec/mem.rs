@@ -2,6 +2,7 @@
 //! warp-level access before any lane touches memory.
 
 use super::lanes::{each, row, row_mut, try_each, LANES};
+use crate::ir::RmwOp;
 use crate::memory::Space;
 use crate::sim::code::{Atomic, Leaves, MemOp, OutParams, RmwKind, Scalar, Slot};
 use crate::sim::cost::{self, Counters, Scratch, SiteStats};
@@ -248,28 +249,30 @@ pub fn rmw(kind: RmwKind, s: Scalar, old: u64, v: u64, cmp: u64) -> u64 {
         scalar::from_f64(ty, op(scalar::to_f64(ty, old), scalar::to_f64(ty, v)))
     };
     let r = match kind {
-        RmwKind::Xchg => v,
-        RmwKind::Add => old.wrapping_add(v),
-        RmwKind::Sub => old.wrapping_sub(v),
-        RmwKind::And => old & v,
-        RmwKind::Nand => !(old & v),
-        RmwKind::Or => old | v,
-        RmwKind::Xor => old ^ v,
-        RmwKind::Max if sext(old, bits) >= sext(v, bits) => old,
-        RmwKind::Min if sext(old, bits) <= sext(v, bits) => old,
-        RmwKind::Max | RmwKind::Min => v,
-        RmwKind::UMax => old.max(v & m),
-        RmwKind::UMin => old.min(v & m),
-        RmwKind::FAdd => float(|a, b| a + b),
-        RmwKind::FSub => float(|a, b| a - b),
-        RmwKind::FMax => float(f64::max),
-        RmwKind::FMin => float(f64::min),
-        RmwKind::UIncWrap if old >= v & m => 0,
-        RmwKind::UIncWrap => old + 1,
-        RmwKind::UDecWrap if old == 0 || old > v & m => v,
-        RmwKind::UDecWrap => old - 1,
         RmwKind::Cas if old == cmp & m => v,
         RmwKind::Cas => old,
+        RmwKind::Rmw(op) => match op {
+            RmwOp::Xchg => v,
+            RmwOp::Add => old.wrapping_add(v),
+            RmwOp::Sub => old.wrapping_sub(v),
+            RmwOp::And => old & v,
+            RmwOp::Nand => !(old & v),
+            RmwOp::Or => old | v,
+            RmwOp::Xor => old ^ v,
+            RmwOp::Max if sext(old, bits) >= sext(v, bits) => old,
+            RmwOp::Min if sext(old, bits) <= sext(v, bits) => old,
+            RmwOp::Max | RmwOp::Min => v,
+            RmwOp::UMax => old.max(v & m),
+            RmwOp::UMin => old.min(v & m),
+            RmwOp::FAdd => float(|a, b| a + b),
+            RmwOp::FSub => float(|a, b| a - b),
+            RmwOp::FMax => float(f64::max),
+            RmwOp::FMin => float(f64::min),
+            RmwOp::UIncWrap if old >= v & m => 0,
+            RmwOp::UIncWrap => old + 1,
+            RmwOp::UDecWrap if old == 0 || old > v & m => v,
+            RmwOp::UDecWrap => old - 1,
+        },
     };
     r & m
 }
@@ -283,16 +286,22 @@ mod tests {
     fn read_modify_write() {
         let i32_ = Scalar::Int(32);
         let m1 = scalar::mask(32);
-        assert_eq!(rmw(RmwKind::Max, i32_, m1, 3, 0), 3); // max(-1, 3)
-        assert_eq!(rmw(RmwKind::UMax, i32_, m1, 3, 0), m1);
-        assert_eq!(rmw(RmwKind::UIncWrap, i32_, 10, 10, 0), 0);
-        assert_eq!(rmw(RmwKind::UIncWrap, i32_, 9, 10, 0), 10);
-        assert_eq!(rmw(RmwKind::UDecWrap, i32_, 0, 10, 0), 10);
-        assert_eq!(rmw(RmwKind::UDecWrap, i32_, 5, 10, 0), 4);
+        assert_eq!(rmw(RmwKind::Rmw(RmwOp::Max), i32_, m1, 3, 0), 3); // max(-1, 3)
+        assert_eq!(rmw(RmwKind::Rmw(RmwOp::UMax), i32_, m1, 3, 0), m1);
+        assert_eq!(rmw(RmwKind::Rmw(RmwOp::UIncWrap), i32_, 10, 10, 0), 0);
+        assert_eq!(rmw(RmwKind::Rmw(RmwOp::UIncWrap), i32_, 9, 10, 0), 10);
+        assert_eq!(rmw(RmwKind::Rmw(RmwOp::UDecWrap), i32_, 0, 10, 0), 10);
+        assert_eq!(rmw(RmwKind::Rmw(RmwOp::UDecWrap), i32_, 5, 10, 0), 4);
         assert_eq!(rmw(RmwKind::Cas, i32_, 7, 9, 7), 9);
         assert_eq!(rmw(RmwKind::Cas, i32_, 7, 9, 8), 7);
-        assert_eq!(rmw(RmwKind::Sub, i32_, 0, 1, 0), m1);
-        let f = rmw(RmwKind::FAdd, Scalar::F32, bits_f32(1.5), bits_f32(2.0), 0);
+        assert_eq!(rmw(RmwKind::Rmw(RmwOp::Sub), i32_, 0, 1, 0), m1);
+        let f = rmw(
+            RmwKind::Rmw(RmwOp::FAdd),
+            Scalar::F32,
+            bits_f32(1.5),
+            bits_f32(2.0),
+            0,
+        );
         assert_eq!(f32_of(f), 3.5);
     }
 }
