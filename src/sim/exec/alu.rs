@@ -5,6 +5,21 @@ use crate::sim::code::{FloatOp, IntOp, Math, Op, Reinterpret, ShuffleVector};
 use crate::sim::memory::{read_le, write_le};
 use crate::sim::scalar::{self, sext};
 
+/// [`map2_n`] with the operation fixed per arm, so each compiles to its own
+/// tight lane loop over the one definition `scalar::$f`.
+macro_rules! map2_per_op {
+    (
+        $regs:expr, $mask:expr, $n:expr, $slots:expr,
+        $f:ident($op:ident, $arg:expr), $ty:ident::{ $($name:ident),* }
+    ) => {
+        match $op {
+            $($ty::$name => {
+                map2_n($regs, $mask, $n, $slots, |x, y| scalar::$f($ty::$name, $arg, x, y))
+            })*
+        }
+    };
+}
+
 /// Runs `op` if it is a register-only operation; `false` otherwise.
 #[inline(always)]
 pub fn exec(op: &Op, regs: &mut [u64], mask: u32) -> bool {
@@ -17,9 +32,10 @@ pub fn exec(op: &Op, regs: &mut [u64], mask: u32) -> bool {
             a,
             b,
         } => {
-            for k in 0..u32::from(n) {
-                int(regs, mask, op, u32::from(bits), [dst + k, a + k, b + k]);
-            }
+            let bits = u32::from(bits);
+            map2_per_op!(regs, mask, n, [dst, a, b], int_op(op, bits), IntOp::{
+                Add, Sub, Mul, UDiv, SDiv, URem, SRem, Shl, LShr, AShr, And, Or, Xor
+            })
         }
         Op::Float {
             op,
@@ -28,33 +44,10 @@ pub fn exec(op: &Op, regs: &mut [u64], mask: u32) -> bool {
             dst,
             a,
             b,
-        } => {
-            for k in 0..u32::from(n) {
-                let [d, a, b] = [dst + k, a + k, b + k];
-                match op {
-                    FloatOp::Add => map2(regs, mask, d, a, b, |x, y| {
-                        scalar::float_op(FloatOp::Add, ty, x, y)
-                    }),
-                    FloatOp::Sub => map2(regs, mask, d, a, b, |x, y| {
-                        scalar::float_op(FloatOp::Sub, ty, x, y)
-                    }),
-                    FloatOp::Mul => map2(regs, mask, d, a, b, |x, y| {
-                        scalar::float_op(FloatOp::Mul, ty, x, y)
-                    }),
-                    FloatOp::Div => map2(regs, mask, d, a, b, |x, y| {
-                        scalar::float_op(FloatOp::Div, ty, x, y)
-                    }),
-                    FloatOp::Rem => map2(regs, mask, d, a, b, |x, y| {
-                        scalar::float_op(FloatOp::Rem, ty, x, y)
-                    }),
-                }
-            }
-        }
-        Op::FNeg { ty, n, dst, a } => {
-            for k in 0..u32::from(n) {
-                map1(regs, mask, dst + k, a + k, |x| scalar::fneg(ty, x));
-            }
-        }
+        } => map2_per_op!(regs, mask, n, [dst, a, b], float_op(op, ty), FloatOp::{
+            Add, Sub, Mul, Div, Rem
+        }),
+        Op::FNeg { ty, n, dst, a } => map1_n(regs, mask, n, [dst, a], |x| scalar::fneg(ty, x)),
         Op::ICmp {
             pred,
             bits,
@@ -62,13 +55,9 @@ pub fn exec(op: &Op, regs: &mut [u64], mask: u32) -> bool {
             dst,
             a,
             b,
-        } => {
-            for k in 0..u32::from(n) {
-                map2(regs, mask, dst + k, a + k, b + k, |x, y| {
-                    u64::from(scalar::icmp(pred, u32::from(bits), x, y))
-                });
-            }
-        }
+        } => map2_n(regs, mask, n, [dst, a, b], |x, y| {
+            u64::from(scalar::icmp(pred, u32::from(bits), x, y))
+        }),
         Op::FCmp {
             pred,
             ty,
@@ -76,13 +65,9 @@ pub fn exec(op: &Op, regs: &mut [u64], mask: u32) -> bool {
             dst,
             a,
             b,
-        } => {
-            for k in 0..u32::from(n) {
-                map2(regs, mask, dst + k, a + k, b + k, |x, y| {
-                    u64::from(scalar::fcmp(pred, ty, x, y))
-                });
-            }
-        }
+        } => map2_n(regs, mask, n, [dst, a, b], |x, y| {
+            u64::from(scalar::fcmp(pred, ty, x, y))
+        }),
         Op::Select {
             n,
             per_elem,
@@ -102,11 +87,7 @@ pub fn exec(op: &Op, regs: &mut [u64], mask: u32) -> bool {
                 });
             }
         }
-        Op::Cast { cast, n, dst, a } => {
-            for k in 0..u32::from(n) {
-                map1(regs, mask, dst + k, a + k, |x| scalar::cast(cast, x));
-            }
-        }
+        Op::Cast { cast, n, dst, a } => map1_n(regs, mask, n, [dst, a], |x| scalar::cast(cast, x)),
         Op::Copy { n, dst, src } => lanes::copy(regs, mask, dst, src, n),
         Op::InsertValue {
             dst,
@@ -175,18 +156,20 @@ pub fn exec(op: &Op, regs: &mut [u64], mask: u32) -> bool {
     true
 }
 
-/// Integer ops, with the operation fixed per loop so each compiles to its
-/// own tight lane loop over the one definition in [`scalar::int_op`].
+/// [`map1`] over `n` elements in consecutive slots.
 #[inline(always)]
-fn int(regs: &mut [u64], mask: u32, op: IntOp, bits: u32, [d, a, b]: [u32; 3]) {
-    macro_rules! each_op {
-        ($($name:ident),*) => {
-            match op {
-                $(IntOp::$name => map2(regs, mask, d, a, b, |x, y| scalar::int_op(IntOp::$name, bits, x, y)),)*
-            }
-        };
+fn map1_n(regs: &mut [u64], mask: u32, n: u8, [dst, a]: [u32; 2], f: impl Fn(u64) -> u64) {
+    for k in 0..u32::from(n) {
+        map1(regs, mask, dst + k, a + k, &f);
     }
-    each_op!(Add, Sub, Mul, UDiv, SDiv, URem, SRem, Shl, LShr, AShr, And, Or, Xor);
+}
+
+/// [`map2`] over `n` elements in consecutive slots.
+#[inline(always)]
+fn map2_n(regs: &mut [u64], mask: u32, n: u8, [dst, a, b]: [u32; 3], f: impl Fn(u64, u64) -> u64) {
+    for k in 0..u32::from(n) {
+        map2(regs, mask, dst + k, a + k, b + k, &f);
+    }
 }
 
 /// A bit cast between leaf shapes: through the bytes, little-endian.
