@@ -185,7 +185,7 @@ mod tests {
     use crate::dataflow::FastMap;
     use crate::graph::FunctionGraphs;
     use crate::ir::builder::ModuleBuilder;
-    use crate::ir::IntPred;
+    use crate::taint::ifds::tests::{counting_loop, CountingLoop};
 
     #[test]
     fn loop_values_live_until_their_last_use() {
@@ -194,22 +194,16 @@ mod tests {
         let mut mb = ModuleBuilder::new();
         let (i32t, void) = (mb.int(32), mb.void());
         let mut fb = mb.define("k", &[], void);
-        let (h, body, exit) = (fb.block(), fb.block(), fb.block());
         let tid = fb.sreg("tid.x");
-        fb.br(h);
-        fb.switch_to(h);
-        let zero = fb.const_int(32, 0);
-        let i = fb.phi(i32t, &[(zero, BlockId(0))]);
-        let c = fb.icmp(IntPred::Slt, i, tid);
-        fb.cond_br(c, body, exit);
-        fb.switch_to(body);
-        let one = fb.const_int(32, 1);
-        let inc = fb.binary(Opcode::Add, i, one);
-        fb.add_incoming(i, inc, body);
-        fb.br(h);
-        fb.switch_to(exit);
-        let two = fb.const_int(32, 2);
-        fb.binary(Opcode::Mul, i, two);
+        let CountingLoop {
+            header: h,
+            body,
+            exit,
+            i,
+            cond: c,
+            inc,
+            ..
+        } = counting_loop(&mut fb, i32t, tid);
         fb.ret(None);
         let m = mb.finish();
         let func = &m.funcs[0];

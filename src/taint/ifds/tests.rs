@@ -20,6 +20,29 @@ fn i32t(mb: &mut ModuleBuilder) -> TypeId {
     mb.int(32)
 }
 
+/// Starts the kernel `void k(params)`.
+fn define_kernel<'m>(mb: &'m mut ModuleBuilder, params: &[TypeId]) -> FunctionBuilder<'m> {
+    let void = mb.void();
+    let mut fb = mb.define("k", params, void);
+    fb.kernel();
+    fb
+}
+
+/// The finished module and the analysis of its kernel `k`.
+fn finish(mb: ModuleBuilder) -> (Module, KernelDeps) {
+    let m = mb.finish();
+    let d = deps(&m, "k");
+    (m, d)
+}
+
+/// `v & 1 != 0`.
+fn odd(fb: &mut FunctionBuilder<'_>, v: Value) -> Value {
+    let one = fb.const_int(32, 1);
+    let bit = fb.binary(Opcode::And, v, one);
+    let zero = fb_zero(fb);
+    fb.icmp(IntPred::Ne, bit, zero)
+}
+
 /// `if (c) x = a; else x = b; return phi(x)`-shaped diamond from the
 /// current block: returns the phi.
 fn diamond(fb: &mut FunctionBuilder<'_>, ty: TypeId, c: Value, a: Value, b: Value) -> Value {
@@ -36,16 +59,13 @@ fn diamond(fb: &mut FunctionBuilder<'_>, ty: TypeId, c: Value, a: Value, b: Valu
 #[test]
 fn special_registers_split_into_sources_and_uniform() {
     let mut mb = ModuleBuilder::new();
-    let void = mb.void();
-    let mut fb = mb.define("k", &[], void);
-    fb.kernel();
+    let mut fb = define_kernel(&mut mb, &[]);
     let dependent =
         ["tid.x", "tid.y", "tid.z", "laneid", "lanemask.lt", "clock"].map(|r| fb.sreg(r));
     let uniform =
         ["ctaid.x", "ntid.x", "nctaid.y", "warpid", "nwarpid", "smid"].map(|r| fb.sreg(r));
     fb.ret(None);
-    let m = mb.finish();
-    let d = deps(&m, "k");
+    let (_, d) = finish(mb);
     let f = FuncId(0);
     for v in dependent {
         assert!(d.is_dependent(f, v), "{v:?}");
@@ -73,9 +93,8 @@ fn warp_primitives_depend_only_on_what_can_differ() {
     //   redux.sync.add(1, tid)           dependent mask: dependent
     //   activemask()                     the lanes running it: uniform
     let mut mb = ModuleBuilder::new();
-    let (void, i32) = (mb.void(), i32t(&mut mb));
-    let mut fb = mb.define("k", &[], void);
-    fb.kernel();
+    let i32 = i32t(&mut mb);
+    let mut fb = define_kernel(&mut mb, &[]);
     let tid = fb.sreg("tid.x");
     let cta = fb.sreg("ctaid.x");
     let (full, zero, one) = (
@@ -103,8 +122,7 @@ fn warp_primitives_depend_only_on_what_can_differ() {
     let sum_masked = fb.intrinsic(redux, i32, vec![one, tid]);
     let active = fb.intrinsic("llvm.nvvm.activemask", i32, vec![]);
     fb.ret(None);
-    let m = mb.finish();
-    let d = deps(&m, "k");
+    let (_, d) = finish(mb);
     let dep = |v| d.is_dependent(FuncId(0), v);
     assert!(!dep(vote_uniform) && dep(vote_masked) && !dep(popc));
     assert!(!dep(broadcast) && dep(gather) && dep(shift) && !dep(shift_uniform));
@@ -118,11 +136,10 @@ fn atomics_are_sources_and_taint_memory_with_their_operand() {
     // %x = load @g: uniform (the atomic wrote uniform data).
     // atomicrmw xchg @h, tid; %y = load @h: dependent, via memory.
     let mut mb = ModuleBuilder::new();
-    let (void, i32) = (mb.void(), i32t(&mut mb));
+    let i32 = i32t(&mut mb);
     let g = mb.global("g", i32, addrspace::GLOBAL);
     let h = mb.global("h", i32, addrspace::GLOBAL);
-    let mut fb = mb.define("k", &[], void);
-    fb.kernel();
+    let mut fb = define_kernel(&mut mb, &[]);
     let tid = fb.sreg("tid.x");
     let one = fb.const_int(32, 1);
     let old = fb.atomic_rmw(RmwOp::Add, g, one);
@@ -130,8 +147,7 @@ fn atomics_are_sources_and_taint_memory_with_their_operand() {
     fb.atomic_rmw(RmwOp::Xchg, h, tid);
     let y = fb.load(i32, h);
     fb.ret(None);
-    let m = mb.finish();
-    let d = deps(&m, "k");
+    let (_, d) = finish(mb);
     let f = FuncId(0);
     assert!(d.is_dependent(f, old) && !d.is_dependent(f, x));
     assert!(matches!(d.why(f, y), Some(Why::Memory { .. })));
@@ -143,25 +159,20 @@ fn phi_at_the_join_of_a_dependent_branch() {
     // phi [5, t], [5, e]: the same value from both sides: uniform.
     // Then on a uniform branch (ctaid & 1), phi [1, t], [2, e]: uniform.
     let mut mb = ModuleBuilder::new();
-    let (void, i32) = (mb.void(), i32t(&mut mb));
-    let mut fb = mb.define("k", &[], void);
-    fb.kernel();
+    let i32 = i32t(&mut mb);
+    let mut fb = define_kernel(&mut mb, &[]);
     let tid = fb.sreg("tid.x");
     let one = fb.const_int(32, 1);
     let two = fb.const_int(32, 2);
     let five = fb.const_int(32, 5);
-    let bit = fb.binary(Opcode::And, tid, one);
-    let zero = fb_zero(&mut fb);
-    let c = fb.icmp(IntPred::Ne, bit, zero);
+    let c = odd(&mut fb, tid);
     let merged = diamond(&mut fb, i32, c, one, two);
     let same = fb.phi(i32, &[(five, BlockId(1)), (five, BlockId(2))]);
     let cta = fb.sreg("ctaid.x");
-    let cbit = fb.binary(Opcode::And, cta, one);
-    let cu = fb.icmp(IntPred::Ne, cbit, zero);
+    let cu = odd(&mut fb, cta);
     let uniform = diamond(&mut fb, i32, cu, one, two);
     fb.ret(None);
-    let m = mb.finish();
-    let d = deps(&m, "k");
+    let (_, d) = finish(mb);
     let f = FuncId(0);
     assert!(matches!(d.why(f, merged), Some(Why::Join { .. })));
     assert!(!d.is_dependent(f, same) && !d.is_dependent(f, uniform));
@@ -179,9 +190,8 @@ fn join_behind_a_uniform_branch_on_one_side() {
     // controlling conditions are exactly those of 3, so only the
     // disjoint-path (sync dependence) rule sees that its phi is dependent.
     let mut mb = ModuleBuilder::new();
-    let (void, i32, i1) = (mb.void(), i32t(&mut mb), mb.int(1));
-    let mut fb = mb.define("k", &[i1], void);
-    fb.kernel();
+    let (i32, i1) = (i32t(&mut mb), mb.int(1));
+    let mut fb = define_kernel(&mut mb, &[i1]);
     let b: Vec<BlockId> = (0..6).map(|_| fb.block()).collect();
     let (b1, b2, b3, b4, b5, b6) = (b[0], b[1], b[2], b[3], b[4], b[5]);
     let tid = fb.sreg("tid.x");
@@ -202,15 +212,29 @@ fn join_behind_a_uniform_branch_on_one_side() {
     fb.br(b6);
     fb.switch_to(b6);
     fb.ret(None);
-    let m = mb.finish();
-    assert!(matches!(
-        deps(&m, "k").why(FuncId(0), phi),
-        Some(Why::Join { .. })
-    ));
+    let (_, d) = finish(mb);
+    assert!(matches!(d.why(FuncId(0), phi), Some(Why::Join { .. })));
 }
 
-/// `for (i = 0; i < bound; i++) {}; use(i)`: returns (i, the use, inc).
-fn counting_loop(fb: &mut FunctionBuilder<'_>, i32: TypeId, bound: Value) -> (Value, Value, Value) {
+/// What [`counting_loop`] built.
+pub(super) struct CountingLoop {
+    pub(super) header: BlockId,
+    pub(super) body: BlockId,
+    pub(super) exit: BlockId,
+    pub(super) i: Value,
+    pub(super) cond: Value,
+    pub(super) inc: Value,
+    /// `i * 2`, in the exit block.
+    pub(super) after: Value,
+}
+
+/// `for (i = 0; i < bound; i++) {}; after = i * 2` from the current block;
+/// leaves the builder in the exit block.
+pub(super) fn counting_loop(
+    fb: &mut FunctionBuilder<'_>,
+    i32: TypeId,
+    bound: Value,
+) -> CountingLoop {
     let entry = fb.current();
     let (h, body, exit) = (fb.block(), fb.block(), fb.block());
     fb.br(h);
@@ -227,7 +251,15 @@ fn counting_loop(fb: &mut FunctionBuilder<'_>, i32: TypeId, bound: Value) -> (Va
     fb.switch_to(exit);
     let two = fb.const_int(32, 2);
     let after = fb.binary(Opcode::Mul, i, two);
-    (i, after, inc)
+    CountingLoop {
+        header: h,
+        body,
+        exit,
+        i,
+        cond: c,
+        inc,
+        after,
+    }
 }
 
 #[test]
@@ -237,14 +269,12 @@ fn temporal_divergence_out_of_a_loop_with_a_dependent_exit() {
     // different iterations, so after the loop i differs: the use is
     // dependent, and so is `after`.
     let mut mb = ModuleBuilder::new();
-    let (void, i32) = (mb.void(), i32t(&mut mb));
-    let mut fb = mb.define("k", &[], void);
-    fb.kernel();
+    let i32 = i32t(&mut mb);
+    let mut fb = define_kernel(&mut mb, &[]);
     let tid = fb.sreg("tid.x");
-    let (i, after, inc) = counting_loop(&mut fb, i32, tid);
+    let CountingLoop { i, after, inc, .. } = counting_loop(&mut fb, i32, tid);
     fb.ret(None);
-    let m = mb.finish();
-    let d = deps(&m, "k");
+    let (m, d) = finish(mb);
     let f = FuncId(0);
     assert!(!d.is_dependent(f, i) && !d.is_dependent(f, inc));
     let Value::Inst(user) = after else { panic!() };
@@ -258,13 +288,11 @@ fn temporal_divergence_out_of_a_loop_with_a_dependent_exit() {
 fn uniform_loop_bound_leaves_the_loop_uniform() {
     // The same loop bounded by the parameter n: nothing is dependent.
     let mut mb = ModuleBuilder::new();
-    let (void, i32) = (mb.void(), i32t(&mut mb));
-    let mut fb = mb.define("k", &[i32], void);
-    fb.kernel();
-    let (i, after, _) = counting_loop(&mut fb, i32, Value::Arg(0));
+    let i32 = i32t(&mut mb);
+    let mut fb = define_kernel(&mut mb, &[i32]);
+    let CountingLoop { i, after, .. } = counting_loop(&mut fb, i32, Value::Arg(0));
     fb.ret(None);
-    let m = mb.finish();
-    let d = deps(&m, "k");
+    let (_, d) = finish(mb);
     let Value::Inst(user) = after else { panic!() };
     assert!(!d.is_dependent_at(FuncId(0), i, user) && !d.is_dependent(FuncId(0), after));
 }
@@ -277,9 +305,8 @@ fn per_thread_memory_written_by_dependent_code() {
     //   store 7, %a; %z = load %a             uniform: the store replaced all of %a
     //   if (tid & 1) store 9, %b; join; %w = load %b: dependent (control)
     let mut mb = ModuleBuilder::new();
-    let (void, i32) = (mb.void(), i32t(&mut mb));
-    let mut fb = mb.define("k", &[], void);
-    fb.kernel();
+    let i32 = i32t(&mut mb);
+    let mut fb = define_kernel(&mut mb, &[]);
     let a = fb.alloca(i32);
     let b = fb.alloca(i32);
     let tid = fb.sreg("tid.x");
@@ -290,10 +317,7 @@ fn per_thread_memory_written_by_dependent_code() {
     let y = fb.load(i32, b);
     fb.store(seven, a);
     let z = fb.load(i32, a);
-    let one = fb.const_int(32, 1);
-    let bit = fb.binary(Opcode::And, tid, one);
-    let zero = fb_zero(&mut fb);
-    let c = fb.icmp(IntPred::Ne, bit, zero);
+    let c = odd(&mut fb, tid);
     let (t, j) = (fb.block(), fb.block());
     fb.cond_br(c, t, j);
     fb.switch_to(t);
@@ -303,8 +327,7 @@ fn per_thread_memory_written_by_dependent_code() {
     fb.switch_to(j);
     let w = fb.load(i32, b);
     fb.ret(None);
-    let m = mb.finish();
-    let d = deps(&m, "k");
+    let (_, d) = finish(mb);
     let f = FuncId(0);
     assert!(matches!(d.why(f, x), Some(Why::Memory { .. })));
     assert!(!d.is_dependent(f, y) && !d.is_dependent(f, z));
@@ -323,8 +346,7 @@ fn shared_memory_broadcast_after_a_barrier_is_uniform() {
     let (void, i32) = (mb.void(), i32t(&mut mb));
     let s = mb.global("s", i32, addrspace::SHARED);
     let t = mb.global("t", i32, addrspace::SHARED);
-    let mut fb = mb.define("k", &[i32], void);
-    fb.kernel();
+    let mut fb = define_kernel(&mut mb, &[i32]);
     let tid = fb.sreg("tid.x");
     let zero = fb_zero(&mut fb);
     let c = fb.icmp(IntPred::Eq, tid, zero);
@@ -340,8 +362,7 @@ fn shared_memory_broadcast_after_a_barrier_is_uniform() {
     fb.intrinsic("llvm.nvvm.barrier0", void, vec![]);
     let y = fb.load(i32, t);
     fb.ret(None);
-    let m = mb.finish();
-    let d = deps(&m, "k");
+    let (_, d) = finish(mb);
     assert!(!d.is_dependent(FuncId(0), x));
     assert!(matches!(d.why(FuncId(0), y), Some(Why::Memory { .. })));
 }
@@ -361,18 +382,15 @@ fn calls_are_context_sensitive_within_a_kernel() {
     // %u = add_one(ctaid); %t = add_one(tid): only %t is dependent, though
     // add_one's parameter is dependent in the kernel (via the second call).
     let mut mb = ModuleBuilder::new();
-    let void = mb.void();
     let callee = add_one(&mut mb);
-    let mut fb = mb.define("k", &[], void);
-    fb.kernel();
+    let mut fb = define_kernel(&mut mb, &[]);
     let cta = fb.sreg("ctaid.x");
     let tid = fb.sreg("tid.x");
     let u = fb.call(callee, vec![cta]);
     let t = fb.call(callee, vec![tid]);
     fb.ret(None);
     let kernel = fb.func;
-    let m = mb.finish();
-    let d = deps(&m, "k");
+    let (m, d) = finish(mb);
     assert!(!d.is_dependent(kernel, u));
     assert!(matches!(d.why(kernel, t), Some(Why::Return { .. })));
     assert!(matches!(
@@ -392,7 +410,7 @@ fn calls_are_context_sensitive_within_a_kernel() {
 fn recursion_terminates_and_stays_sound() {
     // rec(n) = n < 1 ? n : rec(n - 1) + 1, called with tid and with ctaid.
     let mut mb = ModuleBuilder::new();
-    let (void, i32) = (mb.void(), i32t(&mut mb));
+    let i32 = i32t(&mut mb);
     let mut fb = mb.define("rec", &[i32], i32);
     let rec = fb.func;
     let (base, step) = (fb.block(), fb.block());
@@ -406,16 +424,14 @@ fn recursion_terminates_and_stays_sound() {
     let inner = fb.call(rec, vec![less]);
     let more = fb.binary(Opcode::Add, inner, one);
     fb.ret(Some(more));
-    let mut fb = mb.define("k", &[], void);
-    fb.kernel();
+    let mut fb = define_kernel(&mut mb, &[]);
     let tid = fb.sreg("tid.x");
     let cta = fb.sreg("ctaid.x");
     let t = fb.call(rec, vec![tid]);
     let u = fb.call(rec, vec![cta]);
     fb.ret(None);
     let kernel = fb.func;
-    let m = mb.finish();
-    let d = deps(&m, "k");
+    let (_, d) = finish(mb);
     assert!(d.is_dependent(kernel, t) && !d.is_dependent(kernel, u));
     assert!(d.is_dependent(rec, c) && d.is_dependent(rec, inner));
 }
@@ -425,28 +441,24 @@ fn different_returns_under_a_dependent_branch() {
     // pick() { if (tid & 1) return 1; return 2; }: the call's result is
     // dependent though neither ret returns a dependent value.
     let mut mb = ModuleBuilder::new();
-    let (void, i32) = (mb.void(), i32t(&mut mb));
+    let i32 = i32t(&mut mb);
     let mut fb = mb.define("pick", &[], i32);
     let pick = fb.func;
     let (a, b) = (fb.block(), fb.block());
     let tid = fb.sreg("tid.x");
     let one = fb.const_int(32, 1);
-    let bit = fb.binary(Opcode::And, tid, one);
-    let zero = fb_zero(&mut fb);
-    let c = fb.icmp(IntPred::Ne, bit, zero);
+    let c = odd(&mut fb, tid);
     fb.cond_br(c, a, b);
     fb.switch_to(a);
     fb.ret(Some(one));
     fb.switch_to(b);
     let two = fb.const_int(32, 2);
     fb.ret(Some(two));
-    let mut fb = mb.define("k", &[], void);
-    fb.kernel();
+    let mut fb = define_kernel(&mut mb, &[]);
     let r = fb.call(pick, vec![]);
     fb.ret(None);
     let kernel = fb.func;
-    let m = mb.finish();
-    let d = deps(&m, "k");
+    let (m, d) = finish(mb);
     assert!(d.is_dependent(kernel, r));
     let chain = crate::taint::explain(&d, &m, kernel, r);
     assert_eq!(
@@ -476,9 +488,7 @@ fn callee_writing_caller_memory_for_part_of_the_warp() {
         let one = fb.const_int(32, 1);
         fb.store(one, a);
         let r = fb.sreg(reg);
-        let bit = fb.binary(Opcode::And, r, one);
-        let zero = fb_zero(&mut fb);
-        let c = fb.icmp(IntPred::Ne, bit, zero);
+        let c = odd(&mut fb, r);
         let (t, j) = (fb.block(), fb.block());
         fb.cond_br(c, t, j);
         fb.switch_to(t);
@@ -511,21 +521,20 @@ fn callee_writing_caller_memory_for_part_of_the_warp() {
     assert!(!deps(&m, "u").is_dependent(u, y));
 }
 
-#[test]
-fn lanes_waiting_inside_a_loop_skew_its_values() {
-    // 0 -> H. H: i = phi [0, 0], [i+1, L], [i+1, P]; br u(arg) ? B : P.
-    // B: br tid==i ? L : P.  L -> H.  P: use = i * 2; br arg2 ? H : X.
-    // B's post-dominator P is inside the loop, and lanes taking L go round
-    // through H before reaching it: at P lanes hold different i.
-    let mut mb = ModuleBuilder::new();
-    let (void, i32, i1) = (mb.void(), i32t(&mut mb), mb.int(1));
-    let mut fb = mb.define("k", &[i1, i1], void);
-    fb.kernel();
+/// From the entry block of a kernel with two `i1` parameters:
+/// 0 -> H. H: i = phi [0, 0], [i+1, L], [i+1, P]; br arg0 ? B : P.
+/// B: br tid==i ? L : P.  L -> H.  P: `in_p(i)`; br arg1 ? H : X.
+/// Returns `i` and what `in_p` built; leaves the builder in X.
+fn skewed_loop(
+    fb: &mut FunctionBuilder<'_>,
+    i32: TypeId,
+    in_p: impl FnOnce(&mut FunctionBuilder<'_>, Value) -> Value,
+) -> (Value, Value) {
     let tid = fb.sreg("tid.x");
     let (h, b, l, p, x) = (fb.block(), fb.block(), fb.block(), fb.block(), fb.block());
     fb.br(h);
     fb.switch_to(h);
-    let zero = fb_zero(&mut fb);
+    let zero = fb_zero(fb);
     let i = fb.phi(i32, &[(zero, BlockId(0))]);
     fb.cond_br(Value::Arg(0), b, p);
     fb.switch_to(b);
@@ -537,15 +546,29 @@ fn lanes_waiting_inside_a_loop_skew_its_values() {
     fb.add_incoming(i, next_l, l);
     fb.br(h);
     fb.switch_to(p);
-    let two = fb.const_int(32, 2);
-    let used = fb.binary(Opcode::Mul, i, two);
+    let at_p = in_p(fb, i);
     let next_p = fb.binary(Opcode::Add, i, one);
     fb.add_incoming(i, next_p, p);
     fb.cond_br(Value::Arg(1), h, x);
     fb.switch_to(x);
+    (i, at_p)
+}
+
+#[test]
+fn lanes_waiting_inside_a_loop_skew_its_values() {
+    // 0 -> H. H: i = phi [0, 0], [i+1, L], [i+1, P]; br u(arg) ? B : P.
+    // B: br tid==i ? L : P.  L -> H.  P: use = i * 2; br arg2 ? H : X.
+    // B's post-dominator P is inside the loop, and lanes taking L go round
+    // through H before reaching it: at P lanes hold different i.
+    let mut mb = ModuleBuilder::new();
+    let (i32, i1) = (i32t(&mut mb), mb.int(1));
+    let mut fb = define_kernel(&mut mb, &[i1, i1]);
+    let (i, used) = skewed_loop(&mut fb, i32, |fb, i| {
+        let two = fb.const_int(32, 2);
+        fb.binary(Opcode::Mul, i, two)
+    });
     fb.ret(None);
-    let m = mb.finish();
-    let d = deps(&m, "k");
+    let (_, d) = finish(mb);
     assert!(d.is_dependent(FuncId(0), used));
     assert!(d.is_dependent(FuncId(0), i));
 }
@@ -557,14 +580,13 @@ fn callee_reads_what_an_unknown_pointer_may_have_written() {
     // store tid, %q; %r = read(%a): dependent. The dependent write went to
     // an unknown location; read touches %a, which it may be.
     let mut mb = ModuleBuilder::new();
-    let (void, i32) = (mb.void(), i32t(&mut mb));
+    let i32 = i32t(&mut mb);
     let ptr = mb.ptr(addrspace::GENERIC);
     let mut fb = mb.define("read", &[ptr], i32);
     let read = fb.func;
     let v = fb.load(i32, Value::Arg(0));
     fb.ret(Some(v));
-    let mut fb = mb.define("k", &[ptr], void);
-    fb.kernel();
+    let mut fb = define_kernel(&mut mb, &[ptr]);
     let a = fb.alloca(i32);
     let one = fb.const_int(32, 1);
     fb.store(one, a);
@@ -574,8 +596,8 @@ fn callee_reads_what_an_unknown_pointer_may_have_written() {
     let r = fb.call(read, vec![a]);
     fb.ret(None);
     let kernel = fb.func;
-    let m = mb.finish();
-    assert!(deps(&m, "k").is_dependent(kernel, r));
+    let (_, d) = finish(mb);
+    assert!(d.is_dependent(kernel, r));
 }
 
 #[test]
@@ -585,39 +607,17 @@ fn call_in_a_skewed_loop_returns_a_dependent_value() {
     // dependent, but lanes run P in different iterations, when *g may hold
     // different values: the result is dependent (LoopSkew at the call).
     let mut mb = ModuleBuilder::new();
-    let (void, i32, i1) = (mb.void(), i32t(&mut mb), mb.int(1));
+    let (i32, i1) = (i32t(&mut mb), mb.int(1));
     let ptr = mb.ptr(addrspace::GLOBAL);
     let mut fb = mb.define("get", &[ptr], i32);
     let get = fb.func;
     let v = fb.load(i32, Value::Arg(0));
     fb.ret(Some(v));
-    let mut fb = mb.define("k", &[i1, i1, ptr], void);
-    fb.kernel();
-    let tid = fb.sreg("tid.x");
-    let (h, b, l, p, x) = (fb.block(), fb.block(), fb.block(), fb.block(), fb.block());
-    fb.br(h);
-    fb.switch_to(h);
-    let zero = fb_zero(&mut fb);
-    let i = fb.phi(i32, &[(zero, BlockId(0))]);
-    fb.cond_br(Value::Arg(0), b, p);
-    fb.switch_to(b);
-    let c = fb.icmp(IntPred::Eq, tid, i);
-    fb.cond_br(c, l, p);
-    fb.switch_to(l);
-    let one = fb.const_int(32, 1);
-    let next_l = fb.binary(Opcode::Add, i, one);
-    fb.add_incoming(i, next_l, l);
-    fb.br(h);
-    fb.switch_to(p);
-    let got = fb.call(get, vec![Value::Arg(2)]);
-    let next_p = fb.binary(Opcode::Add, i, one);
-    fb.add_incoming(i, next_p, p);
-    fb.cond_br(Value::Arg(1), h, x);
-    fb.switch_to(x);
+    let mut fb = define_kernel(&mut mb, &[i1, i1, ptr]);
+    let (_, got) = skewed_loop(&mut fb, i32, |fb, _| fb.call(get, vec![Value::Arg(2)]));
     fb.ret(None);
     let kernel = fb.func;
-    let m = mb.finish();
-    let d = deps(&m, "k");
+    let (_, d) = finish(mb);
     assert!(
         matches!(d.why(kernel, got), Some(Why::LoopSkew { .. })),
         "{:?}",
@@ -630,23 +630,17 @@ fn condition_also_used_before_its_branch_still_decides_the_join() {
     // c = tid & 1 != 0; store (zext c) to @g; br c: the store is c's last
     // use before the branch, which must still see c's fact for the join.
     let mut mb = ModuleBuilder::new();
-    let (void, i32) = (mb.void(), i32t(&mut mb));
+    let i32 = i32t(&mut mb);
     let g = mb.global("g", i32, addrspace::GLOBAL);
-    let mut fb = mb.define("k", &[], void);
-    fb.kernel();
+    let mut fb = define_kernel(&mut mb, &[]);
     let tid = fb.sreg("tid.x");
     let one = fb.const_int(32, 1);
-    let bit = fb.binary(Opcode::And, tid, one);
-    let zero = fb_zero(&mut fb);
-    let c = fb.icmp(IntPred::Ne, bit, zero);
+    let c = odd(&mut fb, tid);
     let wide = fb.cast(Opcode::ZExt, c, i32);
     fb.store(wide, g);
     let two = fb.const_int(32, 2);
     let merged = diamond(&mut fb, i32, c, one, two);
     fb.ret(None);
-    let m = mb.finish();
-    assert!(matches!(
-        deps(&m, "k").why(FuncId(0), merged),
-        Some(Why::Join { .. })
-    ));
+    let (_, d) = finish(mb);
+    assert!(matches!(d.why(FuncId(0), merged), Some(Why::Join { .. })));
 }
