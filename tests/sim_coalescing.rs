@@ -6,25 +6,31 @@
 mod helpers;
 
 use helpers::*;
-use warpcheck::sim::Init;
+use warpcheck::ir::Module;
+use warpcheck::sim::{Init, Outcome};
 
 const FIXTURE: &str = "tests/fixtures/cu/sim_coalescing.cu";
 
-#[test]
-fn vector_add_reads_four_sectors_per_warp_access() {
-    let m = compile(FIXTURE);
-    // n = 1024 threads in 4 blocks of 256: 32 full warps.
-    let o = run(
-        &m,
+/// `vector_add` over 4 blocks of 256 threads, on buffers of 1024 floats.
+fn vector_add(m: &Module, n: i128) -> Outcome {
+    run(
+        m,
         "vector_add",
         &launch([4, 1, 1], [256, 1, 1]),
         &[
             buf("a", 4096, Init::Iota),
             buf("b", 4096, Init::Iota),
             buf("c", 4096, Init::Zero),
-            int("n", 1024),
+            int("n", n),
         ],
-    );
+    )
+}
+
+#[test]
+fn vector_add_reads_four_sectors_per_warp_access() {
+    let m = compile(FIXTURE);
+    // n = 1024 threads in 4 blocks of 256: 32 full warps.
+    let o = vector_add(&m, 1024);
     // Each access is 32 lanes x 4 consecutive bytes = 128 bytes starting at
     // a multiple of 128: exactly 4 sectors.
     for (kind, col_count) in [("load", 2), ("store", 1)] {
@@ -58,17 +64,7 @@ fn vector_add_reads_four_sectors_per_warp_access() {
 fn a_partial_last_warp_diverges_once() {
     let m = compile(FIXTURE);
     // n = 1000: the last warp (i = 992..1023) has lanes 0-7 in range.
-    let o = run(
-        &m,
-        "vector_add",
-        &launch([4, 1, 1], [256, 1, 1]),
-        &[
-            buf("a", 4096, Init::Iota),
-            buf("b", 4096, Init::Iota),
-            buf("c", 4096, Init::Zero),
-            int("n", 1000),
-        ],
-    );
+    let o = vector_add(&m, 1000);
     assert_eq!(o.totals.divwarps, 1);
     let split: Vec<_> = o
         .warps

@@ -15,22 +15,12 @@ mod helpers;
 use helpers::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use warpcheck::ir::{FuncId, Module, TypeKind};
 use warpcheck::sim::{self, report, ArgValue, BufferSpec, Init, LaunchConfig, SimError};
 
 /// `(kind, file, line, column)`, as both reports spell it.
 type Key = (String, String, u64, u64);
-
-fn cu_files(dir: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(fixture(dir))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
-        .collect();
-    files.sort();
-    files
-}
 
 fn static_report(path: &Path) -> Value {
     let out = warpcheck()
@@ -147,8 +137,8 @@ fn check_kernel(m: &Module, k: FuncId, kernel: &Value) -> Result<usize, SimError
 
 #[test]
 fn uniform_sites_are_uniform_in_every_simulated_warp() {
-    let mut files = cu_files("tests/fixtures/cu");
-    files.extend(cu_files("examples"));
+    let mut files = cu_files(&fixture("tests/fixtures/cu"));
+    files.extend(cu_files(&fixture("examples")));
     let (mut kernels, mut sites) = (0, 0);
     let mut skipped = Vec::new();
     for path in files {

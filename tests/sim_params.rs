@@ -5,7 +5,7 @@
 mod helpers;
 
 use helpers::*;
-use warpcheck::sim::{self, Init};
+use warpcheck::sim;
 
 const FIXTURE: &str = "tests/fixtures/cu/sim_reduction.cu";
 
@@ -33,16 +33,7 @@ fn unoptimised_debug_info_gives_names_and_local_memory_works() {
     let m = compile_with(FIXTURE, &["-O0", "-fdiscard-value-names"]);
     assert_eq!(names(&m, "block_sum"), named(&["in", "out", "n"]));
     let input: Vec<i32> = (0..1000).collect();
-    let o = run(
-        &m,
-        "block_sum",
-        &launch([4, 1, 1], [256, 1, 1]),
-        &[
-            data("in", i32_bytes(&input)),
-            buf("out", 16, Init::Zero),
-            int("n", 1000),
-        ],
-    );
+    let o = run_block_sum(&m, ["in", "out", "n"], 4, &input, 1000);
     // Sums of 0..255, 256..511, 512..767 and 768..999.
     assert_eq!(ints(&o, "out"), vec![32640, 98176, 163712, 204972]);
     let locals = report_spaces(&m, &o);
@@ -71,16 +62,7 @@ fn without_names_arguments_are_positional() {
             ("arg2".into(), false)
         ]
     );
-    let o = run(
-        &m,
-        "block_sum",
-        &launch([1, 1, 1], [256, 1, 1]),
-        &[
-            data("arg0", i32_bytes(&[2; 256])),
-            buf("arg1", 4, Init::Zero),
-            int("arg2", 256),
-        ],
-    );
+    let o = run_block_sum(&m, ["arg0", "arg1", "arg2"], 1, &[2; 256], 256);
     assert_eq!(ints(&o, "arg1"), vec![512]);
     // A source name the IR does not know is rejected with the real names.
     let e = try_run(

@@ -14,16 +14,7 @@ fn block_sums_equal_the_cpu_sums() {
     let m = compile(FIXTURE);
     let n = 1000;
     let input: Vec<i32> = (0..1024).map(|i| (i * 7919 % 1000) - 500).collect();
-    let o = run(
-        &m,
-        "block_sum",
-        &launch([4, 1, 1], [256, 1, 1]),
-        &[
-            data("in", i32_bytes(&input)),
-            buf("out", 16, Init::Zero),
-            int("n", n),
-        ],
-    );
+    let o = run_block_sum(&m, ["in", "out", "n"], 4, &input, n);
     let out = ints(&o, "out");
     for b in 0..4 {
         let expect: i32 = input[b * 256..((b + 1) * 256).min(n as usize)].iter().sum();

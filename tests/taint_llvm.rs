@@ -25,16 +25,6 @@ fn compare_json(files: &[PathBuf]) -> Value {
     serde_json::from_slice(&out.stdout).expect("valid JSON")
 }
 
-fn cu_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
-        .collect();
-    files.sort();
-    files
-}
-
 fn disagreements(report: &Value) -> Vec<&Value> {
     report["files"]
         .as_array()

@@ -12,6 +12,17 @@ pub fn fixture(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// The `.cu` files in `dir`, sorted.
+pub fn cu_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+        .collect();
+    files.sort();
+    files
+}
+
 pub fn warpcheck() -> Command {
     Command::new(env!("CARGO_BIN_EXE_warpcheck"))
 }

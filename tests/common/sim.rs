@@ -8,6 +8,11 @@ use warpcheck::ir::{FuncId, Module};
 use warpcheck::sim::report::{self, SiteJson};
 use warpcheck::sim::{self, ArgValue, BufferSpec, Init, LaunchConfig, Outcome, SimError};
 
+#[path = "mod.rs"]
+mod common;
+#[allow(unused_imports)] // not every test uses them
+pub use common::{cu_files, warpcheck};
+
 pub fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
@@ -86,20 +91,36 @@ pub fn run(m: &Module, name: &str, config: &LaunchConfig, args: &[(String, ArgVa
     try_run(m, name, config, args).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-pub fn floats(o: &Outcome, name: &str) -> Vec<f32> {
+/// `block_sum` of `sim_reduction.cu` over `blocks` blocks of 256 threads,
+/// its parameters (input, one sum per block, count) named `names`.
+pub fn run_block_sum(m: &Module, names: [&str; 3], blocks: u32, input: &[i32], n: i128) -> Outcome {
+    run(
+        m,
+        "block_sum",
+        &launch([blocks, 1, 1], [256, 1, 1]),
+        &[
+            data(names[0], i32_bytes(input)),
+            buf(names[1], 4 * u64::from(blocks), Init::Zero),
+            int(names[2], n),
+        ],
+    )
+}
+
+/// A buffer read as 4-byte little-endian words.
+fn words<T>(o: &Outcome, name: &str, from_le: fn([u8; 4]) -> T) -> Vec<T> {
     let b = o.buffer(name).unwrap_or_else(|| panic!("no buffer {name}"));
     b.data
         .chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .map(|c| from_le(c.try_into().unwrap()))
         .collect()
 }
 
+pub fn floats(o: &Outcome, name: &str) -> Vec<f32> {
+    words(o, name, f32::from_le_bytes)
+}
+
 pub fn ints(o: &Outcome, name: &str) -> Vec<i32> {
-    let b = o.buffer(name).unwrap_or_else(|| panic!("no buffer {name}"));
-    b.data
-        .chunks_exact(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    words(o, name, i32::from_le_bytes)
 }
 
 /// The merged report sites of a kind on a line (one per column and space).
@@ -115,8 +136,4 @@ pub fn site(m: &Module, o: &Outcome, kind: &str, line: u32) -> SiteJson {
     let found = sites(m, o, kind, line);
     assert_eq!(found.len(), 1, "{kind} sites on line {line}: {found:#?}");
     found.into_iter().next().unwrap()
-}
-
-pub fn warpcheck() -> std::process::Command {
-    std::process::Command::new(env!("CARGO_BIN_EXE_warpcheck"))
 }
