@@ -39,7 +39,7 @@ pub enum SReg {
     GridId,
     WarpSize,
     /// `%lanemask_eq` and friends: differ per lane by definition.
-    LaneMask,
+    LaneMask(LaneMask),
     /// Clocks and timers: differ between threads and runs.
     Clock,
 }
@@ -68,11 +68,25 @@ impl SReg {
             "nsmid" => SReg::NSmId,
             "gridid" => SReg::GridId,
             "warpsize" => SReg::WarpSize,
-            _ if reg.starts_with("lanemask") => SReg::LaneMask,
+            "lanemask.eq" => SReg::LaneMask(LaneMask::Eq),
+            "lanemask.le" => SReg::LaneMask(LaneMask::Le),
+            "lanemask.lt" => SReg::LaneMask(LaneMask::Lt),
+            "lanemask.ge" => SReg::LaneMask(LaneMask::Ge),
+            "lanemask.gt" => SReg::LaneMask(LaneMask::Gt),
             _ if reg.starts_with("clock") || reg.starts_with("globaltimer") => SReg::Clock,
             _ => return None,
         })
     }
+}
+
+/// Which lanes a `%lanemask_*` register sets, relative to the reading lane.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum LaneMask {
+    Eq,
+    Le,
+    Lt,
+    Ge,
+    Gt,
 }
 
 /// How a `__syncthreads` variant combines its predicate.
@@ -344,6 +358,11 @@ mod tests {
             Intrinsic::from_name("llvm.nvvm.read.ptx.sreg.laneid"),
             Some(Intrinsic::SReg(SReg::LaneId))
         );
+        assert_eq!(
+            SReg::parse("lanemask.lt"),
+            Some(SReg::LaneMask(LaneMask::Lt))
+        );
+        assert_eq!(SReg::parse("lanemask.xx"), None);
     }
 
     #[test]

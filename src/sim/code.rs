@@ -228,29 +228,6 @@ pub struct Math {
     pub results: u8,
 }
 
-/// Which special register an `llvm.nvvm.read.ptx.sreg.*` reads.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Special {
-    Tid(usize),
-    Ntid(usize),
-    Ctaid(usize),
-    Nctaid(usize),
-    LaneId,
-    WarpId,
-    NWarpId,
-    SmId,
-    NSmId,
-    GridId,
-    WarpSize,
-    LaneMaskEq,
-    LaneMaskLe,
-    LaneMaskLt,
-    LaneMaskGe,
-    LaneMaskGt,
-    /// Clocks and timers: the warp's issued instructions so far.
-    Clock,
-}
-
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Redux {
     Add,
@@ -455,7 +432,7 @@ pub enum Op {
     Call(Box<Call>),
     Special {
         dst: Slot,
-        reg: Special,
+        reg: crate::ir::intrinsics::SReg,
     },
     Math(Box<Math>),
     OutParams(Box<OutParams>),

@@ -7,9 +7,7 @@ use super::FuncDecoder;
 use crate::analysis::SiteKind;
 use crate::ir::intrinsics::{Intrinsic, SReg};
 use crate::ir::{Callee, InstId, RmwOp, TypeKind};
-use crate::sim::code::{
-    Call, Math, MemOp, Op, OutParams, Redux, RmwKind, Scalar, Special, Trap, Warp,
-};
+use crate::sim::code::{Call, Math, MemOp, Op, OutParams, Redux, RmwKind, Scalar, Trap, Warp};
 use crate::sim::exec::MAX_MATH_ARGS;
 use crate::sim::math;
 
@@ -263,34 +261,13 @@ impl FuncDecoder<'_, '_> {
     }
 }
 
-/// The IR's classification of the register, told apart further where the
-/// sim needs it (which lane mask) and held to the clocks it knows.
-fn special(reg: &str) -> Option<Special> {
-    Some(match SReg::parse(reg)? {
-        SReg::Tid(d) => Special::Tid(d.index()),
-        SReg::Ntid(d) => Special::Ntid(d.index()),
-        SReg::Ctaid(d) => Special::Ctaid(d.index()),
-        SReg::Nctaid(d) => Special::Nctaid(d.index()),
-        SReg::LaneId => Special::LaneId,
-        SReg::WarpId => Special::WarpId,
-        SReg::NWarpId => Special::NWarpId,
-        SReg::SmId => Special::SmId,
-        SReg::NSmId => Special::NSmId,
-        SReg::GridId => Special::GridId,
-        SReg::WarpSize => Special::WarpSize,
-        SReg::LaneMask => match reg.strip_prefix("lanemask.")? {
-            "eq" => Special::LaneMaskEq,
-            "le" => Special::LaneMaskLe,
-            "lt" => Special::LaneMaskLt,
-            "ge" => Special::LaneMaskGe,
-            "gt" => Special::LaneMaskGt,
-            _ => return None,
-        },
-        SReg::Clock => match reg {
-            "clock" | "clock64" | "globaltimer" => Special::Clock,
-            _ => return None,
-        },
-    })
+/// The IR's classification of the register, held to the clocks the sim
+/// knows how to read.
+fn special(reg: &str) -> Option<SReg> {
+    match SReg::parse(reg)? {
+        SReg::Clock if !matches!(reg, "clock" | "clock64" | "globaltimer") => None,
+        r => Some(r),
+    }
 }
 
 /// `load.inc.32.p0`, `add.gen.f.cta.f32.p0`, `cas.gen.i.sys.i64.p0`, ...

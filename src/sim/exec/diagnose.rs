@@ -5,7 +5,8 @@ use super::lanes::{each, row, row_mut, try_each, write, LANES};
 use super::{Machine, Warp};
 use crate::diag::Position;
 use crate::hw;
-use crate::sim::code::{Func, Slot, Special, Trap};
+use crate::ir::intrinsics::{LaneMask, SReg};
+use crate::sim::code::{Func, Slot, Trap};
 use crate::sim::error::{ErrorKind, SimError};
 use crate::sim::memory::{self, Fault, View};
 use crate::sim::{addr, printf};
@@ -17,7 +18,7 @@ pub(super) enum Stop {
 }
 
 impl Machine<'_> {
-    pub(super) fn special(&self, w: &mut Warp, reg: Special, dst: Slot, mask: u32) {
+    pub(super) fn special(&self, w: &mut Warp, reg: SReg, dst: Slot, mask: u32) {
         let out: [u64; LANES] = std::array::from_fn(|l| self.special_lane(w, reg, l));
         write(
             &mut w.frames.last_mut().expect("running").regs,
@@ -27,28 +28,28 @@ impl Machine<'_> {
         );
     }
 
-    fn special_lane(&self, w: &Warp, reg: Special, lane: usize) -> u64 {
+    fn special_lane(&self, w: &Warp, reg: SReg, lane: usize) -> u64 {
         let l = lane as u32;
         let below = (1u64 << l) - 1;
         let u = u64::from;
         let threads: u32 = self.block_dim.iter().product();
         match reg {
-            Special::Tid(d) => u(w.tid[lane][d]),
-            Special::Ntid(d) => u(self.block_dim[d]),
-            Special::Ctaid(d) => u(self.block[d]),
-            Special::Nctaid(d) => u(self.grid[d]),
-            Special::LaneId => u(l),
-            Special::WarpId => u(w.index),
-            Special::NWarpId => u(threads.div_ceil(hw::WARP_SIZE)),
-            Special::SmId | Special::GridId => 0,
-            Special::NSmId => 1,
-            Special::WarpSize => u(hw::WARP_SIZE),
-            Special::LaneMaskEq => 1 << l,
-            Special::LaneMaskLt => below,
-            Special::LaneMaskLe => (below << 1 | 1) & 0xffff_ffff,
-            Special::LaneMaskGe => !below & 0xffff_ffff,
-            Special::LaneMaskGt => !(below << 1 | 1) & 0xffff_ffff,
-            Special::Clock => w.counters.steps,
+            SReg::Tid(d) => u(w.tid[lane][d.index()]),
+            SReg::Ntid(d) => u(self.block_dim[d.index()]),
+            SReg::Ctaid(d) => u(self.block[d.index()]),
+            SReg::Nctaid(d) => u(self.grid[d.index()]),
+            SReg::LaneId => u(l),
+            SReg::WarpId => u(w.index),
+            SReg::NWarpId => u(threads.div_ceil(hw::WARP_SIZE)),
+            SReg::SmId | SReg::GridId => 0,
+            SReg::NSmId => 1,
+            SReg::WarpSize => u(hw::WARP_SIZE),
+            SReg::LaneMask(LaneMask::Eq) => 1 << l,
+            SReg::LaneMask(LaneMask::Lt) => below,
+            SReg::LaneMask(LaneMask::Le) => (below << 1 | 1) & 0xffff_ffff,
+            SReg::LaneMask(LaneMask::Ge) => !below & 0xffff_ffff,
+            SReg::LaneMask(LaneMask::Gt) => !(below << 1 | 1) & 0xffff_ffff,
+            SReg::Clock => w.counters.steps,
         }
     }
 

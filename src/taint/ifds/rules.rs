@@ -209,7 +209,7 @@ impl RuleBuilder<'_> {
             Intrinsic::SReg(reg) => match reg {
                 SReg::Tid(d) => source(Source::ThreadIdx(d)),
                 SReg::LaneId => source(Source::LaneId),
-                SReg::LaneMask => source(Source::LaneMask),
+                SReg::LaneMask(_) => source(Source::LaneMask),
                 SReg::Clock => source(Source::Clock),
                 _ => uniform(),
             },
