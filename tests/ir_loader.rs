@@ -68,7 +68,8 @@ fn instructions_operands_and_constants() {
     assert!(matches!(
         f.insts[0].kind,
         InstKind::Call {
-            callee: Callee::Direct(_)
+            callee: Callee::Direct(_),
+            noreturn: false
         }
     ));
     // Constant memory initializer.

@@ -199,7 +199,15 @@ mod tests {
         for (name, calls) in defs {
             let mut fb = mb.define(name, &[], void);
             for &callee in *calls {
-                fb.inst(Opcode::Call, void, vec![], InstKind::Call { callee });
+                fb.inst(
+                    Opcode::Call,
+                    void,
+                    vec![],
+                    InstKind::Call {
+                        callee,
+                        noreturn: false,
+                    },
+                );
             }
             fb.ret(None);
         }

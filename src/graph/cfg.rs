@@ -4,7 +4,7 @@
 //! default first) so diagnostics can name "the taken side"; duplicates, such
 //! as two switch cases sharing a block, are dropped.
 
-use crate::ir::{BlockId, Function};
+use crate::ir::{BlockId, Function, InstKind, Opcode};
 
 #[derive(Clone, Debug)]
 pub struct Cfg {
@@ -14,6 +14,9 @@ pub struct Cfg {
     /// Position in `rpo`; `None` for blocks the entry cannot reach.
     rpo_index: Vec<Option<u32>>,
     exits: Vec<BlockId>,
+    /// Blocks that end the thread or the kernel: `unreachable`, or a call
+    /// that never returns.
+    aborts: Vec<bool>,
 }
 
 impl Cfg {
@@ -40,12 +43,14 @@ impl Cfg {
             .copied()
             .filter(|b| succs[b.index()].is_empty())
             .collect();
+        let aborts = func.block_ids().map(|b| aborts(func, b)).collect();
         Cfg {
             succs,
             preds,
             rpo,
             rpo_index,
             exits,
+            aborts,
         }
     }
 
@@ -92,12 +97,26 @@ impl Cfg {
         &self.exits
     }
 
+    /// Whether `b` ends the thread or the kernel instead of going on: it
+    /// ends in `unreachable` or calls a function that never returns. See
+    /// `reconverge` for what that means for where lanes meet.
+    pub fn aborts(&self, b: BlockId) -> bool {
+        self.aborts[b.index()]
+    }
+
     /// Every edge of the reachable part of the graph, sources in RPO.
     pub fn edges(&self) -> impl Iterator<Item = (BlockId, BlockId)> + '_ {
         self.rpo
             .iter()
             .flat_map(move |&a| self.succs(a).iter().map(move |&b| (a, b)))
     }
+}
+
+fn aborts(func: &Function, b: BlockId) -> bool {
+    func.blocks[b.index()].insts.iter().any(|&i| {
+        let inst = func.inst(i);
+        inst.op == Opcode::Unreachable || matches!(inst.kind, InstKind::Call { noreturn: true, .. })
+    })
 }
 
 fn dedup_in_order(blocks: Vec<BlockId>) -> Vec<BlockId> {
@@ -175,8 +194,10 @@ mod tests {
         assert_eq!(cfg.rpo_index(b(1)), None);
         assert_eq!(cfg.preds(b(2)), ids(&[0, 1]));
         assert!(cfg.edges().all(|(a, _)| a != b(1)));
-        // Both `ret` (2) and `unreachable` (3) end the function.
+        // Both `ret` (2) and `unreachable` (3) end the function; only 3
+        // aborts.
         assert_eq!(cfg.exits(), ids(&[2, 3]));
+        assert!(cfg.aborts(b(3)) && !cfg.aborts(b(2)) && !cfg.aborts(b(0)));
     }
 
     #[test]

@@ -5,16 +5,17 @@
 //! Only blocks reachable from the entry are in either tree: dead code
 //! dominates nothing and is dominated by nothing.
 //!
-//! The post-dominator tree is rooted at a virtual exit that is not a block;
-//! see `virtual_exit` for which blocks flow into it (exits, and the header of
-//! every infinite loop). Its children are [`DomTree::roots`], and their
-//! `idom` is `None`.
+//! The post-dominator tree is the reconvergence tree: it is computed on the
+//! graph where lanes meet (`reconverge`: paths into `unreachable` and traps
+//! left out), rooted at a virtual exit that is not a block and is joined
+//! from returns, aborts and the header of every infinite loop. Its children
+//! are [`DomTree::roots`], and their `idom` is `None`.
 
 use petgraph::algo::dominators::simple_fast;
 use petgraph::graph::{DiGraph, NodeIndex};
 
 use super::cfg::Cfg;
-use super::virtual_exit::virtual_exit_preds;
+use super::reconverge::MeetGraph;
 use crate::ir::BlockId;
 
 /// Which relation a [`DomTree`] holds.
@@ -50,14 +51,14 @@ impl DomTree {
     }
 
     /// `a` post-dominates `b` when every path from `b` to the (virtual) exit
-    /// passes `a`.
+    /// passes `a`, on the graph where lanes meet: lanes that split at `b`
+    /// meet again at its immediate post-dominator.
     pub fn post_dominators(cfg: &Cfg) -> Self {
         let n = cfg.num_blocks();
         let exit = n;
-        let reversed = cfg.edges().map(|(a, b)| (b.index(), a.index()));
-        let joined = virtual_exit_preds(cfg)
-            .into_iter()
-            .map(|b| (exit, b.index()));
+        let meet = MeetGraph::new(cfg);
+        let reversed = meet.edges.iter().map(|&(a, b)| (b.index(), a.index()));
+        let joined = meet.exits.iter().map(|&b| (exit, b.index()));
         let solved = immediate_dominators(n + 1, exit, reversed.chain(joined));
 
         let mut roots = Vec::new();
@@ -305,16 +306,37 @@ mod tests {
 
     #[test]
     fn dead_block_is_in_neither_tree() {
-        // 0 -> {2 (ret), 3 (unreachable)}; 1 -> 2 is dead.
+        // 0 -> {2 (ret), 3 (unreachable)}; 1 -> 2 is dead. Lanes that go
+        // to 3 never come back, so the others meet at 2: ipdom(0) = 2.
         let (dom, pdom) = trees(&with_dead_block());
         assert_idoms(&dom, &[None, None, Some(0), Some(0)]);
-        assert_idoms(&pdom, &[None, None, None, None]);
+        assert_idoms(&pdom, &[Some(2), None, None, None]);
         for tree in [&dom, &pdom] {
             assert!(!tree.contains(b(1)));
             assert!(!tree.dominates(b(1), b(1)));
             assert!(!tree.dominates(b(0), b(1)) && !tree.dominates(b(1), b(2)));
         }
-        assert_eq!(pdom.roots(), ids(&[0, 2, 3]));
+        assert_eq!(pdom.roots(), ids(&[2, 3]));
+    }
+
+    #[test]
+    fn loop_break_meets_at_the_loop_exit_despite_an_unreachable_default() {
+        // The kernel, reduced: an outer loop 1 around an inner loop
+        // 2..4 whose body 2 switches to 3 or to an `unreachable` default 6,
+        // and whose test 3 breaks (to 5) or continues (to 4 -> 2).
+        //   0 -> 1; 1 -> {2, 7}; 2 -> {6, 3}; 3 -> {5, 4}; 4 -> 2;
+        //   5 -> 1 (outer latch); 6 unreachable; 7 ret.
+        // Without the rule, 3 would reach the virtual exit through 6 and
+        // have no real post-dominator; with it, the break meets at 5.
+        let f = shape_with_unreachable(
+            &[&[1], &[2, 7], &[6, 3], &[5, 4], &[2], &[1], &[], &[]],
+            &[6],
+        );
+        let (_, pdom) = trees(&f);
+        assert_eq!(pdom.idom(b(3)), Some(b(5)));
+        assert_eq!(pdom.idom(b(2)), Some(b(3)));
+        assert_eq!(pdom.idom(b(6)), None);
+        assert_eq!(pdom.roots(), ids(&[6, 7]));
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! later stage.
 //!
 //! Per function: the [`Cfg`](cfg::Cfg), dominator and post-dominator trees
-//! ([`DomTree`](dom::DomTree)), control dependence
+//! ([`DomTree`](dom::DomTree); the post-dominator tree is where lanes
+//! meet again, with paths into traps and `unreachable` left out, see
+//! `reconverge`), control dependence
 //! ([`ControlDeps`](cdg::ControlDeps)) and natural loops
 //! ([`Loops`](loops::Loops)). Per module: the [`CallGraph`](callgraph::CallGraph).
 //! All of them consider only blocks reachable from the entry.
@@ -12,7 +14,7 @@ pub mod cdg;
 pub mod cfg;
 pub mod dom;
 pub mod loops;
-mod virtual_exit;
+mod reconverge;
 
 #[cfg(test)]
 mod fixtures;

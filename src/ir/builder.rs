@@ -145,6 +145,7 @@ impl Module {
             is_declaration: true,
             is_kernel: false,
             launch: LaunchBounds::default(),
+            noreturn: crate::ir::intrinsics::never_returns(name),
             intrinsic: Intrinsic::from_name(name),
             loc: None,
         });
@@ -358,12 +359,14 @@ impl FunctionBuilder<'_> {
 
     pub fn call(&mut self, callee: FuncId, args: Vec<Value>) -> Value {
         let ty = self.m.func(callee).ret;
+        let noreturn = self.m.func(callee).noreturn;
         self.inst(
             Opcode::Call,
             ty,
             args,
             InstKind::Call {
                 callee: Callee::Direct(callee),
+                noreturn,
             },
         )
     }

@@ -152,6 +152,15 @@ pub enum Intrinsic {
     Unknown,
 }
 
+/// Functions known never to return whatever their attributes say, for
+/// modules built without them (`ir::builder`, IR written by hand).
+pub fn never_returns(name: &str) -> bool {
+    matches!(
+        name,
+        "llvm.trap" | "llvm.ubsantrap" | "__assertfail" | "__trap" | "abort"
+    )
+}
+
 impl Intrinsic {
     /// Classifies a declared function by name; `None` for ordinary functions.
     pub fn from_name(name: &str) -> Option<Intrinsic> {

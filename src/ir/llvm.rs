@@ -5,13 +5,17 @@
 //! source types, named metadata). Nothing here keeps an LLVM object alive
 //! beyond the call.
 
+use super::intrinsics::never_returns;
 use super::*;
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
 use llvm_sys::core::*;
 use llvm_sys::debuginfo::*;
 use llvm_sys::prelude::*;
-use llvm_sys::{LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate, LLVMTypeKind};
+use llvm_sys::{
+    LLVMAtomicRMWBinOp, LLVMAttributeFunctionIndex, LLVMIntPredicate, LLVMOpcode,
+    LLVMRealPredicate, LLVMTypeKind,
+};
 use std::collections::HashMap;
 use std::ffi::{c_char, CStr};
 use std::path::Path;
@@ -308,6 +312,10 @@ impl Loader {
                 col: 0,
             })
         };
+        let noreturn = never_returns(&name)
+            || has_enum_attribute("noreturn", |kind| {
+                LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, kind)
+            });
         Function {
             demangled: demangle(&name),
             intrinsic: if is_declaration {
@@ -322,6 +330,7 @@ impl Loader {
             insts: Vec::new(),
             is_declaration,
             is_kernel: LLVMGetFunctionCallConv(f) == PTX_KERNEL_CC,
+            noreturn,
             launch: LaunchBounds::default(),
             loc,
         }
@@ -540,7 +549,13 @@ impl Loader {
                 } else {
                     Callee::Indirect
                 };
-                (args, InstKind::Call { callee })
+                let noreturn = match callee {
+                    Callee::Direct(f) => self.m.func(f).noreturn,
+                    _ => false,
+                } || has_enum_attribute("noreturn", |kind| {
+                    LLVMGetCallSiteEnumAttribute(i, LLVMAttributeFunctionIndex, kind)
+                });
+                (args, InstKind::Call { callee, noreturn })
             }
             _ => {
                 let operands = self.all_operands(i);
@@ -809,6 +824,12 @@ impl Loader {
         }
         None
     }
+}
+
+/// Whether the enum attribute `name` is set, as `lookup(kind)` finds it.
+unsafe fn has_enum_attribute(name: &str, lookup: impl FnOnce(u32) -> LLVMAttributeRef) -> bool {
+    let kind = LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
+    kind != 0 && !lookup(kind).is_null()
 }
 
 unsafe fn md_node_operands(node: LLVMValueRef) -> Vec<LLVMValueRef> {

@@ -131,6 +131,9 @@ pub enum InstKind {
     /// `call`: operands are the arguments.
     Call {
         callee: Callee,
+        /// The call never returns (`noreturn` on the call or the callee:
+        /// `__trap`, `__assertfail`): the thread or the kernel ends here.
+        noreturn: bool,
     },
     /// `load`: operand 0 is the address.
     Load {
@@ -217,7 +220,7 @@ impl Inst {
 
     pub fn callee(&self) -> Option<Callee> {
         match self.kind {
-            InstKind::Call { callee } => Some(callee),
+            InstKind::Call { callee, .. } => Some(callee),
             _ => None,
         }
     }
@@ -261,6 +264,8 @@ pub struct Function {
     pub is_declaration: bool,
     pub is_kernel: bool,
     pub launch: LaunchBounds,
+    /// Never returns to its caller (LLVM's `noreturn`).
+    pub noreturn: bool,
     /// Set for declarations that are LLVM or NVVM intrinsics we know.
     pub intrinsic: Option<Intrinsic>,
     /// Where the function is defined, from its `DISubprogram`.
