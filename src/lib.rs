@@ -6,6 +6,7 @@
 pub mod analysis;
 pub mod checks;
 pub mod cli;
+pub mod compare;
 pub mod dataflow;
 pub mod diag;
 pub mod frontend;

@@ -3,7 +3,7 @@
 //!
 //! The bar: whatever LLVM calls uniform, warpcheck calls uniform too,
 //! except where LLVM's answer rests on an assumption documented in
-//! `taint::compare` (memory read by a converged warp; loop iterations kept
+//! `compare` (memory read by a converged warp; loop iterations kept
 //! apart). And warpcheck must prove uniform some of what LLVM cannot.
 
 mod common;
@@ -11,7 +11,7 @@ use common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// The reasons `taint::compare` documents for "dependent here, uniform to LLVM".
+/// The reasons `compare` documents for "dependent here, uniform to LLVM".
 const DOCUMENTED: [&str; 2] = [
     "memory holding thread-dependent data (LLVM assumes one value per uniform address)",
     "lanes meet on different iterations of a loop (LLVM counts iterations apart)",

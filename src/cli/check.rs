@@ -2,9 +2,9 @@
 
 use super::exit;
 use crate::analysis::{self, BlockDim, BlockDimSource, Options};
+use crate::compare::{self, FunctionComparison, Summary};
 use crate::diag::{json, text};
 use crate::frontend::{self, CompileOptions};
-use crate::taint::compare::{self, FunctionComparison, Summary};
 use crate::taint::ifds::IfdsTaint;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;

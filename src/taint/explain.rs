@@ -66,14 +66,19 @@ fn labels(steps: Vec<(String, Option<Why>)>) -> Vec<String> {
     steps.into_iter().map(|(label, _)| label).collect()
 }
 
-const MAX_STEPS: usize = 64;
-
 /// The steps, source first, each with the reason that made it dependent.
+///
+/// Every dependent value was first derived from a source, and the analysis
+/// records that first derivation, so the walk back always ends at one: a
+/// walk that comes back to a subject it has seen, or stops short, is a bug
+/// in how the reasons were recorded (debug builds assert it). Subjects are
+/// finite and never revisited, so the walk ends.
 fn walk(deps: &KernelDeps, m: &Module, start: Subject) -> Vec<(String, Option<Why>)> {
     let mut steps: Vec<(String, Option<Why>)> = Vec::new();
     let mut seen = HashSet::new();
     let mut at = start;
-    while seen.insert(at) && steps.len() < MAX_STEPS {
+    let mut sourced = false;
+    while seen.insert(at) {
         let (why, f, here) = match at {
             Subject::Value { f, v, user } => {
                 let why = match user {
@@ -108,11 +113,17 @@ fn walk(deps: &KernelDeps, m: &Module, start: Subject) -> Vec<(String, Option<Wh
                     None
                 };
                 steps.push((name, why));
+                sourced = true;
                 break;
             }
             Step::Stop => break,
         }
     }
+    debug_assert!(
+        sourced || steps.is_empty(),
+        "explanation without a source: {:?}",
+        steps.iter().rev().map(|s| &s.0).collect::<Vec<_>>()
+    );
     steps.reverse();
     steps
 }

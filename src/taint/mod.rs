@@ -7,10 +7,9 @@
 //! so that findings can explain themselves.
 //!
 //! The analysis is [`ifds::IfdsTaint`], GPUCheck's IFDS taint over the
-//! kernel's supergraph; [`compare`] sets its answers next to LLVM's
-//! UniformityAnalysis.
+//! kernel's supergraph; `crate::compare` (a layer above the driver) sets
+//! its answers next to LLVM's UniformityAnalysis.
 
-pub mod compare;
 mod explain;
 pub mod ifds;
 
@@ -36,6 +35,19 @@ pub enum Source {
 }
 
 impl Source {
+    /// Every source, for tests and documentation.
+    pub const ALL: [Source; 9] = [
+        Source::ThreadIdx(Dim::X),
+        Source::ThreadIdx(Dim::Y),
+        Source::ThreadIdx(Dim::Z),
+        Source::LaneId,
+        Source::LaneMask,
+        Source::Clock,
+        Source::Atomic,
+        Source::Shuffle,
+        Source::Opaque,
+    ];
+
     pub fn describe(self) -> &'static str {
         match self {
             Source::ThreadIdx(Dim::X) => "threadIdx.x",
