@@ -3,6 +3,7 @@
 //! The pipeline runs `ir` → `graph` → `taint` → `checks` → `diag`; see
 //! ARCHITECTURE.md for the module map.
 
+pub mod acf;
 pub mod analysis;
 pub mod checks;
 pub mod cli;

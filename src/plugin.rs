@@ -77,7 +77,8 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
     // We copy what we need; the module stays the host's and is never changed.
     let (m, origins) = ir::llvm::from_raw(module);
     let a = analysis::analyze(&m, &opts, &IfdsTaint);
-    for f in crate::checks::run_all(&a, &opts) {
+    let figures = crate::checks::measure_all(&a);
+    for f in crate::checks::run_all(&a, &figures, &opts) {
         let func = m.func(f.func);
         let anchor = f.inst.and_then(|i| m.pos_anchor(func, i));
         let inst = anchor

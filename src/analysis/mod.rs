@@ -7,6 +7,7 @@ mod sites;
 pub use block_dim::{BlockDim, BlockDimSource};
 pub use sites::{Site, SiteKind};
 
+use crate::acf::KernelAcf;
 use crate::graph::ModuleGraphs;
 use crate::ir::{FuncId, Module};
 use crate::memory::Spaces;
@@ -22,7 +23,7 @@ pub struct Options {
 }
 
 /// Everything warpcheck knows about one kernel.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct KernelAnalysis {
     pub kernel: FuncId,
     /// Defined functions the kernel reaches, kernel first.
@@ -31,6 +32,8 @@ pub struct KernelAnalysis {
     pub spaces: Spaces,
     pub deps: KernelDeps,
     pub sites: Vec<Site>,
+    /// The ACF of the sites' values, instantiated per warp.
+    pub acf: KernelAcf,
 }
 
 /// The results for a whole module.
@@ -55,13 +58,17 @@ pub fn analyze<'m>(
             let spaces = Spaces::for_kernel(m, k, &reached);
             let kdeps = deps.analyze(m, &graphs, k, &reached, &spaces);
             let sites = sites::collect(m, &reached, &spaces, &kdeps);
+            let block_dim = BlockDim::resolve(m.func(k), opts.block_dim);
+            let values: Vec<_> = sites.iter().map(|s| (s.func, s.value)).collect();
+            let acf = KernelAcf::new(m, &graphs, &kdeps, k, &reached, block_dim.dims, &values);
             KernelAnalysis {
                 kernel: k,
-                block_dim: BlockDim::resolve(m.func(k), opts.block_dim),
+                block_dim,
                 reached,
                 spaces,
                 deps: kdeps,
                 sites,
+                acf,
             }
         })
         .collect();

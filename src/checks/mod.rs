@@ -1,15 +1,75 @@
 //! The checks: one file each, with a stable name, a one-line summary, a
-//! longer explanation (`warpcheck explain <check>`) and its own tests.
+//! longer explanation (`warpcheck explain <check>`, the same text as the
+//! file's docs) and its own tests.
+//!
+//! Before any check runs, [`measure_all`] gives every site its figures:
+//! the divergence of a branch, the sectors of a global access, the bank
+//! conflicts of a shared one. The JSON report shows them for every site;
+//! the checks turn the ones worth a warning (or a note) into findings.
 
-mod thread_dependent_branch;
+mod addresses;
+pub mod bank_conflict;
+pub mod divergent_branch;
+pub mod uncoalesced_access;
 
-use crate::analysis::{KernelAnalysis, ModuleAnalysis, Options};
-use crate::diag::Finding;
+use crate::analysis::{KernelAnalysis, ModuleAnalysis, Options, SiteKind};
+use crate::diag::{Finding, Severity};
+use crate::memory::Space;
+use bank_conflict::Conflict;
+use divergent_branch::Divergence;
+use serde::Serialize;
+use uncoalesced_access::Sectors;
 
-/// What a check sees: the module's analyses and one kernel's results.
+/// The name the single thread-dependence warning had; disabling it still
+/// silences the divergence notes that replaced it.
+pub const THREAD_DEPENDENT_BRANCH: &str = "thread-dependent-branch";
+
+/// What warpcheck predicts for one site.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SiteFigures {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub divergence: Option<Divergence>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sectors: Option<Sectors>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conflict: Option<Conflict>,
+}
+
+/// Figures for every site of every kernel, in the order of `k.sites`.
+pub fn measure_all(a: &ModuleAnalysis<'_>) -> Vec<Vec<SiteFigures>> {
+    a.kernels.iter().map(|k| measure_kernel(a, k)).collect()
+}
+
+fn measure_kernel(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> Vec<SiteFigures> {
+    let m = a.module;
+    k.sites
+        .iter()
+        .map(|s| {
+            let mut fig = SiteFigures::default();
+            match (s.kind, s.space) {
+                (SiteKind::Branch, _) => {
+                    fig.divergence =
+                        Some(divergent_branch::measure(m, a.graphs.func(s.func), k, s));
+                }
+                (_, Some(Space::Global)) if s.thread_dependent => {
+                    fig.sectors = Some(uncoalesced_access::measure(m, k, s));
+                }
+                (_, Some(Space::Shared)) if s.thread_dependent => {
+                    fig.conflict = Some(bank_conflict::measure(m, k, s));
+                }
+                _ => {}
+            }
+            fig
+        })
+        .collect()
+}
+
+/// What a check sees: the module's analyses, one kernel's results and
+/// that kernel's site figures.
 pub struct CheckContext<'a, 'm> {
     pub analysis: &'a ModuleAnalysis<'m>,
     pub kernel: &'a KernelAnalysis,
+    pub figures: &'a [SiteFigures],
 }
 
 pub trait Check: Sync {
@@ -24,27 +84,49 @@ pub trait Check: Sync {
 
 /// Every check, in report order.
 pub fn all() -> Vec<&'static dyn Check> {
-    vec![&thread_dependent_branch::ThreadDependentBranch]
+    vec![
+        &divergent_branch::DivergentBranch,
+        &uncoalesced_access::UncoalescedAccess,
+        &bank_conflict::BankConflict,
+    ]
+}
+
+/// Whether `name` names a check (or the retired name kept for it).
+pub fn is_known(name: &str) -> bool {
+    name == THREAD_DEPENDENT_BRANCH || all().iter().any(|c| c.name() == name)
 }
 
 /// Runs the enabled checks over every kernel. Identical findings that
 /// inlining or unrolling repeat at one source position are reported once.
-pub fn run_all(a: &ModuleAnalysis<'_>, opts: &Options) -> Vec<Finding> {
+pub fn run_all(
+    a: &ModuleAnalysis<'_>,
+    figures: &[Vec<SiteFigures>],
+    opts: &Options,
+) -> Vec<Finding> {
+    let disabled = |name: &str| opts.disabled.iter().any(|d| d == name);
     let mut out: Vec<Finding> = Vec::new();
     for check in all() {
-        if opts.disabled.iter().any(|d| d == check.name()) {
+        if disabled(check.name()) {
             continue;
         }
-        for k in &a.kernels {
+        for (k, figs) in a.kernels.iter().zip(figures) {
             let cx = CheckContext {
                 analysis: a,
                 kernel: k,
+                figures: figs,
             };
             for f in check.run(&cx) {
+                let retired = f.check == divergent_branch::DivergentBranch.name()
+                    && f.severity == Severity::Note
+                    && disabled(THREAD_DEPENDENT_BRANCH);
                 let dup = out.iter().any(|o| {
-                    o.check == f.check && o.kernel == f.kernel && o.pos == f.pos && o.pos.is_some()
+                    o.check == f.check
+                        && o.kernel == f.kernel
+                        && o.pos == f.pos
+                        && o.pos.is_some()
+                        && o.severity == f.severity
                 });
-                if !dup {
+                if !dup && !retired {
                     out.push(f);
                 }
             }

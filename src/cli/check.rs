@@ -93,7 +93,7 @@ pub fn run(args: &CheckArgs) -> i32 {
         }
     };
     for d in &args.disable {
-        if !crate::checks::all().iter().any(|c| c.name() == d) {
+        if !crate::checks::is_known(d) {
             eprintln!("warpcheck: error: --disable: no check named '{d}' (see `warpcheck checks`)");
             return exit::INPUT;
         }
@@ -169,7 +169,8 @@ fn check_file(
     let loaded = Instant::now();
     let a = analysis::analyze(&m, opts, &IfdsTaint);
     let analysed = Instant::now();
-    let findings = crate::checks::run_all(&a, opts);
+    let figures = crate::checks::measure_all(&a);
+    let findings = crate::checks::run_all(&a, &figures, opts);
     if timing {
         let ms = |from: Instant, to: Instant| (to - from).as_secs_f64() * 1e3;
         eprintln!(
@@ -182,7 +183,7 @@ fn check_file(
         );
     }
     let mut report = json::Report::new();
-    report.add(&a, &findings);
+    report.add(&a, &figures, &findings);
     if a.kernels.is_empty() {
         eprintln!("warpcheck: note: {}: no kernels found", file.display());
     }

@@ -70,10 +70,11 @@ pub fn main() -> i32 {
             }
             exit::OK
         }
-        Command::Explain { check } => match crate::checks::all()
-            .into_iter()
-            .find(|c| c.name() == check)
-        {
+        Command::Explain { check } => match crate::checks::all().into_iter().find(|c| {
+            c.name() == check
+                || (check == crate::checks::THREAD_DEPENDENT_BRANCH
+                    && c.name() == "divergent-branch")
+        }) {
             Some(c) => {
                 println!("{}: {}\n\n{}", c.name(), c.summary(), c.explanation());
                 exit::OK

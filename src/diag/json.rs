@@ -3,6 +3,7 @@
 
 use super::Finding;
 use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
+use crate::checks::SiteFigures;
 use crate::diag::Position;
 use serde::Serialize;
 
@@ -39,6 +40,12 @@ pub struct SiteJson {
     pub thread_dependent: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub why: Vec<String>,
+    /// The branch condition's or address's ACF, for thread-dependent sites.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acf: Option<String>,
+    /// `divergence`, `sectors` or `conflict`.
+    #[serde(flatten)]
+    pub figures: SiteFigures,
 }
 
 #[derive(Serialize, Debug)]
@@ -53,6 +60,8 @@ pub struct FindingJson {
     pub message: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
 }
 
 impl Report {
@@ -65,9 +74,18 @@ impl Report {
     }
 
     /// Adds a module's kernels and findings.
-    pub fn add(&mut self, a: &ModuleAnalysis<'_>, findings: &[Finding]) {
-        self.kernels
-            .extend(a.kernels.iter().map(|k| kernel_json(a, k)));
+    pub fn add(
+        &mut self,
+        a: &ModuleAnalysis<'_>,
+        figures: &[Vec<SiteFigures>],
+        findings: &[Finding],
+    ) {
+        self.kernels.extend(
+            a.kernels
+                .iter()
+                .zip(figures)
+                .map(|(k, f)| kernel_json(a, k, f)),
+        );
         self.findings.extend(findings.iter().map(finding_json));
     }
 }
@@ -78,7 +96,7 @@ fn position(a: &ModuleAnalysis<'_>, pos: Option<&crate::ir::SourcePos>) -> (Stri
         .unwrap_or_default()
 }
 
-fn kernel_json(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> KernelJson {
+fn kernel_json(a: &ModuleAnalysis<'_>, k: &KernelAnalysis, figures: &[SiteFigures]) -> KernelJson {
     let func = a.module.func(k.kernel);
     let (file, line, _) = position(a, func.loc.as_ref());
     KernelJson {
@@ -88,11 +106,21 @@ fn kernel_json(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> KernelJson {
         line,
         block_dim: k.block_dim.dims,
         block_dim_source: k.block_dim.source.name(),
-        sites: k.sites.iter().map(|s| site_json(a, s)).collect(),
+        sites: k
+            .sites
+            .iter()
+            .zip(figures)
+            .map(|(s, f)| site_json(a, k, s, f))
+            .collect(),
     }
 }
 
-fn site_json(a: &ModuleAnalysis<'_>, s: &Site) -> SiteJson {
+fn site_json(
+    a: &ModuleAnalysis<'_>,
+    k: &KernelAnalysis,
+    s: &Site,
+    figures: &SiteFigures,
+) -> SiteJson {
     let (file, line, column) = position(a, s.pos.as_ref());
     SiteJson {
         kind: s.kind.name(),
@@ -104,6 +132,11 @@ fn site_json(a: &ModuleAnalysis<'_>, s: &Site) -> SiteJson {
         bytes: s.space.map(|_| s.bytes),
         thread_dependent: s.thread_dependent,
         why: s.why.clone(),
+        acf: s
+            .thread_dependent
+            .then(|| k.acf.render(a.module, s.func, s.value))
+            .flatten(),
+        figures: figures.clone(),
     }
 }
 
@@ -123,5 +156,6 @@ fn finding_json(f: &Finding) -> FindingJson {
         function: f.function.clone(),
         message: f.message.clone(),
         notes: f.notes.clone(),
+        data: f.data.clone(),
     }
 }

@@ -47,7 +47,7 @@ impl Position {
 /// One thing warpcheck reports.
 #[derive(Clone, PartialEq, Debug)]
 pub struct Finding {
-    /// Stable check name, e.g. `thread-dependent-branch`.
+    /// Stable check name, e.g. `divergent-branch`.
     pub check: &'static str,
     pub severity: Severity,
     pub func: FuncId,
@@ -59,6 +59,8 @@ pub struct Finding {
     pub message: String,
     /// Extra lines shown with `--explain` (the dependence chain).
     pub notes: Vec<String>,
+    /// The check's figures, for the JSON `data` object.
+    pub data: Option<serde_json::Value>,
 }
 
 impl Finding {

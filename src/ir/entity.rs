@@ -16,7 +16,72 @@ macro_rules! entity {
                 self.0 as usize
             }
         }
+
+        impl $crate::ir::entity::Entity for $name {
+            fn new(index: usize) -> Self {
+                Self::new(index)
+            }
+            fn index(self) -> usize {
+                self.index()
+            }
+        }
     };
+}
+pub(crate) use entity;
+
+/// What [`EntityVec`] needs of its keys.
+pub trait Entity: Copy {
+    fn new(index: usize) -> Self;
+    fn index(self) -> usize;
+}
+
+/// A table keyed by an entity: `push` hands out the keys, so no table is
+/// indexed by a bare `usize`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntityVec<K, V> {
+    items: Vec<V>,
+    _key: std::marker::PhantomData<K>,
+}
+
+impl<K: Entity, V> Default for EntityVec<K, V> {
+    fn default() -> Self {
+        EntityVec {
+            items: Vec::new(),
+            _key: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<K: Entity, V> EntityVec<K, V> {
+    pub fn push(&mut self, v: V) -> K {
+        self.items.push(v);
+        K::new(self.items.len() - 1)
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = K> {
+        (0..self.items.len()).map(K::new)
+    }
+}
+
+impl<K: Entity, V> std::ops::Index<K> for EntityVec<K, V> {
+    type Output = V;
+    fn index(&self, k: K) -> &V {
+        &self.items[k.index()]
+    }
+}
+
+impl<K: Entity, V> std::ops::IndexMut<K> for EntityVec<K, V> {
+    fn index_mut(&mut self, k: K) -> &mut V {
+        &mut self.items[k.index()]
+    }
 }
 
 entity!(

@@ -7,14 +7,15 @@
 pub mod builder;
 mod demangle;
 mod display;
-mod entity;
+pub(crate) mod entity;
+pub mod gep;
 pub mod intrinsics;
 pub mod llvm;
 mod opcode;
 mod types;
 
 pub use demangle::{base_name, demangle};
-pub use entity::{BlockId, ConstId, FileId, FuncId, GlobalId, InstId, LocId, TypeId};
+pub use entity::{BlockId, ConstId, EntityVec, FileId, FuncId, GlobalId, InstId, LocId, TypeId};
 pub use intrinsics::Intrinsic;
 pub use opcode::{FloatPred, IntPred, Opcode, RmwOp};
 pub use types::{Type, TypeKind, Types};

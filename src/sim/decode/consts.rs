@@ -1,8 +1,8 @@
 //! Constants and constant expressions folded to register words, with the
 //! addresses of globals already known.
 
-use super::gep::{self, Index};
 use super::shape;
+use crate::ir::gep::{self, Index};
 use crate::ir::{Const, ConstId, FuncId, InstKind, Module, Opcode, TypeKind, Value};
 use crate::sim::addr;
 use crate::sim::code::{Cast, Scalar};

@@ -1,9 +1,9 @@
 //! Decoding of ordinary (non-call) instructions.
 
-use super::gep::{self, Index};
 use super::shape;
 use super::FuncDecoder;
 use crate::analysis::SiteKind;
+use crate::ir::gep::{self, Index};
 use crate::ir::{InstId, InstKind, Opcode, TypeId, TypeKind, Value};
 use crate::sim::addr;
 use crate::sim::code::{

@@ -9,7 +9,6 @@
 
 mod call;
 mod consts;
-mod gep;
 mod inst;
 pub mod shape;
 

@@ -1,7 +1,7 @@
 //! `getelementptr` as a constant byte offset plus scaled variable indices,
 //! from the NVPTX layout of its source type.
 
-use crate::ir::{TypeId, TypeKind, Types};
+use super::{TypeId, TypeKind, Types};
 
 /// One GEP index: a known constant, or a variable identified by the caller.
 #[derive(Copy, Clone, Debug)]

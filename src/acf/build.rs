@@ -1,0 +1,612 @@
+//! From SSA values to ACF expressions, on demand and memoised.
+//!
+//! Integer arithmetic becomes polynomial arithmetic (casts are taken as
+//! exact: index arithmetic is assumed not to wrap). Division, remainder,
+//! shifts and masks by constants, bit operations, comparisons, `select`
+//! and min/max become operator atoms, simplified where the operands'
+//! congruences decide them. Special registers become the per-thread leaves
+//! and the uniform unknowns; a resolved block shape makes `blockDim`
+//! a constant.
+//!
+//! **Phis.** A loop-header phi whose back edges each add a uniform step
+//! to it is split into a uniform unknown for the iteration plus the thread
+//! part of its initial value: `i = tid; i += 256` gives `[i] + tid`, with
+//! `[i] ≡ 0 (mod 256)`. Other phis are the common value of their incoming
+//! values, or, for a two-way merge under one branch (GPUCheck's Eq. 2 in
+//! its two-predicate case), `select(c, a, b)`. Anything else is a leaf.
+//!
+//! **Loads** take the value of a store to the same address earlier in the
+//! same straight-line code with nothing written in between; otherwise they
+//! are leaves.
+//!
+//! **Leaves** are thread-dependent ([`Atom::Opaque`]) exactly when the
+//! taint analysis says so, uniform ([`Uniform::Value`]) otherwise.
+//!
+//! **Budgets.** An expression larger than [`MAX_SIZE`] atoms, or deeper
+//! than [`MAX_DEPTH`] operands, becomes a leaf: never a hang.
+
+use super::expr::*;
+use crate::graph::ModuleGraphs;
+use crate::ir::gep::{self, Index};
+use crate::ir::intrinsics::{Dim, SReg};
+use crate::ir::{
+    BlockId, Callee, Const, FuncId, InstId, InstKind, Intrinsic, Module, Opcode, TypeKind, Value,
+};
+use crate::taint::KernelDeps;
+use std::collections::{HashMap, HashSet};
+
+/// Largest expression kept, in atom occurrences.
+pub const MAX_SIZE: usize = 64;
+/// Deepest operand chain followed.
+pub const MAX_DEPTH: usize = 200;
+
+/// Builds and memoises the ACF of one kernel's values.
+pub struct Builder<'a> {
+    m: &'a Module,
+    graphs: &'a ModuleGraphs,
+    deps: &'a KernelDeps,
+    kernel: FuncId,
+    /// The block shape, when known.
+    block: Option<[u32; 3]>,
+    pub arena: Arena,
+    memo: HashMap<(FuncId, Value), ExprId>,
+    /// Memo keys in insertion order, so a loop phi's trial can be undone.
+    log: Vec<(FuncId, Value)>,
+    active: HashSet<(FuncId, Value)>,
+    depth: usize,
+    /// Values that fell back to a leaf because of a budget.
+    pub over_budget: usize,
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(
+        m: &'a Module,
+        graphs: &'a ModuleGraphs,
+        deps: &'a KernelDeps,
+        kernel: FuncId,
+        block: Option<[u32; 3]>,
+    ) -> Self {
+        Builder {
+            m,
+            graphs,
+            deps,
+            kernel,
+            block,
+            arena: Arena::default(),
+            memo: HashMap::new(),
+            log: Vec::new(),
+            active: HashSet::new(),
+            depth: 0,
+            over_budget: 0,
+        }
+    }
+
+    /// The ACF of `v` in function `f`.
+    pub fn value(&mut self, f: FuncId, v: Value) -> ExprId {
+        if let Some(&e) = self.memo.get(&(f, v)) {
+            return e;
+        }
+        if self.depth >= MAX_DEPTH || !self.active.insert((f, v)) {
+            self.over_budget += usize::from(self.depth >= MAX_DEPTH);
+            let p = self.leaf(f, v);
+            return self.arena.intern(p);
+        }
+        self.depth += 1;
+        let mut p = self.compute(f, v);
+        self.depth -= 1;
+        self.active.remove(&(f, v));
+        if p.size() > MAX_SIZE {
+            self.over_budget += 1;
+            p = self.leaf(f, v);
+        }
+        let e = self.arena.intern(p);
+        self.remember(f, v, e);
+        e
+    }
+
+    fn remember(&mut self, f: FuncId, v: Value, e: ExprId) {
+        if self.memo.insert((f, v), e).is_none() {
+            self.log.push((f, v));
+        }
+    }
+
+    fn poly(&mut self, f: FuncId, v: Value) -> Poly {
+        let e = self.value(f, v);
+        self.arena.poly(e).clone()
+    }
+
+    /// A value with no structure we use.
+    fn leaf(&mut self, f: FuncId, v: Value) -> Poly {
+        let atom = if self.deps.is_dependent(f, v) {
+            Atom::Opaque(f, v)
+        } else {
+            Atom::Uniform(Uniform::Value(f, v))
+        };
+        Poly::atom(self.arena.intern_atom(atom, Congruence::UNKNOWN))
+    }
+
+    fn uniform(&mut self, u: Uniform, c: Congruence) -> Poly {
+        Poly::atom(self.arena.intern_atom(Atom::Uniform(u), c))
+    }
+
+    fn compute(&mut self, f: FuncId, v: Value) -> Poly {
+        match v {
+            Value::Const(c) => self.constant(f, v, c),
+            Value::Arg(a) if f == self.kernel => {
+                let ty = self.m.func(f).params[a as usize].ty;
+                if self.m.types.is_ptr(ty) {
+                    let c = Congruence::new(crate::hw::MALLOC_ALIGN as i128, 0);
+                    self.uniform(Uniform::Param(a, Pointer::Yes), c)
+                } else {
+                    self.uniform(Uniform::Param(a, Pointer::No), Congruence::UNKNOWN)
+                }
+            }
+            Value::Global(g) => {
+                let align = self.m.types.get(self.m.global(g).value_ty).align.max(1);
+                self.uniform(Uniform::Global(g), Congruence::new(align as i128, 0))
+            }
+            Value::Inst(i) => self.inst(f, i),
+            _ => self.leaf(f, v),
+        }
+    }
+
+    fn constant(&mut self, f: FuncId, v: Value, c: crate::ir::ConstId) -> Poly {
+        match self.m.konst(c) {
+            k @ Const::Int { .. } => Poly::constant(k.as_i64().map_or(0, i128::from)),
+            Const::Null(_) | Const::Zero(_) => Poly::constant(0),
+            Const::Expr {
+                op,
+                operands,
+                kind,
+                ty,
+            } => {
+                let (op, operands, kind, ty) = (*op, operands.clone(), kind.clone(), *ty);
+                self.operation(f, v, op, &operands, &kind, ty)
+                    .unwrap_or_else(|| self.leaf(f, v))
+            }
+            _ => self.leaf(f, v),
+        }
+    }
+
+    fn inst(&mut self, f: FuncId, i: InstId) -> Poly {
+        let m = self.m;
+        let inst = m.func(f).inst(i);
+        let v = Value::Inst(i);
+        let built = match inst.op {
+            Opcode::Phi => Some(self.phi(f, i)),
+            Opcode::Load => Some(self.load(f, i)),
+            Opcode::Call => self.call(f, i),
+            op => self.operation(f, v, op, &inst.operands, &inst.kind, inst.ty),
+        };
+        built.unwrap_or_else(|| self.leaf(f, v))
+    }
+
+    /// Arithmetic, casts, comparisons, `select` and GEPs, for instructions
+    /// and constant expressions alike.
+    fn operation(
+        &mut self,
+        f: FuncId,
+        v: Value,
+        op: Opcode,
+        ops: &[Value],
+        kind: &InstKind,
+        ty: crate::ir::TypeId,
+    ) -> Option<Poly> {
+        let is_int_or_ptr = matches!(self.m.types.kind(ty), TypeKind::Int(_) | TypeKind::Ptr(_));
+        if !is_int_or_ptr && op != Opcode::GetElementPtr {
+            return None;
+        }
+        let bin = |b: &mut Self| (b.poly(f, ops[0]), b.poly(f, ops[1]));
+        Some(match op {
+            Opcode::Add => {
+                let (a, b) = bin(self);
+                a.add(&b)
+            }
+            Opcode::Sub => {
+                let (a, b) = bin(self);
+                a.sub(&b)
+            }
+            Opcode::Mul => {
+                let (a, b) = bin(self);
+                a.mul(&b)
+            }
+            Opcode::Shl => {
+                let (a, b) = bin(self);
+                match b.as_const() {
+                    Some(s) if (0..64).contains(&s) => a.scale(1i128 << s),
+                    _ => self.op(Op::Shl, vec![a, b]),
+                }
+            }
+            Opcode::LShr | Opcode::AShr => {
+                let (a, b) = bin(self);
+                match b.as_const() {
+                    Some(s) if (0..64).contains(&s) => {
+                        self.op(Op::Div(Round::Floor), vec![a, Poly::constant(1i128 << s)])
+                    }
+                    _ => return None,
+                }
+            }
+            Opcode::UDiv => self.binop(f, ops, Op::Div(Round::Floor)),
+            Opcode::SDiv => self.binop(f, ops, Op::Div(Round::Trunc)),
+            Opcode::URem => self.binop(f, ops, Op::Rem(Round::Floor)),
+            Opcode::SRem => self.binop(f, ops, Op::Rem(Round::Trunc)),
+            Opcode::And => {
+                let (a, b) = bin(self);
+                self.and(a, b)
+            }
+            Opcode::Or => self.binop(f, ops, Op::Or),
+            Opcode::Xor => {
+                let (a, b) = bin(self);
+                match (a.as_const(), b.as_const()) {
+                    // `~x` is `-1 - x`.
+                    (_, Some(-1)) => Poly::constant(-1).sub(&a),
+                    (Some(-1), _) => Poly::constant(-1).sub(&b),
+                    _ => self.op(Op::Xor, vec![a, b]),
+                }
+            }
+            Opcode::ICmp => {
+                let InstKind::ICmp(p) = kind else {
+                    return None;
+                };
+                self.binop(f, ops, Op::Cmp(*p))
+            }
+            Opcode::Select => {
+                let c = self.poly(f, ops[0]);
+                let (a, b) = (self.poly(f, ops[1]), self.poly(f, ops[2]));
+                self.op(Op::Select, vec![c, a, b])
+            }
+            Opcode::ZExt
+            | Opcode::SExt
+            | Opcode::Trunc
+            | Opcode::BitCast
+            | Opcode::AddrSpaceCast
+            | Opcode::PtrToInt
+            | Opcode::IntToPtr
+            | Opcode::Freeze => self.poly(f, ops[0]),
+            Opcode::GetElementPtr => {
+                let InstKind::Gep { source, .. } = kind else {
+                    return None;
+                };
+                self.gep(f, v, *source, ops)?
+            }
+            _ => return None,
+        })
+    }
+
+    fn binop(&mut self, f: FuncId, ops: &[Value], op: Op) -> Poly {
+        let (a, b) = (self.poly(f, ops[0]), self.poly(f, ops[1]));
+        self.op(op, vec![a, b])
+    }
+
+    /// `a & b`: masks `2^k - 1` are remainders, masks `-2^k` round down.
+    fn and(&mut self, a: Poly, b: Poly) -> Poly {
+        let (x, mask) = match (a.as_const(), b.as_const()) {
+            (_, Some(k)) => (a, k),
+            (Some(k), _) => (b, k),
+            _ => return self.op(Op::And, vec![a, b]),
+        };
+        if mask > 0 && (mask + 1).count_ones() == 1 {
+            return self.op(Op::Rem(Round::Floor), vec![x, Poly::constant(mask + 1)]);
+        }
+        if mask < 0 && (-mask).count_ones() == 1 {
+            let low = self.op(
+                Op::Rem(Round::Floor),
+                vec![x.clone(), Poly::constant(-mask)],
+            );
+            return x.sub(&low);
+        }
+        self.op(Op::And, vec![x, Poly::constant(mask)])
+    }
+
+    /// An operator over polynomials, simplified (see [`Arena::op`]).
+    fn op(&mut self, op: Op, args: Vec<Poly>) -> Poly {
+        let ids = args.into_iter().map(|p| self.arena.intern(p)).collect();
+        self.arena.op(op, ids)
+    }
+
+    fn gep(
+        &mut self,
+        f: FuncId,
+        _v: Value,
+        source: crate::ir::TypeId,
+        ops: &[Value],
+    ) -> Option<Poly> {
+        let indices: Vec<Index<Value>> = ops[1..]
+            .iter()
+            .map(|&x| match self.m.int_value(x) {
+                Some(c) => Index::Const(c),
+                None => Index::Var(x),
+            })
+            .collect();
+        let (offset, vars) = gep::offsets(&self.m.types, source, &indices).ok()?;
+        let mut p = self.poly(f, ops[0]).add(&Poly::constant(offset.into()));
+        for (x, scale) in vars {
+            let idx = self.poly(f, x);
+            p = p.add(&idx.scale(scale.into()));
+        }
+        Some(p)
+    }
+
+    fn call(&mut self, f: FuncId, i: InstId) -> Option<Poly> {
+        let inst = self.m.func(f).inst(i);
+        let Callee::Direct(callee) = inst.callee()? else {
+            return None;
+        };
+        let uniform = |b: &mut Self, u| b.uniform(u, Congruence::UNKNOWN);
+        Some(match self.m.func(callee).intrinsic? {
+            Intrinsic::SReg(r) => match r {
+                SReg::Tid(d) => {
+                    Poly::atom(self.arena.intern_atom(Atom::Tid(d), Congruence::UNKNOWN))
+                }
+                SReg::LaneId => {
+                    Poly::atom(self.arena.intern_atom(Atom::LaneId, Congruence::UNKNOWN))
+                }
+                SReg::Ctaid(d) => uniform(self, Uniform::BlockIdx(d)),
+                SReg::Nctaid(d) => uniform(self, Uniform::GridDim(d)),
+                SReg::Ntid(d) => match self.block {
+                    Some(b) => Poly::constant(b[dim_index(d)].into()),
+                    None => uniform(self, Uniform::BlockDim(d)),
+                },
+                SReg::WarpSize => Poly::constant(crate::hw::WARP_SIZE.into()),
+                _ => return None,
+            },
+            _ => {
+                let name = self.m.func(callee).name.as_str();
+                let op = match name.split('.').nth(1) {
+                    Some("smin") => Op::Min { signed: true },
+                    Some("smax") => Op::Max { signed: true },
+                    Some("umin") => Op::Min { signed: false },
+                    Some("umax") => Op::Max { signed: false },
+                    _ => return None,
+                };
+                if !name.starts_with("llvm.") || inst.operands.len() != 2 {
+                    return None;
+                }
+                let ops = inst.operands.clone();
+                self.binop(f, &ops, op)
+            }
+        })
+    }
+
+    fn phi(&mut self, f: FuncId, i: InstId) -> Poly {
+        let func = self.m.func(f);
+        let inst = func.inst(i);
+        let InstKind::Phi { blocks } = &inst.kind else {
+            return self.leaf(f, Value::Inst(i));
+        };
+        let g = self.graphs.func(f);
+        let header_of = g
+            .loops
+            .loop_of(inst.block)
+            .map(|l| g.loops.get(l))
+            .filter(|l| l.header == inst.block);
+        let incoming: Vec<(Value, BlockId)> = inst
+            .operands
+            .iter()
+            .copied()
+            .zip(blocks.iter().copied())
+            .collect();
+        if let Some(lp) = header_of {
+            let (inits, backs): (Vec<_>, Vec<_>) =
+                incoming.iter().partition(|(_, b)| !lp.contains(*b));
+            if let Some(p) = self.loop_phi(f, i, &inits, &backs) {
+                return p;
+            }
+            return self.leaf(f, Value::Inst(i));
+        }
+        self.merge(f, i, &incoming)
+    }
+
+    /// A loop-header phi as `[iteration] + thread part of the start`, when
+    /// every back edge adds a uniform step.
+    fn loop_phi(
+        &mut self,
+        f: FuncId,
+        i: InstId,
+        inits: &[&(Value, BlockId)],
+        backs: &[&(Value, BlockId)],
+    ) -> Option<Poly> {
+        let [&(init, _)] = inits else { return None };
+        let start = self.poly(f, init);
+        let pending = self
+            .arena
+            .intern_atom(Atom::Pending(f, i), Congruence::UNKNOWN);
+        let mark = self.log.len();
+        let pending_e = self.arena.intern(Poly::atom(pending));
+        self.remember(f, Value::Inst(i), pending_e);
+        // Values on the way here (the latch's compare that asked for this
+        // phi, say) are computed afresh against the placeholder; the depth
+        // limit still bounds any other cycle.
+        let outer = std::mem::take(&mut self.active);
+        let mut steps = Vec::new();
+        for &&(back, _) in backs {
+            let next = self.poly(f, back);
+            let step = next.sub(&Poly::atom(pending));
+            let e = self.arena.intern(step.clone());
+            if self.arena.mentions(e, pending) || self.arena.is_thread(e) {
+                steps.clear();
+                break;
+            }
+            steps.push(step);
+        }
+        self.active = outer;
+        // Undo everything built while the phi stood for itself.
+        for key in self.log.drain(mark..) {
+            self.memo.remove(&key);
+        }
+        if steps.is_empty() {
+            return None;
+        }
+        let (thread, uniform): (Vec<_>, Vec<_>) = start
+            .terms
+            .iter()
+            .cloned()
+            .partition(|(m, _)| m.iter().any(|&a| self.arena.facts(a).thread));
+        let mut c = self.arena.congruence(&Poly::from_terms(uniform));
+        for s in &steps {
+            let sc = self.arena.congruence(s);
+            c = Congruence::new(gcd(gcd(c.modulus, sc.modulus), sc.residue), c.residue);
+        }
+        let iter = self.uniform(Uniform::LoopPhi(f, i), c);
+        Some(iter.add(&Poly::from_terms(thread)))
+    }
+
+    /// A phi outside loop headers: the common incoming value, or a select
+    /// on the branch that decides a two-way merge.
+    fn merge(&mut self, f: FuncId, i: InstId, incoming: &[(Value, BlockId)]) -> Poly {
+        let defined: Vec<&(Value, BlockId)> = incoming
+            .iter()
+            .filter(|(v, _)| !self.is_undef(*v))
+            .collect();
+        let exprs: Vec<ExprId> = defined.iter().map(|(v, _)| self.value(f, *v)).collect();
+        if let Some(&first) = exprs.first() {
+            if exprs.iter().all(|&e| e == first) {
+                return self.arena.poly(first).clone();
+            }
+        }
+        let v = Value::Inst(i);
+        if !self.deps.is_dependent(f, v) {
+            return self.leaf(f, v);
+        }
+        if let [(a, pa), (b, pb)] = incoming {
+            if let Some((c, a_true)) = self.deciding_branch(f, i, *pa, *pb) {
+                let (t, e) = if a_true { (*a, *b) } else { (*b, *a) };
+                let cond = self.poly(f, c);
+                let (t, e) = (self.poly(f, t), self.poly(f, e));
+                return self.op(Op::Select, vec![cond, t, e]);
+            }
+        }
+        self.leaf(f, v)
+    }
+
+    /// For a phi merging edges from `pa` and `pb`: the condition of the
+    /// immediately dominating branch and whether `pa` is its true side.
+    fn deciding_branch(
+        &self,
+        f: FuncId,
+        i: InstId,
+        pa: BlockId,
+        pb: BlockId,
+    ) -> Option<(Value, bool)> {
+        let func = self.m.func(f);
+        let g = self.graphs.func(f);
+        let join = func.inst(i).block;
+        let b = g.dom.idom(join)?;
+        let term = func.terminator(b)?;
+        let InstKind::Br { targets } = &term.kind else {
+            return None;
+        };
+        let [t, e] = targets[..] else { return None };
+        if t == e {
+            return None;
+        }
+        let side = |p: BlockId| -> Option<bool> {
+            if p == b {
+                return Some(join == t);
+            }
+            match (g.dom.dominates(t, p), g.dom.dominates(e, p)) {
+                (true, false) => Some(true),
+                (false, true) => Some(false),
+                _ => None,
+            }
+        };
+        let (sa, sb) = (side(pa)?, side(pb)?);
+        (sa != sb).then(|| (term.operands[0], sa))
+    }
+
+    fn is_undef(&self, v: Value) -> bool {
+        matches!(v, Value::Const(c) if matches!(self.m.konst(c), Const::Undef(_) | Const::Poison(_)))
+    }
+
+    /// A load from where the same straight-line code just stored.
+    fn load(&mut self, f: FuncId, i: InstId) -> Poly {
+        let func = self.m.func(f);
+        let inst = func.inst(i);
+        let v = Value::Inst(i);
+        let addr = self.value(f, inst.operands[0]);
+        let block = &func.blocks[inst.block.index()].insts;
+        let at = block.iter().position(|&x| x == i).unwrap_or(0);
+        for &j in block[..at].iter().rev() {
+            let prior = func.inst(j);
+            match prior.op {
+                Opcode::Store => {
+                    if self.value(f, prior.operands[1]) == addr
+                        && self.m.value_type(func, prior.operands[0]) == inst.ty
+                    {
+                        return self.poly(f, prior.operands[0]);
+                    }
+                    return self.leaf(f, v);
+                }
+                Opcode::Call | Opcode::AtomicRmw | Opcode::CmpXchg | Opcode::Fence => {
+                    return self.leaf(f, v)
+                }
+                _ => {}
+            }
+        }
+        self.leaf(f, v)
+    }
+}
+
+pub fn dim_index(d: Dim) -> usize {
+    match d {
+        Dim::X => 0,
+        Dim::Y => 1,
+        Dim::Z => 2,
+    }
+}
+
+impl Arena {
+    /// `op(args)`, folded when the arguments decide it, else an atom.
+    pub fn op(&mut self, op: Op, args: Vec<ExprId>) -> Poly {
+        let consts: Option<Vec<i128>> = args.iter().map(|&e| self.poly(e).as_const()).collect();
+        if let Some(c) = consts.as_deref().and_then(|c| fold(op, c)) {
+            return Poly::constant(c);
+        }
+        let k = args.get(1).and_then(|&e| self.poly(e).as_const());
+        let x = self.poly(args[0]).clone();
+        match (op, k) {
+            (Op::Div(_), Some(k)) if k != 0 => {
+                if let Some(q) = x.div_exact(k) {
+                    return q;
+                }
+            }
+            (Op::Rem(_), Some(k)) if k != 0 => {
+                if x.div_exact(k).is_some() {
+                    return Poly::constant(0);
+                }
+                // Uniform or not, a decided residue is the answer (for
+                // remainders rounding towards zero, of a non-negative value).
+                if let Some(r) = self.congruence(&x).residue_mod(k.abs()) {
+                    return Poly::constant(r);
+                }
+            }
+            (Op::Select, _) if args[1] == args[2] => return self.poly(args[1]).clone(),
+            _ => {}
+        }
+        let thread = args.iter().any(|&e| self.is_thread(e));
+        let congruence = if thread {
+            Congruence::UNKNOWN
+        } else {
+            self.op_congruence(op, &x, k)
+        };
+        let atom = if thread {
+            Atom::Op(op, args)
+        } else {
+            Atom::Uniform(Uniform::Op(op, args))
+        };
+        Poly::atom(self.intern_atom(atom, congruence))
+    }
+
+    /// What is known of a uniform `op(x, k)` modulo small numbers.
+    fn op_congruence(&self, op: Op, x: &Poly, k: Option<i128>) -> Congruence {
+        let (Op::Div(_), Some(k)) = (op, k) else {
+            return Congruence::UNKNOWN;
+        };
+        let c = self.congruence(x);
+        if k > 0 && c.modulus != 0 && c.modulus % k == 0 && c.residue % k == 0 {
+            Congruence::new(c.modulus / k, c.residue / k)
+        } else {
+            Congruence::UNKNOWN
+        }
+    }
+}

@@ -1,0 +1,296 @@
+//! Warps of a block, expressions instantiated per warp, branch conditions
+//! per lane, and which lanes can be active in each block.
+//!
+//! A warp is 32 consecutive linear thread ids (`x + y·X + z·X·Y`) of the
+//! block; the last one may be partial.
+//!
+//! **Active lanes.** For each warp and block, `may` holds the lanes that
+//! can be active when the block runs and `must` those that are active
+//! every time it runs (given that it runs at all). A block with no control
+//! dependence runs with every lane. Otherwise each controlling branch
+//! passes on its own `may`/`must` restricted to the lanes its condition
+//! sends that way: all of them for a uniform condition, exactly those for
+//! a condition known per lane, and (for `must`) none for anything else. A
+//! block with several controlling edges gets the union for `may` and
+//! nothing for `must`. Loops make this a fixpoint: `may` only grows from
+//! empty and `must` only shrinks from the full warp.
+
+use super::expr::*;
+use super::lanes::{self, Column, Lanes, ALL, LANES};
+use crate::graph::FunctionGraphs;
+use crate::ir::{BlockId, Function, InstKind, IntPred};
+use std::collections::HashMap;
+
+/// One warp of the block.
+#[derive(Clone, Debug)]
+pub struct Warp {
+    /// Warp index within the block.
+    pub index: u32,
+    /// Each lane's `(x, y, z)`.
+    pub tid: [[u32; 3]; LANES],
+    /// Lanes that exist (all but the tail of a partial last warp).
+    pub exists: u32,
+}
+
+/// The warps of a block of shape `block`.
+pub fn warps(block: [u32; 3]) -> Vec<Warp> {
+    let [bx, by, bz] = block.map(|d| d.max(1));
+    let threads = u64::from(bx) * u64::from(by) * u64::from(bz);
+    let count = threads.div_ceil(LANES as u64);
+    (0..count)
+        .map(|w| {
+            let mut tid = [[0; 3]; LANES];
+            let mut exists = 0u32;
+            for (l, t) in tid.iter_mut().enumerate() {
+                let linear = w * LANES as u64 + l as u64;
+                let x = linear % u64::from(bx);
+                let y = (linear / u64::from(bx)) % u64::from(by);
+                let z = linear / (u64::from(bx) * u64::from(by));
+                *t = [x as u32, y as u32, z as u32];
+                if linear < threads {
+                    exists |= 1 << l;
+                }
+            }
+            Warp {
+                index: w as u32,
+                tid,
+                exists,
+            }
+        })
+        .collect()
+}
+
+/// Instantiates expressions for one warp, memoised.
+pub struct Evaluator<'w> {
+    warp: &'w Warp,
+    memo: HashMap<ExprId, Lanes>,
+}
+
+impl<'w> Evaluator<'w> {
+    pub fn new(warp: &'w Warp) -> Self {
+        Evaluator {
+            warp,
+            memo: HashMap::new(),
+        }
+    }
+
+    pub fn eval(&mut self, arena: &mut Arena, e: ExprId) -> Lanes {
+        if let Some(l) = self.memo.get(&e) {
+            return l.clone();
+        }
+        let terms = arena.poly(e).terms.clone();
+        let mut sum = Lanes::default();
+        for (mono, c) in terms {
+            let mut prod = Lanes::constant(c);
+            for a in mono {
+                let x = self.atom(arena, a);
+                prod = prod.mul(&x);
+            }
+            sum = sum.add(&prod);
+        }
+        self.memo.insert(e, sum.clone());
+        sum
+    }
+
+    fn atom(&mut self, arena: &mut Arena, a: AtomId) -> Lanes {
+        match arena.atom(a).clone() {
+            Atom::Uniform(_) => Lanes::broadcast(&Poly::atom(a)),
+            Atom::Tid(d) => {
+                let k = super::build::dim_index(d);
+                Lanes::column(std::array::from_fn(|l| self.warp.tid[l][k].into()))
+            }
+            Atom::LaneId => Lanes::column(std::array::from_fn(|l| l as i128)),
+            Atom::Opaque(..) | Atom::Pending(..) => Lanes::unknown(),
+            Atom::Op(op, args) => {
+                let vals: Vec<Lanes> = args.iter().map(|&x| self.eval(arena, x)).collect();
+                let uniform: Option<Vec<Poly>> = vals.iter().map(|v| v.uniform(ALL)).collect();
+                match uniform {
+                    Some(polys) => {
+                        let ids = polys.into_iter().map(|p| arena.intern(p)).collect();
+                        Lanes::broadcast(&arena.op(op, ids))
+                    }
+                    None => lanes::apply(arena, op, &vals),
+                }
+            }
+        }
+    }
+}
+
+/// What a branch condition does in one warp.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cond {
+    /// One value in every lane (not necessarily known).
+    Uniform,
+    /// Each lane's successor, by position in the terminator's list.
+    PerLane([u8; LANES]),
+    /// A comparison `U + d[l]  pred  0` with `U` a uniform unknown: a lane
+    /// threshold whose place the congruence of `U` may restrict.
+    Threshold {
+        pred: IntPred,
+        u: Poly,
+        d: Column,
+        /// `true` sends lanes to the first successor.
+        first_when_true: bool,
+    },
+    Unknown,
+}
+
+impl Cond {
+    /// Lanes of `mask` sent to successor `s`: exact, or `None` if unknown.
+    pub fn lanes_to(&self, s: usize, mask: u32) -> Option<u32> {
+        match self {
+            Cond::PerLane(t) => Some(
+                lanes::lanes(mask)
+                    .filter(|&l| t[l] as usize == s)
+                    .fold(0, |m, l| m | 1 << l),
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// The condition of the branch ending `b`, evaluated for one warp.
+pub fn condition(
+    arena: &mut Arena,
+    ev: &mut Evaluator<'_>,
+    func: &Function,
+    b: BlockId,
+    cond: ExprId,
+) -> Cond {
+    let Some(term) = func.terminator(b) else {
+        return Cond::Unknown;
+    };
+    let value = ev.eval(arena, cond);
+    if value.uniform(ev.warp.exists).is_some() {
+        return Cond::Uniform;
+    }
+    match &term.kind {
+        InstKind::Br { .. } => {
+            if let Some(c) = value.concrete(ev.warp.exists) {
+                return Cond::PerLane(c.map(|x| u8::from(x == 0)));
+            }
+            threshold(arena, ev, cond).unwrap_or(Cond::Unknown)
+        }
+        InstKind::Switch { cases, .. } => {
+            let Some(c) = value.concrete(ev.warp.exists) else {
+                return Cond::Unknown;
+            };
+            let succs = term.successors();
+            let mut t = [0u8; LANES];
+            for (l, slot) in t.iter_mut().enumerate() {
+                let target = cases
+                    .iter()
+                    .find(|(k, _)| *k == c[l])
+                    .map_or(succs[0], |x| x.1);
+                *slot = succs.iter().position(|&s| s == target).unwrap_or(0) as u8;
+            }
+            Cond::PerLane(t)
+        }
+        _ => Cond::Unknown,
+    }
+}
+
+/// `a pred b` with `a - b = U + d`: a threshold on the lanes' `d`.
+fn threshold(arena: &mut Arena, ev: &mut Evaluator<'_>, cond: ExprId) -> Option<Cond> {
+    let p = arena.poly(cond).clone();
+    let ([(mono, 1)], _) = (p.terms.as_slice(), ()) else {
+        return None;
+    };
+    let [atom] = mono.as_slice() else { return None };
+    let Atom::Op(Op::Cmp(pred), args) = arena.atom(*atom).clone() else {
+        return None;
+    };
+    let a = ev.eval(arena, args[0]);
+    let b = ev.eval(arena, args[1]);
+    let (u, d) = a.sub(&b).split(ev.warp.exists)?;
+    Some(Cond::Threshold {
+        pred,
+        u,
+        d,
+        first_when_true: true,
+    })
+}
+
+/// `may` and `must` lanes of every block of `func`, for one warp.
+pub fn active_lanes(
+    g: &FunctionGraphs,
+    entry: (u32, u32),
+    conds: &HashMap<BlockId, Cond>,
+) -> HashMap<BlockId, (u32, u32)> {
+    let cfg = &g.cfg;
+    let mut state: HashMap<BlockId, (u32, u32)> = cfg
+        .reverse_post_order()
+        .iter()
+        .map(|&b| (b, (0, entry.1)))
+        .collect();
+    for _round in 0..(2 * LANES + 4) {
+        let mut changed = false;
+        for &b in cfg.reverse_post_order() {
+            let deps = g.cdg.deps_of(b);
+            let new = if deps.is_empty() {
+                entry
+            } else {
+                let mut may = 0;
+                let mut must = ALL;
+                let mut edges = 0;
+                for &branch in deps {
+                    let (pmay, pmust) = state.get(&branch).copied().unwrap_or((0, 0));
+                    let cond = conds.get(&branch).cloned().unwrap_or(Cond::Unknown);
+                    for (s, &succ) in cfg.succs(branch).iter().enumerate() {
+                        if !leads_to(g, succ, b) {
+                            continue;
+                        }
+                        edges += 1;
+                        let (emay, emust) = match &cond {
+                            Cond::Uniform => (pmay, pmust),
+                            c => match c.lanes_to(s, ALL) {
+                                Some(t) => (pmay & t, pmust & t),
+                                None => (pmay, 0),
+                            },
+                        };
+                        may |= emay;
+                        must &= emust;
+                    }
+                }
+                if edges != 1 {
+                    must = 0;
+                }
+                (may & entry.0, must & entry.1 & may)
+            };
+            let old = state[&b];
+            let merged = (old.0 | new.0, old.1 & new.1);
+            if merged != old {
+                state.insert(b, merged);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    state
+}
+
+/// Whether the edge into `succ` is one on which `b` is control dependent:
+/// `b` post-dominates `succ` (or is it).
+fn leads_to(g: &FunctionGraphs, succ: BlockId, b: BlockId) -> bool {
+    g.pdom.dominates(b, succ)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warps_of_2d_blocks() {
+        // 16 x 4: warp 0 holds rows y = 0, 1; lane 17 is (1, 1).
+        let w = warps([16, 4, 1]);
+        assert_eq!(w.len(), 2);
+        assert_eq!(w[0].tid[17], [1, 1, 0]);
+        assert_eq!(w[1].tid[0], [0, 2, 0]);
+        assert_eq!(w[1].exists, u32::MAX);
+        // 48 threads: the second warp has 16 lanes.
+        let w = warps([48, 1, 1]);
+        assert_eq!(w[1].exists, 0xffff);
+    }
+}

@@ -1,0 +1,160 @@
+//! The byte addresses of one memory site, per warp, as the memory checks
+//! need them: a uniform base (known only modulo some number) plus each
+//! lane's offset.
+
+use crate::acf::expr::{gcd, Atom, Congruence, Poly};
+use crate::acf::lanes::{lanes, Column};
+use crate::acf::KernelAcf;
+use crate::analysis::{KernelAnalysis, Site};
+use crate::ir::intrinsics::Dim;
+use crate::ir::Module;
+
+/// One warp's view of a site's address.
+pub enum WarpAddresses {
+    /// No lane can be active here.
+    Idle,
+    /// `base + d[l]`, with the base's residue modulo `modulus` among
+    /// `residues`.
+    Offsets {
+        may: u32,
+        must: u32,
+        d: Column,
+        base: Congruence,
+    },
+    /// The lanes' offsets are not known relative to each other.
+    Unknown { may: u32 },
+}
+
+impl WarpAddresses {
+    /// The residues modulo `unit` the base can have.
+    pub fn residues(base: Congruence, unit: i128) -> Vec<i128> {
+        if base.modulus == 0 {
+            return vec![base.residue.rem_euclid(unit)];
+        }
+        let step = gcd(base.modulus, unit);
+        let first = base.residue.rem_euclid(step);
+        (0..unit / step).map(|k| first + k * step).collect()
+    }
+}
+
+/// The addresses of `site` in each warp of the block.
+pub fn per_warp(m: &Module, k: &KernelAnalysis, site: &Site) -> Vec<WarpAddresses> {
+    let acf = &k.acf;
+    let block = m.func(site.func).inst(site.inst).block;
+    (0..acf.warps.len())
+        .map(|w| {
+            let (may, must) = acf.active(w, site.func, block);
+            if may == 0 {
+                return WarpAddresses::Idle;
+            }
+            let Some(lanes) = acf.lanes(w, site.func, site.value) else {
+                return WarpAddresses::Unknown { may };
+            };
+            match lanes.split(may) {
+                Some((u, d)) => WarpAddresses::Offsets {
+                    may,
+                    must,
+                    d,
+                    base: acf.arena.congruence(&u),
+                },
+                None => WarpAddresses::Unknown { may },
+            }
+        })
+        .collect()
+}
+
+/// The constant byte step between neighbouring lanes along each thread
+/// dimension, read off the address's ACF: `Some(None)` when the step is
+/// symbolic (a kernel parameter), `None` when the dimension is absent.
+pub fn strides(acf: &KernelAcf, site: &Site) -> [Option<Option<i128>>; 3] {
+    let Some(e) = acf.expr(site.func, site.value) else {
+        return [None; 3];
+    };
+    let p: &Poly = acf.arena.poly(e);
+    [Dim::X, Dim::Y, Dim::Z].map(|dim| {
+        let mut linear = None;
+        let mut symbolic = false;
+        for (mono, c) in &p.terms {
+            let tids = mono
+                .iter()
+                .filter(|&&a| *acf.arena.atom(a) == Atom::Tid(dim))
+                .count();
+            if tids == 0 {
+                continue;
+            }
+            if mono.len() == 1 {
+                linear = Some(*c);
+            } else {
+                symbolic = true;
+            }
+        }
+        match (linear, symbolic) {
+            (_, true) => Some(None),
+            (Some(c), false) => Some(Some(c)),
+            (None, false) => None,
+        }
+    })
+}
+
+/// Sectors (or words) touched: the distinct `unit`-sized pieces the lanes
+/// of `mask` cover, with `bytes` from `base + d[l]`.
+pub fn pieces(d: &Column, mask: u32, base: i128, bytes: i128, unit: i128) -> Vec<i128> {
+    let mut out: Vec<i128> = Vec::new();
+    for l in lanes(mask) {
+        let a = base + d[l];
+        let first = a.div_euclid(unit);
+        let last = (a + bytes.max(1) - 1).div_euclid(unit);
+        out.extend(first..=last);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// `⌈a / b⌉` for `b > 0`.
+pub fn ceil_div(a: i128, b: i128) -> i128 {
+    -((-a).div_euclid(b))
+}
+
+/// Distinct bytes the lanes of `mask` touch.
+pub fn distinct_bytes(d: &Column, mask: u32, bytes: i128) -> i128 {
+    let mut spans: Vec<(i128, i128)> = lanes(mask).map(|l| (d[l], d[l] + bytes)).collect();
+    spans.sort_unstable();
+    let (mut total, mut end) = (0, i128::MIN);
+    for (lo, hi) in spans {
+        let lo = lo.max(end);
+        if hi > lo {
+            total += hi - lo;
+            end = hi;
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn residues_of_a_base() {
+        // A cudaMalloc pointer: 0 mod 256, so 0 mod 32.
+        assert_eq!(
+            WarpAddresses::residues(Congruence::new(256, 0), 32),
+            vec![0]
+        );
+        // 4-aligned: eight places in a sector.
+        assert_eq!(
+            WarpAddresses::residues(Congruence::new(4, 0), 32),
+            vec![0, 4, 8, 12, 16, 20, 24, 28]
+        );
+        assert_eq!(WarpAddresses::residues(Congruence::exact(36), 32), vec![4]);
+    }
+
+    #[test]
+    fn sectors_of_unit_stride_and_offset() {
+        let d: Column = std::array::from_fn(|l| 4 * l as i128);
+        assert_eq!(pieces(&d, u32::MAX, 0, 4, 32).len(), 4);
+        assert_eq!(pieces(&d, u32::MAX, 4, 4, 32).len(), 5);
+        assert_eq!(distinct_bytes(&d, u32::MAX, 4), 128);
+    }
+}

@@ -1,0 +1,263 @@
+#![doc = include_str!("bank_conflict.md")]
+
+use super::addresses::{self, ceil_div, WarpAddresses};
+use super::{Check, CheckContext};
+use crate::acf::lanes::{Column, LANES};
+use crate::analysis::{KernelAnalysis, Site};
+use crate::diag::{Finding, Position, Severity};
+use crate::hw;
+use crate::ir::Module;
+use serde::Serialize;
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConflictClass {
+    None,
+    Conflict,
+    Unknown,
+}
+
+impl ConflictClass {
+    pub fn name(self) -> &'static str {
+        match self {
+            ConflictClass::None => "none",
+            ConflictClass::Conflict => "conflict",
+            ConflictClass::Unknown => "unknown",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MinMax {
+    pub min: u64,
+    pub max: u64,
+}
+
+/// The bank-conflict degree of one shared access.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Conflict {
+    /// Degree (1 = conflict-free) over every execution the lanes allow.
+    pub min: u64,
+    pub max: u64,
+    pub class: ConflictClass,
+    /// With the most lanes active, over the base alignments.
+    pub full_min: u64,
+    pub full_max: u64,
+    pub wavefronts: MinMax,
+    pub ideal_wavefronts: u64,
+}
+
+const WORD: i128 = hw::BANK_WIDTH_BYTES as i128;
+const BANKS: i128 = hw::SHARED_BANKS as i128;
+/// Addresses repeat their bank pattern every 128 bytes.
+const ROW: i128 = WORD * BANKS;
+
+/// Lanes per phase for an access of `bytes` per lane.
+pub fn phase_lanes(bytes: u64) -> usize {
+    match bytes {
+        0..=4 => LANES,
+        5..=8 => LANES / 2,
+        _ => LANES / 4,
+    }
+}
+
+/// `(degree, wavefronts, ideal wavefronts)` of the lanes of `mask` at
+/// `base + d[l]`, `bytes` each.
+pub fn degree(d: &Column, mask: u32, base: i128, bytes: u64) -> (u64, u64, u64) {
+    let per = phase_lanes(bytes);
+    let (mut worst, mut waves, mut ideal) = (0u64, 0u64, 0u64);
+    for phase in 0..LANES / per {
+        let phase_mask = (((1u64 << per) - 1) << (phase * per)) as u32 & mask;
+        if phase_mask == 0 {
+            continue;
+        }
+        let words = addresses::pieces(d, phase_mask, base, bytes as i128, WORD);
+        let mut per_bank = [0u64; BANKS as usize];
+        for w in words {
+            per_bank[w.rem_euclid(BANKS) as usize] += 1;
+        }
+        let deg = per_bank.iter().copied().max().unwrap_or(1).max(1);
+        worst = worst.max(deg);
+        waves += deg;
+        ideal += 1;
+    }
+    (worst.max(1), waves, ideal)
+}
+
+/// The conflicts of the shared access `site`.
+pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
+    let bytes = site.bytes.max(1);
+    let (mut lo, mut hi, mut full_lo, mut full_hi) = (u64::MAX, 0, u64::MAX, 0);
+    let (mut wlo, mut whi, mut ideal) = (u64::MAX, 0, 0);
+    let mut classes = Vec::new();
+    for wa in addresses::per_warp(m, k, site) {
+        match wa {
+            WarpAddresses::Idle => {}
+            WarpAddresses::Unknown { may, .. } => {
+                let per = phase_lanes(bytes);
+                let words_per_lane = ceil_div(bytes as i128, WORD).max(1) as u64;
+                let worst = (per.min(may.count_ones() as usize) as u64 * words_per_lane).min(32);
+                let phases = (0..LANES / per)
+                    .filter(|p| (((1u64 << per) - 1) << (p * per)) as u32 & may != 0)
+                    .count() as u64;
+                lo = lo.min(1);
+                full_lo = full_lo.min(1);
+                hi = hi.max(worst);
+                full_hi = full_hi.max(worst);
+                wlo = wlo.min(1);
+                whi = whi.max(worst * phases);
+                ideal = ideal.max(phases);
+                classes.push(ConflictClass::Unknown);
+            }
+            WarpAddresses::Offsets { may, must, d, base } => {
+                let residues = WarpAddresses::residues(base, ROW);
+                let full: Vec<(u64, u64, u64)> = residues
+                    .iter()
+                    .map(|&r| degree(&d, may, r, bytes))
+                    .collect();
+                let fmin = full.iter().map(|x| x.0).min().unwrap();
+                let fmax = full.iter().map(|x| x.0).max().unwrap();
+                let partial = if must == may {
+                    fmin
+                } else if must != 0 {
+                    residues
+                        .iter()
+                        .map(|&r| degree(&d, must, r, bytes).0)
+                        .min()
+                        .unwrap()
+                } else {
+                    1
+                };
+                let one_lane_waves = if must == 0 { 1 } else { u64::MAX };
+                lo = lo.min(partial);
+                hi = hi.max(fmax);
+                full_lo = full_lo.min(fmin);
+                full_hi = full_hi.max(fmax);
+                wlo = wlo
+                    .min(full.iter().map(|x| x.1).min().unwrap())
+                    .min(one_lane_waves);
+                whi = whi.max(full.iter().map(|x| x.1).max().unwrap());
+                ideal = ideal.max(full[0].2);
+                classes.push(if fmax == 1 {
+                    ConflictClass::None
+                } else if fmin > 1 {
+                    ConflictClass::Conflict
+                } else {
+                    ConflictClass::Unknown
+                });
+            }
+        }
+    }
+    let class = match classes.first() {
+        Some(&c) if classes.iter().all(|&x| x == c) => c,
+        _ => ConflictClass::Unknown,
+    };
+    if lo == u64::MAX {
+        (lo, full_lo, wlo) = (1, 1, 0);
+    }
+    Conflict {
+        min: lo,
+        max: hi.max(1),
+        class,
+        full_min: full_lo,
+        full_max: full_hi.max(1),
+        wavefronts: MinMax { min: wlo, max: whi },
+        ideal_wavefronts: ideal,
+    }
+}
+
+pub struct BankConflict;
+
+impl Check for BankConflict {
+    fn name(&self) -> &'static str {
+        "bank-conflict"
+    }
+
+    fn summary(&self) -> &'static str {
+        "a shared-memory access makes lanes of a warp wait on the same bank"
+    }
+
+    fn explanation(&self) -> &'static str {
+        include_str!("bank_conflict.md")
+    }
+
+    fn run(&self, cx: &CheckContext<'_, '_>) -> Vec<Finding> {
+        let m = cx.analysis.module;
+        let kernel = m.func(cx.kernel.kernel).demangled.clone();
+        let mut out = Vec::new();
+        for (s, fig) in cx.kernel.sites.iter().zip(cx.figures) {
+            let Some(c) = &fig.conflict else { continue };
+            if !s.thread_dependent {
+                continue;
+            }
+            let (severity, message) = match c.class {
+                ConflictClass::Conflict => (
+                    Severity::Warning,
+                    format!(
+                        "{}-way bank conflict on a shared {}: {} wavefronts per request (ideal {})",
+                        c.full_max,
+                        s.kind.name(),
+                        c.wavefronts.max,
+                        c.ideal_wavefronts
+                    ),
+                ),
+                ConflictClass::None => continue,
+                ConflictClass::Unknown => (
+                    Severity::Note,
+                    format!(
+                        "shared {}: bank conflicts of {} to {} ways, depending on values unknown here",
+                        s.kind.name(),
+                        c.min,
+                        c.max
+                    ),
+                ),
+            };
+            let mut notes = Vec::new();
+            if severity == Severity::Warning {
+                notes.push(
+                    "hint: pad the array so rows start in different banks (e.g. [32][33] instead of [32][32]), or swap the roles of threadIdx.x and threadIdx.y".into(),
+                );
+            }
+            notes.push(format!("dependence: {}", s.why.join(" → ")));
+            out.push(Finding {
+                check: self.name(),
+                severity,
+                func: s.func,
+                inst: Some(s.inst),
+                pos: s.pos.as_ref().map(|p| Position::resolve(m, p)),
+                kernel: kernel.clone(),
+                function: m.func(s.func).demangled.clone(),
+                message,
+                notes,
+                data: serde_json::to_value(c).ok(),
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn col(f: impl Fn(i128) -> i128) -> Column {
+        std::array::from_fn(|l| f(l as i128))
+    }
+
+    #[test]
+    fn degrees_by_hand() {
+        // s[t]: 32 words, 32 banks. s[2t]: banks 0,2,..,30 hold 2 words.
+        assert_eq!(degree(&col(|t| 4 * t), u32::MAX, 0, 4).0, 1);
+        assert_eq!(degree(&col(|t| 8 * t), u32::MAX, 0, 4).0, 2);
+        // s[4t]: 8 banks, 4 words each; s[32t]: one bank, 32 words.
+        assert_eq!(degree(&col(|t| 16 * t), u32::MAX, 0, 4).0, 4);
+        assert_eq!(degree(&col(|t| 128 * t), u32::MAX, 0, 4).0, 32);
+        // s[33t] and s[t/2] (pairs of lanes share a word: broadcast).
+        assert_eq!(degree(&col(|t| 132 * t), u32::MAX, 0, 4).0, 1);
+        assert_eq!(degree(&col(|t| 4 * (t / 2)), u32::MAX, 0, 4).0, 1);
+        // double s[t]: two phases of 16 lanes x 2 words, conflict-free.
+        assert_eq!(degree(&col(|t| 8 * t), u32::MAX, 0, 8), (1, 2, 2));
+        // float4 s[t]: four phases of 8 lanes x 4 words.
+        assert_eq!(degree(&col(|t| 16 * t), u32::MAX, 0, 16), (1, 4, 4));
+    }
+}

@@ -1,0 +1,229 @@
+#![doc = include_str!("uncoalesced_access.md")]
+
+use super::addresses::{self, ceil_div, distinct_bytes, pieces, WarpAddresses};
+use super::{Check, CheckContext};
+use crate::analysis::{KernelAnalysis, Site};
+use crate::diag::{Finding, Position, Severity};
+use crate::hw;
+use crate::ir::Module;
+use serde::Serialize;
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SectorClass {
+    Coalesced,
+    Uncoalesced,
+    Unknown,
+}
+
+impl SectorClass {
+    pub fn name(self) -> &'static str {
+        match self {
+            SectorClass::Coalesced => "coalesced",
+            SectorClass::Uncoalesced => "uncoalesced",
+            SectorClass::Unknown => "unknown",
+        }
+    }
+}
+
+/// Sectors per request of one global access.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Sectors {
+    /// Over every execution the lanes allow.
+    pub min: u64,
+    pub max: u64,
+    /// The same bytes contiguous and aligned, with the most lanes active.
+    pub ideal: u64,
+    pub class: SectorClass,
+    /// With the most lanes active: the range over the base alignments.
+    pub full_min: u64,
+    pub full_max: u64,
+    /// Bytes between neighbouring lanes along `dim`, when constant.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stride: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dim: Option<&'static str>,
+    /// The stride is a struct size other than 1, 2, 4, 8 or 16 bytes.
+    pub type_inconsistent: bool,
+}
+
+const SECTOR: i128 = hw::SECTOR_BYTES as i128;
+
+/// The sectors of the global access `site`.
+pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
+    let bytes = site.bytes.max(1) as i128;
+    let per_lane = (ceil_div(bytes, SECTOR)).max(1) as u64;
+    let (mut lo, mut hi, mut ideal) = (u64::MAX, 0u64, 0u64);
+    let (mut full_lo, mut full_hi) = (u64::MAX, 0u64);
+    let mut classes = Vec::new();
+    for wa in addresses::per_warp(m, k, site) {
+        match wa {
+            WarpAddresses::Idle => {}
+            WarpAddresses::Unknown { may, .. } => {
+                let n = u64::from(may.count_ones());
+                lo = lo.min(per_lane);
+                hi = hi.max(n * per_lane);
+                full_lo = full_lo.min(per_lane);
+                full_hi = full_hi.max(n * per_lane);
+                ideal = ideal.max(ceil_div(n as i128 * bytes, SECTOR) as u64);
+                classes.push(SectorClass::Unknown);
+            }
+            WarpAddresses::Offsets { may, must, d, base } => {
+                let residues = WarpAddresses::residues(base, SECTOR);
+                let count = |mask: u32, r: i128| pieces(&d, mask, r, bytes, SECTOR).len() as u64;
+                let full: Vec<u64> = residues.iter().map(|&r| count(may, r)).collect();
+                let (fmin, fmax) = (*full.iter().min().unwrap(), *full.iter().max().unwrap());
+                let partial_min = if must == may {
+                    fmin
+                } else if must != 0 {
+                    residues.iter().map(|&r| count(must, r)).min().unwrap()
+                } else {
+                    per_lane
+                };
+                let id = ceil_div(distinct_bytes(&d, may, bytes), SECTOR) as u64;
+                lo = lo.min(partial_min);
+                hi = hi.max(fmax);
+                full_lo = full_lo.min(fmin);
+                full_hi = full_hi.max(fmax);
+                ideal = ideal.max(id);
+                classes.push(if fmax <= id + 1 {
+                    SectorClass::Coalesced
+                } else if fmin > id + 1 {
+                    SectorClass::Uncoalesced
+                } else {
+                    SectorClass::Unknown
+                });
+            }
+        }
+    }
+    let class = match classes.first() {
+        Some(&c) if classes.iter().all(|&x| x == c) => c,
+        _ => SectorClass::Unknown,
+    };
+    let (stride, dim) = lane_stride(k, site);
+    let type_inconsistent = stride.is_some_and(|s| {
+        let s = s.unsigned_abs();
+        s > site.bytes && !matches!(s, 1 | 2 | 4 | 8 | 16) && s < 4096 && s % site.bytes.max(1) == 0
+    });
+    if lo == u64::MAX {
+        (lo, full_lo) = (0, 0);
+    }
+    Sectors {
+        min: lo,
+        max: hi,
+        ideal,
+        class,
+        full_min: full_lo,
+        full_max: full_hi,
+        stride,
+        dim,
+        type_inconsistent,
+    }
+}
+
+/// The byte step between neighbouring lanes: along x, or along y when x
+/// does not move the address.
+fn lane_stride(k: &KernelAnalysis, site: &Site) -> (Option<i64>, Option<&'static str>) {
+    let s = addresses::strides(&k.acf, site);
+    for (i, name) in [(0, "x"), (1, "y"), (2, "z")] {
+        match s[i] {
+            Some(Some(c)) if c != 0 => return (i64::try_from(c).ok(), Some(name)),
+            Some(None) => return (None, Some(name)),
+            _ => {}
+        }
+    }
+    (None, None)
+}
+
+pub struct UncoalescedAccess;
+
+impl Check for UncoalescedAccess {
+    fn name(&self) -> &'static str {
+        "uncoalesced-access"
+    }
+
+    fn summary(&self) -> &'static str {
+        "a global access needs more 32-byte sectors per request than its bytes do"
+    }
+
+    fn explanation(&self) -> &'static str {
+        include_str!("uncoalesced_access.md")
+    }
+
+    fn run(&self, cx: &CheckContext<'_, '_>) -> Vec<Finding> {
+        let m = cx.analysis.module;
+        let kernel = m.func(cx.kernel.kernel).demangled.clone();
+        let mut out = Vec::new();
+        for (s, fig) in cx.kernel.sites.iter().zip(cx.figures) {
+            let Some(sec) = &fig.sectors else { continue };
+            if !s.thread_dependent {
+                continue;
+            }
+            let (severity, message) = match sec.class {
+                SectorClass::Uncoalesced => (
+                    Severity::Warning,
+                    format!(
+                        "uncoalesced {} access: sectors per request {} (ideal {}, {} excess){}",
+                        s.kind.name(),
+                        sec.full_max,
+                        sec.ideal,
+                        sec.full_max.saturating_sub(sec.ideal),
+                        stride_text(sec)
+                    ),
+                ),
+                SectorClass::Coalesced => continue,
+                SectorClass::Unknown => (
+                    Severity::Note,
+                    format!(
+                        "{} access: sectors per request {}..{} (ideal {}){}",
+                        s.kind.name(),
+                        sec.min,
+                        sec.max,
+                        sec.ideal,
+                        stride_text(sec)
+                    ),
+                ),
+            };
+            let mut notes = Vec::new();
+            if severity == Severity::Warning {
+                notes.push(hint(sec).to_string());
+            }
+            notes.push(format!("dependence: {}", s.why.join(" → ")));
+            out.push(Finding {
+                check: self.name(),
+                severity,
+                func: s.func,
+                inst: Some(s.inst),
+                pos: s.pos.as_ref().map(|p| Position::resolve(m, p)),
+                kernel: kernel.clone(),
+                function: m.func(s.func).demangled.clone(),
+                message,
+                notes,
+                data: serde_json::to_value(sec).ok(),
+            });
+        }
+        out
+    }
+}
+
+fn stride_text(sec: &Sectors) -> String {
+    match (sec.stride, sec.dim) {
+        (Some(st), Some(d)) => {
+            format!("; neighbouring lanes are {st} bytes apart along threadIdx.{d}")
+        }
+        (None, Some(d)) => {
+            format!("; the step between lanes along threadIdx.{d} is not a constant")
+        }
+        _ => String::new(),
+    }
+}
+
+fn hint(sec: &Sectors) -> &'static str {
+    if sec.type_inconsistent {
+        "hint: lanes read one field of an array of structures; a structure of arrays makes them contiguous"
+    } else if sec.dim == Some("y") {
+        "hint: swap the roles of threadIdx.x and threadIdx.y so that threadIdx.x indexes the contiguous dimension"
+    } else {
+        "hint: make neighbouring lanes touch neighbouring elements, or stage the data through shared memory"
+    }
+}
