@@ -15,8 +15,13 @@ fn warning_with_source_line_and_caret() {
         .position(|l| l.contains(loc))
         .unwrap_or_else(|| panic!("no warning at {loc} in:\n{text}"));
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[line].ends_with("[warpcheck-thread-dependent-branch]"));
-    assert!(lines[line].contains("threadIdx.x"));
+    assert!(lines[line].ends_with("[warpcheck-divergent-branch]"));
+    // 256 threads: 8 warps, each with odd and even lanes.
+    assert!(
+        lines[line].contains("diverges in 8 of 8 warps"),
+        "{}",
+        lines[line]
+    );
     // ` 3 |   if (threadIdx.x % 2) ...` then the caret under column 7.
     assert!(
         lines[line + 1].starts_with(" 3 |   if (threadIdx.x % 2)"),
@@ -24,22 +29,39 @@ fn warning_with_source_line_and_caret() {
         lines[line + 1]
     );
     assert_eq!(lines[line + 2], format!("   | {}^", " ".repeat(6)));
-    // --explain adds the dependence chain, starting at the source.
+    // A hint always; --explain adds the dependence chain from the source.
     assert!(
-        lines[line + 3].contains("note: dependence: threadIdx.x →"),
+        lines[line + 3].contains("note: hint:"),
         "{}",
         lines[line + 3]
     );
-    assert!(stderr(&out).contains("warnings generated."));
+    assert!(
+        lines[line + 4].contains("note: dependence: threadIdx.x →"),
+        "{}",
+        lines[line + 4]
+    );
+    assert!(
+        stderr(&out).contains("1 warning generated."),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
 fn checks_and_explain_commands() {
     let out = run(warpcheck().arg("checks"));
-    assert!(stdout(&out).contains("thread-dependent-branch"));
+    for name in ["divergent-branch", "uncoalesced-access", "bank-conflict"] {
+        assert!(stdout(&out).contains(name), "{}", stdout(&out));
+    }
+    for name in ["bank-conflict", "uncoalesced-access"] {
+        let out = run(warpcheck().args(["explain", name]));
+        assert_eq!(out.status.code(), Some(0));
+        assert!(stdout(&out).contains("## What to do"), "{}", stdout(&out));
+    }
+    // The retired name still explains what replaced it.
     let out = run(warpcheck().args(["explain", "thread-dependent-branch"]));
     assert_eq!(out.status.code(), Some(0));
-    assert!(stdout(&out).contains("blockIdx"));
+    assert!(stdout(&out).contains("warps"));
 }
 
 #[test]

@@ -19,6 +19,7 @@
 pub mod build;
 pub mod display;
 pub mod expr;
+mod invariance;
 pub mod lanes;
 pub mod warp;
 
@@ -99,14 +100,25 @@ impl KernelAcf {
         let over_budget = b.over_budget;
         let mut arena = b.arena;
         let warps = warp::warps(block);
-        let mut facts = Vec::with_capacity(warps.len());
-        for w in &warps {
-            let mut ev = Evaluator::new(w);
-            let mut wf = WarpFacts::default();
+        let mut evs: Vec<Evaluator> = warps.iter().map(Evaluator::new).collect();
+        let mut facts: Vec<WarpFacts> = warps.iter().map(|_| WarpFacts::default()).collect();
+        for (ev, wf) in evs.iter_mut().zip(&mut facts) {
             for &(f, blk, e) in &branches {
-                let c = warp::condition(&mut arena, &mut ev, m.func(f), blk, e);
+                let invariant = |ar: &Arena, u: &expr::Poly| {
+                    invariance::loop_invariant(m, graphs.func(f), ar, u, f, blk)
+                };
+                let c = warp::condition(&mut arena, ev, m.func(f), blk, e, &invariant);
                 wf.conds.insert((f, blk), c);
             }
+        }
+        for &(f, blk, _) in &branches {
+            let mut conds: Vec<&mut Cond> = facts
+                .iter_mut()
+                .filter_map(|wf| wf.conds.get_mut(&(f, blk)))
+                .collect();
+            warp::mark_bounded(&mut conds);
+        }
+        for ((w, ev), wf) in warps.iter().zip(&mut evs).zip(&mut facts) {
             for &f in reached {
                 let entry = if f == kernel {
                     (w.exists, w.exists)
@@ -127,8 +139,8 @@ impl KernelAcf {
                 let l = ev.eval(&mut arena, e);
                 wf.values.insert(e, l);
             }
-            facts.push(wf);
         }
+        drop(evs);
         KernelAcf {
             arena,
             exprs,

@@ -123,14 +123,20 @@ pub enum Cond {
     Uniform,
     /// Each lane's successor, by position in the terminator's list.
     PerLane([u8; LANES]),
-    /// A comparison `U + d[l]  pred  0` with `U` a uniform unknown: a lane
-    /// threshold whose place the congruence of `U` may restrict.
+    /// A comparison `U + d[l]  pred  0` with `U` a uniform unknown that
+    /// can split the lanes: for the thresholds `T = -U` in `splits`.
     Threshold {
         pred: IntPred,
         u: Poly,
         d: Column,
-        /// `true` sends lanes to the first successor.
-        first_when_true: bool,
+        /// The integer ranges of `T` that split the lanes of `may`, when
+        /// `U` has one value in every execution of the branch (no atom of
+        /// it changes in a loop around the branch); `None` otherwise.
+        splits: Option<Vec<(i128, i128)>>,
+        /// No other warp of the block has a splitting threshold in common
+        /// with this one: one value of `U` splits at most one warp, and the
+        /// others go one way as a whole.
+        bounded: bool,
     },
     Unknown,
 }
@@ -156,6 +162,7 @@ pub fn condition(
     func: &Function,
     b: BlockId,
     cond: ExprId,
+    invariant: &dyn Fn(&Arena, &Poly) -> bool,
 ) -> Cond {
     let Some(term) = func.terminator(b) else {
         return Cond::Unknown;
@@ -169,7 +176,7 @@ pub fn condition(
             if let Some(c) = value.concrete(ev.warp.exists) {
                 return Cond::PerLane(c.map(|x| u8::from(x == 0)));
             }
-            threshold(arena, ev, cond).unwrap_or(Cond::Unknown)
+            threshold(arena, ev, cond, invariant).unwrap_or(Cond::Unknown)
         }
         InstKind::Switch { cases, .. } => {
             let Some(c) = value.concrete(ev.warp.exists) else {
@@ -190,8 +197,14 @@ pub fn condition(
     }
 }
 
-/// `a pred b` with `a - b = U + d`: a threshold on the lanes' `d`.
-fn threshold(arena: &mut Arena, ev: &mut Evaluator<'_>, cond: ExprId) -> Option<Cond> {
+/// `a pred b` with `a - b = U + d`: a threshold on the lanes' `d`;
+/// uniform when no threshold the congruence of `U` allows splits them.
+fn threshold(
+    arena: &mut Arena,
+    ev: &mut Evaluator<'_>,
+    cond: ExprId,
+    invariant: &dyn Fn(&Arena, &Poly) -> bool,
+) -> Option<Cond> {
     let p = arena.poly(cond).clone();
     let ([(mono, 1)], _) = (p.terms.as_slice(), ()) else {
         return None;
@@ -203,12 +216,93 @@ fn threshold(arena: &mut Arena, ev: &mut Evaluator<'_>, cond: ExprId) -> Option<
     let a = ev.eval(arena, args[0]);
     let b = ev.eval(arena, args[1]);
     let (u, d) = a.sub(&b).split(ev.warp.exists)?;
+    let t = arena.congruence(&u);
+    let t = Congruence::new(t.modulus, -t.residue);
+    let ds: Vec<i128> = lanes::lanes(ev.warp.exists).map(|l| d[l]).collect();
+    let Some(ranges) = splitting_thresholds(pred, &ds, t) else {
+        return Some(Cond::Uniform);
+    };
+    let splits = invariant(arena, &u).then_some(ranges);
     Some(Cond::Threshold {
         pred,
         u,
         d,
-        first_when_true: true,
+        splits,
+        bounded: false,
     })
+}
+
+/// For lanes with values `d` and the test `d + U pred 0` with `T = -U ≡ t`:
+/// `None` when no allowed `T` splits the lanes, else the integer ranges of
+/// `T` that do.
+pub fn splitting_thresholds(pred: IntPred, d: &[i128], t: Congruence) -> Option<Vec<(i128, i128)>> {
+    let (lo, hi) = (*d.iter().min()?, *d.iter().max()?);
+    if lo == hi {
+        return None;
+    }
+    let allowed = |a: i128, b: i128| -> bool {
+        if a > b {
+            return false;
+        }
+        if t.modulus == 0 {
+            return (a..=b).contains(&t.residue);
+        }
+        a + (t.residue - a).rem_euclid(t.modulus) <= b
+    };
+    use IntPred::*;
+    let ranges: Vec<(i128, i128)> = match pred {
+        // d < T splits for T in (lo, hi]; d <= T for T in [lo, hi).
+        Slt | Ult | Sge | Uge => vec![(lo + 1, hi)],
+        Sle | Ule | Sgt | Ugt => vec![(lo, hi - 1)],
+        Eq | Ne => {
+            let mut v: Vec<i128> = d.to_vec();
+            v.sort_unstable();
+            v.dedup();
+            v.into_iter().map(|x| (x, x)).collect()
+        }
+    };
+    let ranges: Vec<(i128, i128)> = ranges.into_iter().filter(|&(a, b)| allowed(a, b)).collect();
+    (!ranges.is_empty()).then_some(ranges)
+}
+
+/// Whether the warps' splitting thresholds are pairwise disjoint, so one
+/// threshold value splits at most one warp.
+pub fn disjoint(sets: &[&Vec<(i128, i128)>]) -> bool {
+    let mut ranges: Vec<(i128, i128, usize)> = Vec::new();
+    for (w, s) in sets.iter().enumerate() {
+        ranges.extend(s.iter().map(|&(a, b)| (a, b, w)));
+    }
+    ranges.sort_unstable();
+    let mut reach: Vec<(i128, usize)> = Vec::new();
+    for &(a, b, w) in &ranges {
+        if reach.iter().any(|&(end, v)| v != w && end >= a) {
+            return false;
+        }
+        reach.retain(|&(end, _)| end >= a);
+        reach.push((b, w));
+    }
+    true
+}
+
+/// Marks the thresholds of one branch `bounded` when no two warps share a
+/// splitting threshold; `conds` holds the branch's condition per warp.
+pub fn mark_bounded(conds: &mut [&mut Cond]) {
+    let sets: Option<Vec<&Vec<(i128, i128)>>> = conds
+        .iter()
+        .filter_map(|c| match &**c {
+            Cond::Threshold { splits, .. } => Some(splits.as_ref()),
+            _ => None,
+        })
+        .collect();
+    let Some(sets) = sets else { return };
+    if sets.is_empty() || !disjoint(&sets) {
+        return;
+    }
+    for c in conds.iter_mut() {
+        if let Cond::Threshold { bounded, .. } = &mut **c {
+            *bounded = true;
+        }
+    }
 }
 
 /// `may` and `must` lanes of every block of `func`, for one warp.
@@ -242,7 +336,9 @@ pub fn active_lanes(
                         }
                         edges += 1;
                         let (emay, emust) = match &cond {
-                            Cond::Uniform => (pmay, pmust),
+                            // A bounds check lets whole warps through (all
+                            // but the one its threshold falls in).
+                            Cond::Uniform | Cond::Threshold { bounded: true, .. } => (pmay, pmust),
                             c => match c.lanes_to(s, ALL) {
                                 Some(t) => (pmay & t, pmust & t),
                                 None => (pmay, 0),
@@ -280,6 +376,30 @@ fn leads_to(g: &FunctionGraphs, succ: BlockId, b: BlockId) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thresholds_respect_congruences() {
+        // Lanes 32..64 of `i = 256k + tid < 1024`: d = tid, T = 1024 - 256k
+        // is 0 mod 32, never inside (32, 63].
+        let d: Vec<i128> = (32..64).collect();
+        let t = Congruence::new(256, 0);
+        assert_eq!(splitting_thresholds(IntPred::Slt, &d, t), None);
+        // With T unknown it can fall anywhere in (32, 63].
+        assert_eq!(
+            splitting_thresholds(IntPred::Slt, &d, Congruence::UNKNOWN),
+            Some(vec![(33, 63)])
+        );
+        // d == T with T even among d = 1, 2, 3: only T = 2 splits.
+        let s = splitting_thresholds(IntPred::Eq, &[1, 2, 3], Congruence::new(2, 0)).unwrap();
+        assert_eq!(s, vec![(2, 2)]);
+    }
+
+    #[test]
+    fn disjoint_thresholds_bound_the_split_warps() {
+        let (a, b, c) = (vec![(1, 31)], vec![(33, 63)], vec![(30, 40)]);
+        assert!(disjoint(&[&a, &b]));
+        assert!(!disjoint(&[&a, &c]));
+    }
 
     #[test]
     fn warps_of_2d_blocks() {

@@ -18,6 +18,8 @@ pub enum WarpAddresses {
     Offsets {
         may: u32,
         must: u32,
+        /// The lanes the warp has, active or not.
+        exists: u32,
         d: Column,
         base: Congruence,
     },
@@ -54,6 +56,7 @@ pub fn per_warp(m: &Module, k: &KernelAnalysis, site: &Site) -> Vec<WarpAddresse
                 Some((u, d)) => WarpAddresses::Offsets {
                     may,
                     must,
+                    exists: acf.warps[w].exists,
                     d,
                     base: acf.arena.congruence(&u),
                 },

@@ -109,7 +109,9 @@ pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
                 ideal = ideal.max(phases);
                 classes.push(ConflictClass::Unknown);
             }
-            WarpAddresses::Offsets { may, must, d, base } => {
+            WarpAddresses::Offsets {
+                may, must, d, base, ..
+            } => {
                 let residues = WarpAddresses::residues(base, ROW);
                 let full: Vec<(u64, u64, u64)> = residues
                     .iter()

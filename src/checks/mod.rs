@@ -48,8 +48,7 @@ fn measure_kernel(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> Vec<SiteFigures
             let mut fig = SiteFigures::default();
             match (s.kind, s.space) {
                 (SiteKind::Branch, _) => {
-                    fig.divergence =
-                        Some(divergent_branch::measure(m, a.graphs.func(s.func), k, s));
+                    fig.divergence = Some(divergent_branch::measure(m, k, s));
                 }
                 (_, Some(Space::Global)) if s.thread_dependent => {
                     fig.sectors = Some(uncoalesced_access::measure(m, k, s));

@@ -45,6 +45,9 @@ pub struct Sectors {
     pub dim: Option<&'static str>,
     /// The stride is a struct size other than 1, 2, 4, 8 or 16 bytes.
     pub type_inconsistent: bool,
+    /// The excess comes only from lanes a branch leaves inactive: with
+    /// every lane of the warp active the access would be coalesced.
+    pub sparse: bool,
 }
 
 const SECTOR: i128 = hw::SECTOR_BYTES as i128;
@@ -56,6 +59,7 @@ pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
     let (mut lo, mut hi, mut ideal) = (u64::MAX, 0u64, 0u64);
     let (mut full_lo, mut full_hi) = (u64::MAX, 0u64);
     let mut classes = Vec::new();
+    let mut dense_coalesced = true;
     for wa in addresses::per_warp(m, k, site) {
         match wa {
             WarpAddresses::Idle => {}
@@ -68,7 +72,13 @@ pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
                 ideal = ideal.max(ceil_div(n as i128 * bytes, SECTOR) as u64);
                 classes.push(SectorClass::Unknown);
             }
-            WarpAddresses::Offsets { may, must, d, base } => {
+            WarpAddresses::Offsets {
+                may,
+                must,
+                exists,
+                d,
+                base,
+            } => {
                 let residues = WarpAddresses::residues(base, SECTOR);
                 let count = |mask: u32, r: i128| pieces(&d, mask, r, bytes, SECTOR).len() as u64;
                 let full: Vec<u64> = residues.iter().map(|&r| count(may, r)).collect();
@@ -81,6 +91,10 @@ pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
                     per_lane
                 };
                 let id = ceil_div(distinct_bytes(&d, may, bytes), SECTOR) as u64;
+                let dense_ideal = ceil_div(distinct_bytes(&d, exists, bytes), SECTOR) as u64;
+                dense_coalesced &= residues
+                    .iter()
+                    .all(|&r| count(exists, r) <= dense_ideal + 1);
                 lo = lo.min(partial_min);
                 hi = hi.max(fmax);
                 full_lo = full_lo.min(fmin);
@@ -108,7 +122,9 @@ pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
     if lo == u64::MAX {
         (lo, full_lo) = (0, 0);
     }
+    let sparse = class == SectorClass::Uncoalesced && dense_coalesced;
     Sectors {
+        sparse,
         min: lo,
         max: hi,
         ideal,
@@ -160,6 +176,15 @@ impl Check for UncoalescedAccess {
                 continue;
             }
             let (severity, message) = match sec.class {
+                SectorClass::Uncoalesced if sec.sparse => (
+                    Severity::Note,
+                    format!(
+                        "{} access: sectors per request {} (ideal {}) because a branch leaves lanes of the warp inactive; with every lane active it would be coalesced",
+                        s.kind.name(),
+                        sec.full_max,
+                        sec.ideal
+                    ),
+                ),
                 SectorClass::Uncoalesced => (
                     Severity::Warning,
                     format!(

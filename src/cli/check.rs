@@ -3,6 +3,7 @@
 use super::exit;
 use crate::analysis::{self, BlockDim, BlockDimSource, Options};
 use crate::compare::{self, FunctionComparison, Summary};
+use crate::diag::Severity;
 use crate::diag::{json, text};
 use crate::frontend::{self, CompileOptions};
 use crate::taint::ifds::IfdsTaint;
@@ -62,6 +63,10 @@ pub struct CheckArgs {
     /// Exit with 1 when there are warnings.
     #[arg(long)]
     pub werror: bool,
+    /// Also print notes: branches that are bounds checks, never split a
+    /// warp or could not be decided; accesses whose cost is unknown.
+    #[arg(long)]
+    pub notes: bool,
     /// Block shape X[,Y[,Z]] for every kernel (a kernel's reqntid still wins).
     #[arg(long, value_name = "X[,Y[,Z]]")]
     pub block_dim: Option<String>,
@@ -114,9 +119,10 @@ pub fn run(args: &CheckArgs) -> i32 {
         let outcome = std::panic::catch_unwind(|| check_file(file, &compile, &opts, args.timing));
         match outcome {
             Ok(Ok((module_report, findings))) => {
-                warnings += findings.len();
+                let is_warning = |f: &&crate::diag::Finding| f.severity == Severity::Warning;
+                warnings += findings.iter().filter(is_warning).count();
                 if args.format == Format::Text {
-                    for f in &findings {
+                    for f in findings.iter().filter(|f| args.notes || is_warning(f)) {
                         print!("{}", text::render(f, args.explain, &mut cache));
                     }
                 }

@@ -25,7 +25,8 @@ impl SourceCache {
     }
 }
 
-/// Renders one finding; `explain` adds the dependence chain as notes.
+/// Renders one finding with its hints; `explain` adds the dependence
+/// chain as notes.
 pub fn render(f: &Finding, explain: bool, cache: &mut SourceCache) -> String {
     let mut out = String::new();
     let location = match &f.pos {
@@ -55,10 +56,9 @@ pub fn render(f: &Finding, explain: bool, cache: &mut SourceCache) -> String {
             }
         }
     }
-    if explain {
-        for n in &f.notes {
-            let _ = writeln!(out, "{location}: note: {n}");
-        }
+    // Hints always; the dependence chain with `--explain`.
+    for n in f.notes.iter().filter(|n| explain || n.starts_with("hint:")) {
+        let _ = writeln!(out, "{location}: note: {n}");
     }
     out
 }

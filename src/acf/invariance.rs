@@ -1,0 +1,40 @@
+//! Whether a uniform expression has one value in every execution of a
+//! block: none of its atoms is redefined in a loop around the block.
+
+use super::expr::{Arena, Atom, Poly, Uniform};
+use crate::graph::FunctionGraphs;
+use crate::ir::{BlockId, FuncId, Module, Value};
+
+pub fn loop_invariant(
+    m: &Module,
+    g: &FunctionGraphs,
+    arena: &Arena,
+    u: &Poly,
+    f: FuncId,
+    b: BlockId,
+) -> bool {
+    let in_loop_with_b = |def: BlockId| {
+        let mut l = g.loops.loop_of(b);
+        while let Some(id) = l {
+            let lp = g.loops.get(id);
+            if lp.contains(def) {
+                return true;
+            }
+            l = lp.parent;
+        }
+        false
+    };
+    u.terms.iter().all(|(mono, _)| {
+        mono.iter().all(|&a| match arena.atom(a) {
+            Atom::Uniform(Uniform::LoopPhi(func, i))
+            | Atom::Uniform(Uniform::Value(func, Value::Inst(i))) => {
+                *func == f && !in_loop_with_b(m.func(f).inst(*i).block)
+            }
+            Atom::Uniform(Uniform::Op(_, args)) => args
+                .iter()
+                .all(|&e| loop_invariant(m, g, arena, arena.poly(e), f, b)),
+            Atom::Uniform(_) => true,
+            _ => false,
+        })
+    })
+}
