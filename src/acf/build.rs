@@ -442,12 +442,21 @@ impl<'a> Builder<'a> {
             .iter()
             .cloned()
             .partition(|(m, _)| m.iter().any(|&a| self.arena.facts(a).thread));
-        let mut c = self.arena.congruence(&Poly::from_terms(uniform));
+        let uniform_start = Poly::from_terms(uniform);
+        let mut c = self.arena.congruence(&uniform_start);
         for s in &steps {
             let sc = self.arena.congruence(s);
             c = Congruence::new(gcd(gcd(c.modulus, sc.modulus), sc.residue), c.residue);
         }
         let iter = self.uniform(Uniform::LoopPhi(f, i), c);
+        let step = steps[0]
+            .as_const()
+            .filter(|k| steps.iter().all(|s| s.as_const() == Some(*k)));
+        if let (Some(start), Some(step), [(m, 1)]) =
+            (uniform_start.as_const(), step, iter.terms.as_slice())
+        {
+            self.arena.set_counter(m[0], start, step);
+        }
         Some(iter.add(&Poly::from_terms(thread)))
     }
 

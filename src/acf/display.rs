@@ -5,12 +5,19 @@ use super::expr::*;
 use crate::ir::intrinsics::Dim;
 use crate::ir::{Module, Value};
 
-/// Renders `e`; `m` names the values behind leaves.
-pub fn render(arena: &Arena, m: &Module, e: ExprId) -> String {
-    poly(arena, m, arena.poly(e))
+/// Names leaves: the module and the kernel whose parameters `[p]` are.
+#[derive(Copy, Clone)]
+pub struct Names<'a> {
+    pub m: &'a Module,
+    pub kernel: crate::ir::FuncId,
 }
 
-pub fn poly(arena: &Arena, m: &Module, p: &Poly) -> String {
+/// Renders `e`.
+pub fn render(arena: &Arena, n: Names<'_>, e: ExprId) -> String {
+    poly(arena, n, arena.poly(e))
+}
+
+pub fn poly(arena: &Arena, n: Names<'_>, p: &Poly) -> String {
     if p.terms.is_empty() {
         return "0".into();
     }
@@ -23,7 +30,7 @@ pub fn poly(arena: &Arena, m: &Module, p: &Poly) -> String {
             out.push('-');
         }
         let k = c.unsigned_abs();
-        let factors: Vec<String> = mono.iter().map(|&a| atom(arena, m, a)).collect();
+        let factors: Vec<String> = mono.iter().map(|&a| atom(arena, n, a)).collect();
         match (k, factors.is_empty()) {
             (_, true) => out.push_str(&k.to_string()),
             (1, false) => out.push_str(&factors.join("·")),
@@ -45,8 +52,9 @@ fn value(m: &Module, f: crate::ir::FuncId, v: Value) -> String {
     m.value_label(m.func(f), v)
 }
 
-pub fn atom(arena: &Arena, m: &Module, a: AtomId) -> String {
-    let args = |xs: &[ExprId]| -> Vec<String> { xs.iter().map(|&e| render(arena, m, e)).collect() };
+pub fn atom(arena: &Arena, n: Names<'_>, a: AtomId) -> String {
+    let m = n.m;
+    let args = |xs: &[ExprId]| -> Vec<String> { xs.iter().map(|&e| render(arena, n, e)).collect() };
     match arena.atom(a) {
         Atom::Tid(d) => format!("tid.{}", dim(*d)),
         Atom::LaneId => "laneid".into(),
@@ -54,16 +62,7 @@ pub fn atom(arena: &Arena, m: &Module, a: AtomId) -> String {
         Atom::Pending(f, i) => format!("@{}", value(m, *f, Value::Inst(*i))),
         Atom::Op(op, xs) => op_text(*op, &args(xs)),
         Atom::Uniform(u) => match u {
-            Uniform::Param(i, _) => {
-                let name = m
-                    .funcs
-                    .iter()
-                    .find(|f| f.is_kernel)
-                    .and_then(|f| f.params.get(*i as usize))
-                    .and_then(|p| p.name.clone())
-                    .unwrap_or_else(|| format!("arg{i}"));
-                format!("[{name}]")
-            }
+            Uniform::Param(i, _) => format!("[{}]", value(m, n.kernel, Value::Arg(*i))),
             Uniform::BlockIdx(d) => format!("[ctaid.{}]", dim(*d)),
             Uniform::GridDim(d) => format!("[nctaid.{}]", dim(*d)),
             Uniform::BlockDim(d) => format!("[ntid.{}]", dim(*d)),

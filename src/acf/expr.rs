@@ -191,6 +191,9 @@ pub struct Arena {
     atom_ids: HashMap<Atom, AtomId>,
     exprs: EntityVec<ExprId, Poly>,
     expr_ids: HashMap<Poly, ExprId>,
+    /// Loop counters with a constant start and a constant step per
+    /// iteration: `[i]` is `start + k·step` on iteration `k`.
+    counters: HashMap<AtomId, (i128, i128)>,
 }
 
 impl Arena {
@@ -204,6 +207,17 @@ impl Arena {
 
     pub fn poly(&self, e: ExprId) -> &Poly {
         &self.exprs[e]
+    }
+
+    /// Records that loop-counter atom `a` starts at `start` and moves by
+    /// `step` each iteration.
+    pub fn set_counter(&mut self, a: AtomId, start: i128, step: i128) {
+        self.counters.insert(a, (start, step));
+    }
+
+    /// `(start, step)` of a loop-counter atom, when both are constants.
+    pub fn counter(&self, a: AtomId) -> Option<(i128, i128)> {
+        self.counters.get(&a).copied()
     }
 
     pub fn num_exprs(&self) -> usize {

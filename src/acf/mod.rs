@@ -21,6 +21,7 @@ pub mod display;
 pub mod expr;
 mod invariance;
 pub mod lanes;
+pub mod sweep;
 pub mod warp;
 
 use crate::graph::ModuleGraphs;
@@ -37,10 +38,12 @@ pub struct WarpFacts {
     values: HashMap<ExprId, Lanes>,
     conds: HashMap<(FuncId, BlockId), Cond>,
     active: HashMap<(FuncId, BlockId), (u32, u32)>,
+    sweeps: HashMap<(FuncId, BlockId), sweep::Sweep>,
 }
 
 /// The ACF of one kernel, instantiated for every warp of its block.
 pub struct KernelAcf {
+    pub kernel: FuncId,
     pub arena: Arena,
     exprs: HashMap<(FuncId, Value), ExprId>,
     pub block: [u32; 3],
@@ -139,9 +142,21 @@ impl KernelAcf {
                 let l = ev.eval(&mut arena, e);
                 wf.values.insert(e, l);
             }
+            for &(f, blk, _) in &branches {
+                let Some(c) = wf.conds.get(&(f, blk)) else {
+                    continue;
+                };
+                let g = graphs.func(f);
+                if let Some(s) =
+                    sweep::sweep(&arena, g, m.func(f), (f, blk), c, &wf.active, &wf.conds)
+                {
+                    wf.sweeps.insert((f, blk), s);
+                }
+            }
         }
         drop(evs);
         KernelAcf {
+            kernel,
             arena,
             exprs,
             block,
@@ -153,7 +168,11 @@ impl KernelAcf {
 
     /// The ACF of `v` as text, if it was built.
     pub fn render(&self, m: &Module, f: FuncId, v: Value) -> Option<String> {
-        Some(display::render(&self.arena, m, self.expr(f, v)?))
+        let names = display::Names {
+            m,
+            kernel: self.kernel,
+        };
+        Some(display::render(&self.arena, names, self.expr(f, v)?))
     }
 
     /// The expression built for `v` in `f`, if it was asked for.
@@ -169,6 +188,12 @@ impl KernelAcf {
     /// The condition of the branch ending `b`, in warp `w`.
     pub fn cond(&self, w: usize, f: FuncId, b: BlockId) -> Option<&Cond> {
         self.facts[w].conds.get(&(f, b))
+    }
+
+    /// Each lane's exit iteration, for a loop exit that tests a counter
+    /// against a per-lane bound (see [`sweep`]).
+    pub fn sweep(&self, w: usize, f: FuncId, b: BlockId) -> Option<&sweep::Sweep> {
+        self.facts[w].sweeps.get(&(f, b))
     }
 
     /// `(may, must)` active lanes of block `b` in warp `w`.

@@ -78,6 +78,13 @@ fn warp_outcome(acf: &KernelAcf, w: usize, f: FuncId, b: BlockId) -> Outcome {
     if may == 0 {
         return Outcome::Uniform;
     }
+    if let Some(s) = acf.sweep(w, f, b) {
+        return match (s.differ(s.entry_must), s.differ(s.entry_may)) {
+            (Some(true), _) => Outcome::Split,
+            (_, Some(false)) => Outcome::Uniform,
+            _ => Outcome::Maybe(None),
+        };
+    }
     match acf.cond(w, f, b) {
         None | Some(Cond::Unknown) => Outcome::Maybe(None),
         Some(Cond::Uniform) => Outcome::Uniform,

@@ -1,0 +1,155 @@
+//! Loop exits that test a counter against a per-lane bound:
+//! `for (i = 0; i < threadIdx.x; i++)`.
+//!
+//! The counter `[i]` has one value per iteration, so the test alone says
+//! only "some threshold splits the lanes". But the loop goes on while any
+//! lane stays, so the counter runs through every iteration some lane
+//! needs: with a constant start and step, each lane's exit iteration is a
+//! number, and the warp splits exactly when the lanes that enter the loop
+//! leave on different iterations.
+//!
+//! This holds when the branch is the loop's only exit and runs once per
+//! iteration (it dominates every latch), and the test is `c·[i] + V +
+//! d[lane]` with `V` a constant.
+
+use super::expr::{compare, Arena, Atom, Uniform};
+use super::lanes::{lanes, LANES};
+use super::warp::Cond;
+use crate::graph::FunctionGraphs;
+use crate::ir::{BlockId, FuncId, Function};
+use std::collections::HashMap;
+
+/// Iterations simulated before giving up.
+const MAX_ITERATIONS: i128 = 1 << 12;
+
+/// Each lane's exit iteration and the lanes that enter the loop.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sweep {
+    /// `None` past the budget.
+    pub exits: [Option<u32>; LANES],
+    pub entry_may: u32,
+    pub entry_must: u32,
+}
+
+impl Sweep {
+    /// Whether the lanes of `mask` leave on at least two iterations;
+    /// `None` if some lane's iteration is not known.
+    pub fn differ(&self, mask: u32) -> Option<bool> {
+        let mut seen: Option<u32> = None;
+        let mut differ = false;
+        for l in lanes(mask) {
+            let e = self.exits[l]?;
+            match seen {
+                None => seen = Some(e),
+                Some(s) if s != e => differ = true,
+                _ => {}
+            }
+        }
+        Some(differ)
+    }
+}
+
+/// The sweep of the branch ending `b`, if its shape allows one.
+pub fn sweep(
+    arena: &Arena,
+    g: &FunctionGraphs,
+    func: &Function,
+    (f, b): (FuncId, BlockId),
+    cond: &Cond,
+    active: &HashMap<(FuncId, BlockId), (u32, u32)>,
+    conds: &HashMap<(FuncId, BlockId), Cond>,
+) -> Option<Sweep> {
+    let Cond::Threshold { pred, u, d, .. } = cond else {
+        return None;
+    };
+    let lp = g.loops.get(g.loops.loop_of(b)?);
+    if lp.exiting != [b] || !lp.latches.iter().all(|&x| g.dom.dominates(b, x)) {
+        return None;
+    }
+    let succs = g.cfg.succs(b);
+    let exit_first = match (lp.contains(succs[0]), succs.get(1).map(|&s| lp.contains(s))) {
+        (false, Some(true)) => true,
+        (true, Some(false)) => false,
+        _ => return None,
+    };
+    // u = c·[i] + v with [i] this loop's counter.
+    let (mut c, mut v, mut counter) = (0, 0, None);
+    for (mono, k) in &u.terms {
+        match mono.as_slice() {
+            [] => v = *k,
+            [a] => match arena.atom(*a) {
+                Atom::Uniform(Uniform::LoopPhi(pf, i))
+                    if *pf == f && func.inst(*i).block == lp.header =>
+                {
+                    c = *k;
+                    counter = arena.counter(*a);
+                }
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+    let (start, step) = counter?;
+    let mut exits = [None; LANES];
+    let mut left = u32::MAX;
+    let mut k = 0i128;
+    while left != 0 && k < MAX_ITERATIONS {
+        let uk = c * (start + k * step) + v;
+        for l in lanes(left) {
+            let taken_first = compare(*pred, uk + d[l], 0);
+            if taken_first == exit_first {
+                exits[l] = Some(k as u32);
+                left &= !(1 << l);
+            }
+        }
+        k += 1;
+    }
+    let (entry_may, entry_must) = entry(g, f, lp.header, |x| lp.contains(x), active, conds);
+    Some(Sweep {
+        exits,
+        entry_may,
+        entry_must,
+    })
+}
+
+/// Lanes that enter the loop at `header` from outside it.
+fn entry(
+    g: &FunctionGraphs,
+    f: FuncId,
+    header: BlockId,
+    inside: impl Fn(BlockId) -> bool,
+    active: &HashMap<(FuncId, BlockId), (u32, u32)>,
+    conds: &HashMap<(FuncId, BlockId), Cond>,
+) -> (u32, u32) {
+    let (mut may, mut must, mut edges) = (0, 0, 0);
+    for &p in g
+        .cfg
+        .preds(header)
+        .iter()
+        .filter(|&&p| !inside(p) && g.cfg.reachable(p))
+    {
+        let (pmay, pmust) = active.get(&(f, p)).copied().unwrap_or((0, 0));
+        let s = g
+            .cfg
+            .succs(p)
+            .iter()
+            .position(|&x| x == header)
+            .unwrap_or(0);
+        let (emay, emust) = if g.cfg.succs(p).len() < 2 {
+            (pmay, pmust)
+        } else {
+            match conds.get(&(f, p)) {
+                Some(Cond::Uniform) | Some(Cond::Threshold { bounded: true, .. }) => (pmay, pmust),
+                Some(c) => match c.lanes_to(s, u32::MAX) {
+                    Some(t) => (pmay & t, pmust & t),
+                    None => (pmay, 0),
+                },
+                None => (pmay, 0),
+            }
+        };
+        may |= emay;
+        must = emust;
+        edges += 1;
+    }
+    (may, if edges == 1 { must } else { 0 })
+}

@@ -1,0 +1,184 @@
+//! The ACF checks on fixtures whose figures are derived by hand in the
+//! fixtures' comments: divergence classes (`acf_branches.cu`), sectors per
+//! request (`acf_global.cu`, `acf_tile.cu`) and bank conflicts
+//! (`acf_shared.cu`, `acf_tile.cu`). One row per site.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+/// The one site of `kind` on `line` of `kernel` (the first if clang made
+/// several, e.g. a rotated loop's guard and latch: then `pick` chooses).
+fn site<'a>(r: &'a Value, kernel_name: &str, kind: &str, line: u64, pick: usize) -> &'a Value {
+    let found = sites(r, kernel_name, kind, line);
+    assert!(
+        found.len() > pick,
+        "no {kind} #{pick} on line {line} of {kernel_name}: {found:#?}"
+    );
+    found[pick]
+}
+
+/// `(kernel, line, which, class, min, max)`: fractions of the 8 warps.
+const BRANCHES: &[(&str, u64, usize, &str, f64, f64)] = &[
+    ("odd", 7, 0, "total", 1.0, 1.0),
+    ("first_warp", 14, 0, "none", 0.0, 0.0),
+    ("half_warp", 21, 0, "partial", 0.125, 0.125),
+    ("warp_test", 28, 0, "none", 0.0, 0.0),
+    ("bounds", 36, 0, "bounded", 0.0, 0.125),
+    ("data", 43, 0, "unknown", 0.0, 1.0),
+    ("lane_zero", 50, 0, "total", 1.0, 1.0),
+    ("block_stride", 57, 0, "none", 0.0, 0.0),
+];
+
+#[test]
+fn divergence_classes() {
+    let r = check_json("cu/acf_branches.cu", &[]);
+    for &(k, line, pick, class, min, max) in BRANCHES {
+        let d = &site(&r, k, "branch", line, pick)["divergence"];
+        assert_eq!(d["class"], class, "{k}:{line}: {d}");
+        assert_eq!(
+            (d["min"].as_f64(), d["max"].as_f64()),
+            (Some(min), Some(max)),
+            "{k}:{line}: {d}"
+        );
+        assert_eq!(d["warps"], 8);
+    }
+}
+
+#[test]
+fn per_lane_trip_counts_split_every_warp() {
+    let r = check_json("cu/acf_branches.cu", &[]);
+    // clang rotates the loop: a guard `t == 0` (lane 0 of warp 0 skips the
+    // loop: partial, 1/8) and a latch `i + 1 == t`; every warp's lanes have
+    // different trip counts, so the latch splits all 8: total.
+    let branches = sites(&r, "tid_trips", "branch", 67);
+    let classes: Vec<&str> = branches
+        .iter()
+        .map(|s| s["divergence"]["class"].as_str().unwrap())
+        .collect();
+    assert!(
+        classes.contains(&"partial") && classes.contains(&"total"),
+        "{classes:?}"
+    );
+}
+
+/// `(kernel, kind, line, bytes, class, sectors, ideal)` with all 32 lanes
+/// active; `sectors` is then both the minimum and the maximum.
+const GLOBAL: &[(&str, &str, u64, u64, &str, u64, u64)] = &[
+    ("unit", "load", 8, 4, "coalesced", 4, 4),
+    ("stride2", "load", 14, 4, "uncoalesced", 8, 4),
+    ("stride3", "load", 20, 4, "uncoalesced", 12, 4),
+    ("stride32", "load", 26, 4, "uncoalesced", 32, 4),
+    ("shifted", "load", 33, 4, "coalesced", 5, 4),
+    ("halved", "load", 39, 4, "coalesced", 2, 2),
+    ("aos", "load", 47, 4, "uncoalesced", 24, 4),
+    ("doubles", "load", 53, 8, "coalesced", 8, 8),
+    ("chars", "load", 59, 1, "coalesced", 1, 1),
+    ("vec4", "load", 66, 16, "coalesced", 16, 16),
+];
+
+#[test]
+fn sectors_per_request() {
+    let r = check_json("cu/acf_global.cu", &[]);
+    for &(k, kind, line, bytes, class, sectors, ideal) in GLOBAL {
+        let s = site(&r, k, kind, line, 0);
+        assert_eq!(s["bytes"], bytes, "{k}:{line}");
+        let sec = &s["sectors"];
+        assert_eq!(sec["class"], class, "{k}:{line}: {sec}");
+        assert_eq!(sec["min"], sectors, "{k}:{line}: {sec}");
+        assert_eq!(sec["max"], sectors, "{k}:{line}: {sec}");
+        assert_eq!(sec["ideal"], ideal, "{k}:{line}: {sec}");
+    }
+    // The struct field is called out, with its stride along threadIdx.x.
+    let aos = &site(&r, "aos", "load", 47, 0)["sectors"];
+    assert_eq!(aos["type_inconsistent"], true);
+    assert_eq!(
+        (aos["stride"].as_i64(), aos["dim"].as_str()),
+        (Some(24), Some("x"))
+    );
+    let stride2 = &site(&r, "stride2", "load", 14, 0)["sectors"];
+    assert_eq!(stride2["stride"], 8);
+    assert_eq!(stride2["type_inconsistent"], false);
+}
+
+#[test]
+fn two_dimensional_blocks() {
+    let r = check_json("cu/acf_tile.cu", &["--block-dim", "32,8"]);
+    // Each warp is one row of 32 floats. `width` is unknown, so the row may
+    // start anywhere 4-aligned: 4 or 5 sectors, coalesced either way.
+    let rows = &site(&r, "rows", "load", 9, 0)["sectors"];
+    assert_eq!(rows["class"], "coalesced", "{rows}");
+    assert_eq!(
+        (rows["min"].as_u64(), rows["max"].as_u64()),
+        (Some(4), Some(5))
+    );
+    // The naive transpose stores `height` floats apart: unknown, up to one
+    // sector per lane.
+    let t = &site(&r, "transpose_naive", "store", 17, 0)["sectors"];
+    assert_eq!(t["class"], "unknown", "{t}");
+    assert_eq!(t["max"], 32);
+
+    let r = check_json("cu/acf_tile.cu", &["--block-dim", "32,32"]);
+    let cols = &site(&r, "tile_columns", "load", 27, 0)["conflict"];
+    assert_eq!(cols["class"], "conflict", "{cols}");
+    assert_eq!(
+        (cols["min"].as_u64(), cols["max"].as_u64()),
+        (Some(32), Some(32))
+    );
+    assert_eq!(cols["wavefronts"]["max"], 32);
+    let padded = &site(&r, "tile_padded", "load", 37, 0)["conflict"];
+    assert_eq!(padded["class"], "none", "{padded}");
+    assert_eq!(padded["max"], 1);
+}
+
+/// `(kernel, kind, line, class, degree)`.
+const SHARED: &[(&str, &str, u64, &str, u64)] = &[
+    ("unit", "store", 9, "none", 1),
+    ("unit", "load", 11, "none", 1),
+    ("stride2", "store", 18, "conflict", 2),
+    ("stride4", "store", 27, "conflict", 4),
+    ("stride32", "store", 36, "conflict", 32),
+    ("stride33", "store", 45, "none", 1),
+    ("halved", "load", 56, "none", 1),
+];
+
+#[test]
+fn bank_conflict_degrees() {
+    let r = check_json("cu/acf_shared.cu", &[]);
+    for &(k, kind, line, class, degree) in SHARED {
+        let s = site(&r, k, kind, line, 0);
+        assert_eq!(s["space"], "shared", "{k}:{line}");
+        let c = &s["conflict"];
+        assert_eq!(c["class"], class, "{k}:{line}: {c}");
+        assert_eq!(
+            (c["min"].as_u64(), c["max"].as_u64()),
+            (Some(degree), Some(degree)),
+            "{k}:{line}: {c}"
+        );
+        assert_eq!(c["wavefronts"]["max"], degree, "{k}:{line}: {c}");
+        assert_eq!(c["ideal_wavefronts"], 1);
+    }
+}
+
+#[test]
+fn warnings_carry_the_numbers() {
+    let out = run(warpcheck()
+        .args(["check", "--block-dim", "32,32"])
+        .arg(fixture("cu/acf_tile.cu")));
+    let text = stdout(&out);
+    assert!(text.contains("32-way bank conflict"), "{text}");
+    assert!(text.contains("[32][33]"), "the padding hint: {text}");
+    let out = run(warpcheck().arg("check").arg(fixture("cu/acf_global.cu")));
+    let text = stdout(&out);
+    assert!(
+        text.contains("sectors per request 24 (ideal 4, 20 excess)"),
+        "{text}"
+    );
+    assert!(text.contains("structure of arrays"), "{text}");
+    let out = run(warpcheck().arg("check").arg(fixture("cu/acf_branches.cu")));
+    let text = stdout(&out);
+    assert!(text.contains("diverges in 1 of 8 warps"), "{text}");
+    // Bounds checks and warp-uniform tests are not warnings.
+    assert!(!text.contains("acf_branches.cu:36"), "{text}");
+    assert!(!text.contains("acf_branches.cu:28"), "{text}");
+}
