@@ -1,6 +1,7 @@
 //! The hardware model, in one place. Current NVIDIA GPUs (Volta and later)
 //! serve global memory in 32-byte sectors of 128-byte lines, and shared
-//! memory from 32 banks of 4-byte words.
+//! memory from 32 banks of 4-byte words, a warp's access in phases of
+//! consecutive lanes that move at most one word per bank each.
 
 /// Threads per warp.
 pub const WARP_SIZE: u32 = 32;
@@ -14,3 +15,22 @@ pub const SHARED_BANKS: u64 = 32;
 pub const BANK_WIDTH_BYTES: u64 = 4;
 /// Alignment `cudaMalloc` guarantees for buffers.
 pub const MALLOC_ALIGN: u64 = 256;
+/// How a warp's shared-memory access is split into phases of consecutive
+/// lanes, by bytes per lane: `(most bytes per lane, lanes per phase)`. Up
+/// to 4 bytes all 32 lanes are one phase; 8 bytes take two phases (lanes
+/// 0-15, 16-31); 16 bytes four (0-7, 8-15, 16-23, 24-31). Each phase moves
+/// at most 128 bytes, one 4-byte word from each bank.
+pub const SHARED_PHASES: [(u32, u32); 3] = [(4, 32), (8, 16), (16, 8)];
+
+/// Lanes per shared-memory phase for an access of `bytes` per lane;
+/// accesses wider than 16 bytes are split as 16-byte ones.
+pub const fn shared_phase_lanes(bytes: u32) -> u32 {
+    let mut i = 0;
+    while i < SHARED_PHASES.len() {
+        if bytes <= SHARED_PHASES[i].0 {
+            return SHARED_PHASES[i].1;
+        }
+        i += 1;
+    }
+    SHARED_PHASES[SHARED_PHASES.len() - 1].1
+}

@@ -77,6 +77,21 @@ fn a_partial_last_warp_diverges_once() {
     let store = site(&m, &o, "store", 4);
     let sec = store.sectors.unwrap();
     assert_eq!((sec.min, sec.max, sec.total), (1, 4, 31 * 4 + 1));
+    // At the most active lanes (32, the 31 full warps) it is always 4.
+    let at_max = store.sectors_at_max.unwrap();
+    assert_eq!((store.lanes_max, at_max.min, at_max.max), (32, 4, 4));
+    assert!(store.conflict_at_max.is_none() && store.wavefronts.is_none());
+    // Each of the 8 warps of a block runs `i < n` in all 4 blocks; only
+    // warp 7 of block 3 splits.
+    let branch = site(&m, &o, "branch", 4);
+    assert_eq!((branch.warps, branch.divergent_warps), (Some(32), Some(1)));
+    let by_warp: Vec<(u64, u64)> = branch
+        .by_warp
+        .unwrap()
+        .iter()
+        .map(|w| (w.executed, w.diverged))
+        .collect();
+    assert_eq!(by_warp, [vec![(4, 0); 7], vec![(4, 1)]].concat());
     let c = floats(&o, "c");
     assert_eq!(c[999], 1998.0);
     assert_eq!(c[1000], 0.0);

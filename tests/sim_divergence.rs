@@ -129,3 +129,76 @@ fn nested_divergence_with_early_exits_computes_each_lane() {
     }
     assert!(o.totals.divwarps >= 2, "both warps diverge");
 }
+
+/// A branch site's `(executed, diverged)` per warp of the block.
+fn by_warp(s: &warpcheck::sim::report::SiteJson) -> Vec<(u64, u64)> {
+    s.by_warp
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|w| (w.executed, w.diverged))
+        .collect()
+}
+
+#[test]
+fn distinct_warps_per_branch() {
+    let m = compile(FIXTURE);
+    // odd_even over 2 blocks of 64: all 4 (block, warp) pairs split once.
+    let o = run(
+        &m,
+        "odd_even",
+        &launch([2, 1, 1], [64, 1, 1]),
+        &[data("a", f32_bytes(&[1.0; 64]))],
+    );
+    let b = site(&m, &o, "branch", 3);
+    assert_eq!((b.warps, b.divergent_warps), (Some(4), Some(4)));
+    assert_eq!(by_warp(&b), vec![(2, 2), (2, 2)]);
+    assert_eq!(b.lanes_max, 32);
+    // a[t] is read by the 16 odd lanes of each warp.
+    assert_eq!(site(&m, &o, "load", 4).lanes_max, 16);
+
+    // by_block: the 4 warps run the branch, none splits.
+    let o = run(
+        &m,
+        "by_block",
+        &launch([2, 1, 1], [64, 1, 1]),
+        &[buf("a", 512, Init::Zero)],
+    );
+    let b = site(&m, &o, "branch", 8);
+    assert_eq!((b.warps, b.divergent_warps), (Some(4), Some(0)));
+    assert_eq!(by_warp(&b), vec![(2, 0), (2, 0)]);
+}
+
+#[test]
+fn a_warp_split_many_times_counts_once() {
+    let m = compile(FIXTURE);
+    let o = run(
+        &m,
+        "trip_count",
+        &launch([1, 1, 1], [32, 1, 1]),
+        &[buf("in", 16, Init::Iota), buf("out", 128, Init::Zero)],
+    );
+    // The guard and the latch (both line 18) split the one warp 3 times
+    // in all: one warp ran the site, one was split by it.
+    let b = site(&m, &o, "branch", 18);
+    assert_eq!(
+        (b.divergent, b.warps, b.divergent_warps),
+        (3, Some(1), Some(1))
+    );
+    assert_eq!(by_warp(&b), vec![(1, 1)]);
+    // in[i] runs with 24, 16 and 8 lanes: one sector each time.
+    let load = site(&m, &o, "load", 19);
+    let at_max = load.sectors_at_max.unwrap();
+    assert_eq!((load.lanes_max, at_max.min, at_max.max), (24, 1, 1));
+
+    // The switch splits its warp four ways, once.
+    let o = run(
+        &m,
+        "four_ways",
+        &launch([1, 1, 1], [64, 1, 1]),
+        &[buf("out", 16, Init::Zero)],
+    );
+    let b = site(&m, &o, "branch", 25);
+    assert_eq!((b.warps, b.divergent_warps), (Some(2), Some(2)));
+    assert_eq!(by_warp(&b), vec![(1, 1), (1, 1)]);
+}

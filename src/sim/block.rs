@@ -13,6 +13,7 @@ use crate::ir::intrinsics::BarrierReduce;
 /// Runs block `block` to completion; returns each warp's counters.
 pub fn run(m: &mut Machine, block: [u32; 3], args: &[u64]) -> Result<Vec<Counters>, SimError> {
     m.block = block;
+    m.epoch += 1;
     let threads: u32 = m.block_dim.iter().product();
     m.shared.clear();
     m.shared.resize(m.shared_bytes as usize, 0);

@@ -4,11 +4,24 @@
 //! * Global: one request per access; `sectors` is the number of distinct
 //!   32-byte sectors the active lanes' bytes touch (MemReads), and the ideal
 //!   is what the same bytes would need if they were contiguous.
-//! * Shared: the conflict degree is the largest number of distinct 4-byte
-//!   words that fall into one of the 32 banks (Conflicts; lanes reading the
-//!   same word are served by one broadcast). A degree-n access takes n
-//!   wavefronts, n - 1 of them extra: RaCuda's `conflicts` metric.
+//! * Shared: the access is served in phases of consecutive lanes (see
+//!   [`hw::SHARED_PHASES`]): an access of 4 bytes or less per lane in one
+//!   phase of all 32 lanes, an 8-byte access in two (lanes 0-15, 16-31), a
+//!   16-byte (or wider) access in four (lanes 0-7, 8-15, 16-23, 24-31). A
+//!   phase's degree is the largest number of distinct 4-byte words that
+//!   fall into one of the 32 banks (bank = word mod 32; lanes reading the
+//!   same word are served by one broadcast); a phase without an active lane
+//!   costs nothing. The access's conflict degree (Conflicts) is the largest
+//!   phase degree (at least 1), its `wavefronts` the sum of the degrees of
+//!   the phases with an active lane, and its ideal one wavefront per such
+//!   phase. `wavefronts - ideal` are the extra wavefronts bank conflicts
+//!   cause: RaCuda's `conflicts` metric.
 //! * Branches: divergent when the active lanes take more than one target.
+//!
+//! Per site, [`SiteStats`] also keeps the values at the executions with the
+//! most active lanes (the static analysis judges a site on the warp's
+//! largest possible active set) and, for branches, how many distinct warps
+//! ran it and how many it split.
 
 use super::addr;
 use crate::hw;
@@ -26,8 +39,10 @@ pub struct Counters {
     pub requests: u64,
     pub sectors: u64,
     pub ideal_sectors: u64,
-    /// Extra shared-memory wavefronts caused by bank conflicts.
+    /// Extra shared-memory wavefronts caused by bank conflicts (wavefronts
+    /// beyond one per phase with an active lane).
     pub conflicts: u64,
+    /// Shared-memory wavefronts.
     pub wavefronts: u64,
     /// Branch executions that split the warp.
     pub divwarps: u64,
@@ -100,9 +115,40 @@ pub struct SiteStats {
     /// Executions whose active lanes disagreed on the address (memory) or
     /// on the condition (branches).
     pub nonuniform: u64,
+    /// The most active lanes of any execution.
+    pub lanes_max: u32,
+    /// Sectors per global request over the executions with `lanes_max`
+    /// active lanes.
+    pub sectors_at_max: Range,
+    /// Conflict degree per shared access over the executions with
+    /// `lanes_max` active lanes.
+    pub conflict_at_max: Range,
+    /// Wavefronts per shared access.
+    pub wavefronts: Range,
+    /// Wavefronts the shared accesses would take without bank conflicts.
+    pub ideal_wavefronts: u64,
+    /// Distinct warps (block, warp) that ran this branch.
+    pub warps: u64,
+    /// Distinct warps this branch split at least once.
+    pub divergent_warps: u64,
+    /// Per warp of the block (linear thread id / 32): in how many blocks
+    /// that warp ran this branch, and in how many it split there.
+    pub by_warp: Vec<(u64, u64)>,
 }
 
 impl SiteStats {
+    /// Notes an execution with `lanes` active lanes; `true` when it has the
+    /// most seen so far (the `*_at_max` ranges restart at a new maximum).
+    #[inline]
+    pub fn lanes(&mut self, lanes: u32) -> bool {
+        if lanes > self.lanes_max {
+            self.lanes_max = lanes;
+            self.sectors_at_max = Range::default();
+            self.conflict_at_max = Range::default();
+        }
+        lanes == self.lanes_max
+    }
+
     pub fn merge(&mut self, o: &SiteStats) {
         self.executions += o.executions;
         self.space = self.space.or(o.space);
@@ -111,6 +157,29 @@ impl SiteStats {
         self.conflict.merge(&o.conflict);
         self.divergent += o.divergent;
         self.nonuniform += o.nonuniform;
+        match o.lanes_max.cmp(&self.lanes_max) {
+            std::cmp::Ordering::Greater => {
+                self.lanes_max = o.lanes_max;
+                self.sectors_at_max = o.sectors_at_max;
+                self.conflict_at_max = o.conflict_at_max;
+            }
+            std::cmp::Ordering::Equal => {
+                self.sectors_at_max.merge(&o.sectors_at_max);
+                self.conflict_at_max.merge(&o.conflict_at_max);
+            }
+            std::cmp::Ordering::Less => {}
+        }
+        self.wavefronts.merge(&o.wavefronts);
+        self.ideal_wavefronts += o.ideal_wavefronts;
+        self.warps += o.warps;
+        self.divergent_warps += o.divergent_warps;
+        if self.by_warp.len() < o.by_warp.len() {
+            self.by_warp.resize(o.by_warp.len(), (0, 0));
+        }
+        for (a, b) in self.by_warp.iter_mut().zip(&o.by_warp) {
+            a.0 += b.0;
+            a.1 += b.1;
+        }
     }
 }
 
@@ -160,30 +229,116 @@ pub fn sectors(accesses: &[(u64, u32)], scratch: &mut Scratch) -> (u64, u64) {
     (sectors, bytes.div_ceil(hw::SECTOR_BYTES))
 }
 
-/// The n-way bank-conflict degree of a shared access (at least 1).
-pub fn conflict_degree(accesses: &[(u64, u32)], scratch: &mut Scratch) -> u64 {
+/// The cost of one warp-level shared-memory access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Banks {
+    /// The largest phase degree: an n-way conflict (at least 1).
+    pub degree: u64,
+    /// The sum of the degrees of the phases with an active lane.
+    pub wavefronts: u64,
+    /// The phases with an active lane: one wavefront each without conflicts.
+    pub ideal_wavefronts: u64,
+}
+
+/// The bank cost of a shared access by the lanes of `mask`, whose
+/// `(address, bytes)` are `accesses`, lowest lane first (one per set bit).
+pub fn banks(mask: u32, accesses: &[(u64, u32)], scratch: &mut Scratch) -> Banks {
+    let width = accesses.iter().map(|a| a.1).max().unwrap_or(0);
+    // Lanes per phase are a power of two: the phase is the lane shifted.
+    let shift = hw::shared_phase_lanes(width).trailing_zeros();
+    if let Some(cost) = conflict_free(mask, accesses, shift) {
+        return cost;
+    }
     let keys = &mut scratch.keys;
     keys.clear();
-    for &(a, n) in accesses.iter().filter(|x| x.1 > 0) {
+    let mut lanes = mask;
+    for &(a, n) in accesses {
+        let lane = lanes.trailing_zeros();
+        lanes &= lanes.wrapping_sub(1);
+        if n == 0 {
+            continue;
+        }
+        let phase = u64::from(lane >> shift) << PHASE_SHIFT;
         let off = addr::offset(a);
         let first = off / hw::BANK_WIDTH_BYTES;
         let last = (off + u64::from(n) - 1) / hw::BANK_WIDTH_BYTES;
-        // Sort by bank, then word: the bank in the high bits.
-        keys.extend((first..=last).map(|w| ((w % hw::SHARED_BANKS) << 48) | w));
+        // Sort by phase, bank, then word: phase and bank in the high bits
+        // (offsets, hence words, are below 2^36).
+        keys.extend((first..=last).map(|w| phase | ((w % hw::SHARED_BANKS) << BANK_SHIFT) | w));
     }
     keys.sort_unstable();
     keys.dedup();
-    let mut best = 0u64;
-    let mut run = 0u64;
-    let mut bank = u64::MAX;
+    let mut cost = Banks {
+        degree: 1,
+        wavefronts: 0,
+        ideal_wavefronts: 0,
+    };
+    let mut close = |degree: u64| {
+        if degree > 0 {
+            cost.degree = cost.degree.max(degree);
+            cost.wavefronts += degree;
+            cost.ideal_wavefronts += 1;
+        }
+    };
+    let (mut phase, mut bank) = (u64::MAX, u64::MAX);
+    let (mut run, mut degree) = (0u64, 0u64);
     for &k in keys.iter() {
-        let b = k >> 48;
+        if k >> PHASE_SHIFT != phase {
+            close(degree);
+            phase = k >> PHASE_SHIFT;
+            degree = 0;
+        }
+        let b = k >> BANK_SHIFT;
         run = if b == bank { run + 1 } else { 1 };
         bank = b;
-        best = best.max(run);
+        degree = degree.max(run);
     }
-    best.max(1)
+    close(degree);
+    cost
 }
+
+/// [`banks`] without sorting for the common access where no bank holds
+/// two distinct words in one phase; `None` at the first such conflict.
+fn conflict_free(mask: u32, accesses: &[(u64, u32)], shift: u32) -> Option<Banks> {
+    // The word each bank serves in the current phase, for the banks of
+    // `used`.
+    let mut word = [0u64; hw::SHARED_BANKS as usize];
+    let mut used = 0u32;
+    let (mut phase, mut phases) = (u32::MAX, 0u64);
+    let mut lanes = mask;
+    for &(a, n) in accesses {
+        let lane = lanes.trailing_zeros();
+        lanes &= lanes.wrapping_sub(1);
+        if n == 0 {
+            continue;
+        }
+        if lane >> shift != phase {
+            phase = lane >> shift;
+            phases += 1;
+            used = 0;
+        }
+        let off = addr::offset(a);
+        let first = off / hw::BANK_WIDTH_BYTES;
+        let last = (off + u64::from(n) - 1) / hw::BANK_WIDTH_BYTES;
+        for w in first..=last {
+            let b = (w % hw::SHARED_BANKS) as usize;
+            if used & (1 << b) == 0 {
+                used |= 1 << b;
+                word[b] = w;
+            } else if word[b] != w {
+                return None;
+            }
+        }
+    }
+    Some(Banks {
+        degree: 1,
+        wavefronts: phases,
+        ideal_wavefronts: phases,
+    })
+}
+
+const BANK_SHIFT: u32 = 48;
+const PHASE_SHIFT: u32 = 56;
 
 #[cfg(test)]
 mod tests {
@@ -209,19 +364,112 @@ mod tests {
         assert_eq!(sectors(&lanes(|t| base + 4 + 4 * t, 4), &mut k), (5, 4));
     }
 
+    fn banks_of(mask: u32, f: impl Fn(u64) -> u64, bytes: u32) -> (u64, u64, u64) {
+        let mut k = Scratch::default();
+        let acc: Vec<(u64, u32)> = (0..32)
+            .filter(|&t| mask & (1 << t) != 0)
+            .map(|t| (f(t), bytes))
+            .collect();
+        let b = banks(mask, &acc, &mut k);
+        (b.degree, b.wavefronts, b.ideal_wavefronts)
+    }
+
+    const ALL: u32 = u32::MAX;
+
     #[test]
     fn bank_conflicts() {
         let mut k = Scratch::default();
         let s = addr::encode(addr::SHARED, 1, 0);
+        let degree = |a: Vec<(u64, u32)>, k: &mut Scratch| banks(ALL, &a, k).degree;
         // s[t]: 32 words in 32 banks.
-        assert_eq!(conflict_degree(&lanes(|t| s + 4 * t, 4), &mut k), 1);
+        assert_eq!(degree(lanes(|t| s + 4 * t, 4), &mut k), 1);
         // s[32 t]: word 32t is always bank 0: 32-way.
-        assert_eq!(conflict_degree(&lanes(|t| s + 128 * t, 4), &mut k), 32);
+        assert_eq!(degree(lanes(|t| s + 128 * t, 4), &mut k), 32);
         // s[33 t]: bank (33 t) mod 32 = t: conflict-free.
-        assert_eq!(conflict_degree(&lanes(|t| s + 132 * t, 4), &mut k), 1);
+        assert_eq!(degree(lanes(|t| s + 132 * t, 4), &mut k), 1);
         // s[2 t]: banks 0, 2, ..., 30 each get 2 words: 2-way.
-        assert_eq!(conflict_degree(&lanes(|t| s + 8 * t, 4), &mut k), 2);
+        assert_eq!(degree(lanes(|t| s + 8 * t, 4), &mut k), 2);
         // Everyone reads s[5]: broadcast.
-        assert_eq!(conflict_degree(&lanes(|_| s + 20, 4), &mut k), 1);
+        assert_eq!(degree(lanes(|_| s + 20, 4), &mut k), 1);
+        // 4 bytes or less: one phase of 32 lanes, wavefronts = degree.
+        assert_eq!(banks_of(ALL, |t| s + 128 * t, 4), (32, 32, 1));
+        assert_eq!(banks_of(ALL, |t| s + 8 * t, 4), (2, 2, 1));
+        // char s[t]: 32 bytes in words 0..7: conflict-free.
+        assert_eq!(banks_of(ALL, |t| s + t, 1), (1, 1, 1));
+    }
+
+    #[test]
+    fn eight_byte_accesses_take_two_phases() {
+        let s = addr::encode(addr::SHARED, 1, 0);
+        // double s[t]: lane t at 8t. Phase 0 (lanes 0-15) is bytes 0..127 =
+        // words 0..31, phase 1 words 32..63: one word per bank in each.
+        assert_eq!(banks_of(ALL, |t| s + 8 * t, 8), (1, 2, 2));
+        // double s[2t]: lane t at 16t, words 4t and 4t+1. Lanes 0-7 use
+        // banks 0,1,4,5,...,28,29 and lanes 8-15 (words 32..61) the same
+        // banks again: 2 words per bank, degree 2 in each phase, 4
+        // wavefronts for an ideal 2.
+        assert_eq!(banks_of(ALL, |t| s + 16 * t, 8), (2, 4, 2));
+        // double s[16t]: lane t at 128t, words 32t and 32t+1 in banks 0 and
+        // 1: 16 words per bank per phase, 32 wavefronts for an ideal 2.
+        assert_eq!(banks_of(ALL, |t| s + 128 * t, 8), (16, 32, 2));
+        // Everyone reads s[3] (words 6, 7): a broadcast in each phase.
+        assert_eq!(banks_of(ALL, |_| s + 24, 8), (1, 2, 2));
+        // Only lanes 0-15 (or 16-31) active: one phase costs nothing.
+        assert_eq!(banks_of(0x0000_ffff, |t| s + 8 * t, 8), (1, 1, 1));
+        assert_eq!(banks_of(0xffff_0000, |t| s + 8 * t, 8), (1, 1, 1));
+        // Lanes 0 and 16 alone: one lane in each phase.
+        assert_eq!(banks_of(0x0001_0001, |t| s + 8 * t, 8), (1, 2, 2));
+    }
+
+    #[test]
+    fn sixteen_byte_accesses_take_four_phases() {
+        let s = addr::encode(addr::SHARED, 1, 0);
+        // float4 s[t]: lane t at 16t. Each phase of 8 lanes reads 8 x 4 = 32
+        // consecutive words: conflict-free, 4 wavefronts, ideal 4.
+        assert_eq!(banks_of(ALL, |t| s + 16 * t, 16), (1, 4, 4));
+        // float4 s[2t]: lane t at 32t, words 8t..8t+3. Lanes 0-3 use banks
+        // 0-3, 8-11, 16-19, 24-27 and lanes 4-7 (words 32..59) the same
+        // banks again: degree 2 in each phase, 8 wavefronts for an ideal 4.
+        assert_eq!(banks_of(ALL, |t| s + 32 * t, 16), (2, 8, 4));
+        // Lanes 8-15 only: phase 1 alone.
+        assert_eq!(banks_of(0x0000_ff00, |t| s + 16 * t, 16), (1, 1, 1));
+        // 32 bytes per lane are split like 16: 8 lanes x 8 words = 64
+        // consecutive words per phase, 2 per bank.
+        assert_eq!(banks_of(ALL, |t| s + 32 * t, 32), (2, 8, 4));
+    }
+
+    #[test]
+    fn no_bytes_no_wavefronts() {
+        let s = addr::encode(addr::SHARED, 1, 0);
+        assert_eq!(banks_of(ALL, |t| s + 4 * t, 0), (1, 0, 0));
+    }
+
+    #[test]
+    fn values_at_the_most_lanes_restart_at_a_new_maximum() {
+        let mut st = SiteStats::default();
+        assert!(st.lanes(16));
+        st.sectors_at_max.add(2);
+        assert!(!st.lanes(8));
+        assert!(st.lanes(32));
+        st.sectors_at_max.add(4);
+        assert!(st.lanes(32));
+        st.sectors_at_max.add(8);
+        assert_eq!(
+            (st.lanes_max, st.sectors_at_max.min, st.sectors_at_max.max),
+            (32, 4, 8)
+        );
+        // Merging keeps the side with more lanes, or both when equal.
+        let mut fewer = SiteStats::default();
+        fewer.lanes(16);
+        fewer.sectors_at_max.add(1);
+        fewer.by_warp = vec![(1, 0)];
+        let mut m = fewer.clone();
+        m.merge(&st);
+        assert_eq!((m.lanes_max, m.sectors_at_max), (32, st.sectors_at_max));
+        m.merge(&fewer);
+        assert_eq!((m.lanes_max, m.sectors_at_max), (32, st.sectors_at_max));
+        m.merge(&st);
+        assert_eq!((m.sectors_at_max.count, m.sectors_at_max.total), (4, 24));
+        assert_eq!(m.by_warp, vec![(2, 0)]);
     }
 }

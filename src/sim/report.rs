@@ -111,6 +111,39 @@ pub struct SiteJson {
     pub divergent: u64,
     /// Executions whose active lanes disagreed on the address or condition.
     pub nonuniform: u64,
+    /// The most active lanes of any execution.
+    pub lanes_max: u32,
+    /// Sectors per request over the executions with `lanes_max` lanes
+    /// (global sites).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sectors_at_max: Option<MinMaxJson>,
+    /// Conflict degree over the executions with `lanes_max` lanes (shared
+    /// sites).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conflict_at_max: Option<MinMaxJson>,
+    /// Wavefronts per access (shared sites).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wavefronts: Option<MinMaxJson>,
+    /// Wavefronts the accesses would take without bank conflicts, in all
+    /// (shared sites).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ideal_wavefronts: Option<u64>,
+    /// Distinct warps, (block, warp) pairs, that ran the branch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warps: Option<u64>,
+    /// Distinct warps the branch split at least once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub divergent_warps: Option<u64>,
+    /// Per warp of the block (linear thread id / 32): in how many blocks it
+    /// ran the branch and in how many the branch split it (branches).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by_warp: Option<Vec<WarpSiteJson>>,
+}
+
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WarpSiteJson {
+    pub executed: u64,
+    pub diverged: u64,
 }
 
 /// A site's key in the report.
@@ -123,10 +156,16 @@ struct Key {
     space: Option<&'static str>,
 }
 
-fn key(m: &Module, info: &SiteInfo, stats: &SiteStats) -> Key {
+/// A site's source position: file, line and column (empty and zero
+/// without debug info).
+fn position(m: &Module, info: &SiteInfo) -> (String, u32, u32) {
     let f = m.func(info.func);
     let pos = m.inst_pos(f, info.inst).map(|p| Position::resolve(m, &p));
-    let (file, line, column) = pos.map(|p| (p.file, p.line, p.col)).unwrap_or_default();
+    pos.map(|p| (p.file, p.line, p.col)).unwrap_or_default()
+}
+
+fn key(m: &Module, info: &SiteInfo, stats: &SiteStats) -> Key {
+    let (file, line, column) = position(m, info);
     let space = match info.kind {
         SiteKind::Branch => None,
         _ => Some(stats.space.map_or("unknown", |s| s.name())),
@@ -140,11 +179,38 @@ fn key(m: &Module, info: &SiteInfo, stats: &SiteStats) -> Key {
     }
 }
 
+/// Numbers the branch sites by the report key they merge into (branches
+/// have no space, so the key is known before the run): branches sharing a
+/// number are one site of the report, and a warp running any of them runs
+/// that site. Returns each site's number (`u32::MAX` for memory sites) and
+/// how many numbers there are.
+pub(crate) fn branch_groups(m: &Module, sites: &[SiteInfo]) -> (Vec<u32>, usize) {
+    let mut numbers: BTreeMap<(String, u32, u32), u32> = BTreeMap::new();
+    let groups = sites
+        .iter()
+        .map(|info| match info.kind {
+            SiteKind::Branch => {
+                let next = numbers.len() as u32;
+                *numbers.entry(position(m, info)).or_insert(next)
+            }
+            _ => u32::MAX,
+        })
+        .collect();
+    (groups, numbers.len())
+}
+
 fn range(r: &Range) -> RangeJson {
     RangeJson {
         min: r.min,
         max: r.max,
         total: r.total,
+    }
+}
+
+fn min_max(r: &Range) -> MinMaxJson {
+    MinMaxJson {
+        min: r.min,
+        max: r.max,
     }
 }
 
@@ -156,21 +222,36 @@ pub fn sites(m: &Module, outcome: &Outcome) -> Vec<SiteJson> {
     }
     merged
         .into_iter()
-        .map(|(k, s)| SiteJson {
-            kind: k.kind.name(),
-            file: k.file,
-            line: k.line,
-            column: k.column,
-            space: k.space,
-            executions: s.executions,
-            sectors: (k.space == Some("global")).then(|| range(&s.sectors)),
-            ideal_sectors: (k.space == Some("global")).then_some(s.ideal_sectors),
-            conflict: (k.space == Some("shared")).then_some(MinMaxJson {
-                min: s.conflict.min,
-                max: s.conflict.max,
-            }),
-            divergent: s.divergent,
-            nonuniform: s.nonuniform,
+        .map(|(k, s)| {
+            let global = k.space == Some("global");
+            let shared = k.space == Some("shared");
+            let branch = k.kind == SiteKind::Branch;
+            SiteJson {
+                kind: k.kind.name(),
+                file: k.file,
+                line: k.line,
+                column: k.column,
+                space: k.space,
+                executions: s.executions,
+                sectors: global.then(|| range(&s.sectors)),
+                ideal_sectors: global.then_some(s.ideal_sectors),
+                conflict: shared.then(|| min_max(&s.conflict)),
+                divergent: s.divergent,
+                nonuniform: s.nonuniform,
+                lanes_max: s.lanes_max,
+                sectors_at_max: global.then(|| min_max(&s.sectors_at_max)),
+                conflict_at_max: shared.then(|| min_max(&s.conflict_at_max)),
+                wavefronts: shared.then(|| min_max(&s.wavefronts)),
+                ideal_wavefronts: shared.then_some(s.ideal_wavefronts),
+                warps: branch.then_some(s.warps),
+                divergent_warps: branch.then_some(s.divergent_warps),
+                by_warp: branch.then(|| {
+                    s.by_warp
+                        .iter()
+                        .map(|&(executed, diverged)| WarpSiteJson { executed, diverged })
+                        .collect()
+                }),
+            }
         })
         .collect()
 }
@@ -289,8 +370,25 @@ pub fn text(r: &Report) -> String {
                 x.total,
                 s.ideal_sectors.unwrap_or(0)
             ),
-            (_, Some(c)) => format!("conflict {}..{}-way", c.min, c.max),
-            _ if s.kind == "branch" => format!("divergent {}", s.divergent),
+            (_, Some(c)) => {
+                let mut d = format!("conflict {}..{}-way", c.min, c.max);
+                if let Some(w) = &s.wavefronts {
+                    let _ = write!(
+                        d,
+                        ", wavefronts {}..{} (ideal {})",
+                        w.min,
+                        w.max,
+                        s.ideal_wavefronts.unwrap_or(0)
+                    );
+                }
+                d
+            }
+            _ if s.kind == "branch" => format!(
+                "divergent {} (in {} of {} warps)",
+                s.divergent,
+                s.divergent_warps.unwrap_or(0),
+                s.warps.unwrap_or(0)
+            ),
             _ => String::new(),
         };
         if s.nonuniform > 0 && s.kind != "branch" {
@@ -309,4 +407,83 @@ pub fn text(r: &Report) -> String {
         let _ = writeln!(out, "{name} = [{}]", shown.join(", "));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(s: &SiteJson) -> serde_json::Value {
+        serde_json::to_value(s).unwrap()
+    }
+
+    fn base(kind: &'static str, space: Option<&'static str>) -> SiteJson {
+        SiteJson {
+            kind,
+            file: "k.cu".into(),
+            line: 3,
+            column: 5,
+            space,
+            executions: 2,
+            sectors: None,
+            ideal_sectors: None,
+            conflict: None,
+            divergent: 0,
+            nonuniform: 0,
+            lanes_max: 32,
+            sectors_at_max: None,
+            conflict_at_max: None,
+            wavefronts: None,
+            ideal_wavefronts: None,
+            warps: None,
+            divergent_warps: None,
+            by_warp: None,
+        }
+    }
+
+    #[test]
+    fn site_keys_are_additive() {
+        let mm = |min, max| Some(MinMaxJson { min, max });
+        let shared = SiteJson {
+            conflict: mm(1, 2),
+            conflict_at_max: mm(1, 1),
+            wavefronts: mm(2, 4),
+            ideal_wavefronts: Some(4),
+            ..base("load", Some("shared"))
+        };
+        assert_eq!(
+            json(&shared),
+            serde_json::json!({
+                "kind": "load", "file": "k.cu", "line": 3, "column": 5,
+                "space": "shared", "executions": 2, "conflict": {"min": 1, "max": 2},
+                "divergent": 0, "nonuniform": 0, "lanes_max": 32,
+                "conflict_at_max": {"min": 1, "max": 1},
+                "wavefronts": {"min": 2, "max": 4}, "ideal_wavefronts": 4
+            })
+        );
+        let branch = SiteJson {
+            warps: Some(2),
+            divergent_warps: Some(1),
+            by_warp: Some(vec![
+                WarpSiteJson {
+                    executed: 1,
+                    diverged: 1,
+                },
+                WarpSiteJson {
+                    executed: 1,
+                    diverged: 0,
+                },
+            ]),
+            ..base("branch", None)
+        };
+        assert_eq!(
+            json(&branch),
+            serde_json::json!({
+                "kind": "branch", "file": "k.cu", "line": 3, "column": 5,
+                "executions": 2, "divergent": 0, "nonuniform": 0, "lanes_max": 32,
+                "warps": 2, "divergent_warps": 1,
+                "by_warp": [{"executed": 1, "diverged": 1}, {"executed": 1, "diverged": 0}]
+            })
+        );
+    }
 }

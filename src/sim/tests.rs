@@ -62,6 +62,25 @@ fn shared_array_through_a_generic_pointer() {
     // Both shared accesses touch 32 consecutive words per warp: no conflict.
     assert_eq!(o.totals.conflicts, 0);
     assert_eq!(o.totals.wavefronts, 4);
+    for (info, stats) in &o.sites {
+        if info.kind != crate::analysis::SiteKind::Branch {
+            assert_eq!((stats.lanes_max, stats.by_warp.len()), (32, 0));
+        }
+    }
+    let shared: Vec<_> = o
+        .sites
+        .iter()
+        .filter(|(_, s)| s.space == Some(crate::memory::Space::Shared))
+        .collect();
+    assert_eq!(shared.len(), 2);
+    for (_, s) in shared {
+        // Two warps, one wavefront each.
+        assert_eq!(
+            (s.wavefronts.max, s.wavefronts.total, s.ideal_wavefronts),
+            (1, 2, 2)
+        );
+        assert_eq!((s.conflict_at_max.min, s.conflict_at_max.max), (1, 1));
+    }
 }
 
 /// A loop run `t % 4` times whose phis swap `a` and `b` each trip:
@@ -127,4 +146,8 @@ fn loop_phis_swap_in_parallel_and_exits_diverge() {
         .find(|(s, _)| s.kind == crate::analysis::SiteKind::Branch)
         .unwrap();
     assert_eq!((stats.executions, stats.divergent), (4, 3));
+    // One warp, split three times, counts once; the first test has all 32
+    // lanes.
+    assert_eq!((stats.warps, stats.divergent_warps), (1, 1));
+    assert_eq!((stats.by_warp.clone(), stats.lanes_max), (vec![(1, 1)], 32));
 }

@@ -7,6 +7,10 @@ use super::{Machine, Warp};
 use crate::sim::code::{Func, Switch};
 use crate::sim::scalar;
 
+/// Which of a warp's marks in `Machine::seen` to set.
+const RAN: usize = 0;
+const SPLIT: usize = 1;
+
 impl Machine<'_> {
     /// An unconditional branch: every active lane along `edge`.
     pub(super) fn jump(&mut self, w: &mut Warp, func: &Func, edge: u32, mask: u32) {
@@ -27,9 +31,11 @@ impl Machine<'_> {
         let split = [taken, mask & !taken];
         let stats = &mut self.sites[site as usize];
         stats.executions += 1;
+        stats.lanes(mask.count_ones());
         if split[0] != 0 && split[1] != 0 {
             stats.nonuniform += 1;
         }
+        self.warp_at(w.index, site, RAN);
         let mut groups = Groups::new();
         for (&edge, &m) in edges.iter().zip(&split) {
             groups.add(edge, &func.edges[edge as usize], m);
@@ -54,9 +60,11 @@ impl Machine<'_> {
         });
         let stats = &mut self.sites[s.site as usize];
         stats.executions += 1;
+        stats.lanes(mask.count_ones());
         if !same {
             stats.nonuniform += 1;
         }
+        self.warp_at(w.index, s.site, RAN);
         self.take(w, func, &groups, s.ipdom, Some(s.site));
     }
 
@@ -78,10 +86,32 @@ impl Machine<'_> {
         }
         if let Some(site) = site {
             self.sites[site as usize].divergent += 1;
+            self.warp_at(w.index, site, SPLIT);
         }
         w.counters.divwarps += 1;
         let ipdom_pc = control::reconvergence_pc(&func.block_pc, ipdom);
         control::diverge(&mut frame.stack, groups, ipdom, ipdom_pc);
+    }
+
+    /// Counts warp `warp` of the current block as having run branch `site`
+    /// (`RAN`) or been split by it (`SPLIT`), once per block.
+    #[inline]
+    fn warp_at(&mut self, warp: u32, site: u32, what: usize) {
+        let slot = self.groups[site as usize] as usize * self.warps_per_block + warp as usize;
+        let last = &mut self.seen[slot][what];
+        if *last == self.epoch {
+            return;
+        }
+        *last = self.epoch;
+        let stats = &mut self.sites[site as usize];
+        let per_warp = &mut stats.by_warp[warp as usize];
+        if what == RAN {
+            stats.warps += 1;
+            per_warp.0 += 1;
+        } else {
+            stats.divergent_warps += 1;
+            per_warp.1 += 1;
+        }
     }
 
     /// `ret`: the lanes leave the stack entry; the frame ends when no

@@ -24,6 +24,8 @@ pub struct MemCtx<'a, 'v> {
 struct Accesses {
     list: [(u64, u32); LANES],
     len: usize,
+    /// The lanes, one per entry of `list`.
+    mask: u32,
 }
 
 impl Accesses {
@@ -32,6 +34,7 @@ impl Accesses {
         let mut acc = Accesses {
             list: [(0, 0); LANES],
             len: 0,
+            mask,
         };
         each(mask, |l| {
             acc.list[acc.len] = (a[l], bytes(l));
@@ -47,7 +50,8 @@ impl Accesses {
 
 impl MemCtx<'_, '_> {
     /// Adds one warp-level access at `site` to the site and warp counters.
-    fn record(&mut self, site: u32, accesses: &[(u64, u32)]) {
+    fn record(&mut self, site: u32, acc: &Accesses) {
+        let accesses = acc.as_slice();
         let Some(&(first, _)) = accesses.first() else {
             return;
         };
@@ -57,19 +61,28 @@ impl MemCtx<'_, '_> {
         if accesses.iter().any(|&(a, _)| a != first) {
             stats.nonuniform += 1;
         }
+        let at_max = stats.lanes(acc.len as u32);
         let in_space = |s: Space| accesses.iter().all(|&(a, _)| cost::space_of(a) == s);
         if in_space(Space::Global) {
             let (sectors, ideal) = cost::sectors(accesses, self.scratch);
             stats.sectors.add(sectors);
             stats.ideal_sectors += ideal;
+            if at_max {
+                stats.sectors_at_max.add(sectors);
+            }
             self.counters.requests += 1;
             self.counters.sectors += sectors;
             self.counters.ideal_sectors += ideal;
         } else if in_space(Space::Shared) {
-            let degree = cost::conflict_degree(accesses, self.scratch);
-            stats.conflict.add(degree);
-            self.counters.wavefronts += degree;
-            self.counters.conflicts += degree - 1;
+            let b = cost::banks(acc.mask, accesses, self.scratch);
+            stats.conflict.add(b.degree);
+            if at_max {
+                stats.conflict_at_max.add(b.degree);
+            }
+            stats.wavefronts.add(b.wavefronts);
+            stats.ideal_wavefronts += b.ideal_wavefronts;
+            self.counters.wavefronts += b.wavefronts;
+            self.counters.conflicts += b.wavefronts - b.ideal_wavefronts;
         }
     }
 
@@ -80,7 +93,7 @@ impl MemCtx<'_, '_> {
         (dst, addr, s, site): (Slot, Slot, Scalar, u32),
     ) -> Result<(), LaneFault> {
         let n = s.bytes();
-        self.record(site, Accesses::gather(regs, mask, addr, |_| n).as_slice());
+        self.record(site, &Accesses::gather(regs, mask, addr, |_| n));
         let a = *row(regs, addr);
         let m = scalar_mask(s);
         try_each(mask, |l| {
@@ -100,7 +113,7 @@ impl MemCtx<'_, '_> {
         (src, addr, s, site): (Slot, Slot, Scalar, u32),
     ) -> Result<(), LaneFault> {
         let n = s.bytes();
-        self.record(site, Accesses::gather(regs, mask, addr, |_| n).as_slice());
+        self.record(site, &Accesses::gather(regs, mask, addr, |_| n));
         let (a, v) = (row(regs, addr), row(regs, src));
         try_each(mask, |l| {
             let b = self
@@ -120,10 +133,7 @@ impl MemCtx<'_, '_> {
         x: &Leaves,
         write: bool,
     ) -> Result<(), LaneFault> {
-        self.record(
-            x.site,
-            Accesses::gather(regs, mask, x.addr, |_| x.bytes).as_slice(),
-        );
+        self.record(x.site, &Accesses::gather(regs, mask, x.addr, |_| x.bytes));
         let a = *row(regs, x.addr);
         try_each(mask, |l| {
             for (k, leaf) in x.leaves.iter().enumerate() {
@@ -144,10 +154,7 @@ impl MemCtx<'_, '_> {
     /// Lanes perform their read-modify-writes one after another, lowest first.
     pub fn atomic(&mut self, regs: &mut [u64], mask: u32, x: &Atomic) -> Result<(), LaneFault> {
         let n = x.scalar.bytes();
-        self.record(
-            x.site,
-            Accesses::gather(regs, mask, x.addr, |_| n).as_slice(),
-        );
+        self.record(x.site, &Accesses::gather(regs, mask, x.addr, |_| n));
         let (a, v, c) = (*row(regs, x.addr), *row(regs, x.val), *row(regs, x.cmp));
         let m = scalar_mask(x.scalar);
         try_each(mask, |l| {
@@ -171,15 +178,9 @@ impl MemCtx<'_, '_> {
         let len_mask = scalar::mask(u32::from(x.len_bits));
         let bytes = |l: usize| u32::try_from(len[l] & len_mask).unwrap_or(u32::MAX);
         if !x.is_set {
-            self.record(
-                x.load_site,
-                Accesses::gather(regs, mask, x.src, bytes).as_slice(),
-            );
+            self.record(x.load_site, &Accesses::gather(regs, mask, x.src, bytes));
         }
-        self.record(
-            x.store_site,
-            Accesses::gather(regs, mask, x.dst, bytes).as_slice(),
-        );
+        self.record(x.store_site, &Accesses::gather(regs, mask, x.dst, bytes));
         let (d, s) = (*row(regs, x.dst), *row(regs, x.src));
         let mut tmp = Vec::new();
         try_each(mask, |l| {

@@ -22,6 +22,8 @@ use super::cost::{Scratch, SiteStats};
 use super::error::{ErrorKind, SimError};
 use super::layout::Layout;
 use super::memory::{Buffer, View};
+use super::report;
+use crate::analysis::SiteKind;
 use crate::ir::Module;
 
 /// Most arguments a math function takes.
@@ -60,6 +62,16 @@ pub struct Machine<'m> {
     pub shared: Vec<u8>,
     /// Shared memory per block: static variables plus dynamic bytes.
     pub shared_bytes: u64,
+    /// The number of the block being run, counting from 1: marks which
+    /// block a warp's entry in `seen` is from.
+    pub epoch: u32,
+    /// Per branch group (see [`report::branch_groups`]) and warp of the
+    /// block: the last epoch the warp ran the branch and the last it split
+    /// there, so each (block, warp) counts once.
+    seen: Vec<[u32; 2]>,
+    /// Each site's branch group.
+    groups: Vec<u32>,
+    warps_per_block: usize,
     pools: Pools,
     scratch: Scratch,
     phi_tmp: Vec<[u64; LANES]>,
@@ -74,17 +86,35 @@ impl<'m> Machine<'m> {
         objects: Vec<Buffer>,
         shared_bytes: u64,
     ) -> Self {
+        let threads: u32 = block_dim.iter().product();
+        let warps_per_block = threads.div_ceil(crate::hw::WARP_SIZE) as usize;
+        let (groups, n_groups) = report::branch_groups(module, &program.sites);
+        let sites = program
+            .sites
+            .iter()
+            .map(|s| SiteStats {
+                by_warp: match s.kind {
+                    SiteKind::Branch => vec![(0, 0); warps_per_block],
+                    _ => Vec::new(),
+                },
+                ..SiteStats::default()
+            })
+            .collect();
         Machine {
             module,
             program,
             grid,
             block_dim,
             objects,
-            sites: vec![SiteStats::default(); program.sites.len()],
+            sites,
             output: Vec::new(),
             block: [0; 3],
             shared: Vec::new(),
             shared_bytes,
+            epoch: 0,
+            seen: vec![[0; 2]; n_groups * warps_per_block],
+            groups,
+            warps_per_block,
             pools: Pools::new(program.funcs.len()),
             scratch: Scratch::default(),
             phi_tmp: Vec::new(),
