@@ -53,6 +53,9 @@ pub struct Builder<'a> {
     /// Memo keys in insertion order, so a loop phi's trial can be undone.
     log: Vec<(FuncId, Value)>,
     active: HashSet<(FuncId, Value)>,
+    /// The instructions being built, innermost last: the readers of the
+    /// operands being fetched.
+    users: Vec<InstId>,
     depth: usize,
     /// Values that fell back to a leaf because of a budget.
     pub over_budget: usize,
@@ -76,6 +79,7 @@ impl<'a> Builder<'a> {
             memo: HashMap::new(),
             log: Vec::new(),
             active: HashSet::new(),
+            users: Vec::new(),
             depth: 0,
             over_budget: 0,
         }
@@ -110,9 +114,36 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// `v` as the instruction being built reads it. A value that leaves a
+    /// loop through an exit lanes take on different iterations differs
+    /// between them there, whatever it was inside: it is a leaf.
     fn poly(&mut self, f: FuncId, v: Value) -> Poly {
+        if let (Some(&user), Value::Inst(def)) = (self.users.last(), v) {
+            if self.escapes(f, def, user) && self.deps.is_dependent_at(f, v, user) {
+                let a = self
+                    .arena
+                    .intern_atom(Atom::Opaque(f, v), Congruence::UNKNOWN);
+                return Poly::atom(a);
+            }
+        }
         let e = self.value(f, v);
         self.arena.poly(e).clone()
+    }
+
+    /// Whether some loop holds `def` but not `user`.
+    fn escapes(&self, f: FuncId, def: InstId, user: InstId) -> bool {
+        let func = self.m.func(f);
+        let g = self.graphs.func(f);
+        let ub = func.inst(user).block;
+        let mut l = g.loops.loop_of(func.inst(def).block);
+        while let Some(id) = l {
+            let lp = g.loops.get(id);
+            if !lp.contains(ub) {
+                return true;
+            }
+            l = lp.parent;
+        }
+        false
     }
 
     /// A value with no structure we use.
@@ -172,13 +203,23 @@ impl<'a> Builder<'a> {
         let m = self.m;
         let inst = m.func(f).inst(i);
         let v = Value::Inst(i);
+        self.users.push(i);
         let built = match inst.op {
             Opcode::Phi => Some(self.phi(f, i)),
             Opcode::Load => Some(self.load(f, i)),
             Opcode::Call => self.call(f, i),
             op => self.operation(f, v, op, &inst.operands, &inst.kind, inst.ty),
         };
-        built.unwrap_or_else(|| self.leaf(f, v))
+        self.users.pop();
+        let p = built.unwrap_or_else(|| self.leaf(f, v));
+        // Never call uniform what the taint analysis proves may differ: an
+        // expression of uniform atoms only, for a dependent value, missed
+        // how lanes part (loop skew, say).
+        let e = self.arena.intern(p.clone());
+        if self.deps.is_dependent(f, v) && !self.arena.is_thread(e) && p.as_const().is_none() {
+            return self.leaf(f, v);
+        }
+        p
     }
 
     /// Arithmetic, casts, comparisons, `select` and GEPs, for instructions

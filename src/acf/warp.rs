@@ -13,7 +13,9 @@
 //! a condition known per lane, and (for `must`) none for anything else. A
 //! block with several controlling edges gets the union for `may` and
 //! nothing for `must`. Loops make this a fixpoint: `may` only grows from
-//! empty and `must` only shrinks from the full warp.
+//! empty and `must` only shrinks from the full warp. Inside a loop whose
+//! exit can split the warp, lanes drop out over the iterations, so no lane
+//! is `must` there.
 
 use super::expr::*;
 use super::lanes::{self, Column, Lanes, ALL, LANES};
@@ -362,6 +364,23 @@ pub fn active_lanes(
         }
         if !changed {
             break;
+        }
+    }
+    // Lanes leave a loop whose exit they disagree on over several
+    // iterations: inside it, none is sure to be active.
+    for (_, lp) in g.loops.iter() {
+        let parts = lp.exiting.iter().any(|x| {
+            !matches!(
+                conds.get(x),
+                None | Some(Cond::Uniform) | Some(Cond::Threshold { bounded: true, .. })
+            ) && g.cfg.is_branch(*x)
+        });
+        if parts {
+            for b in &lp.blocks {
+                if let Some(s) = state.get_mut(b) {
+                    s.1 = 0;
+                }
+            }
         }
     }
     state
