@@ -5,6 +5,23 @@ use super::expr::{Arena, Atom, Poly, Uniform};
 use crate::graph::FunctionGraphs;
 use crate::ir::{BlockId, FuncId, Module, Value};
 
+/// The terms of `u` that change inside a loop around `b`.
+pub fn variant_terms(
+    m: &Module,
+    g: &FunctionGraphs,
+    arena: &Arena,
+    u: &Poly,
+    f: FuncId,
+    b: BlockId,
+) -> Poly {
+    Poly::from_terms(
+        u.terms
+            .iter()
+            .filter(|t| !loop_invariant(m, g, arena, &Poly::from_terms([(*t).clone()]), f, b))
+            .cloned(),
+    )
+}
+
 pub fn loop_invariant(
     m: &Module,
     g: &FunctionGraphs,

@@ -38,6 +38,8 @@ pub struct WarpFacts {
     values: HashMap<ExprId, Lanes>,
     conds: HashMap<(FuncId, BlockId), Cond>,
     active: HashMap<(FuncId, BlockId), (u32, u32)>,
+    /// `must` without assuming bounds checks pass whole warps.
+    strict: HashMap<(FuncId, BlockId), u32>,
     sweeps: HashMap<(FuncId, BlockId), sweep::Sweep>,
 }
 
@@ -107,10 +109,10 @@ impl KernelAcf {
         let mut facts: Vec<WarpFacts> = warps.iter().map(|_| WarpFacts::default()).collect();
         for (ev, wf) in evs.iter_mut().zip(&mut facts) {
             for &(f, blk, e) in &branches {
-                let invariant = |ar: &Arena, u: &expr::Poly| {
-                    invariance::loop_invariant(m, graphs.func(f), ar, u, f, blk)
+                let variant = |ar: &Arena, u: &expr::Poly| {
+                    invariance::variant_terms(m, graphs.func(f), ar, u, f, blk)
                 };
-                let c = warp::condition(&mut arena, ev, m.func(f), blk, e, &invariant);
+                let c = warp::condition(&mut arena, ev, m.func(f), blk, e, &variant);
                 wf.conds.insert((f, blk), c);
             }
         }
@@ -134,8 +136,11 @@ impl KernelAcf {
                     .filter(|((g, _), _)| *g == f)
                     .map(|((_, blk), c)| (*blk, c.clone()))
                     .collect();
-                for (blk, mask) in warp::active_lanes(graphs.func(f), entry, &conds) {
+                for (blk, mask) in warp::active_lanes(graphs.func(f), entry, &conds, true) {
                     wf.active.insert((f, blk), mask);
+                }
+                for (blk, (_, must)) in warp::active_lanes(graphs.func(f), entry, &conds, false) {
+                    wf.strict.insert((f, blk), must);
                 }
             }
             for &e in exprs.values() {
@@ -199,6 +204,12 @@ impl KernelAcf {
     /// `(may, must)` active lanes of block `b` in warp `w`.
     pub fn active(&self, w: usize, f: FuncId, b: BlockId) -> (u32, u32) {
         self.facts[w].active.get(&(f, b)).copied().unwrap_or((0, 0))
+    }
+
+    /// Lanes active every time block `b` runs in warp `w`, even in the
+    /// warp a bounds check cuts (for the figures' minimum).
+    pub fn active_strict(&self, w: usize, f: FuncId, b: BlockId) -> u32 {
+        self.facts[w].strict.get(&(f, b)).copied().unwrap_or(0)
     }
 
     /// Whether `v` has one value in every warp, over the lanes that can be

@@ -130,11 +130,15 @@ pub enum Cond {
     Threshold {
         pred: IntPred,
         u: Poly,
-        d: Column,
+        d: Box<Column>,
         /// The integer ranges of `T` that split the lanes of `may`, when
         /// `U` has one value in every execution of the branch (no atom of
-        /// it changes in a loop around the branch); `None` otherwise.
+        /// it changes in a loop around the branch), or one value modulo
+        /// `period`; `None` otherwise.
         splits: Option<Vec<(i128, i128)>>,
+        /// What the parts of `U` that change in a loop are a multiple of
+        /// (a grid-stride loop's `blockDim.x * gridDim.x`), when they are.
+        period: Option<i128>,
         /// No other warp of the block has a splitting threshold in common
         /// with this one: one value of `U` splits at most one warp, and the
         /// others go one way as a whole.
@@ -164,7 +168,7 @@ pub fn condition(
     func: &Function,
     b: BlockId,
     cond: ExprId,
-    invariant: &dyn Fn(&Arena, &Poly) -> bool,
+    variant: &dyn Fn(&Arena, &Poly) -> Poly,
 ) -> Cond {
     let Some(term) = func.terminator(b) else {
         return Cond::Unknown;
@@ -178,7 +182,7 @@ pub fn condition(
             if let Some(c) = value.concrete(ev.warp.exists) {
                 return Cond::PerLane(c.map(|x| u8::from(x == 0)));
             }
-            threshold(arena, ev, cond, invariant).unwrap_or(Cond::Unknown)
+            combined(arena, ev, cond, variant).unwrap_or(Cond::Unknown)
         }
         InstKind::Switch { cases, .. } => {
             let Some(c) = value.concrete(ev.warp.exists) else {
@@ -205,7 +209,7 @@ fn threshold(
     arena: &mut Arena,
     ev: &mut Evaluator<'_>,
     cond: ExprId,
-    invariant: &dyn Fn(&Arena, &Poly) -> bool,
+    variant: &dyn Fn(&Arena, &Poly) -> Poly,
 ) -> Option<Cond> {
     let p = arena.poly(cond).clone();
     let ([(mono, 1)], _) = (p.terms.as_slice(), ()) else {
@@ -224,14 +228,77 @@ fn threshold(
     let Some(ranges) = splitting_thresholds(pred, &ds, t) else {
         return Some(Cond::Uniform);
     };
-    let splits = invariant(arena, &u).then_some(ranges);
+    let moving = variant(arena, &u);
+    let (splits, period) = if moving.terms.is_empty() {
+        (Some(ranges), None)
+    } else {
+        let c = arena.congruence(&moving);
+        if c.modulus > 1 {
+            (Some(ranges), Some(c.modulus))
+        } else {
+            (None, None)
+        }
+    };
     Some(Cond::Threshold {
         pred,
         u,
-        d,
+        d: Box::new(d),
         splits,
+        period,
         bounded: false,
     })
+}
+
+/// A condition that is a comparison, or two of them joined by `and`/`or`
+/// (`x < w && y < h` becomes `select(a, b, false)`): when one side is
+/// uniform in the warp, the other decides how the lanes part.
+fn combined(
+    arena: &mut Arena,
+    ev: &mut Evaluator<'_>,
+    cond: ExprId,
+    variant: &dyn Fn(&Arena, &Poly) -> Poly,
+) -> Option<Cond> {
+    if let Some(c) = threshold(arena, ev, cond, variant) {
+        return Some(c);
+    }
+    let p = arena.poly(cond).clone();
+    let [(mono, 1)] = p.terms.as_slice() else {
+        return None;
+    };
+    let [atom] = mono.as_slice() else { return None };
+    let (a, b) = match arena.atom(*atom).clone() {
+        Atom::Op(Op::And | Op::Or, args) => (args[0], args[1]),
+        Atom::Op(Op::Select, args) => {
+            let k = arena
+                .poly(args[2])
+                .as_const()
+                .or(arena.poly(args[1]).as_const())?;
+            if !(0..=1).contains(&k) {
+                return None;
+            }
+            let other = if arena.poly(args[2]).as_const().is_some() {
+                args[1]
+            } else {
+                args[2]
+            };
+            (args[0], other)
+        }
+        _ => return None,
+    };
+    let side = |arena: &mut Arena, ev: &mut Evaluator<'_>, e: ExprId| -> Option<Cond> {
+        let v = ev.eval(arena, e);
+        if v.uniform(ev.warp.exists).is_some() {
+            return Some(Cond::Uniform);
+        }
+        if let Some(c) = v.concrete(ev.warp.exists) {
+            return Some(Cond::PerLane(c.map(|x| u8::from(x == 0))));
+        }
+        combined(arena, ev, e, variant)
+    };
+    match (side(arena, ev, a)?, side(arena, ev, b)?) {
+        (Cond::Uniform, c) | (c, Cond::Uniform) => Some(c),
+        _ => None,
+    }
 }
 
 /// For lanes with values `d` and the test `d + U pred 0` with `T = -U ≡ t`:
@@ -287,8 +354,26 @@ pub fn disjoint(sets: &[&Vec<(i128, i128)>]) -> bool {
 }
 
 /// Marks the thresholds of one branch `bounded` when no two warps share a
-/// splitting threshold; `conds` holds the branch's condition per warp.
+/// splitting threshold; `conds` holds the branch's condition per warp. A
+/// threshold that moves by a `period` stays in one warp if the lanes' `d`
+/// over the block span less than the period.
 pub fn mark_bounded(conds: &mut [&mut Cond]) {
+    let mut span: Option<(i128, i128)> = None;
+    let mut period = i128::MAX;
+    for c in conds.iter() {
+        if let Cond::Threshold { d, period: p, .. } = &**c {
+            let (lo, hi) = (*d.iter().min().unwrap(), *d.iter().max().unwrap());
+            span = Some(span.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
+            if let Some(p) = p {
+                period = period.min(*p);
+            }
+        }
+    }
+    if let Some((lo, hi)) = span {
+        if period != i128::MAX && hi - lo >= period {
+            return;
+        }
+    }
     let sets: Option<Vec<&Vec<(i128, i128)>>> = conds
         .iter()
         .filter_map(|c| match &**c {
@@ -308,10 +393,15 @@ pub fn mark_bounded(conds: &mut [&mut Cond]) {
 }
 
 /// `may` and `must` lanes of every block of `func`, for one warp.
+///
+/// With `whole_warps`, a bounds check (`bounded`) passes whole warps: true
+/// of every warp but the one its threshold falls in, which is what the
+/// divergence classes assume. Without it, `must` holds in every warp.
 pub fn active_lanes(
     g: &FunctionGraphs,
     entry: (u32, u32),
     conds: &HashMap<BlockId, Cond>,
+    whole_warps: bool,
 ) -> HashMap<BlockId, (u32, u32)> {
     let cfg = &g.cfg;
     let mut state: HashMap<BlockId, (u32, u32)> = cfg
@@ -338,9 +428,8 @@ pub fn active_lanes(
                         }
                         edges += 1;
                         let (emay, emust) = match &cond {
-                            // A bounds check lets whole warps through (all
-                            // but the one its threshold falls in).
-                            Cond::Uniform | Cond::Threshold { bounded: true, .. } => (pmay, pmust),
+                            Cond::Uniform => (pmay, pmust),
+                            Cond::Threshold { bounded: true, .. } if whole_warps => (pmay, pmust),
                             c => match c.lanes_to(s, ALL) {
                                 Some(t) => (pmay & t, pmust & t),
                                 None => (pmay, 0),

@@ -13,14 +13,13 @@ use crate::ir::Module;
 pub enum WarpAddresses {
     /// No lane can be active here.
     Idle,
-    /// `base + d[l]`, with the base's residue modulo `modulus` among
-    /// `residues`.
+    /// `base + d[l]`, with what is known of the base modulo small numbers.
     Offsets {
         may: u32,
         must: u32,
         /// The lanes the warp has, active or not.
         exists: u32,
-        d: Column,
+        d: Box<Column>,
         base: Congruence,
     },
     /// The lanes' offsets are not known relative to each other.
@@ -45,7 +44,8 @@ pub fn per_warp(m: &Module, k: &KernelAnalysis, site: &Site) -> Vec<WarpAddresse
     let block = m.func(site.func).inst(site.inst).block;
     (0..acf.warps.len())
         .map(|w| {
-            let (may, must) = acf.active(w, site.func, block);
+            let (may, _) = acf.active(w, site.func, block);
+            let must = acf.active_strict(w, site.func, block);
             if may == 0 {
                 return WarpAddresses::Idle;
             }
@@ -57,7 +57,7 @@ pub fn per_warp(m: &Module, k: &KernelAnalysis, site: &Site) -> Vec<WarpAddresse
                     may,
                     must,
                     exists: acf.warps[w].exists,
-                    d,
+                    d: Box::new(d),
                     base: acf.arena.congruence(&u),
                 },
                 None => WarpAddresses::Unknown { may },

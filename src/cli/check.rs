@@ -63,6 +63,10 @@ pub struct CheckArgs {
     /// Exit with 1 when there are warnings.
     #[arg(long)]
     pub werror: bool,
+    /// Counts of branches and accesses by class, per kernel and per file
+    /// (after the findings in text; a `summary` object in JSON).
+    #[arg(long)]
+    pub summary: bool,
     /// Also print notes: branches that are bounds checks, never split a
     /// warp or could not be decided; accesses whose cost is unknown.
     #[arg(long)]
@@ -142,15 +146,33 @@ pub fn run(args: &CheckArgs) -> i32 {
             }
         }
     }
+    let summary = args
+        .summary
+        .then(|| crate::diag::summary::Summary::of(&report));
     if args.format == Format::Json {
-        match serde_json::to_string_pretty(&report) {
+        let mut doc = match serde_json::to_value(&report) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("warpcheck: internal error: {e}");
+                return exit::INTERNAL;
+            }
+        };
+        if let Some(s) = &summary {
+            doc["summary"] = serde_json::to_value(s).unwrap_or_default();
+        }
+        match serde_json::to_string_pretty(&doc) {
             Ok(s) => println!("{s}"),
             Err(e) => {
                 eprintln!("warpcheck: internal error: {e}");
                 return exit::INTERNAL;
             }
         }
-    } else if warnings > 0 {
+    } else {
+        if let Some(s) = &summary {
+            print!("{}", s.render());
+        }
+    }
+    if args.format == Format::Text && warnings > 0 {
         eprintln!(
             "{warnings} warning{} generated.",
             if warnings == 1 { "" } else { "s" }

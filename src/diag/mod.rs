@@ -2,6 +2,7 @@
 //! plugin) LLVM diagnostics.
 
 pub mod json;
+pub mod summary;
 pub mod text;
 
 use crate::ir::{FuncId, InstId, Module, SourcePos};

@@ -1,0 +1,157 @@
+//! `check --summary`: per kernel and per file, how many branches and
+//! accesses fell in each class (GPUCheck's Tables 1 and 2, plus bank
+//! conflicts), and the share of thread-dependent ones left unknown.
+
+use super::json::{KernelJson, Report};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Counts by class.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Counts {
+    /// Branches: uniform (not thread-dependent), none, total, partial,
+    /// bounded, unknown.
+    pub branches: BTreeMap<&'static str, u64>,
+    /// Global accesses with a thread-dependent address.
+    pub global: BTreeMap<&'static str, u64>,
+    /// Shared accesses with a thread-dependent address.
+    pub shared: BTreeMap<&'static str, u64>,
+}
+
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        for (mine, theirs) in [
+            (&mut self.branches, &o.branches),
+            (&mut self.global, &o.global),
+            (&mut self.shared, &o.shared),
+        ] {
+            for (k, v) in theirs {
+                *mine.entry(k).or_default() += v;
+            }
+        }
+    }
+
+    fn of(k: &KernelJson) -> Counts {
+        let mut c = Counts::default();
+        for s in &k.sites {
+            if let Some(d) = &s.figures.divergence {
+                let class = if s.thread_dependent {
+                    d.class.name()
+                } else {
+                    "uniform"
+                };
+                *c.branches.entry(class).or_default() += 1;
+            }
+            if let Some(x) = &s.figures.sectors {
+                *c.global.entry(x.class.name()).or_default() += 1;
+            }
+            if let Some(x) = &s.figures.conflict {
+                *c.shared.entry(x.class.name()).or_default() += 1;
+            }
+        }
+        c
+    }
+
+    /// Thread-dependent branches and accesses, and how many are unknown.
+    pub fn unknown_share(&self) -> (u64, u64, u64, u64) {
+        let dep_branches: u64 = self
+            .branches
+            .iter()
+            .filter(|(k, _)| **k != "uniform")
+            .map(|(_, v)| v)
+            .sum();
+        let unknown_branches = self.branches.get("unknown").copied().unwrap_or(0);
+        let accesses: u64 = self.global.values().chain(self.shared.values()).sum();
+        let unknown_accesses = self.global.get("unknown").copied().unwrap_or(0)
+            + self.shared.get("unknown").copied().unwrap_or(0);
+        (dep_branches, unknown_branches, accesses, unknown_accesses)
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    pub kernels: Vec<(String, String, Counts)>,
+    pub files: BTreeMap<String, Counts>,
+    pub total: Counts,
+}
+
+impl Summary {
+    pub fn of(r: &Report) -> Summary {
+        let mut s = Summary::default();
+        for k in &r.kernels {
+            let c = Counts::of(k);
+            s.files.entry(k.file.clone()).or_default().add(&c);
+            s.total.add(&c);
+            s.kernels.push((k.file.clone(), k.name.clone(), c));
+        }
+        s
+    }
+
+    pub fn render(&self) -> String {
+        const BRANCH: [&str; 6] = ["uniform", "none", "total", "partial", "bounded", "unknown"];
+        const GLOBAL: [&str; 3] = ["coalesced", "uncoalesced", "unknown"];
+        const SHARED: [&str; 3] = ["none", "conflict", "unknown"];
+        let mut out = String::new();
+        let head = |cols: &[&str]| cols.iter().map(|c| format!("{c:>8}")).collect::<String>();
+        let _ = writeln!(
+            out,
+            "{:40} |{:^48}|{:^24}|{:^24}",
+            "", "branches", "global accesses", "shared accesses"
+        );
+        let _ = writeln!(
+            out,
+            "{:40} |{}|{}|{}",
+            "",
+            head(&BRANCH),
+            head(&["coalesc", "uncoal", "unknown"]),
+            head(&SHARED)
+        );
+        let row = |out: &mut String, name: &str, c: &Counts| {
+            let get = |m: &BTreeMap<&str, u64>, cols: &[&str]| -> String {
+                cols.iter()
+                    .map(|k| format!("{:>8}", m.get(k).copied().unwrap_or(0)))
+                    .collect()
+            };
+            let _ = writeln!(
+                out,
+                "{:40} |{}|{}|{}",
+                truncate(name, 40),
+                get(&c.branches, &BRANCH),
+                get(&c.global, &GLOBAL),
+                get(&c.shared, &SHARED)
+            );
+        };
+        for (file, counts) in &self.files {
+            for (_, name, c) in self.kernels.iter().filter(|(f, _, _)| f == file) {
+                row(&mut out, &format!("  {name}"), c);
+            }
+            row(&mut out, file, counts);
+        }
+        row(&mut out, "total", &self.total);
+        let (db, ub, da, ua) = self.total.unknown_share();
+        let pct = |u: u64, d: u64| {
+            if d == 0 {
+                0.0
+            } else {
+                100.0 * u as f64 / d as f64
+            }
+        };
+        let _ = writeln!(
+            out,
+            "unknown: {ub} of {db} thread-dependent branches ({:.0}%), {ua} of {da} thread-dependent accesses ({:.0}%)",
+            pct(ub, db),
+            pct(ua, da)
+        );
+        out
+    }
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let cut: String = s.chars().take(n - 1).collect();
+        format!("{cut}…")
+    }
+}
