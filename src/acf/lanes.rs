@@ -59,7 +59,9 @@ impl Lanes {
     }
 
     fn from_terms(mut terms: Vec<(Mono, Column)>, unknown: u32) -> Lanes {
-        terms.sort_by(|a, b| a.0.cmp(&b.0));
+        if terms.len() > 1 {
+            terms.sort_by(|a, b| a.0.cmp(&b.0));
+        }
         let mut out: Vec<(Mono, Column)> = Vec::with_capacity(terms.len());
         for (m, c) in terms {
             match out.last_mut() {
@@ -76,6 +78,13 @@ impl Lanes {
             terms: out,
             unknown,
         }
+    }
+
+    /// The sum of several, merged once.
+    pub fn sum(parts: Vec<Lanes>) -> Lanes {
+        let unknown = parts.iter().fold(0, |u, p| u | p.unknown);
+        let terms = parts.into_iter().flat_map(|p| p.terms).collect();
+        Lanes::from_terms(terms, unknown)
     }
 
     pub fn add(&self, o: &Lanes) -> Lanes {

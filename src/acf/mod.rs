@@ -16,6 +16,7 @@
 //! **Invariant:** `acf` reads `ir`, `graph` and `taint` and never `sim`,
 //! `analysis` or the checks; it knows nothing of LLVM.
 
+mod active;
 pub mod build;
 pub mod display;
 pub mod expr;
@@ -35,11 +36,12 @@ use warp::{Cond, Evaluator, Warp};
 /// Per warp: what the checks read.
 #[derive(Default)]
 pub struct WarpFacts {
-    values: HashMap<ExprId, Lanes>,
+    values: HashMap<ExprId, std::rc::Rc<Lanes>>,
     conds: HashMap<(FuncId, BlockId), Cond>,
-    active: HashMap<(FuncId, BlockId), (u32, u32)>,
+    /// Per function, `(may, must)` per block.
+    active: HashMap<FuncId, Vec<(u32, u32)>>,
     /// `must` without assuming bounds checks pass whole warps.
-    strict: HashMap<(FuncId, BlockId), u32>,
+    strict: HashMap<FuncId, Vec<u32>>,
     sweeps: HashMap<(FuncId, BlockId), sweep::Sweep>,
 }
 
@@ -123,6 +125,10 @@ impl KernelAcf {
                 .collect();
             warp::mark_bounded(&mut conds);
         }
+        let control: HashMap<FuncId, active::ControlEdges> = reached
+            .iter()
+            .map(|&f| (f, active::ControlEdges::new(graphs.func(f))))
+            .collect();
         for ((w, ev), wf) in warps.iter().zip(&mut evs).zip(&mut facts) {
             for &f in reached {
                 let entry = if f == kernel {
@@ -130,18 +136,19 @@ impl KernelAcf {
                 } else {
                     (w.exists, 0)
                 };
-                let conds: HashMap<BlockId, Cond> = wf
-                    .conds
-                    .iter()
-                    .filter(|((g, _), _)| *g == f)
-                    .map(|((_, blk), c)| (*blk, c.clone()))
-                    .collect();
-                for (blk, mask) in warp::active_lanes(graphs.func(f), entry, &conds, true) {
-                    wf.active.insert((f, blk), mask);
-                }
-                for (blk, (_, must)) in warp::active_lanes(graphs.func(f), entry, &conds, false) {
-                    wf.strict.insert((f, blk), must);
-                }
+                let g = graphs.func(f);
+                let cond = |b: BlockId| wf.conds.get(&(f, b));
+                let lanes = active::active_lanes(g, &control[&f], entry, cond, true);
+                let bounded = wf.conds.iter().any(|((h, _), c)| {
+                    *h == f && matches!(c, Cond::Threshold { bounded: true, .. })
+                });
+                let strict = if bounded {
+                    active::active_lanes(g, &control[&f], entry, cond, false)
+                } else {
+                    lanes.clone()
+                };
+                wf.strict.insert(f, strict.iter().map(|x| x.1).collect());
+                wf.active.insert(f, lanes);
             }
             for &e in exprs.values() {
                 let l = ev.eval(&mut arena, e);
@@ -152,9 +159,9 @@ impl KernelAcf {
                     continue;
                 };
                 let g = graphs.func(f);
-                if let Some(s) =
-                    sweep::sweep(&arena, g, m.func(f), (f, blk), c, &wf.active, &wf.conds)
-                {
+                let active = |b: BlockId| wf.active[&f][b.index()];
+                let cond = |b: BlockId| wf.conds.get(&(f, b));
+                if let Some(s) = sweep::sweep(&arena, g, m.func(f), (f, blk), c, &active, &cond) {
                     wf.sweeps.insert((f, blk), s);
                 }
             }
@@ -187,7 +194,7 @@ impl KernelAcf {
 
     /// `v` instantiated for warp `w`.
     pub fn lanes(&self, w: usize, f: FuncId, v: Value) -> Option<&Lanes> {
-        self.facts[w].values.get(&self.expr(f, v)?)
+        self.facts[w].values.get(&self.expr(f, v)?).map(|l| &**l)
     }
 
     /// The condition of the branch ending `b`, in warp `w`.
@@ -203,13 +210,23 @@ impl KernelAcf {
 
     /// `(may, must)` active lanes of block `b` in warp `w`.
     pub fn active(&self, w: usize, f: FuncId, b: BlockId) -> (u32, u32) {
-        self.facts[w].active.get(&(f, b)).copied().unwrap_or((0, 0))
+        self.facts[w]
+            .active
+            .get(&f)
+            .and_then(|v| v.get(b.index()))
+            .copied()
+            .unwrap_or((0, 0))
     }
 
     /// Lanes active every time block `b` runs in warp `w`, even in the
     /// warp a bounds check cuts (for the figures' minimum).
     pub fn active_strict(&self, w: usize, f: FuncId, b: BlockId) -> u32 {
-        self.facts[w].strict.get(&(f, b)).copied().unwrap_or(0)
+        self.facts[w]
+            .strict
+            .get(&f)
+            .and_then(|v| v.get(b.index()))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Whether `v` has one value in every warp, over the lanes that can be

@@ -17,7 +17,6 @@ use super::lanes::{lanes, LANES};
 use super::warp::Cond;
 use crate::graph::FunctionGraphs;
 use crate::ir::{BlockId, FuncId, Function};
-use std::collections::HashMap;
 
 /// Iterations simulated before giving up.
 const MAX_ITERATIONS: i128 = 1 << 12;
@@ -50,14 +49,14 @@ impl Sweep {
 }
 
 /// The sweep of the branch ending `b`, if its shape allows one.
-pub fn sweep(
+pub fn sweep<'c>(
     arena: &Arena,
     g: &FunctionGraphs,
     func: &Function,
     (f, b): (FuncId, BlockId),
     cond: &Cond,
-    active: &HashMap<(FuncId, BlockId), (u32, u32)>,
-    conds: &HashMap<(FuncId, BlockId), Cond>,
+    active: &dyn Fn(BlockId) -> (u32, u32),
+    conds: &dyn Fn(BlockId) -> Option<&'c Cond>,
 ) -> Option<Sweep> {
     let Cond::Threshold { pred, u, d, .. } = cond else {
         return None;
@@ -104,7 +103,7 @@ pub fn sweep(
         }
         k += 1;
     }
-    let (entry_may, entry_must) = entry(g, f, lp.header, |x| lp.contains(x), active, conds);
+    let (entry_may, entry_must) = entry(g, lp.header, |x| lp.contains(x), active, conds);
     Some(Sweep {
         exits,
         entry_may,
@@ -113,13 +112,12 @@ pub fn sweep(
 }
 
 /// Lanes that enter the loop at `header` from outside it.
-fn entry(
+fn entry<'c>(
     g: &FunctionGraphs,
-    f: FuncId,
     header: BlockId,
     inside: impl Fn(BlockId) -> bool,
-    active: &HashMap<(FuncId, BlockId), (u32, u32)>,
-    conds: &HashMap<(FuncId, BlockId), Cond>,
+    active: &dyn Fn(BlockId) -> (u32, u32),
+    conds: &dyn Fn(BlockId) -> Option<&'c Cond>,
 ) -> (u32, u32) {
     let (mut may, mut must, mut edges) = (0, 0, 0);
     for &p in g
@@ -128,7 +126,7 @@ fn entry(
         .iter()
         .filter(|&&p| !inside(p) && g.cfg.reachable(p))
     {
-        let (pmay, pmust) = active.get(&(f, p)).copied().unwrap_or((0, 0));
+        let (pmay, pmust) = active(p);
         let s = g
             .cfg
             .succs(p)
@@ -138,7 +136,7 @@ fn entry(
         let (emay, emust) = if g.cfg.succs(p).len() < 2 {
             (pmay, pmust)
         } else {
-            match conds.get(&(f, p)) {
+            match conds(p) {
                 Some(Cond::Uniform) | Some(Cond::Threshold { bounded: true, .. }) => (pmay, pmust),
                 Some(c) => match c.lanes_to(s, u32::MAX) {
                     Some(t) => (pmay & t, pmust & t),

@@ -19,9 +19,9 @@
 
 use super::expr::*;
 use super::lanes::{self, Column, Lanes, ALL, LANES};
-use crate::graph::FunctionGraphs;
 use crate::ir::{BlockId, Function, InstKind, IntPred};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// One warp of the block.
 #[derive(Clone, Debug)]
@@ -65,7 +65,8 @@ pub fn warps(block: [u32; 3]) -> Vec<Warp> {
 /// Instantiates expressions for one warp, memoised.
 pub struct Evaluator<'w> {
     warp: &'w Warp,
-    memo: HashMap<ExprId, Lanes>,
+    memo: HashMap<ExprId, Rc<Lanes>>,
+    atoms: HashMap<AtomId, Rc<Lanes>>,
 }
 
 impl<'w> Evaluator<'w> {
@@ -73,28 +74,54 @@ impl<'w> Evaluator<'w> {
         Evaluator {
             warp,
             memo: HashMap::new(),
+            atoms: HashMap::new(),
         }
     }
 
-    pub fn eval(&mut self, arena: &mut Arena, e: ExprId) -> Lanes {
+    pub fn eval(&mut self, arena: &mut Arena, e: ExprId) -> Rc<Lanes> {
         if let Some(l) = self.memo.get(&e) {
             return l.clone();
         }
-        let terms = arena.poly(e).terms.clone();
-        let mut sum = Lanes::default();
-        for (mono, c) in terms {
-            let mut prod = Lanes::constant(c);
-            for a in mono {
-                let x = self.atom(arena, a);
-                prod = prod.mul(&x);
-            }
-            sum = sum.add(&prod);
+        if !arena.is_thread(e) {
+            // Uniform: the same polynomial in every lane, nothing to
+            // instantiate.
+            let l = Rc::new(Lanes::broadcast(arena.poly(e)));
+            self.memo.insert(e, l.clone());
+            return l;
         }
+        let terms = arena.poly(e).terms.clone();
+        let mut parts = Vec::with_capacity(terms.len());
+        for (mono, c) in terms {
+            let prod = match mono.as_slice() {
+                [] => Lanes::constant(c),
+                [a] if c == 1 => (*self.atom(arena, *a)).clone(),
+                [a] => self.atom(arena, *a).scale(c),
+                _ => {
+                    let mut prod = Lanes::constant(c);
+                    for a in mono {
+                        let x = self.atom(arena, a);
+                        prod = prod.mul(&x);
+                    }
+                    prod
+                }
+            };
+            parts.push(prod);
+        }
+        let sum = Rc::new(Lanes::sum(parts));
         self.memo.insert(e, sum.clone());
         sum
     }
 
-    fn atom(&mut self, arena: &mut Arena, a: AtomId) -> Lanes {
+    fn atom(&mut self, arena: &mut Arena, a: AtomId) -> Rc<Lanes> {
+        if let Some(l) = self.atoms.get(&a) {
+            return l.clone();
+        }
+        let l = Rc::new(self.compute_atom(arena, a));
+        self.atoms.insert(a, l.clone());
+        l
+    }
+
+    fn compute_atom(&mut self, arena: &mut Arena, a: AtomId) -> Lanes {
         match arena.atom(a).clone() {
             Atom::Uniform(_) => Lanes::broadcast(&Poly::atom(a)),
             Atom::Tid(d) => {
@@ -104,7 +131,10 @@ impl<'w> Evaluator<'w> {
             Atom::LaneId => Lanes::column(std::array::from_fn(|l| l as i128)),
             Atom::Opaque(..) | Atom::Pending(..) => Lanes::unknown(),
             Atom::Op(op, args) => {
-                let vals: Vec<Lanes> = args.iter().map(|&x| self.eval(arena, x)).collect();
+                let vals: Vec<Lanes> = args
+                    .iter()
+                    .map(|&x| (*self.eval(arena, x)).clone())
+                    .collect();
                 let uniform: Option<Vec<Poly>> = vals.iter().map(|v| v.uniform(ALL)).collect();
                 match uniform {
                     Some(polys) => {
@@ -390,95 +420,6 @@ pub fn mark_bounded(conds: &mut [&mut Cond]) {
             *bounded = true;
         }
     }
-}
-
-/// `may` and `must` lanes of every block of `func`, for one warp.
-///
-/// With `whole_warps`, a bounds check (`bounded`) passes whole warps: true
-/// of every warp but the one its threshold falls in, which is what the
-/// divergence classes assume. Without it, `must` holds in every warp.
-pub fn active_lanes(
-    g: &FunctionGraphs,
-    entry: (u32, u32),
-    conds: &HashMap<BlockId, Cond>,
-    whole_warps: bool,
-) -> HashMap<BlockId, (u32, u32)> {
-    let cfg = &g.cfg;
-    let mut state: HashMap<BlockId, (u32, u32)> = cfg
-        .reverse_post_order()
-        .iter()
-        .map(|&b| (b, (0, entry.1)))
-        .collect();
-    for _round in 0..(2 * LANES + 4) {
-        let mut changed = false;
-        for &b in cfg.reverse_post_order() {
-            let deps = g.cdg.deps_of(b);
-            let new = if deps.is_empty() {
-                entry
-            } else {
-                let mut may = 0;
-                let mut must = ALL;
-                let mut edges = 0;
-                for &branch in deps {
-                    let (pmay, pmust) = state.get(&branch).copied().unwrap_or((0, 0));
-                    let cond = conds.get(&branch).cloned().unwrap_or(Cond::Unknown);
-                    for (s, &succ) in cfg.succs(branch).iter().enumerate() {
-                        if !leads_to(g, succ, b) {
-                            continue;
-                        }
-                        edges += 1;
-                        let (emay, emust) = match &cond {
-                            Cond::Uniform => (pmay, pmust),
-                            Cond::Threshold { bounded: true, .. } if whole_warps => (pmay, pmust),
-                            c => match c.lanes_to(s, ALL) {
-                                Some(t) => (pmay & t, pmust & t),
-                                None => (pmay, 0),
-                            },
-                        };
-                        may |= emay;
-                        must &= emust;
-                    }
-                }
-                if edges != 1 {
-                    must = 0;
-                }
-                (may & entry.0, must & entry.1 & may)
-            };
-            let old = state[&b];
-            let merged = (old.0 | new.0, old.1 & new.1);
-            if merged != old {
-                state.insert(b, merged);
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    // Lanes leave a loop whose exit they disagree on over several
-    // iterations: inside it, none is sure to be active.
-    for (_, lp) in g.loops.iter() {
-        let parts = lp.exiting.iter().any(|x| {
-            !matches!(
-                conds.get(x),
-                None | Some(Cond::Uniform) | Some(Cond::Threshold { bounded: true, .. })
-            ) && g.cfg.is_branch(*x)
-        });
-        if parts {
-            for b in &lp.blocks {
-                if let Some(s) = state.get_mut(b) {
-                    s.1 = 0;
-                }
-            }
-        }
-    }
-    state
-}
-
-/// Whether the edge into `succ` is one on which `b` is control dependent:
-/// `b` post-dominates `succ` (or is it).
-fn leads_to(g: &FunctionGraphs, succ: BlockId, b: BlockId) -> bool {
-    g.pdom.dominates(b, succ)
 }
 
 #[cfg(test)]

@@ -99,14 +99,18 @@ pub fn strides(acf: &KernelAcf, site: &Site) -> [Option<Option<i128>>; 3] {
     })
 }
 
-/// Sectors (or words) touched: the distinct `unit`-sized pieces the lanes
-/// of `mask` cover, with `bytes` from `base + d[l]`.
-pub fn pieces(d: &Column, mask: u32, base: i128, bytes: i128, unit: i128) -> Vec<i128> {
-    let mut out: Vec<i128> = Vec::new();
+/// Sectors (or words) touched: the distinct `unit`-sized pieces (`unit` a
+/// power of two) the lanes of `mask` cover, with `bytes` from
+/// `base + d[l]`, sorted. Offsets are small, so this works in `i64` with
+/// shifts; it is the checks' hot loop.
+pub fn pieces(d: &Column, mask: u32, base: i128, bytes: i128, unit: i128) -> Vec<i64> {
+    debug_assert!(unit > 0 && unit.count_ones() == 1);
+    let shift = unit.trailing_zeros();
+    let span = bytes.max(1) as i64 - 1;
+    let mut out: Vec<i64> = Vec::with_capacity(mask.count_ones() as usize * 2);
     for l in lanes(mask) {
-        let a = base + d[l];
-        let first = a.div_euclid(unit);
-        let last = (a + bytes.max(1) - 1).div_euclid(unit);
+        let a = (base + d[l]) as i64;
+        let (first, last) = (a >> shift, (a + span) >> shift);
         out.extend(first..=last);
     }
     out.sort_unstable();

@@ -74,7 +74,7 @@ pub fn degree(d: &Column, mask: u32, base: i128, bytes: u64) -> (u64, u64, u64) 
         let words = addresses::pieces(d, phase_mask, base, bytes as i128, WORD);
         let mut per_bank = [0u64; BANKS as usize];
         for w in words {
-            per_bank[w.rem_euclid(BANKS) as usize] += 1;
+            per_bank[w.rem_euclid(BANKS as i64) as usize] += 1;
         }
         let deg = per_bank.iter().copied().max().unwrap_or(1).max(1);
         worst = worst.max(deg);
@@ -112,7 +112,12 @@ pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
             WarpAddresses::Offsets {
                 may, must, d, base, ..
             } => {
-                let residues = WarpAddresses::residues(base, ROW);
+                // Moving every lane by a whole word turns the banks round:
+                // the degrees stay. Only sub-word alignments can differ.
+                let mut residues = WarpAddresses::residues(base, ROW);
+                if residues.len() > 1 && (residues[1] - residues[0]) % WORD == 0 {
+                    residues.truncate(1);
+                }
                 let full: Vec<(u64, u64, u64)> = residues
                     .iter()
                     .map(|&r| degree(&d, may, r, bytes))

@@ -1,0 +1,107 @@
+//! Which lanes of a warp can be active in each block (see the `warp`
+//! module docs for the rules).
+
+use super::lanes::{ALL, LANES};
+use super::warp::Cond;
+use crate::graph::FunctionGraphs;
+use crate::ir::BlockId;
+
+/// Per block, the `(branch, successor position)` edges it is control
+/// dependent on; built once per function and shared by every warp.
+pub struct ControlEdges {
+    edges: Vec<Vec<(BlockId, usize)>>,
+}
+
+impl ControlEdges {
+    pub fn new(g: &FunctionGraphs) -> Self {
+        let cfg = &g.cfg;
+        let mut edges = vec![Vec::new(); cfg.num_blocks()];
+        for &b in cfg.reverse_post_order() {
+            for &branch in g.cdg.deps_of(b) {
+                for (s, &succ) in cfg.succs(branch).iter().enumerate() {
+                    // The edge decides `b` when `b` post-dominates its target.
+                    if g.pdom.dominates(b, succ) {
+                        edges[b.index()].push((branch, s));
+                    }
+                }
+            }
+        }
+        ControlEdges { edges }
+    }
+}
+
+/// `(may, must)` lanes of every block (indexed by block) for one warp.
+///
+/// With `whole_warps`, a bounds check (`bounded`) passes whole warps: true
+/// of every warp but the one its threshold falls in, which is what the
+/// divergence classes assume. Without it, `must` holds in every warp.
+pub fn active_lanes<'c>(
+    g: &FunctionGraphs,
+    control: &ControlEdges,
+    entry: (u32, u32),
+    cond: impl Fn(BlockId) -> Option<&'c Cond>,
+    whole_warps: bool,
+) -> Vec<(u32, u32)> {
+    let cfg = &g.cfg;
+    let mut state = vec![(0u32, entry.1); cfg.num_blocks()];
+    for _round in 0..(2 * LANES + 4) {
+        let mut changed = false;
+        for &b in cfg.reverse_post_order() {
+            let edges = &control.edges[b.index()];
+            let new = if edges.is_empty() {
+                entry
+            } else {
+                let (mut may, mut must) = (0, ALL);
+                for &(branch, s) in edges {
+                    let (pmay, pmust) = state[branch.index()];
+                    let (emay, emust) = match cond(branch) {
+                        Some(Cond::Uniform) => (pmay, pmust),
+                        Some(Cond::Threshold { bounded: true, .. }) if whole_warps => (pmay, pmust),
+                        Some(c) => match c.lanes_to(s, ALL) {
+                            Some(t) => (pmay & t, pmust & t),
+                            None => (pmay, 0),
+                        },
+                        None => (pmay, 0),
+                    };
+                    may |= emay;
+                    must &= emust;
+                }
+                if edges.len() != 1 {
+                    must = 0;
+                }
+                (may & entry.0, must & entry.1 & may)
+            };
+            let old = state[b.index()];
+            let merged = (old.0 | new.0, old.1 & new.1);
+            if merged != old {
+                state[b.index()] = merged;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // Lanes leave a loop whose exit they disagree on over several
+    // iterations: inside it, none is sure to be active.
+    for (_, lp) in g.loops.iter() {
+        let parts = lp.exiting.iter().any(|&x| {
+            g.cfg.is_branch(x)
+                && !matches!(
+                    cond(x),
+                    None | Some(Cond::Uniform) | Some(Cond::Threshold { bounded: true, .. })
+                )
+        });
+        if parts {
+            for b in &lp.blocks {
+                state[b.index()].1 = 0;
+            }
+        }
+    }
+    for (b, s) in state.iter_mut().enumerate() {
+        if !cfg.reachable(BlockId::new(b)) {
+            *s = (0, 0);
+        }
+    }
+    state
+}
