@@ -120,7 +120,10 @@ pub fn run(args: &CheckArgs) -> i32 {
     let mut code = exit::OK;
     let mut warnings = 0usize;
     for file in &args.files {
-        let outcome = std::panic::catch_unwind(|| check_file(file, &compile, &opts, args.timing));
+        let need_report = args.format == Format::Json || args.summary;
+        let outcome = std::panic::catch_unwind(|| {
+            check_file(file, &compile, &opts, args.timing, need_report)
+        });
         match outcome {
             Ok(Ok((module_report, findings))) => {
                 let is_warning = |f: &&crate::diag::Finding| f.severity == Severity::Warning;
@@ -184,12 +187,13 @@ pub fn run(args: &CheckArgs) -> i32 {
     code
 }
 
-/// Analyses one file into its own report and findings.
+/// Analyses one file into its findings and, when asked for, its report.
 fn check_file(
     file: &std::path::Path,
     compile: &CompileOptions,
     opts: &Options,
     timing: bool,
+    need_report: bool,
 ) -> Result<(json::Report, Vec<crate::diag::Finding>), frontend::InputError> {
     let start = Instant::now();
     let m = frontend::load(file, compile)?;
@@ -211,7 +215,9 @@ fn check_file(
         );
     }
     let mut report = json::Report::new();
-    report.add(&a, &figures, &findings);
+    if need_report {
+        report.add(&a, &figures, &findings);
+    }
     if a.kernels.is_empty() {
         eprintln!("warpcheck: note: {}: no kernels found", file.display());
     }
