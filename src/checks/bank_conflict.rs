@@ -225,7 +225,7 @@ impl Check for BankConflict {
                     "hint: pad the array so rows start in different banks (e.g. [32][33] instead of [32][32]), or swap the roles of threadIdx.x and threadIdx.y".into(),
                 );
             }
-            notes.push(format!("dependence: {}", s.why.join(" → ")));
+            notes.extend(super::explanation_notes(cx, s));
             out.push(Finding {
                 check: self.name(),
                 severity,

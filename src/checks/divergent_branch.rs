@@ -214,7 +214,7 @@ impl Check for DivergentBranch {
                     "hint: make the condition uniform per warp (e.g. test threadIdx.x / 32), or compute both sides and pick with min/max or a select".into(),
                 );
             }
-            notes.push(format!("dependence: {}", s.why.join(" → ")));
+            notes.extend(super::explanation_notes(cx, s));
             out.push(Finding {
                 check: self.name(),
                 severity,

@@ -90,6 +90,31 @@ pub fn all() -> Vec<&'static dyn Check> {
     ]
 }
 
+/// The `--explain` notes of a finding at site `s`: the dependence chain
+/// and the site's value per lane as its ACF.
+pub(crate) fn explanation_notes(
+    cx: &CheckContext<'_, '_>,
+    s: &crate::analysis::Site,
+) -> Vec<String> {
+    let mut notes = vec![format!("dependence: {}", s.why.join(" → "))];
+    if let Some(acf) = cx.kernel.acf.render(cx.analysis.module, s.func, s.value) {
+        notes.push(format!("per lane: {acf}"));
+    }
+    notes
+}
+
+/// How bad a finding's figures are, to keep the worst of the findings
+/// that unrolled or inlined copies make at one position.
+fn weight(f: &Finding) -> i64 {
+    let d = f.data.as_ref();
+    let num = |k: &str| d.and_then(|d| d[k].as_i64()).unwrap_or(0);
+    match f.check {
+        "divergent-branch" => num("split_min") * 1000 + num("split_max"),
+        "uncoalesced-access" => num("full_max") - num("ideal"),
+        _ => num("full_max"),
+    }
+}
+
 /// Whether `name` names a check (or the retired name kept for it).
 pub fn is_known(name: &str) -> bool {
     name == THREAD_DEPENDENT_BRANCH || all().iter().any(|c| c.name() == name)
@@ -118,15 +143,25 @@ pub fn run_all(
                 let retired = f.check == divergent_branch::DivergentBranch.name()
                     && f.severity == Severity::Note
                     && disabled(THREAD_DEPENDENT_BRANCH);
-                let dup = out.iter().any(|o| {
+                if retired {
+                    continue;
+                }
+                // The message's head names the kind of site (`uncoalesced
+                // store access`): a load and a store on one column differ.
+                let head = |x: &Finding| x.message.split(':').next().map(str::to_string);
+                let dup = out.iter().position(|o| {
                     o.check == f.check
                         && o.kernel == f.kernel
                         && o.pos == f.pos
                         && o.pos.is_some()
-                        && o.severity == f.severity
+                        && head(o) == head(&f)
                 });
-                if !dup && !retired {
-                    out.push(f);
+                match dup {
+                    None => out.push(f),
+                    Some(i) if (f.severity, -weight(&f)) < (out[i].severity, -weight(&out[i])) => {
+                        out[i] = f
+                    }
+                    Some(_) => {}
                 }
             }
         }

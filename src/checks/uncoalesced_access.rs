@@ -213,7 +213,7 @@ impl Check for UncoalescedAccess {
             if severity == Severity::Warning {
                 notes.push(hint(sec).to_string());
             }
-            notes.push(format!("dependence: {}", s.why.join(" → ")));
+            notes.extend(super::explanation_notes(cx, s));
             out.push(Finding {
                 check: self.name(),
                 severity,
