@@ -182,3 +182,33 @@ fn warnings_carry_the_numbers() {
     assert!(!text.contains("acf_branches.cu:36"), "{text}");
     assert!(!text.contains("acf_branches.cu:28"), "{text}");
 }
+
+#[test]
+fn device_functions_in_the_context_of_each_call() {
+    let r = check_json("cu/acf_calls.cu", &[]);
+    // lane_of(threadIdx.x) returns threadIdx.x % 32: lane 0 of each warp.
+    let d = &site(&r, "returned", "branch", 9, 0)["divergence"];
+    assert_eq!(d["class"], "total", "{d}");
+    // first_half(a, threadIdx.x): t < 16 splits warp 0 of 8; the store
+    // runs in warp 0 only, 16 lanes x 4 bytes = 2 sectors.
+    let d = &site(&r, "guarded", "branch", 15, 0)["divergence"];
+    assert_eq!(
+        (d["class"].as_str(), d["min"].as_f64()),
+        (Some("partial"), Some(0.125))
+    );
+    let s = &site(&r, "guarded", "store", 16, 0)["sectors"];
+    assert_eq!(
+        (s["min"].as_u64(), s["max"].as_u64()),
+        (Some(2), Some(2)),
+        "{s}"
+    );
+    // put(a, t, 1) and put(a, t, 32): one site, two contexts, 4 and 32
+    // sectors: the union, and no definite class.
+    let s = site(&r, "two_contexts", "store", 22, 0);
+    assert_eq!(
+        (s["sectors"]["min"].as_u64(), s["sectors"]["max"].as_u64()),
+        (Some(4), Some(32))
+    );
+    assert_eq!(s["sectors"]["class"], "unknown");
+    assert_eq!(s["acf"], "[a] + 4·tid.x | [a] + 128·tid.x");
+}

@@ -15,6 +15,11 @@
 //! values, or, for a two-way merge under one branch (GPUCheck's Eq. 2 in
 //! its two-predicate case), `select(c, a, b)`. Anything else is a leaf.
 //!
+//! **Calls** (IACF) to functions we have the body of return the callee's
+//! expression in a context of the call's arguments: one context per
+//! distinct argument list, up to [`MAX_CONTEXTS`] per function; past that,
+//! and for recursive functions, the parameters are leaves.
+//!
 //! **Loads** take the value of a store to the same address earlier in the
 //! same straight-line code with nothing written in between; otherwise they
 //! are leaves.
@@ -39,6 +44,9 @@ use std::collections::{HashMap, HashSet};
 pub const MAX_SIZE: usize = 64;
 /// Deepest operand chain followed.
 pub const MAX_DEPTH: usize = 200;
+/// Calling contexts kept per function (IACF's k-limit); past it, calls
+/// share the function's generic context.
+pub const MAX_CONTEXTS: usize = 8;
 
 /// Builds and memoises the ACF of one kernel's values.
 pub struct Builder<'a> {
@@ -49,16 +57,21 @@ pub struct Builder<'a> {
     /// The block shape, when known.
     block: Option<[u32; 3]>,
     pub arena: Arena,
-    memo: HashMap<(FuncId, Value), ExprId>,
+    memo: HashMap<(CtxId, Value), ExprId>,
     /// Memo keys in insertion order, so a loop phi's trial can be undone.
-    log: Vec<(FuncId, Value)>,
-    active: HashSet<(FuncId, Value)>,
+    log: Vec<(CtxId, Value)>,
+    active: HashSet<(CtxId, Value)>,
     /// The instructions being built, innermost last: the readers of the
     /// operands being fetched.
     users: Vec<InstId>,
     depth: usize,
     /// Values that fell back to a leaf because of a budget.
     pub over_budget: usize,
+    /// Each context's parameters; `None` makes them leaves.
+    args: HashMap<CtxId, Option<Vec<ExprId>>>,
+    ctx_ids: HashMap<(FuncId, Vec<ExprId>), CtxId>,
+    roots: HashMap<FuncId, CtxId>,
+    per_func: HashMap<FuncId, Vec<CtxId>>,
 }
 
 impl<'a> Builder<'a> {
@@ -82,56 +95,62 @@ impl<'a> Builder<'a> {
             users: Vec::new(),
             depth: 0,
             over_budget: 0,
+            args: HashMap::new(),
+            ctx_ids: HashMap::new(),
+            roots: HashMap::new(),
+            per_func: HashMap::new(),
         }
     }
 
     /// The ACF of `v` in function `f`.
-    pub fn value(&mut self, f: FuncId, v: Value) -> ExprId {
-        if let Some(&e) = self.memo.get(&(f, v)) {
+    pub fn value(&mut self, c: CtxId, v: Value) -> ExprId {
+        if let Some(&e) = self.memo.get(&(c, v)) {
             return e;
         }
-        if self.depth >= MAX_DEPTH || !self.active.insert((f, v)) {
+        if self.depth >= MAX_DEPTH || !self.active.insert((c, v)) {
             self.over_budget += usize::from(self.depth >= MAX_DEPTH);
-            let p = self.leaf(f, v);
+            let p = self.leaf(c, v);
             return self.arena.intern(p);
         }
         self.depth += 1;
-        let mut p = self.compute(f, v);
+        let mut p = self.compute(c, v);
         self.depth -= 1;
-        self.active.remove(&(f, v));
+        self.active.remove(&(c, v));
         if p.size() > MAX_SIZE {
             self.over_budget += 1;
-            p = self.leaf(f, v);
+            p = self.leaf(c, v);
         }
         let e = self.arena.intern(p);
-        self.remember(f, v, e);
+        self.remember(c, v, e);
         e
     }
 
-    fn remember(&mut self, f: FuncId, v: Value, e: ExprId) {
-        if self.memo.insert((f, v), e).is_none() {
-            self.log.push((f, v));
+    fn remember(&mut self, c: CtxId, v: Value, e: ExprId) {
+        if self.memo.insert((c, v), e).is_none() {
+            self.log.push((c, v));
         }
     }
 
     /// `v` as the instruction being built reads it. A value that leaves a
     /// loop through an exit lanes take on different iterations differs
     /// between them there, whatever it was inside: it is a leaf.
-    fn poly(&mut self, f: FuncId, v: Value) -> Poly {
+    fn poly(&mut self, c: CtxId, v: Value) -> Poly {
+        let f = self.arena.func_of(c);
         if let (Some(&user), Value::Inst(def)) = (self.users.last(), v) {
-            if self.escapes(f, def, user) && self.deps.is_dependent_at(f, v, user) {
+            if self.escapes(c, def, user) && self.deps.is_dependent_at(f, v, user) {
                 let a = self
                     .arena
-                    .intern_atom(Atom::Opaque(f, v), Congruence::UNKNOWN);
+                    .intern_atom(Atom::Opaque(c, v), Congruence::UNKNOWN);
                 return Poly::atom(a);
             }
         }
-        let e = self.value(f, v);
+        let e = self.value(c, v);
         self.arena.poly(e).clone()
     }
 
     /// Whether some loop holds `def` but not `user`.
-    fn escapes(&self, f: FuncId, def: InstId, user: InstId) -> bool {
+    fn escapes(&self, c: CtxId, def: InstId, user: InstId) -> bool {
+        let f = self.arena.func_of(c);
         let func = self.m.func(f);
         let g = self.graphs.func(f);
         let ub = func.inst(user).block;
@@ -147,11 +166,12 @@ impl<'a> Builder<'a> {
     }
 
     /// A value with no structure we use.
-    fn leaf(&mut self, f: FuncId, v: Value) -> Poly {
+    fn leaf(&mut self, c: CtxId, v: Value) -> Poly {
+        let f = self.arena.func_of(c);
         let atom = if self.deps.is_dependent(f, v) {
-            Atom::Opaque(f, v)
+            Atom::Opaque(c, v)
         } else {
-            Atom::Uniform(Uniform::Value(f, v))
+            Atom::Uniform(Uniform::Value(c, v))
         };
         Poly::atom(self.arena.intern_atom(atom, Congruence::UNKNOWN))
     }
@@ -160,9 +180,10 @@ impl<'a> Builder<'a> {
         Poly::atom(self.arena.intern_atom(Atom::Uniform(u), c))
     }
 
-    fn compute(&mut self, f: FuncId, v: Value) -> Poly {
+    fn compute(&mut self, c: CtxId, v: Value) -> Poly {
+        let f = self.arena.func_of(c);
         match v {
-            Value::Const(c) => self.constant(f, v, c),
+            Value::Const(k) => self.constant(c, v, k),
             Value::Arg(a) if f == self.kernel => {
                 let ty = self.m.func(f).params[a as usize].ty;
                 if self.m.types.is_ptr(ty) {
@@ -172,17 +193,21 @@ impl<'a> Builder<'a> {
                     self.uniform(Uniform::Param(a, Pointer::No), Congruence::UNKNOWN)
                 }
             }
+            Value::Arg(a) => match self.args.get(&c).and_then(|x| x.as_ref()) {
+                Some(args) => self.arena.poly(args[a as usize]).clone(),
+                None => self.leaf(c, v),
+            },
             Value::Global(g) => {
                 let align = self.m.types.get(self.m.global(g).value_ty).align.max(1);
                 self.uniform(Uniform::Global(g), Congruence::new(align as i128, 0))
             }
-            Value::Inst(i) => self.inst(f, i),
-            _ => self.leaf(f, v),
+            Value::Inst(i) => self.inst(c, i),
+            _ => self.leaf(c, v),
         }
     }
 
-    fn constant(&mut self, f: FuncId, v: Value, c: crate::ir::ConstId) -> Poly {
-        match self.m.konst(c) {
+    fn constant(&mut self, c: CtxId, v: Value, k: crate::ir::ConstId) -> Poly {
+        match self.m.konst(k) {
             k @ Const::Int { .. } => Poly::constant(k.as_i64().map_or(0, i128::from)),
             Const::Null(_) | Const::Zero(_) => Poly::constant(0),
             Const::Expr {
@@ -192,32 +217,33 @@ impl<'a> Builder<'a> {
                 ty,
             } => {
                 let (op, operands, kind, ty) = (*op, operands.clone(), kind.clone(), *ty);
-                self.operation(f, v, op, &operands, &kind, ty)
-                    .unwrap_or_else(|| self.leaf(f, v))
+                self.operation(c, v, op, &operands, &kind, ty)
+                    .unwrap_or_else(|| self.leaf(c, v))
             }
-            _ => self.leaf(f, v),
+            _ => self.leaf(c, v),
         }
     }
 
-    fn inst(&mut self, f: FuncId, i: InstId) -> Poly {
+    fn inst(&mut self, c: CtxId, i: InstId) -> Poly {
+        let f = self.arena.func_of(c);
         let m = self.m;
         let inst = m.func(f).inst(i);
         let v = Value::Inst(i);
         self.users.push(i);
         let built = match inst.op {
-            Opcode::Phi => Some(self.phi(f, i)),
-            Opcode::Load => Some(self.load(f, i)),
-            Opcode::Call => self.call(f, i),
-            op => self.operation(f, v, op, &inst.operands, &inst.kind, inst.ty),
+            Opcode::Phi => Some(self.phi(c, i)),
+            Opcode::Load => Some(self.load(c, i)),
+            Opcode::Call => self.call(c, i),
+            op => self.operation(c, v, op, &inst.operands, &inst.kind, inst.ty),
         };
         self.users.pop();
-        let p = built.unwrap_or_else(|| self.leaf(f, v));
+        let p = built.unwrap_or_else(|| self.leaf(c, v));
         // Never call uniform what the taint analysis proves may differ: an
         // expression of uniform atoms only, for a dependent value, missed
         // how lanes part (loop skew, say).
         let e = self.arena.intern(p.clone());
         if self.deps.is_dependent(f, v) && !self.arena.is_thread(e) && p.as_const().is_none() {
-            return self.leaf(f, v);
+            return self.leaf(c, v);
         }
         p
     }
@@ -226,7 +252,7 @@ impl<'a> Builder<'a> {
     /// and constant expressions alike.
     fn operation(
         &mut self,
-        f: FuncId,
+        c: CtxId,
         v: Value,
         op: Opcode,
         ops: &[Value],
@@ -237,7 +263,7 @@ impl<'a> Builder<'a> {
         if !is_int_or_ptr && op != Opcode::GetElementPtr {
             return None;
         }
-        let bin = |b: &mut Self| (b.poly(f, ops[0]), b.poly(f, ops[1]));
+        let bin = |b: &mut Self| (b.poly(c, ops[0]), b.poly(c, ops[1]));
         Some(match op {
             Opcode::Add => {
                 let (a, b) = bin(self);
@@ -267,15 +293,15 @@ impl<'a> Builder<'a> {
                     _ => return None,
                 }
             }
-            Opcode::UDiv => self.binop(f, ops, Op::Div(Round::Floor)),
-            Opcode::SDiv => self.binop(f, ops, Op::Div(Round::Trunc)),
-            Opcode::URem => self.binop(f, ops, Op::Rem(Round::Floor)),
-            Opcode::SRem => self.binop(f, ops, Op::Rem(Round::Trunc)),
+            Opcode::UDiv => self.binop(c, ops, Op::Div(Round::Floor)),
+            Opcode::SDiv => self.binop(c, ops, Op::Div(Round::Trunc)),
+            Opcode::URem => self.binop(c, ops, Op::Rem(Round::Floor)),
+            Opcode::SRem => self.binop(c, ops, Op::Rem(Round::Trunc)),
             Opcode::And => {
                 let (a, b) = bin(self);
                 self.and(a, b)
             }
-            Opcode::Or => self.binop(f, ops, Op::Or),
+            Opcode::Or => self.binop(c, ops, Op::Or),
             Opcode::Xor => {
                 let (a, b) = bin(self);
                 match (a.as_const(), b.as_const()) {
@@ -289,12 +315,12 @@ impl<'a> Builder<'a> {
                 let InstKind::ICmp(p) = kind else {
                     return None;
                 };
-                self.binop(f, ops, Op::Cmp(*p))
+                self.binop(c, ops, Op::Cmp(*p))
             }
             Opcode::Select => {
-                let c = self.poly(f, ops[0]);
-                let (a, b) = (self.poly(f, ops[1]), self.poly(f, ops[2]));
-                self.op(Op::Select, vec![c, a, b])
+                let cond = self.poly(c, ops[0]);
+                let (a, b) = (self.poly(c, ops[1]), self.poly(c, ops[2]));
+                self.op(Op::Select, vec![cond, a, b])
             }
             Opcode::ZExt
             | Opcode::SExt
@@ -303,19 +329,19 @@ impl<'a> Builder<'a> {
             | Opcode::AddrSpaceCast
             | Opcode::PtrToInt
             | Opcode::IntToPtr
-            | Opcode::Freeze => self.poly(f, ops[0]),
+            | Opcode::Freeze => self.poly(c, ops[0]),
             Opcode::GetElementPtr => {
                 let InstKind::Gep { source, .. } = kind else {
                     return None;
                 };
-                self.gep(f, v, *source, ops)?
+                self.gep(c, v, *source, ops)?
             }
             _ => return None,
         })
     }
 
-    fn binop(&mut self, f: FuncId, ops: &[Value], op: Op) -> Poly {
-        let (a, b) = (self.poly(f, ops[0]), self.poly(f, ops[1]));
+    fn binop(&mut self, c: CtxId, ops: &[Value], op: Op) -> Poly {
+        let (a, b) = (self.poly(c, ops[0]), self.poly(c, ops[1]));
         self.op(op, vec![a, b])
     }
 
@@ -347,7 +373,7 @@ impl<'a> Builder<'a> {
 
     fn gep(
         &mut self,
-        f: FuncId,
+        c: CtxId,
         _v: Value,
         source: crate::ir::TypeId,
         ops: &[Value],
@@ -360,19 +386,23 @@ impl<'a> Builder<'a> {
             })
             .collect();
         let (offset, vars) = gep::offsets(&self.m.types, source, &indices).ok()?;
-        let mut p = self.poly(f, ops[0]).add(&Poly::constant(offset.into()));
+        let mut p = self.poly(c, ops[0]).add(&Poly::constant(offset.into()));
         for (x, scale) in vars {
-            let idx = self.poly(f, x);
+            let idx = self.poly(c, x);
             p = p.add(&idx.scale(scale.into()));
         }
         Some(p)
     }
 
-    fn call(&mut self, f: FuncId, i: InstId) -> Option<Poly> {
+    fn call(&mut self, c: CtxId, i: InstId) -> Option<Poly> {
+        let f = self.arena.func_of(c);
         let inst = self.m.func(f).inst(i);
         let Callee::Direct(callee) = inst.callee()? else {
             return None;
         };
+        if self.m.func(callee).intrinsic.is_none() {
+            return self.returned(c, i, callee);
+        }
         let uniform = |b: &mut Self, u| b.uniform(u, Congruence::UNKNOWN);
         Some(match self.m.func(callee).intrinsic? {
             Intrinsic::SReg(r) => match r {
@@ -404,16 +434,97 @@ impl<'a> Builder<'a> {
                     return None;
                 }
                 let ops = inst.operands.clone();
-                self.binop(f, &ops, op)
+                self.binop(c, &ops, op)
             }
         })
     }
 
-    fn phi(&mut self, f: FuncId, i: InstId) -> Poly {
+    /// IACF: the value a call returns, as the callee computes it in the
+    /// context of this call's arguments.
+    fn returned(&mut self, c: CtxId, i: InstId, callee: FuncId) -> Option<Poly> {
+        let g = self.m.func(callee);
+        if g.is_declaration || self.graphs.calls.is_recursive(callee) {
+            return None;
+        }
+        let inner = self.call_context(c, i)?;
+        let rets: Vec<Value> = g
+            .block_ids()
+            .filter_map(|b| g.terminator(b))
+            .filter(|t| t.op == Opcode::Ret)
+            .filter_map(|t| t.operands.first().copied())
+            .collect();
+        let exprs: Vec<ExprId> = rets.iter().map(|&v| self.value(inner, v)).collect();
+        let first = *exprs.first()?;
+        exprs
+            .iter()
+            .all(|&e| e == first)
+            .then(|| self.arena.poly(first).clone())
+    }
+
+    /// The context a call at instruction `i` of context `c` enters: its
+    /// callee with the arguments' expressions, or the callee's generic
+    /// context past [`MAX_CONTEXTS`] or for recursive callees.
+    pub fn call_context(&mut self, c: CtxId, i: InstId) -> Option<CtxId> {
+        let f = self.arena.func_of(c);
+        let inst = self.m.func(f).inst(i);
+        let Some(Callee::Direct(callee)) = inst.callee() else {
+            return None;
+        };
+        let g = self.m.func(callee);
+        if g.is_declaration || g.intrinsic.is_some() {
+            return None;
+        }
+        if self.graphs.calls.is_recursive(callee) {
+            return Some(self.root(callee));
+        }
+        let ops = inst.operands.clone();
+        self.users.push(i);
+        let args: Vec<ExprId> = ops
+            .iter()
+            .map(|&a| {
+                let p = self.poly(c, a);
+                self.arena.intern(p)
+            })
+            .collect();
+        self.users.pop();
+        if let Some(&ctx) = self.ctx_ids.get(&(callee, args.clone())) {
+            return Some(ctx);
+        }
+        let known = self.per_func.get(&callee).map_or(0, Vec::len);
+        if known >= MAX_CONTEXTS {
+            return Some(self.root(callee));
+        }
+        let ctx = self.arena.new_ctx(callee);
+        self.args.insert(ctx, Some(args.clone()));
+        self.ctx_ids.insert((callee, args), ctx);
+        self.per_func.entry(callee).or_default().push(ctx);
+        Some(ctx)
+    }
+
+    /// The context of `f` whose parameters are leaves (for the kernel:
+    /// its own parameters).
+    pub fn root(&mut self, f: FuncId) -> CtxId {
+        if let Some(&c) = self.roots.get(&f) {
+            return c;
+        }
+        let c = self.arena.new_ctx(f);
+        self.args.insert(c, None);
+        self.roots.insert(f, c);
+        self.per_func.entry(f).or_default().push(c);
+        c
+    }
+
+    /// Every context of `f` built so far.
+    pub fn contexts_of(&self, f: FuncId) -> &[CtxId] {
+        self.per_func.get(&f).map_or(&[], Vec::as_slice)
+    }
+
+    fn phi(&mut self, c: CtxId, i: InstId) -> Poly {
+        let f = self.arena.func_of(c);
         let func = self.m.func(f);
         let inst = func.inst(i);
         let InstKind::Phi { blocks } = &inst.kind else {
-            return self.leaf(f, Value::Inst(i));
+            return self.leaf(c, Value::Inst(i));
         };
         let g = self.graphs.func(f);
         let header_of = g
@@ -430,38 +541,38 @@ impl<'a> Builder<'a> {
         if let Some(lp) = header_of {
             let (inits, backs): (Vec<_>, Vec<_>) =
                 incoming.iter().partition(|(_, b)| !lp.contains(*b));
-            if let Some(p) = self.loop_phi(f, i, &inits, &backs) {
+            if let Some(p) = self.loop_phi(c, i, &inits, &backs) {
                 return p;
             }
-            return self.leaf(f, Value::Inst(i));
+            return self.leaf(c, Value::Inst(i));
         }
-        self.merge(f, i, &incoming)
+        self.merge(c, i, &incoming)
     }
 
     /// A loop-header phi as `[iteration] + thread part of the start`, when
     /// every back edge adds a uniform step.
     fn loop_phi(
         &mut self,
-        f: FuncId,
+        c: CtxId,
         i: InstId,
         inits: &[&(Value, BlockId)],
         backs: &[&(Value, BlockId)],
     ) -> Option<Poly> {
         let [&(init, _)] = inits else { return None };
-        let start = self.poly(f, init);
+        let start = self.poly(c, init);
         let pending = self
             .arena
-            .intern_atom(Atom::Pending(f, i), Congruence::UNKNOWN);
+            .intern_atom(Atom::Pending(c, i), Congruence::UNKNOWN);
         let mark = self.log.len();
         let pending_e = self.arena.intern(Poly::atom(pending));
-        self.remember(f, Value::Inst(i), pending_e);
+        self.remember(c, Value::Inst(i), pending_e);
         // Values on the way here (the latch's compare that asked for this
         // phi, say) are computed afresh against the placeholder; the depth
         // limit still bounds any other cycle.
         let outer = std::mem::take(&mut self.active);
         let mut steps = Vec::new();
         for &&(back, _) in backs {
-            let next = self.poly(f, back);
+            let next = self.poly(c, back);
             let step = next.sub(&Poly::atom(pending));
             let e = self.arena.intern(step.clone());
             if self.arena.mentions(e, pending) || self.arena.is_thread(e) {
@@ -484,12 +595,12 @@ impl<'a> Builder<'a> {
             .cloned()
             .partition(|(m, _)| m.iter().any(|&a| self.arena.facts(a).thread));
         let uniform_start = Poly::from_terms(uniform);
-        let mut c = self.arena.congruence(&uniform_start);
+        let mut cong = self.arena.congruence(&uniform_start);
         for s in &steps {
             let sc = self.arena.congruence(s);
-            c = Congruence::new(gcd(gcd(c.modulus, sc.modulus), sc.residue), c.residue);
+            cong = Congruence::new(gcd(gcd(cong.modulus, sc.modulus), sc.residue), cong.residue);
         }
-        let iter = self.uniform(Uniform::LoopPhi(f, i), c);
+        let iter = self.uniform(Uniform::LoopPhi(c, i), cong);
         let step = steps[0]
             .as_const()
             .filter(|k| steps.iter().all(|s| s.as_const() == Some(*k)));
@@ -503,12 +614,13 @@ impl<'a> Builder<'a> {
 
     /// A phi outside loop headers: the common incoming value, or a select
     /// on the branch that decides a two-way merge.
-    fn merge(&mut self, f: FuncId, i: InstId, incoming: &[(Value, BlockId)]) -> Poly {
+    fn merge(&mut self, c: CtxId, i: InstId, incoming: &[(Value, BlockId)]) -> Poly {
+        let f = self.arena.func_of(c);
         let defined: Vec<&(Value, BlockId)> = incoming
             .iter()
             .filter(|(v, _)| !self.is_undef(*v))
             .collect();
-        let exprs: Vec<ExprId> = defined.iter().map(|(v, _)| self.value(f, *v)).collect();
+        let exprs: Vec<ExprId> = defined.iter().map(|(v, _)| self.value(c, *v)).collect();
         if let Some(&first) = exprs.first() {
             if exprs.iter().all(|&e| e == first) {
                 return self.arena.poly(first).clone();
@@ -516,28 +628,29 @@ impl<'a> Builder<'a> {
         }
         let v = Value::Inst(i);
         if !self.deps.is_dependent(f, v) {
-            return self.leaf(f, v);
+            return self.leaf(c, v);
         }
         if let [(a, pa), (b, pb)] = incoming {
-            if let Some((c, a_true)) = self.deciding_branch(f, i, *pa, *pb) {
+            if let Some((cv, a_true)) = self.deciding_branch(c, i, *pa, *pb) {
                 let (t, e) = if a_true { (*a, *b) } else { (*b, *a) };
-                let cond = self.poly(f, c);
-                let (t, e) = (self.poly(f, t), self.poly(f, e));
+                let cond = self.poly(c, cv);
+                let (t, e) = (self.poly(c, t), self.poly(c, e));
                 return self.op(Op::Select, vec![cond, t, e]);
             }
         }
-        self.leaf(f, v)
+        self.leaf(c, v)
     }
 
     /// For a phi merging edges from `pa` and `pb`: the condition of the
     /// immediately dominating branch and whether `pa` is its true side.
     fn deciding_branch(
         &self,
-        f: FuncId,
+        c: CtxId,
         i: InstId,
         pa: BlockId,
         pb: BlockId,
     ) -> Option<(Value, bool)> {
+        let f = self.arena.func_of(c);
         let func = self.m.func(f);
         let g = self.graphs.func(f);
         let join = func.inst(i).block;
@@ -569,31 +682,32 @@ impl<'a> Builder<'a> {
     }
 
     /// A load from where the same straight-line code just stored.
-    fn load(&mut self, f: FuncId, i: InstId) -> Poly {
+    fn load(&mut self, c: CtxId, i: InstId) -> Poly {
+        let f = self.arena.func_of(c);
         let func = self.m.func(f);
         let inst = func.inst(i);
         let v = Value::Inst(i);
-        let addr = self.value(f, inst.operands[0]);
+        let addr = self.value(c, inst.operands[0]);
         let block = &func.blocks[inst.block.index()].insts;
         let at = block.iter().position(|&x| x == i).unwrap_or(0);
         for &j in block[..at].iter().rev() {
             let prior = func.inst(j);
             match prior.op {
                 Opcode::Store => {
-                    if self.value(f, prior.operands[1]) == addr
+                    if self.value(c, prior.operands[1]) == addr
                         && self.m.value_type(func, prior.operands[0]) == inst.ty
                     {
-                        return self.poly(f, prior.operands[0]);
+                        return self.poly(c, prior.operands[0]);
                     }
-                    return self.leaf(f, v);
+                    return self.leaf(c, v);
                 }
                 Opcode::Call | Opcode::AtomicRmw | Opcode::CmpXchg | Opcode::Fence => {
-                    return self.leaf(f, v)
+                    return self.leaf(c, v)
                 }
                 _ => {}
             }
         }
-        self.leaf(f, v)
+        self.leaf(c, v)
     }
 }
 

@@ -58,8 +58,8 @@ pub fn atom(arena: &Arena, n: Names<'_>, a: AtomId) -> String {
     match arena.atom(a) {
         Atom::Tid(d) => format!("tid.{}", dim(*d)),
         Atom::LaneId => "laneid".into(),
-        Atom::Opaque(f, v) => format!("?{}", value(m, *f, *v)),
-        Atom::Pending(f, i) => format!("@{}", value(m, *f, Value::Inst(*i))),
+        Atom::Opaque(c, v) => format!("?{}", value(m, arena.func_of(*c), *v)),
+        Atom::Pending(c, i) => format!("@{}", value(m, arena.func_of(*c), Value::Inst(*i))),
         Atom::Op(op, xs) => op_text(*op, &args(xs)),
         Atom::Uniform(u) => match u {
             Uniform::Param(i, _) => format!("[{}]", value(m, n.kernel, Value::Arg(*i))),
@@ -67,8 +67,8 @@ pub fn atom(arena: &Arena, n: Names<'_>, a: AtomId) -> String {
             Uniform::GridDim(d) => format!("[nctaid.{}]", dim(*d)),
             Uniform::BlockDim(d) => format!("[ntid.{}]", dim(*d)),
             Uniform::Global(g) => format!("[@{}]", m.global(*g).name),
-            Uniform::LoopPhi(f, i) => format!("[{}]", value(m, *f, Value::Inst(*i))),
-            Uniform::Value(f, v) => format!("[{}]", value(m, *f, *v)),
+            Uniform::LoopPhi(c, i) => format!("[{}]", value(m, arena.func_of(*c), Value::Inst(*i))),
+            Uniform::Value(c, v) => format!("[{}]", value(m, arena.func_of(*c), *v)),
             Uniform::Op(op, xs) => format!("[{}]", op_text(*op, &args(xs))),
         },
     }

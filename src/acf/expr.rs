@@ -27,6 +27,12 @@ entity!(
     /// An interned expression of one kernel's ACF arena.
     ExprId
 );
+entity!(
+    /// A calling context: a function with what its parameters are (IACF).
+    /// Leaves are per context, so two calls of one function never share
+    /// an unknown.
+    CtxId
+);
 
 /// Where a symbolic uniform unknown `[v]` comes from.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -40,10 +46,10 @@ pub enum Uniform {
     /// The address of a global variable (shared arrays, `__constant__`).
     Global(GlobalId),
     /// The uniform part of a loop-header phi: its value on the iteration.
-    LoopPhi(FuncId, InstId),
+    LoopPhi(CtxId, InstId),
     /// A uniform value with no structure we use (a uniform load, a float,
     /// a call).
-    Value(FuncId, Value),
+    Value(CtxId, Value),
     /// A non-polynomial operator over uniform expressions, made while
     /// instantiating a warp (`min(w, [n])` for warp `w`).
     Op(Op, Vec<ExprId>),
@@ -97,9 +103,9 @@ pub enum Atom {
     /// A thread-dependent value with no structure we use (a dependent load,
     /// a float, an atomic's result). Thread-dependent exactly when the taint
     /// analysis says so.
-    Opaque(FuncId, Value),
+    Opaque(CtxId, Value),
     /// A loop-header phi while its back edges are explored.
-    Pending(FuncId, InstId),
+    Pending(CtxId, InstId),
     /// A non-polynomial operator over expressions with thread leaves.
     Op(Op, Vec<ExprId>),
 }
@@ -194,6 +200,8 @@ pub struct Arena {
     /// Loop counters with a constant start and a constant step per
     /// iteration: `[i]` is `start + k·step` on iteration `k`.
     counters: HashMap<AtomId, (i128, i128)>,
+    /// The function of each calling context.
+    ctx_funcs: EntityVec<CtxId, FuncId>,
 }
 
 impl Arena {
@@ -207,6 +215,20 @@ impl Arena {
 
     pub fn poly(&self, e: ExprId) -> &Poly {
         &self.exprs[e]
+    }
+
+    /// A new calling context of `f`.
+    pub fn new_ctx(&mut self, f: FuncId) -> CtxId {
+        self.ctx_funcs.push(f)
+    }
+
+    /// The function a context is of.
+    pub fn func_of(&self, c: CtxId) -> FuncId {
+        self.ctx_funcs[c]
+    }
+
+    pub fn num_ctxs(&self) -> usize {
+        self.ctx_funcs.len()
     }
 
     /// Records that loop-counter atom `a` starts at `start` and moves by

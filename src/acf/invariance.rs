@@ -43,9 +43,9 @@ pub fn loop_invariant(
     };
     u.terms.iter().all(|(mono, _)| {
         mono.iter().all(|&a| match arena.atom(a) {
-            Atom::Uniform(Uniform::LoopPhi(func, i))
-            | Atom::Uniform(Uniform::Value(func, Value::Inst(i))) => {
-                *func == f && !in_loop_with_b(m.func(f).inst(*i).block)
+            Atom::Uniform(Uniform::LoopPhi(c, i))
+            | Atom::Uniform(Uniform::Value(c, Value::Inst(i))) => {
+                arena.func_of(*c) == f && !in_loop_with_b(m.func(f).inst(*i).block)
             }
             Atom::Uniform(Uniform::Op(_, args)) => args
                 .iter()

@@ -28,7 +28,7 @@ pub mod warp;
 use crate::graph::ModuleGraphs;
 use crate::ir::{BlockId, FuncId, Module, Value};
 use crate::taint::KernelDeps;
-use expr::{Arena, ExprId};
+use expr::{Arena, CtxId, ExprId};
 use lanes::Lanes;
 use std::collections::HashMap;
 use warp::{Cond, Evaluator, Warp};
@@ -37,19 +37,21 @@ use warp::{Cond, Evaluator, Warp};
 #[derive(Default)]
 pub struct WarpFacts {
     values: HashMap<ExprId, std::rc::Rc<Lanes>>,
-    conds: HashMap<(FuncId, BlockId), Cond>,
-    /// Per function, `(may, must)` per block.
-    active: HashMap<FuncId, Vec<(u32, u32)>>,
+    conds: HashMap<(CtxId, BlockId), Cond>,
+    /// Per context, `(may, must)` per block.
+    active: HashMap<CtxId, Vec<(u32, u32)>>,
     /// `must` without assuming bounds checks pass whole warps.
-    strict: HashMap<FuncId, Vec<u32>>,
-    sweeps: HashMap<(FuncId, BlockId), sweep::Sweep>,
+    strict: HashMap<CtxId, Vec<u32>>,
+    sweeps: HashMap<(CtxId, BlockId), sweep::Sweep>,
 }
 
-/// The ACF of one kernel, instantiated for every warp of its block.
+/// The ACF of one kernel, instantiated for every warp of its block and
+/// every calling context of the functions it reaches.
 pub struct KernelAcf {
     pub kernel: FuncId,
     pub arena: Arena,
-    exprs: HashMap<(FuncId, Value), ExprId>,
+    exprs: HashMap<(CtxId, Value), ExprId>,
+    contexts: HashMap<FuncId, Vec<CtxId>>,
     pub block: [u32; 3],
     pub warps: Vec<Warp>,
     facts: Vec<WarpFacts>,
@@ -63,14 +65,19 @@ impl std::fmt::Debug for KernelAcf {
             .field("block", &self.block)
             .field("warps", &self.warps.len())
             .field("exprs", &self.arena.num_exprs())
+            .field("contexts", &self.arena.num_ctxs())
             .finish()
     }
 }
 
+/// Where a context is entered from: the caller's context and block.
+type CallSites = HashMap<CtxId, Vec<(CtxId, BlockId)>>;
+
 impl KernelAcf {
     /// Builds the expressions of `values` (branch conditions and addresses)
-    /// and of every branch condition in `reached`, and instantiates them
-    /// for each warp of a block of shape `block`.
+    /// and of every branch condition in `reached`, in every calling
+    /// context, and instantiates them for each warp of a block of shape
+    /// `block`.
     pub fn new(
         m: &Module,
         graphs: &ModuleGraphs,
@@ -81,9 +88,11 @@ impl KernelAcf {
         values: &[(FuncId, Value)],
     ) -> Self {
         let mut b = build::Builder::new(m, graphs, deps, kernel, Some(block));
+        let (order, calls) = discover_contexts(&mut b, m, graphs, kernel, reached);
         let mut exprs = HashMap::new();
         let mut branches = Vec::new();
-        for &f in reached {
+        for &c in &order {
+            let f = b.arena.func_of(c);
             let func = m.func(f);
             for blk in func.block_ids() {
                 if !graphs.func(f).cfg.reachable(blk) {
@@ -93,35 +102,42 @@ impl KernelAcf {
                     continue;
                 };
                 if t.is_conditional_branch() {
-                    let c = t.operands[0];
-                    let e = b.value(f, c);
-                    exprs.insert((f, c), e);
-                    branches.push((f, blk, e));
+                    let v = t.operands[0];
+                    let e = b.value(c, v);
+                    exprs.insert((c, v), e);
+                    branches.push((c, blk, e));
                 }
             }
         }
         for &(f, v) in values {
-            let e = b.value(f, v);
-            exprs.insert((f, v), e);
+            for c in b.contexts_of(f).to_vec() {
+                let e = b.value(c, v);
+                exprs.insert((c, v), e);
+            }
         }
+        let contexts: HashMap<FuncId, Vec<CtxId>> = reached
+            .iter()
+            .map(|&f| (f, b.contexts_of(f).to_vec()))
+            .collect();
         let over_budget = b.over_budget;
         let mut arena = b.arena;
         let warps = warp::warps(block);
         let mut evs: Vec<Evaluator> = warps.iter().map(Evaluator::new).collect();
         let mut facts: Vec<WarpFacts> = warps.iter().map(|_| WarpFacts::default()).collect();
         for (ev, wf) in evs.iter_mut().zip(&mut facts) {
-            for &(f, blk, e) in &branches {
+            for &(c, blk, e) in &branches {
+                let f = arena.func_of(c);
                 let variant = |ar: &Arena, u: &expr::Poly| {
                     invariance::variant_terms(m, graphs.func(f), ar, u, f, blk)
                 };
-                let c = warp::condition(&mut arena, ev, m.func(f), blk, e, &variant);
-                wf.conds.insert((f, blk), c);
+                let cond = warp::condition(&mut arena, ev, m.func(f), blk, e, &variant);
+                wf.conds.insert((c, blk), cond);
             }
         }
-        for &(f, blk, _) in &branches {
+        for &(c, blk, _) in &branches {
             let mut conds: Vec<&mut Cond> = facts
                 .iter_mut()
-                .filter_map(|wf| wf.conds.get_mut(&(f, blk)))
+                .filter_map(|wf| wf.conds.get_mut(&(c, blk)))
                 .collect();
             warp::mark_bounded(&mut conds);
         }
@@ -130,39 +146,41 @@ impl KernelAcf {
             .map(|&f| (f, active::ControlEdges::new(graphs.func(f))))
             .collect();
         for ((w, ev), wf) in warps.iter().zip(&mut evs).zip(&mut facts) {
-            for &f in reached {
-                let entry = if f == kernel {
-                    (w.exists, w.exists)
-                } else {
-                    (w.exists, 0)
+            for (k, &c) in order.iter().enumerate() {
+                let f = arena.func_of(c);
+                let Some(edges) = control.get(&f) else {
+                    continue;
                 };
+                let entry = entry_lanes(w, c, k, &order, &calls, wf, f == kernel);
                 let g = graphs.func(f);
-                let cond = |b: BlockId| wf.conds.get(&(f, b));
-                let lanes = active::active_lanes(g, &control[&f], entry, cond, true);
-                let bounded = wf.conds.iter().any(|((h, _), c)| {
-                    *h == f && matches!(c, Cond::Threshold { bounded: true, .. })
+                let cond = |b: BlockId| wf.conds.get(&(c, b));
+                let lanes = active::active_lanes(g, edges, entry, cond, true);
+                let bounded = wf.conds.iter().any(|((h, _), x)| {
+                    *h == c && matches!(x, Cond::Threshold { bounded: true, .. })
                 });
                 let strict = if bounded {
-                    active::active_lanes(g, &control[&f], entry, cond, false)
+                    active::active_lanes(g, edges, entry, cond, false)
                 } else {
                     lanes.clone()
                 };
-                wf.strict.insert(f, strict.iter().map(|x| x.1).collect());
-                wf.active.insert(f, lanes);
+                wf.strict.insert(c, strict.iter().map(|x| x.1).collect());
+                wf.active.insert(c, lanes);
             }
             for &e in exprs.values() {
                 let l = ev.eval(&mut arena, e);
                 wf.values.insert(e, l);
             }
-            for &(f, blk, _) in &branches {
-                let Some(c) = wf.conds.get(&(f, blk)) else {
+            for &(c, blk, _) in &branches {
+                let Some(cond) = wf.conds.get(&(c, blk)) else {
                     continue;
                 };
+                let f = arena.func_of(c);
                 let g = graphs.func(f);
-                let active = |b: BlockId| wf.active[&f][b.index()];
-                let cond = |b: BlockId| wf.conds.get(&(f, b));
-                if let Some(s) = sweep::sweep(&arena, g, m.func(f), (f, blk), c, &active, &cond) {
-                    wf.sweeps.insert((f, blk), s);
+                let active = |b: BlockId| wf.active[&c][b.index()];
+                let conds = |b: BlockId| wf.conds.get(&(c, b));
+                if let Some(s) = sweep::sweep(&arena, g, m.func(f), (f, blk), cond, &active, &conds)
+                {
+                    wf.sweeps.insert((c, blk), s);
                 }
             }
         }
@@ -171,6 +189,7 @@ impl KernelAcf {
             kernel,
             arena,
             exprs,
+            contexts,
             block,
             warps,
             facts,
@@ -178,41 +197,54 @@ impl KernelAcf {
         }
     }
 
-    /// The ACF of `v` as text, if it was built.
+    /// The calling contexts of `f` in this kernel.
+    pub fn contexts(&self, f: FuncId) -> &[CtxId] {
+        self.contexts.get(&f).map_or(&[], Vec::as_slice)
+    }
+
+    /// The ACF of `v` in `f` as text, one per distinct context
+    /// expression, if it was built.
     pub fn render(&self, m: &Module, f: FuncId, v: Value) -> Option<String> {
         let names = display::Names {
             m,
             kernel: self.kernel,
         };
-        Some(display::render(&self.arena, names, self.expr(f, v)?))
+        let mut texts: Vec<String> = Vec::new();
+        for &c in self.contexts(f) {
+            let t = display::render(&self.arena, names, self.expr(c, v)?);
+            if !texts.contains(&t) {
+                texts.push(t);
+            }
+        }
+        (!texts.is_empty()).then(|| texts.join(" | "))
     }
 
-    /// The expression built for `v` in `f`, if it was asked for.
-    pub fn expr(&self, f: FuncId, v: Value) -> Option<ExprId> {
-        self.exprs.get(&(f, v)).copied()
+    /// The expression built for `v` in context `c`, if it was asked for.
+    pub fn expr(&self, c: CtxId, v: Value) -> Option<ExprId> {
+        self.exprs.get(&(c, v)).copied()
     }
 
     /// `v` instantiated for warp `w`.
-    pub fn lanes(&self, w: usize, f: FuncId, v: Value) -> Option<&Lanes> {
-        self.facts[w].values.get(&self.expr(f, v)?).map(|l| &**l)
+    pub fn lanes(&self, w: usize, c: CtxId, v: Value) -> Option<&Lanes> {
+        self.facts[w].values.get(&self.expr(c, v)?).map(|l| &**l)
     }
 
     /// The condition of the branch ending `b`, in warp `w`.
-    pub fn cond(&self, w: usize, f: FuncId, b: BlockId) -> Option<&Cond> {
-        self.facts[w].conds.get(&(f, b))
+    pub fn cond(&self, w: usize, c: CtxId, b: BlockId) -> Option<&Cond> {
+        self.facts[w].conds.get(&(c, b))
     }
 
     /// Each lane's exit iteration, for a loop exit that tests a counter
     /// against a per-lane bound (see [`sweep`]).
-    pub fn sweep(&self, w: usize, f: FuncId, b: BlockId) -> Option<&sweep::Sweep> {
-        self.facts[w].sweeps.get(&(f, b))
+    pub fn sweep(&self, w: usize, c: CtxId, b: BlockId) -> Option<&sweep::Sweep> {
+        self.facts[w].sweeps.get(&(c, b))
     }
 
     /// `(may, must)` active lanes of block `b` in warp `w`.
-    pub fn active(&self, w: usize, f: FuncId, b: BlockId) -> (u32, u32) {
+    pub fn active(&self, w: usize, c: CtxId, b: BlockId) -> (u32, u32) {
         self.facts[w]
             .active
-            .get(&f)
+            .get(&c)
             .and_then(|v| v.get(b.index()))
             .copied()
             .unwrap_or((0, 0))
@@ -220,10 +252,10 @@ impl KernelAcf {
 
     /// Lanes active every time block `b` runs in warp `w`, even in the
     /// warp a bounds check cuts (for the figures' minimum).
-    pub fn active_strict(&self, w: usize, f: FuncId, b: BlockId) -> u32 {
+    pub fn active_strict(&self, w: usize, c: CtxId, b: BlockId) -> u32 {
         self.facts[w]
             .strict
-            .get(&f)
+            .get(&c)
             .and_then(|v| v.get(b.index()))
             .copied()
             .unwrap_or(0)
@@ -234,12 +266,90 @@ impl KernelAcf {
     /// `blockDim.x` is a multiple of 32. Such values count as uniform for
     /// every check.
     pub fn warp_uniform(&self, f: FuncId, b: BlockId, v: Value) -> bool {
-        (0..self.warps.len()).all(|w| {
-            let (may, _) = self.active(w, f, b);
-            may == 0
-                || self
-                    .lanes(w, f, v)
-                    .is_some_and(|l| l.uniform(may).is_some())
+        self.contexts(f).iter().all(|&c| {
+            (0..self.warps.len()).all(|w| {
+                let (may, _) = self.active(w, c, b);
+                may == 0
+                    || self
+                        .lanes(w, c, v)
+                        .is_some_and(|l| l.uniform(may).is_some())
+            })
         })
     }
+}
+
+/// Every context reached from the kernel's, callers before callees, and
+/// the call sites that enter each.
+fn discover_contexts(
+    b: &mut build::Builder<'_>,
+    m: &Module,
+    graphs: &ModuleGraphs,
+    kernel: FuncId,
+    reached: &[FuncId],
+) -> (Vec<CtxId>, CallSites) {
+    let mut order = vec![b.root(kernel)];
+    let mut calls: CallSites = HashMap::new();
+    let mut k = 0;
+    while k < order.len() {
+        let c = order[k];
+        k += 1;
+        let f = b.arena.func_of(c);
+        let func = m.func(f);
+        for blk in func
+            .block_ids()
+            .filter(|&x| graphs.func(f).cfg.reachable(x))
+        {
+            for &i in &func.blocks[blk.index()].insts {
+                let Some(inner) = b.call_context(c, i) else {
+                    continue;
+                };
+                calls.entry(inner).or_default().push((c, blk));
+                if !order.contains(&inner) {
+                    order.push(inner);
+                }
+            }
+        }
+    }
+    // Functions reached only in ways we do not follow (through pointers).
+    for &f in reached {
+        if b.contexts_of(f).is_empty() {
+            order.push(b.root(f));
+        }
+    }
+    (order, calls)
+}
+
+/// The lanes that enter context `c` (the `k`-th in `order`): those active
+/// at its call sites, when every caller's lanes are already known.
+fn entry_lanes(
+    w: &Warp,
+    c: CtxId,
+    k: usize,
+    order: &[CtxId],
+    calls: &CallSites,
+    wf: &WarpFacts,
+    is_kernel: bool,
+) -> (u32, u32) {
+    if is_kernel && k == 0 {
+        return (w.exists, w.exists);
+    }
+    let Some(sites) = calls.get(&c) else {
+        return (w.exists, 0);
+    };
+    let known = sites.iter().all(|(caller, _)| {
+        order
+            .iter()
+            .position(|x| x == caller)
+            .is_some_and(|p| p < k)
+    });
+    if !known {
+        return (w.exists, 0);
+    }
+    let (mut may, mut must) = (0, u32::MAX);
+    for (caller, blk) in sites {
+        let (a, b) = wf.active[caller][blk.index()];
+        may |= a;
+        must &= b;
+    }
+    (may, if sites.len() == 1 { must } else { 0 })
 }

@@ -77,8 +77,8 @@ pub fn sweep<'c>(
         match mono.as_slice() {
             [] => v = *k,
             [a] => match arena.atom(*a) {
-                Atom::Uniform(Uniform::LoopPhi(pf, i))
-                    if *pf == f && func.inst(*i).block == lp.header =>
+                Atom::Uniform(Uniform::LoopPhi(ctx, i))
+                    if arena.func_of(*ctx) == f && func.inst(*i).block == lp.header =>
                 {
                     c = *k;
                     counter = arena.counter(*a);

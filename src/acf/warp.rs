@@ -204,8 +204,17 @@ pub fn condition(
         return Cond::Unknown;
     };
     let value = ev.eval(arena, cond);
-    if value.uniform(ev.warp.exists).is_some() {
-        return Cond::Uniform;
+    if let Some(u) = value.uniform(ev.warp.exists) {
+        // A number for the whole warp: every lane goes one known way.
+        return match u.as_const() {
+            Some(k) => match value.concrete(ev.warp.exists) {
+                Some(_) if matches!(term.kind, InstKind::Br { .. }) => {
+                    Cond::PerLane([u8::from(k == 0); LANES])
+                }
+                _ => Cond::Uniform,
+            },
+            None => Cond::Uniform,
+        };
     }
     match &term.kind {
         InstKind::Br { .. } => {
@@ -296,36 +305,39 @@ fn combined(
         return None;
     };
     let [atom] = mono.as_slice() else { return None };
-    let (a, b) = match arena.atom(*atom).clone() {
-        Atom::Op(Op::And | Op::Or, args) => (args[0], args[1]),
-        Atom::Op(Op::Select, args) => {
-            let k = arena
-                .poly(args[2])
-                .as_const()
-                .or(arena.poly(args[1]).as_const())?;
-            if !(0..=1).contains(&k) {
-                return None;
-            }
-            let other = if arena.poly(args[2]).as_const().is_some() {
-                args[1]
-            } else {
-                args[2]
-            };
-            (args[0], other)
-        }
+    // (a, b, is_and)
+    let (a, b, and) = match arena.atom(*atom).clone() {
+        Atom::Op(Op::And, args) => (args[0], args[1], true),
+        Atom::Op(Op::Or, args) => (args[0], args[1], false),
+        // select(a, b, false) is `a && b`; select(a, true, b) is `a || b`.
+        Atom::Op(Op::Select, args) => match (
+            arena.poly(args[1]).as_const(),
+            arena.poly(args[2]).as_const(),
+        ) {
+            (_, Some(0)) => (args[0], args[1], true),
+            (Some(1), _) => (args[0], args[2], false),
+            _ => return None,
+        },
         _ => return None,
     };
     let side = |arena: &mut Arena, ev: &mut Evaluator<'_>, e: ExprId| -> Option<Cond> {
         let v = ev.eval(arena, e);
-        if v.uniform(ev.warp.exists).is_some() {
-            return Some(Cond::Uniform);
-        }
         if let Some(c) = v.concrete(ev.warp.exists) {
             return Some(Cond::PerLane(c.map(|x| u8::from(x == 0))));
+        }
+        if v.uniform(ev.warp.exists).is_some() {
+            return Some(Cond::Uniform);
         }
         combined(arena, ev, e, variant)
     };
     match (side(arena, ev, a)?, side(arena, ev, b)?) {
+        // Per lane on both sides: combine lane by lane (0 is true).
+        (Cond::PerLane(x), Cond::PerLane(y)) => Some(Cond::PerLane(std::array::from_fn(|l| {
+            let (p, q) = (x[l] == 0, y[l] == 0);
+            u8::from(!(if and { p && q } else { p || q }))
+        }))),
+        // A side that is one unknown value for the whole warp either
+        // decides alone (then uniformly) or leaves it to the other side.
         (Cond::Uniform, c) | (c, Cond::Uniform) => Some(c),
         _ => None,
     }

@@ -38,18 +38,22 @@ impl WarpAddresses {
     }
 }
 
-/// The addresses of `site` in each warp of the block.
+/// The addresses of `site` in each warp of the block, for each calling
+/// context of its function.
 pub fn per_warp(m: &Module, k: &KernelAnalysis, site: &Site) -> Vec<WarpAddresses> {
     let acf = &k.acf;
     let block = m.func(site.func).inst(site.inst).block;
-    (0..acf.warps.len())
-        .map(|w| {
-            let (may, _) = acf.active(w, site.func, block);
-            let must = acf.active_strict(w, site.func, block);
+    let contexts = acf.contexts(site.func);
+    contexts
+        .iter()
+        .flat_map(|&c| (0..acf.warps.len()).map(move |w| (c, w)))
+        .map(|(c, w)| {
+            let (may, _) = acf.active(w, c, block);
+            let must = acf.active_strict(w, c, block);
             if may == 0 {
                 return WarpAddresses::Idle;
             }
-            let Some(lanes) = acf.lanes(w, site.func, site.value) else {
+            let Some(lanes) = acf.lanes(w, c, site.value) else {
                 return WarpAddresses::Unknown { may };
             };
             match lanes.split(may) {
@@ -70,7 +74,11 @@ pub fn per_warp(m: &Module, k: &KernelAnalysis, site: &Site) -> Vec<WarpAddresse
 /// dimension, read off the address's ACF: `Some(None)` when the step is
 /// symbolic (a kernel parameter), `None` when the dimension is absent.
 pub fn strides(acf: &KernelAcf, site: &Site) -> [Option<Option<i128>>; 3] {
-    let Some(e) = acf.expr(site.func, site.value) else {
+    let Some(e) = acf
+        .contexts(site.func)
+        .first()
+        .and_then(|&c| acf.expr(c, site.value))
+    else {
         return [None; 3];
     };
     let p: &Poly = acf.arena.poly(e);

@@ -1,12 +1,13 @@
 #![doc = include_str!("divergent_branch.md")]
 
 use super::{Check, CheckContext};
+use crate::acf::expr::CtxId;
 use crate::acf::lanes::lanes;
 use crate::acf::warp::{self, Cond};
 use crate::acf::KernelAcf;
 use crate::analysis::{KernelAnalysis, Site};
 use crate::diag::{Finding, Position, Severity};
-use crate::ir::{BlockId, FuncId, Module};
+use crate::ir::{BlockId, Module};
 use serde::Serialize;
 
 /// A branch's classification.
@@ -62,18 +63,28 @@ enum Outcome {
 pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Divergence {
     let acf = &k.acf;
     let block = m.func(site.func).inst(site.inst).block;
+    let contexts = acf.contexts(site.func);
     let outcomes: Vec<Outcome> = (0..acf.warps.len())
         .map(|w| {
             if !site.thread_dependent {
                 return Outcome::Uniform;
             }
-            warp_outcome(acf, w, site.func, block)
+            // Over calling contexts: definite only where they all agree.
+            let each: Vec<Outcome> = contexts
+                .iter()
+                .map(|&c| warp_outcome(acf, w, c, block))
+                .collect();
+            match each.split_first() {
+                None => Outcome::Maybe(None),
+                Some((first, rest)) if rest.iter().all(|o| o == first) => first.clone(),
+                Some(_) => Outcome::Maybe(None),
+            }
         })
         .collect();
     classify(&outcomes)
 }
 
-fn warp_outcome(acf: &KernelAcf, w: usize, f: FuncId, b: BlockId) -> Outcome {
+fn warp_outcome(acf: &KernelAcf, w: usize, f: CtxId, b: BlockId) -> Outcome {
     let (may, must) = acf.active(w, f, b);
     if may == 0 {
         return Outcome::Uniform;
