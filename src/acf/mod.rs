@@ -124,12 +124,20 @@ impl KernelAcf {
         let warps = warp::warps(block);
         let mut evs: Vec<Evaluator> = warps.iter().map(Evaluator::new).collect();
         let mut facts: Vec<WarpFacts> = warps.iter().map(|_| WarpFacts::default()).collect();
-        for (ev, wf) in evs.iter_mut().zip(&mut facts) {
-            for &(c, blk, e) in &branches {
-                let f = arena.func_of(c);
-                let variant = |ar: &Arena, u: &expr::Poly| {
-                    invariance::variant_terms(m, graphs.func(f), ar, u, f, blk)
-                };
+        for &(c, blk, e) in &branches {
+            let f = arena.func_of(c);
+            // The part of a threshold that moves in a loop is the same in
+            // most warps: work it out once per branch.
+            let seen: std::cell::RefCell<HashMap<expr::Poly, expr::Poly>> = Default::default();
+            let variant = |ar: &Arena, u: &expr::Poly| {
+                if let Some(v) = seen.borrow().get(u) {
+                    return v.clone();
+                }
+                let v = invariance::variant_terms(m, graphs.func(f), ar, u, f, blk);
+                seen.borrow_mut().insert(u.clone(), v.clone());
+                v
+            };
+            for (ev, wf) in evs.iter_mut().zip(&mut facts) {
                 let cond = warp::condition(&mut arena, ev, m.func(f), blk, e, &variant);
                 wf.conds.insert((c, blk), cond);
             }

@@ -4,7 +4,10 @@ use super::addresses::{self, ceil_div, distinct_bytes, pieces, WarpAddresses};
 use super::{Check, CheckContext};
 use crate::analysis::{KernelAnalysis, Site};
 use crate::diag::{Finding, Position, Severity};
+use crate::acf::expr::Congruence;
+use crate::acf::lanes::Column;
 use crate::hw;
+use std::collections::HashMap;
 use crate::ir::Module;
 use serde::Serialize;
 
@@ -60,6 +63,7 @@ pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
     let (mut full_lo, mut full_hi) = (u64::MAX, 0u64);
     let mut classes = Vec::new();
     let mut dense_coalesced = true;
+    let mut seen: HashMap<(Vec<i128>, [u32; 3], Vec<i128>), WarpSectors> = HashMap::new();
     for wa in addresses::per_warp(m, k, site) {
         match wa {
             WarpAddresses::Idle => {}
@@ -79,22 +83,24 @@ pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
                 d,
                 base,
             } => {
-                let residues = WarpAddresses::residues(base, SECTOR);
-                let count = |mask: u32, r: i128| pieces(&d, mask, r, bytes, SECTOR).len() as u64;
-                let full: Vec<u64> = residues.iter().map(|&r| count(may, r)).collect();
-                let (fmin, fmax) = (*full.iter().min().unwrap(), *full.iter().max().unwrap());
-                let partial_min = if must == may {
-                    fmin
-                } else if must != 0 {
-                    residues.iter().map(|&r| count(must, r)).min().unwrap()
-                } else {
-                    per_lane
-                };
-                let id = ceil_div(distinct_bytes(&d, may, bytes), SECTOR) as u64;
-                let dense_ideal = ceil_div(distinct_bytes(&d, exists, bytes), SECTOR) as u64;
-                dense_coalesced &= residues
-                    .iter()
-                    .all(|&r| count(exists, r) <= dense_ideal + 1);
+                // Warps whose offsets differ by whole sectors cost the same.
+                let shift = d.iter().min().copied().unwrap_or(0).div_euclid(SECTOR) * SECTOR;
+                let key: (Vec<i128>, [u32; 3], Vec<i128>) = (
+                    d.iter().map(|x| x - shift).collect(),
+                    [may, must, exists],
+                    WarpAddresses::residues(base, SECTOR),
+                );
+                let w = *seen
+                    .entry(key)
+                    .or_insert_with(|| warp_sectors(&d, [may, must, exists], base, bytes, per_lane));
+                let WarpSectors {
+                    partial_min,
+                    fmin,
+                    fmax,
+                    id,
+                    dense_ok,
+                } = w;
+                dense_coalesced &= dense_ok;
                 lo = lo.min(partial_min);
                 hi = hi.max(fmax);
                 full_lo = full_lo.min(fmin);
@@ -134,6 +140,44 @@ pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
         stride,
         dim,
         type_inconsistent,
+    }
+}
+
+/// One warp's sectors for its lanes' offsets.
+#[derive(Copy, Clone)]
+struct WarpSectors {
+    /// Fewest over every execution.
+    partial_min: u64,
+    /// With the `may` lanes, over the base alignments.
+    fmin: u64,
+    fmax: u64,
+    /// The ideal for the `may` lanes' bytes.
+    id: u64,
+    /// With every lane of the warp, at most one over the ideal.
+    dense_ok: bool,
+}
+
+fn warp_sectors(d: &Column, [may, must, exists]: [u32; 3], base: Congruence, bytes: i128, per_lane: u64) -> WarpSectors {
+    let residues = WarpAddresses::residues(base, SECTOR);
+    let count = |mask: u32, r: i128| pieces(d, mask, r, bytes, SECTOR).len() as u64;
+    let full: Vec<u64> = residues.iter().map(|&r| count(may, r)).collect();
+    let (fmin, fmax) = (*full.iter().min().unwrap(), *full.iter().max().unwrap());
+    let partial_min = if must == may {
+        fmin
+    } else if must != 0 {
+        residues.iter().map(|&r| count(must, r)).min().unwrap()
+    } else {
+        per_lane
+    };
+    let id = ceil_div(distinct_bytes(d, may, bytes), SECTOR) as u64;
+    let dense_ideal = ceil_div(distinct_bytes(d, exists, bytes), SECTOR) as u64;
+    let dense_ok = residues.iter().all(|&r| count(exists, r) <= dense_ideal + 1);
+    WarpSectors {
+        partial_min,
+        fmin,
+        fmax,
+        id,
+        dense_ok,
     }
 }
 

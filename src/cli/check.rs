@@ -236,11 +236,25 @@ fn taint_timing(a: &analysis::ModuleAnalysis<'_>) -> String {
         summaries += stats.solver.summary_edges;
         rounds = rounds.max(stats.rounds);
     }
+    let taint_ms = (Instant::now() - start).as_secs_f64() * 1e3;
+    let acf_start = Instant::now();
+    for k in &a.kernels {
+        let values: Vec<_> = k.sites.iter().map(|s| (s.func, s.value)).collect();
+        crate::acf::KernelAcf::new(
+            a.module,
+            &a.graphs,
+            &k.deps,
+            k.kernel,
+            &k.reached,
+            k.block_dim.dims,
+            &values,
+        );
+    }
+    let acf_ms = (Instant::now() - acf_start).as_secs_f64() * 1e3;
     let insts: usize = a.module.funcs.iter().map(|f| f.insts.len()).sum();
     let defined = a.module.funcs.iter().filter(|f| !f.is_declaration).count();
     format!(
-        "taint {:.1} ms ({} kernels, {defined} functions, {insts} instructions, {path_edges} path edges, {summaries} summary edges, at most {rounds} rounds)",
-        (Instant::now() - start).as_secs_f64() * 1e3,
+        "taint {taint_ms:.1} ms ({} kernels, {defined} functions, {insts} instructions, {path_edges} path edges, {summaries} summary edges, at most {rounds} rounds); acf {acf_ms:.1} ms",
         a.kernels.len(),
     )
 }
