@@ -90,6 +90,14 @@ impl<'w> Evaluator<'w> {
             return l;
         }
         let terms = arena.poly(e).terms.clone();
+        if let [(mono, 1)] = terms.as_slice() {
+            if let [a] = mono.as_slice() {
+                // The expression is one atom: share its lanes.
+                let l = self.atom(arena, *a);
+                self.memo.insert(e, l.clone());
+                return l;
+            }
+        }
         let mut parts = Vec::with_capacity(terms.len());
         for (mono, c) in terms {
             let prod = match mono.as_slice() {

@@ -2,14 +2,14 @@
 
 use super::addresses::{self, ceil_div, distinct_bytes, pieces, WarpAddresses};
 use super::{Check, CheckContext};
-use crate::analysis::{KernelAnalysis, Site};
-use crate::diag::{Finding, Position, Severity};
 use crate::acf::expr::Congruence;
 use crate::acf::lanes::Column;
+use crate::analysis::{KernelAnalysis, Site};
+use crate::diag::{Finding, Position, Severity};
 use crate::hw;
-use std::collections::HashMap;
 use crate::ir::Module;
 use serde::Serialize;
+use std::collections::HashMap;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -63,7 +63,7 @@ pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
     let (mut full_lo, mut full_hi) = (u64::MAX, 0u64);
     let mut classes = Vec::new();
     let mut dense_coalesced = true;
-    let mut seen: HashMap<(Vec<i128>, [u32; 3], Vec<i128>), WarpSectors> = HashMap::new();
+    let mut seen: HashMap<WarpKey, WarpSectors> = HashMap::new();
     for wa in addresses::per_warp(m, k, site) {
         match wa {
             WarpAddresses::Idle => {}
@@ -85,14 +85,14 @@ pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
             } => {
                 // Warps whose offsets differ by whole sectors cost the same.
                 let shift = d.iter().min().copied().unwrap_or(0).div_euclid(SECTOR) * SECTOR;
-                let key: (Vec<i128>, [u32; 3], Vec<i128>) = (
+                let key: WarpKey = (
                     d.iter().map(|x| x - shift).collect(),
                     [may, must, exists],
                     WarpAddresses::residues(base, SECTOR),
                 );
-                let w = *seen
-                    .entry(key)
-                    .or_insert_with(|| warp_sectors(&d, [may, must, exists], base, bytes, per_lane));
+                let w = *seen.entry(key).or_insert_with(|| {
+                    warp_sectors(&d, [may, must, exists], base, bytes, per_lane)
+                });
                 let WarpSectors {
                     partial_min,
                     fmin,
@@ -143,6 +143,10 @@ pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
     }
 }
 
+/// A warp's offsets (shifted to the first sector), its lane masks and
+/// the base's possible residues: warps with equal keys cost the same.
+type WarpKey = (Vec<i128>, [u32; 3], Vec<i128>);
+
 /// One warp's sectors for its lanes' offsets.
 #[derive(Copy, Clone)]
 struct WarpSectors {
@@ -157,7 +161,13 @@ struct WarpSectors {
     dense_ok: bool,
 }
 
-fn warp_sectors(d: &Column, [may, must, exists]: [u32; 3], base: Congruence, bytes: i128, per_lane: u64) -> WarpSectors {
+fn warp_sectors(
+    d: &Column,
+    [may, must, exists]: [u32; 3],
+    base: Congruence,
+    bytes: i128,
+    per_lane: u64,
+) -> WarpSectors {
     let residues = WarpAddresses::residues(base, SECTOR);
     let count = |mask: u32, r: i128| pieces(d, mask, r, bytes, SECTOR).len() as u64;
     let full: Vec<u64> = residues.iter().map(|&r| count(may, r)).collect();
@@ -171,7 +181,9 @@ fn warp_sectors(d: &Column, [may, must, exists]: [u32; 3], base: Congruence, byt
     };
     let id = ceil_div(distinct_bytes(d, may, bytes), SECTOR) as u64;
     let dense_ideal = ceil_div(distinct_bytes(d, exists, bytes), SECTOR) as u64;
-    let dense_ok = residues.iter().all(|&r| count(exists, r) <= dense_ideal + 1);
+    let dense_ok = residues
+        .iter()
+        .all(|&r| count(exists, r) <= dense_ideal + 1);
     WarpSectors {
         partial_min,
         fmin,
