@@ -27,9 +27,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use warpcheck::analysis::{self, BlockDim, BlockDimSource, Options};
 use warpcheck::diag::json::Report;
-use warpcheck::ir::{FuncId, Module, TypeKind};
+use warpcheck::ir::{FuncId, Module};
 use warpcheck::sim::report::{self, SiteJson};
-use warpcheck::sim::{self, ArgValue, BufferSpec, Init, LaunchConfig};
+use warpcheck::sim::{self, LaunchConfig};
 use warpcheck::taint::ifds::IfdsTaint;
 
 type Key = (String, String, u64, u64);
@@ -107,30 +107,6 @@ fn static_sites(kernel: &Value) -> BTreeMap<Key, Static> {
         }
     }
     out
-}
-
-fn arguments(m: &Module, k: FuncId, int: i128) -> Vec<(String, ArgValue)> {
-    let f = m.func(k);
-    f.params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let value = match m.types.kind(p.ty) {
-                TypeKind::Ptr(_) => ArgValue::Buffer(BufferSpec {
-                    bytes: 1 << 20,
-                    init: Init::Iota,
-                    elem: sim::params(m, k)[i]
-                        .cpp_type
-                        .as_deref()
-                        .and_then(sim::args::pointee_elem)
-                        .or(Some(sim::Elem::I32)),
-                }),
-                TypeKind::Int(_) => ArgValue::Int(int),
-                _ => ArgValue::Float(1.5),
-            };
-            (format!("arg{i}"), value)
-        })
-        .collect()
 }
 
 fn shapes(m: &Module, k: FuncId) -> Vec<[u32; 3]> {
@@ -255,7 +231,7 @@ fn check_file(path: &Path, t: &mut Tally) {
                     block,
                     ..LaunchConfig::default()
                 };
-                let Ok(o) = sim::simulate(&m, k, &config, &arguments(&m, k, int)) else {
+                let Ok(o) = sim::simulate(&m, k, &config, &iota_arguments(&m, k, int)) else {
                     t.skipped += 1;
                     continue;
                 };

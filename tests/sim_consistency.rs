@@ -16,8 +16,8 @@ use helpers::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
-use warpcheck::ir::{FuncId, Module, TypeKind};
-use warpcheck::sim::{self, report, ArgValue, BufferSpec, Init, LaunchConfig, SimError};
+use warpcheck::ir::{FuncId, Module};
+use warpcheck::sim::{self, report, LaunchConfig, SimError};
 
 /// `(kind, file, line, column)`, as both reports spell it.
 type Key = (String, String, u64, u64);
@@ -54,31 +54,6 @@ fn static_dependence(kernel: &Value) -> BTreeMap<Key, bool> {
     deps
 }
 
-fn simple_arguments(m: &Module, k: FuncId) -> Vec<(String, ArgValue)> {
-    let f = m.func(k);
-    f.params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let value = match m.types.kind(p.ty) {
-                TypeKind::Ptr(_) => ArgValue::Buffer(BufferSpec {
-                    bytes: 1 << 20,
-                    init: Init::Iota,
-                    // The signature's pointee type, else 32-bit integers.
-                    elem: sim::params(m, k)[i]
-                        .cpp_type
-                        .as_deref()
-                        .and_then(sim::args::pointee_elem)
-                        .or(Some(sim::Elem::I32)),
-                }),
-                TypeKind::Int(_) => ArgValue::Int(128),
-                _ => ArgValue::Float(1.5),
-            };
-            (format!("arg{i}"), value)
-        })
-        .collect()
-}
-
 /// Launch shapes to try, in order: the kernel's launch bounds, then two
 /// warps, one warp, and the 2-D tiles of the transposes.
 fn simple_launches(m: &Module, k: FuncId) -> Vec<LaunchConfig> {
@@ -99,7 +74,7 @@ fn simple_launches(m: &Module, k: FuncId) -> Vec<LaunchConfig> {
 
 /// Checks one kernel; `Err` when it cannot be simulated with simple args.
 fn check_kernel(m: &Module, k: FuncId, kernel: &Value) -> Result<usize, SimError> {
-    let args = simple_arguments(m, k);
+    let args = iota_arguments(m, k, 128);
     let mut runs = simple_launches(m, k)
         .into_iter()
         .map(|config| sim::simulate(m, k, &config, &args));

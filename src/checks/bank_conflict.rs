@@ -1,10 +1,10 @@
 #![doc = include_str!("bank_conflict.md")]
 
 use super::addresses::{self, ceil_div, WarpAddresses};
-use super::{Check, CheckContext};
+use super::{Check, SiteFigures, Verdict};
 use crate::acf::lanes::{Column, LANES};
 use crate::analysis::{KernelAnalysis, Site};
-use crate::diag::{Finding, Position, Severity};
+use crate::diag::Severity;
 use crate::hw;
 use crate::ir::Module;
 use serde::Serialize;
@@ -188,58 +188,36 @@ impl Check for BankConflict {
         include_str!("bank_conflict.md")
     }
 
-    fn run(&self, cx: &CheckContext<'_, '_>) -> Vec<Finding> {
-        let m = cx.analysis.module;
-        let kernel = m.func(cx.kernel.kernel).demangled.clone();
-        let mut out = Vec::new();
-        for (s, fig) in cx.kernel.sites.iter().zip(cx.figures) {
-            let Some(c) = &fig.conflict else { continue };
-            if !s.thread_dependent {
-                continue;
-            }
-            let (severity, message) = match c.class {
-                ConflictClass::Conflict => (
-                    Severity::Warning,
-                    format!(
-                        "{}-way bank conflict on a shared {}: {} wavefronts per request (ideal {})",
-                        c.full_max,
-                        s.kind.name(),
-                        c.wavefronts.max,
-                        c.ideal_wavefronts
-                    ),
+    fn judge(&self, s: &Site, fig: &SiteFigures) -> Option<Verdict> {
+        let c = fig.conflict.as_ref()?;
+        let (severity, message) = match c.class {
+            ConflictClass::Conflict => (
+                Severity::Warning,
+                format!(
+                    "{}-way bank conflict on a shared {}: {} wavefronts per request (ideal {})",
+                    c.full_max,
+                    s.kind.name(),
+                    c.wavefronts.max,
+                    c.ideal_wavefronts
                 ),
-                ConflictClass::None => continue,
-                ConflictClass::Unknown => (
-                    Severity::Note,
-                    format!(
-                        "shared {}: bank conflicts of {} to {} ways, depending on values unknown here",
-                        s.kind.name(),
-                        c.min,
-                        c.max
-                    ),
+            ),
+            ConflictClass::None => return None,
+            ConflictClass::Unknown => (
+                Severity::Note,
+                format!(
+                    "shared {}: bank conflicts of {} to {} ways, depending on values unknown here",
+                    s.kind.name(),
+                    c.min,
+                    c.max
                 ),
-            };
-            let mut notes = Vec::new();
-            if severity == Severity::Warning {
-                notes.push(
-                    "hint: pad the array so rows start in different banks (e.g. [32][33] instead of [32][32]), or swap the roles of threadIdx.x and threadIdx.y".into(),
-                );
-            }
-            notes.extend(super::explanation_notes(cx, s));
-            out.push(Finding {
-                check: self.name(),
-                severity,
-                func: s.func,
-                inst: Some(s.inst),
-                pos: s.pos.as_ref().map(|p| Position::resolve(m, p)),
-                kernel: kernel.clone(),
-                function: m.func(s.func).demangled.clone(),
-                message,
-                notes,
-                data: serde_json::to_value(c).ok(),
-            });
-        }
-        out
+            ),
+        };
+        Some(Verdict {
+            severity,
+            message,
+            hint: Some("pad the array so rows start in different banks (e.g. [32][33] instead of [32][32]), or swap the roles of threadIdx.x and threadIdx.y"),
+            data: serde_json::to_value(c).ok(),
+        })
     }
 }
 

@@ -1,12 +1,12 @@
 #![doc = include_str!("divergent_branch.md")]
 
-use super::{Check, CheckContext};
+use super::{Check, SiteFigures, Verdict};
 use crate::acf::expr::CtxId;
 use crate::acf::lanes::lanes;
 use crate::acf::warp::{self, Cond};
 use crate::acf::KernelAcf;
 use crate::analysis::{KernelAnalysis, Site};
-use crate::diag::{Finding, Position, Severity};
+use crate::diag::Severity;
 use crate::ir::{BlockId, Module};
 use serde::Serialize;
 
@@ -181,65 +181,43 @@ impl Check for DivergentBranch {
         include_str!("divergent_branch.md")
     }
 
-    fn run(&self, cx: &CheckContext<'_, '_>) -> Vec<Finding> {
-        let m = cx.analysis.module;
-        let kernel = m.func(cx.kernel.kernel).demangled.clone();
-        let mut out = Vec::new();
-        for (s, fig) in cx.kernel.sites.iter().zip(cx.figures) {
-            let Some(d) = &fig.divergence else { continue };
-            if !s.thread_dependent {
-                continue;
-            }
-            let (severity, message) = match d.class {
-                DivClass::Total | DivClass::Partial => (
-                    Severity::Warning,
-                    format!(
-                        "branch diverges in {} of {} warps{}; lanes of a warp take different paths",
-                        d.split_min,
-                        d.warps,
-                        if d.class == DivClass::Total { " (every warp)" } else { "" }
-                    ),
+    fn judge(&self, _s: &Site, fig: &SiteFigures) -> Option<Verdict> {
+        let d = fig.divergence.as_ref()?;
+        let (severity, message) = match d.class {
+            DivClass::Total | DivClass::Partial => (
+                Severity::Warning,
+                format!(
+                    "branch diverges in {} of {} warps{}; lanes of a warp take different paths",
+                    d.split_min,
+                    d.warps,
+                    if d.class == DivClass::Total { " (every warp)" } else { "" }
                 ),
-                DivClass::Bounded => (
-                    Severity::Note,
-                    format!(
-                        "bounds-style branch: at most 1 of {} warps per block can diverge here",
-                        d.warps
-                    ),
+            ),
+            DivClass::Bounded => (
+                Severity::Note,
+                format!(
+                    "bounds-style branch: at most 1 of {} warps per block can diverge here",
+                    d.warps
                 ),
-                DivClass::None => (
-                    Severity::Note,
-                    "branch depends on the thread but never splits a warp".to_string(),
+            ),
+            DivClass::None => (
+                Severity::Note,
+                "branch depends on the thread but never splits a warp".to_string(),
+            ),
+            DivClass::Unknown => (
+                Severity::Note,
+                format!(
+                    "branch may diverge in up to {} of {} warps (depends on data or values unknown here)",
+                    d.split_max, d.warps
                 ),
-                DivClass::Unknown => (
-                    Severity::Note,
-                    format!(
-                        "branch may diverge in up to {} of {} warps (depends on data or values unknown here)",
-                        d.split_max, d.warps
-                    ),
-                ),
-            };
-            let mut notes = Vec::new();
-            if severity == Severity::Warning {
-                notes.push(
-                    "hint: make the condition uniform per warp (e.g. test threadIdx.x / 32), or compute both sides and pick with min/max or a select".into(),
-                );
-            }
-            notes.extend(super::explanation_notes(cx, s));
-            out.push(Finding {
-                check: self.name(),
-                severity,
-                func: s.func,
-                inst: Some(s.inst),
-                pos: s.pos.as_ref().map(|p| Position::resolve(m, p)),
-                kernel: kernel.clone(),
-                function: m.func(s.func).demangled.clone(),
-                message,
-                notes,
-                data: serde_json::to_value(d).ok(),
-            });
-        }
-        out
+            ),
+        };
+        Some(Verdict {
+            severity,
+            message,
+            hint: Some("make the condition uniform per warp (e.g. test threadIdx.x / 32), or compute both sides and pick with min/max or a select"),
+            data: serde_json::to_value(d).ok(),
+        })
     }
 }
 

@@ -71,6 +71,16 @@ pub struct CheckContext<'a, 'm> {
     pub figures: &'a [SiteFigures],
 }
 
+/// What a check says of one site.
+pub struct Verdict {
+    pub severity: Severity,
+    pub message: String,
+    /// Shown with warnings, as a `hint:` note.
+    pub hint: Option<&'static str>,
+    /// The figures, for the finding's JSON `data`.
+    pub data: Option<serde_json::Value>,
+}
+
 pub trait Check: Sync {
     /// Stable name, used in `[warpcheck-<name>]` and to disable the check.
     fn name(&self) -> &'static str;
@@ -78,7 +88,41 @@ pub trait Check: Sync {
     fn summary(&self) -> &'static str;
     /// What it finds, why it matters and what to do.
     fn explanation(&self) -> &'static str;
-    fn run(&self, cx: &CheckContext<'_, '_>) -> Vec<Finding>;
+    /// The verdict on one thread-dependent site with its figures, if the
+    /// check has one.
+    fn judge(&self, s: &crate::analysis::Site, fig: &SiteFigures) -> Option<Verdict>;
+
+    /// Findings for every thread-dependent site the check judges.
+    fn run(&self, cx: &CheckContext<'_, '_>) -> Vec<Finding> {
+        let m = cx.analysis.module;
+        let kernel = &m.func(cx.kernel.kernel).demangled;
+        cx.kernel
+            .sites
+            .iter()
+            .zip(cx.figures)
+            .filter(|(s, _)| s.thread_dependent)
+            .filter_map(|(s, fig)| {
+                let v = self.judge(s, fig)?;
+                let mut notes = Vec::new();
+                if let (Severity::Warning, Some(h)) = (v.severity, v.hint) {
+                    notes.push(format!("hint: {h}"));
+                }
+                notes.extend(explanation_notes(cx, s));
+                Some(Finding {
+                    check: self.name(),
+                    severity: v.severity,
+                    func: s.func,
+                    inst: Some(s.inst),
+                    pos: s.pos.as_ref().map(|p| crate::diag::Position::resolve(m, p)),
+                    kernel: kernel.clone(),
+                    function: m.func(s.func).demangled.clone(),
+                    message: v.message,
+                    notes,
+                    data: v.data,
+                })
+            })
+            .collect()
+    }
 }
 
 /// Every check, in report order.

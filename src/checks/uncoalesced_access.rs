@@ -1,11 +1,11 @@
 #![doc = include_str!("uncoalesced_access.md")]
 
 use super::addresses::{self, ceil_div, distinct_bytes, pieces, WarpAddresses};
-use super::{Check, CheckContext};
+use super::{Check, SiteFigures, Verdict};
 use crate::acf::expr::Congruence;
 use crate::acf::lanes::Column;
 use crate::analysis::{KernelAnalysis, Site};
-use crate::diag::{Finding, Position, Severity};
+use crate::diag::Severity;
 use crate::hw;
 use crate::ir::Module;
 use serde::Serialize;
@@ -222,68 +222,48 @@ impl Check for UncoalescedAccess {
         include_str!("uncoalesced_access.md")
     }
 
-    fn run(&self, cx: &CheckContext<'_, '_>) -> Vec<Finding> {
-        let m = cx.analysis.module;
-        let kernel = m.func(cx.kernel.kernel).demangled.clone();
-        let mut out = Vec::new();
-        for (s, fig) in cx.kernel.sites.iter().zip(cx.figures) {
-            let Some(sec) = &fig.sectors else { continue };
-            if !s.thread_dependent {
-                continue;
-            }
-            let (severity, message) = match sec.class {
-                SectorClass::Uncoalesced if sec.sparse => (
-                    Severity::Note,
-                    format!(
-                        "{} access: sectors per request {} (ideal {}) because a branch leaves lanes of the warp inactive; with every lane active it would be coalesced",
-                        s.kind.name(),
-                        sec.full_max,
-                        sec.ideal
-                    ),
+    fn judge(&self, s: &Site, fig: &SiteFigures) -> Option<Verdict> {
+        let sec = fig.sectors.as_ref()?;
+        let (severity, message) = match sec.class {
+            SectorClass::Uncoalesced if sec.sparse => (
+                Severity::Note,
+                format!(
+                    "{} access: sectors per request {} (ideal {}) because a branch leaves lanes of the warp inactive; with every lane active it would be coalesced",
+                    s.kind.name(),
+                    sec.full_max,
+                    sec.ideal
                 ),
-                SectorClass::Uncoalesced => (
-                    Severity::Warning,
-                    format!(
-                        "uncoalesced {} access: sectors per request {} (ideal {}, {} excess){}",
-                        s.kind.name(),
-                        sec.full_max,
-                        sec.ideal,
-                        sec.full_max.saturating_sub(sec.ideal),
-                        stride_text(sec)
-                    ),
+            ),
+            SectorClass::Uncoalesced => (
+                Severity::Warning,
+                format!(
+                    "uncoalesced {} access: sectors per request {} (ideal {}, {} excess){}",
+                    s.kind.name(),
+                    sec.full_max,
+                    sec.ideal,
+                    sec.full_max.saturating_sub(sec.ideal),
+                    stride_text(sec)
                 ),
-                SectorClass::Coalesced => continue,
-                SectorClass::Unknown => (
-                    Severity::Note,
-                    format!(
-                        "{} access: sectors per request {}..{} (ideal {}){}",
-                        s.kind.name(),
-                        sec.min,
-                        sec.max,
-                        sec.ideal,
-                        stride_text(sec)
-                    ),
+            ),
+            SectorClass::Coalesced => return None,
+            SectorClass::Unknown => (
+                Severity::Note,
+                format!(
+                    "{} access: sectors per request {}..{} (ideal {}){}",
+                    s.kind.name(),
+                    sec.min,
+                    sec.max,
+                    sec.ideal,
+                    stride_text(sec)
                 ),
-            };
-            let mut notes = Vec::new();
-            if severity == Severity::Warning {
-                notes.push(hint(sec).to_string());
-            }
-            notes.extend(super::explanation_notes(cx, s));
-            out.push(Finding {
-                check: self.name(),
-                severity,
-                func: s.func,
-                inst: Some(s.inst),
-                pos: s.pos.as_ref().map(|p| Position::resolve(m, p)),
-                kernel: kernel.clone(),
-                function: m.func(s.func).demangled.clone(),
-                message,
-                notes,
-                data: serde_json::to_value(sec).ok(),
-            });
-        }
-        out
+            ),
+        };
+        Some(Verdict {
+            severity,
+            message,
+            hint: Some(hint(sec)),
+            data: serde_json::to_value(sec).ok(),
+        })
     }
 }
 
@@ -301,10 +281,10 @@ fn stride_text(sec: &Sectors) -> String {
 
 fn hint(sec: &Sectors) -> &'static str {
     if sec.type_inconsistent {
-        "hint: lanes read one field of an array of structures; a structure of arrays makes them contiguous"
+        "lanes read one field of an array of structures; a structure of arrays makes them contiguous"
     } else if sec.dim == Some("y") {
-        "hint: swap the roles of threadIdx.x and threadIdx.y so that threadIdx.x indexes the contiguous dimension"
+        "swap the roles of threadIdx.x and threadIdx.y so that threadIdx.x indexes the contiguous dimension"
     } else {
-        "hint: make neighbouring lanes touch neighbouring elements, or stage the data through shared memory"
+        "make neighbouring lanes touch neighbouring elements, or stage the data through shared memory"
     }
 }

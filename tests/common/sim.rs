@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use warpcheck::frontend::{self, CompileOptions};
-use warpcheck::ir::{FuncId, Module};
+use warpcheck::ir::{FuncId, Module, TypeKind};
 use warpcheck::sim::report::{self, SiteJson};
 use warpcheck::sim::{self, ArgValue, BufferSpec, Init, LaunchConfig, Outcome, SimError};
 
@@ -136,4 +136,31 @@ pub fn site(m: &Module, o: &Outcome, kind: &str, line: u32) -> SiteJson {
     let found = sites(m, o, kind, line);
     assert_eq!(found.len(), 1, "{kind} sites on line {line}: {found:#?}");
     found.into_iter().next().unwrap()
+}
+
+/// Arguments any kernel can run with: 1 MiB buffers filled 0, 1, 2, ... in
+/// their element type (the signature's pointee, else 32-bit integers),
+/// `int` for integers and 1.5 for floats.
+pub fn iota_arguments(m: &Module, k: FuncId, int: i128) -> Vec<(String, ArgValue)> {
+    let f = m.func(k);
+    f.params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let value = match m.types.kind(p.ty) {
+                TypeKind::Ptr(_) => ArgValue::Buffer(BufferSpec {
+                    bytes: 1 << 20,
+                    init: Init::Iota,
+                    elem: sim::params(m, k)[i]
+                        .cpp_type
+                        .as_deref()
+                        .and_then(sim::args::pointee_elem)
+                        .or(Some(sim::Elem::I32)),
+                }),
+                TypeKind::Int(_) => ArgValue::Int(int),
+                _ => ArgValue::Float(1.5),
+            };
+            (format!("arg{i}"), value)
+        })
+        .collect()
 }
