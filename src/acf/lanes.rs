@@ -19,12 +19,23 @@ use crate::hw::WARP_SIZE;
 
 pub const LANES: usize = WARP_SIZE as usize;
 pub type Column = [i128; LANES];
+/// How coefficients are kept: index arithmetic fits 64 bits, and the
+/// evaluation's hot loops run on them (wrapping, like the IR's integers).
+type Store = [i64; LANES];
+
+fn narrow(c: &Column) -> Store {
+    c.map(|x| x as i64)
+}
+
+fn widen(c: &Store) -> Column {
+    c.map(i128::from)
+}
 
 /// One warp's view of an expression.
 #[derive(Clone, PartialEq, Debug, Default)]
 pub struct Lanes {
     /// Per monomial of uniform atoms, each lane's coefficient.
-    pub terms: Vec<(Mono, Column)>,
+    terms: Vec<(Mono, Store)>,
     /// Lanes whose value is unknown.
     pub unknown: u32,
 }
@@ -40,11 +51,11 @@ impl Lanes {
     }
 
     pub fn column(c: Column) -> Lanes {
-        Lanes::from_terms(vec![(Vec::new(), c)], 0)
+        Lanes::from_terms(vec![(Vec::new(), narrow(&c))], 0)
     }
 
     pub fn constant(k: i128) -> Lanes {
-        Lanes::column([k; LANES])
+        Lanes::from_terms(vec![(Vec::new(), [k as i64; LANES])], 0)
     }
 
     /// The same uniform polynomial in every lane.
@@ -52,17 +63,17 @@ impl Lanes {
         Lanes::from_terms(
             p.terms
                 .iter()
-                .map(|(m, c)| (m.clone(), [*c; LANES]))
+                .map(|(m, c)| (m.clone(), [*c as i64; LANES]))
                 .collect(),
             0,
         )
     }
 
-    fn from_terms(mut terms: Vec<(Mono, Column)>, unknown: u32) -> Lanes {
+    fn from_terms(mut terms: Vec<(Mono, Store)>, unknown: u32) -> Lanes {
         if terms.len() > 1 {
             terms.sort_by(|a, b| a.0.cmp(&b.0));
         }
-        let mut out: Vec<(Mono, Column)> = Vec::with_capacity(terms.len());
+        let mut out: Vec<(Mono, Store)> = Vec::with_capacity(terms.len());
         for (m, c) in terms {
             match out.last_mut() {
                 Some((lm, lc)) if *lm == m => {
@@ -98,7 +109,7 @@ impl Lanes {
         Lanes::from_terms(
             self.terms
                 .iter()
-                .map(|(m, c)| (m.clone(), c.map(|x| x.wrapping_mul(k))))
+                .map(|(m, c)| (m.clone(), c.map(|x| x.wrapping_mul(k as i64))))
                 .collect(),
             self.unknown,
         )
@@ -133,7 +144,7 @@ impl Lanes {
         let mut out = [0; LANES];
         for (m, c) in &self.terms {
             if m.is_empty() {
-                out = *c;
+                out = widen(c);
             } else if lanes(mask).any(|l| c[l] != 0) {
                 return None;
             }
@@ -152,9 +163,9 @@ impl Lanes {
         let mut u = Vec::new();
         for (m, c) in &self.terms {
             if m.is_empty() {
-                d = *c;
+                d = widen(c);
             } else if lanes(mask).all(|l| c[l] == c[first]) {
-                u.push((m.clone(), c[first]));
+                u.push((m.clone(), i128::from(c[first])));
             } else {
                 return None;
             }
@@ -173,8 +184,13 @@ impl Lanes {
 
     /// Lane `l`'s value as a polynomial over uniform atoms.
     pub fn lane(&self, l: usize) -> Option<Poly> {
-        (self.unknown & (1 << l) == 0)
-            .then(|| Poly::from_terms(self.terms.iter().map(|(m, c)| (m.clone(), c[l]))))
+        (self.unknown & (1 << l) == 0).then(|| {
+            Poly::from_terms(
+                self.terms
+                    .iter()
+                    .map(|(m, c)| (m.clone(), i128::from(c[l]))),
+            )
+        })
     }
 
     /// Picks lane by lane: `self` where `cond[l]`, else `other`.
