@@ -31,6 +31,7 @@
 //! than [`MAX_DEPTH`] operands, becomes a leaf: never a hang.
 
 use super::expr::*;
+use crate::dataflow::{FastMap as HashMap, FastSet as HashSet};
 use crate::graph::ModuleGraphs;
 use crate::ir::gep::{self, Index};
 use crate::ir::intrinsics::{Dim, SReg};
@@ -38,7 +39,6 @@ use crate::ir::{
     BlockId, Callee, Const, FuncId, InstId, InstKind, Intrinsic, Module, Opcode, TypeKind, Value,
 };
 use crate::taint::KernelDeps;
-use std::collections::{HashMap, HashSet};
 
 /// Largest expression kept, in atom occurrences.
 pub const MAX_SIZE: usize = 64;
@@ -89,16 +89,16 @@ impl<'a> Builder<'a> {
             kernel,
             block,
             arena: Arena::default(),
-            memo: HashMap::new(),
+            memo: HashMap::default(),
             log: Vec::new(),
-            active: HashSet::new(),
+            active: HashSet::default(),
             users: Vec::new(),
             depth: 0,
             over_budget: 0,
-            args: HashMap::new(),
-            ctx_ids: HashMap::new(),
-            roots: HashMap::new(),
-            per_func: HashMap::new(),
+            args: HashMap::default(),
+            ctx_ids: HashMap::default(),
+            roots: HashMap::default(),
+            per_func: HashMap::default(),
         }
     }
 

@@ -14,10 +14,10 @@
 //! uniform part that is 0 mod 256. That is what lets the warp-level
 //! reasoning decide `(blockIdx.x * 256 + threadIdx.x) / 32` per lane.
 
+use crate::dataflow::FastMap as HashMap;
 use crate::ir::entity::entity;
 use crate::ir::intrinsics::Dim;
 use crate::ir::{EntityVec, FuncId, GlobalId, InstId, IntPred, Value};
-use std::collections::HashMap;
 
 entity!(
     /// An interned atom of one kernel's ACF arena.

@@ -25,12 +25,12 @@ pub mod lanes;
 pub mod sweep;
 pub mod warp;
 
+use crate::dataflow::FastMap as HashMap;
 use crate::graph::ModuleGraphs;
 use crate::ir::{BlockId, FuncId, Module, Value};
 use crate::taint::KernelDeps;
 use expr::{Arena, CtxId, ExprId};
 use lanes::Lanes;
-use std::collections::HashMap;
 use warp::{Cond, Evaluator, Warp};
 
 /// Per warp: what the checks read.
@@ -89,7 +89,7 @@ impl KernelAcf {
     ) -> Self {
         let mut b = build::Builder::new(m, graphs, deps, kernel, Some(block));
         let (order, calls) = discover_contexts(&mut b, m, graphs, kernel, reached);
-        let mut exprs = HashMap::new();
+        let mut exprs = HashMap::default();
         let mut branches = Vec::new();
         for &c in &order {
             let f = b.arena.func_of(c);
@@ -296,7 +296,7 @@ fn discover_contexts(
     reached: &[FuncId],
 ) -> (Vec<CtxId>, CallSites) {
     let mut order = vec![b.root(kernel)];
-    let mut calls: CallSites = HashMap::new();
+    let mut calls: CallSites = HashMap::default();
     let mut k = 0;
     while k < order.len() {
         let c = order[k];

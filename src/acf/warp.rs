@@ -19,8 +19,8 @@
 
 use super::expr::*;
 use super::lanes::{self, Column, Lanes, ALL, LANES};
+use crate::dataflow::FastMap as HashMap;
 use crate::ir::{BlockId, Function, InstKind, IntPred};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// One warp of the block.
@@ -73,8 +73,8 @@ impl<'w> Evaluator<'w> {
     pub fn new(warp: &'w Warp) -> Self {
         Evaluator {
             warp,
-            memo: HashMap::new(),
-            atoms: HashMap::new(),
+            memo: HashMap::default(),
+            atoms: HashMap::default(),
         }
     }
 

@@ -5,11 +5,11 @@ use super::{Check, SiteFigures, Verdict};
 use crate::acf::expr::Congruence;
 use crate::acf::lanes::Column;
 use crate::analysis::{KernelAnalysis, Site};
+use crate::dataflow::FastMap as HashMap;
 use crate::diag::Severity;
 use crate::hw;
 use crate::ir::Module;
 use serde::Serialize;
-use std::collections::HashMap;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -63,7 +63,7 @@ pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
     let (mut full_lo, mut full_hi) = (u64::MAX, 0u64);
     let mut classes = Vec::new();
     let mut dense_coalesced = true;
-    let mut seen: HashMap<WarpKey, WarpSectors> = HashMap::new();
+    let mut seen: HashMap<WarpKey, WarpSectors> = HashMap::default();
     for wa in addresses::per_warp(m, k, site) {
         match wa {
             WarpAddresses::Idle => {}
