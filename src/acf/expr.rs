@@ -111,7 +111,7 @@ pub enum Atom {
 }
 
 /// A product of atoms, sorted; empty for the constant term.
-pub type Mono = Vec<AtomId>;
+pub type Mono = smallvec::SmallVec<[AtomId; 2]>;
 
 /// `Σ coefficient × monomial`, sorted by monomial, no zero coefficients.
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
@@ -330,14 +330,14 @@ impl Poly {
             Poly::default()
         } else {
             Poly {
-                terms: vec![(Vec::new(), c)],
+                terms: vec![(Mono::new(), c)],
             }
         }
     }
 
     pub fn atom(a: AtomId) -> Poly {
         Poly {
-            terms: vec![(vec![a], 1)],
+            terms: vec![(smallvec::smallvec![a], 1)],
         }
     }
 

@@ -51,11 +51,11 @@ impl Lanes {
     }
 
     pub fn column(c: Column) -> Lanes {
-        Lanes::from_terms(vec![(Vec::new(), narrow(&c))], 0)
+        Lanes::from_terms(vec![(Mono::new(), narrow(&c))], 0)
     }
 
     pub fn constant(k: i128) -> Lanes {
-        Lanes::from_terms(vec![(Vec::new(), [k as i64; LANES])], 0)
+        Lanes::from_terms(vec![(Mono::new(), [k as i64; LANES])], 0)
     }
 
     /// The same uniform polynomial in every lane.
@@ -260,9 +260,13 @@ fn per_lane(op: Op, args: &[Lanes]) -> Lanes {
         return Lanes::unknown();
     };
     let mut out = [0; LANES];
+    let mut vals = [0i128; 3];
+    let n = cols.len().min(3);
     for (l, slot) in out.iter_mut().enumerate() {
-        let vals: Vec<i128> = cols.iter().map(|c| c[l]).collect();
-        match fold(op, &vals) {
+        for (v, c) in vals.iter_mut().zip(&cols) {
+            *v = c[l];
+        }
+        match fold(op, &vals[..n]) {
             Some(v) => *slot = v,
             None => return Lanes::unknown(),
         }
