@@ -190,15 +190,15 @@ pub fn run_all(
                 if retired {
                     continue;
                 }
-                // The message's head names the kind of site (`uncoalesced
-                // store access`): a load and a store on one column differ.
-                let head = |x: &Finding| x.message.split(':').next().map(str::to_string);
+                // A load and a store on one column are two findings; copies
+                // of one instruction (unrolled, inlined) are one.
+                let op = |x: &Finding| x.inst.map(|i| a.module.func(x.func).inst(i).op);
                 let dup = out.iter().position(|o| {
                     o.check == f.check
                         && o.kernel == f.kernel
                         && o.pos == f.pos
                         && o.pos.is_some()
-                        && head(o) == head(&f)
+                        && op(o) == op(&f)
                 });
                 match dup {
                     None => out.push(f),
