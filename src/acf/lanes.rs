@@ -173,6 +173,12 @@ impl Lanes {
         Some((Poly::from_terms(u), d))
     }
 
+    /// Whether every lane has the same value (a cheap test before
+    /// [`Lanes::uniform`]).
+    pub fn is_lane_constant(&self) -> bool {
+        self.unknown == 0 && self.terms.iter().all(|(_, c)| c.iter().all(|&x| x == c[0]))
+    }
+
     /// The one value all lanes of `mask` share, if they do.
     pub fn uniform(&self, mask: u32) -> Option<Poly> {
         let (u, d) = self.split(mask)?;
@@ -225,7 +231,7 @@ pub fn lanes(mask: u32) -> impl Iterator<Item = usize> {
 /// Applies `op` lane by lane where the operands allow it. Operands that
 /// are the same in every lane are handled by the caller (the result is a
 /// uniform expression).
-pub fn apply(arena: &mut Arena, op: Op, args: &[Lanes]) -> Lanes {
+pub fn apply(arena: &mut Arena, op: Op, args: &[&Lanes]) -> Lanes {
     let all = ALL;
     match (op, args) {
         (Op::Div(r) | Op::Rem(r), [x, k]) => {
@@ -234,7 +240,7 @@ pub fn apply(arena: &mut Arena, op: Op, args: &[Lanes]) -> Lanes {
             };
             divide_lanes(arena, op, r, x, k)
         }
-        (Op::Cmp(_), [a, b]) => per_lane(op, &[a.sub(b), Lanes::constant(0)]),
+        (Op::Cmp(_), [a, b]) => per_lane(op, &[&a.sub(b), &Lanes::constant(0)]),
         (Op::Min { .. } | Op::Max { .. }, [a, b]) => match a.sub(b).concrete(all) {
             Some(d) => {
                 let take_a = std::array::from_fn(|l| (d[l] < 0) == matches!(op, Op::Min { .. }));
@@ -254,7 +260,7 @@ pub fn apply(arena: &mut Arena, op: Op, args: &[Lanes]) -> Lanes {
 }
 
 /// Folds lane by lane when every operand is a number in every lane.
-fn per_lane(op: Op, args: &[Lanes]) -> Lanes {
+fn per_lane(op: Op, args: &[&Lanes]) -> Lanes {
     let cols: Option<Vec<Column>> = args.iter().map(|a| a.concrete(ALL)).collect();
     let Some(cols) = cols else {
         return Lanes::unknown();
@@ -282,7 +288,7 @@ fn divide_lanes(arena: &mut Arena, op: Op, r: Round, x: &Lanes, k: i128) -> Lane
     };
     let Some(rc) = arena.congruence(&u).residue_mod(k) else {
         return if u.terms.is_empty() {
-            per_lane(op, &[x.clone(), Lanes::constant(k)])
+            per_lane(op, &[x, &Lanes::constant(k)])
         } else {
             Lanes::unknown()
         };

@@ -137,8 +137,13 @@ impl KernelAcf {
                 seen.borrow_mut().insert(u.clone(), v.clone());
                 v
             };
+            let uniform = !arena.is_thread(e);
             for (ev, wf) in evs.iter_mut().zip(&mut facts) {
-                let cond = warp::condition(&mut arena, ev, m.func(f), blk, e, &variant);
+                let cond = if uniform {
+                    Cond::Uniform
+                } else {
+                    warp::condition(&mut arena, ev, m.func(f), blk, e, &variant)
+                };
                 wf.conds.insert((c, blk), cond);
             }
         }

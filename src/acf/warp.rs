@@ -139,17 +139,21 @@ impl<'w> Evaluator<'w> {
             Atom::LaneId => Lanes::column(std::array::from_fn(|l| l as i128)),
             Atom::Opaque(..) | Atom::Pending(..) => Lanes::unknown(),
             Atom::Op(op, args) => {
-                let vals: Vec<Lanes> = args
-                    .iter()
-                    .map(|&x| (*self.eval(arena, x)).clone())
-                    .collect();
-                let uniform: Option<Vec<Poly>> = vals.iter().map(|v| v.uniform(ALL)).collect();
+                let vals: Vec<Rc<Lanes>> = args.iter().map(|&x| self.eval(arena, x)).collect();
+                let uniform: Option<Vec<Poly>> = if vals.iter().all(|v| v.is_lane_constant()) {
+                    vals.iter().map(|v| v.uniform(ALL)).collect()
+                } else {
+                    None
+                };
                 match uniform {
                     Some(polys) => {
                         let ids = polys.into_iter().map(|p| arena.intern(p)).collect();
                         Lanes::broadcast(&arena.op(op, ids))
                     }
-                    None => lanes::apply(arena, op, &vals),
+                    None => {
+                        let refs: Vec<&Lanes> = vals.iter().map(|v| &**v).collect();
+                        lanes::apply(arena, op, &refs)
+                    }
                 }
             }
         }

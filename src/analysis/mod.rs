@@ -59,7 +59,12 @@ pub fn analyze<'m>(
             let kdeps = deps.analyze(m, &graphs, k, &reached, &spaces);
             let sites = sites::collect(m, &reached, &spaces, &kdeps);
             let block_dim = BlockDim::resolve(m.func(k), opts.block_dim);
-            let values: Vec<_> = sites.iter().map(|s| (s.func, s.value)).collect();
+            // Uniform sites need no per-lane figures.
+            let values: Vec<_> = sites
+                .iter()
+                .filter(|s| s.thread_dependent)
+                .map(|s| (s.func, s.value))
+                .collect();
             let acf = KernelAcf::new(m, &graphs, &kdeps, k, &reached, block_dim.dims, &values);
             KernelAnalysis {
                 kernel: k,

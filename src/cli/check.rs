@@ -239,7 +239,12 @@ fn taint_timing(a: &analysis::ModuleAnalysis<'_>) -> String {
     let taint_ms = (Instant::now() - start).as_secs_f64() * 1e3;
     let acf_start = Instant::now();
     for k in &a.kernels {
-        let values: Vec<_> = k.sites.iter().map(|s| (s.func, s.value)).collect();
+        let values: Vec<_> = k
+            .sites
+            .iter()
+            .filter(|s| s.thread_dependent)
+            .map(|s| (s.func, s.value))
+            .collect();
         crate::acf::KernelAcf::new(
             a.module,
             &a.graphs,
