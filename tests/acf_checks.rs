@@ -212,3 +212,17 @@ fn device_functions_in_the_context_of_each_call() {
     assert_eq!(s["sectors"]["class"], "unknown");
     assert_eq!(s["acf"], "[a] + 4·tid.x | [a] + 128·tid.x");
 }
+
+#[test]
+fn warp_uniform_values_are_marked() {
+    let r = check_json("cu/acf_branches.cu", &[]);
+    // t / 32 == k: thread-dependent, but one value per warp.
+    let s = site(&r, "warp_test", "branch", 28, 0);
+    assert_eq!(
+        (s["thread_dependent"].as_bool(), s["warp_uniform"].as_bool()),
+        (Some(true), Some(true))
+    );
+    // t % 2 differs within every warp.
+    let s = site(&r, "odd", "branch", 7, 0);
+    assert_eq!(s["warp_uniform"], false);
+}

@@ -40,6 +40,11 @@ pub struct SiteJson {
     pub thread_dependent: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub why: Vec<String>,
+    /// For thread-dependent sites: whether the value is nonetheless the
+    /// same in every lane of each warp (`threadIdx.x / 32`), so no warp
+    /// splits or scatters on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warp_uniform: Option<bool>,
     /// The branch condition's or address's ACF, for thread-dependent sites.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acf: Option<String>,
@@ -132,6 +137,10 @@ fn site_json(
         bytes: s.space.map(|_| s.bytes),
         thread_dependent: s.thread_dependent,
         why: s.why.clone(),
+        warp_uniform: s.thread_dependent.then(|| {
+            let block = a.module.func(s.func).inst(s.inst).block;
+            k.acf.warp_uniform(s.func, block, s.value)
+        }),
         acf: s
             .thread_dependent
             .then(|| k.acf.render(a.module, s.func, s.value))
