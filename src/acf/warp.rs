@@ -262,16 +262,16 @@ fn threshold(
     cond: ExprId,
     variant: &dyn Fn(&Arena, &Poly) -> Poly,
 ) -> Option<Cond> {
-    let p = arena.poly(cond).clone();
-    let ([(mono, 1)], _) = (p.terms.as_slice(), ()) else {
+    let [(mono, 1)] = arena.poly(cond).terms.as_slice() else {
         return None;
     };
     let [atom] = mono.as_slice() else { return None };
-    let Atom::Op(Op::Cmp(pred), args) = arena.atom(*atom).clone() else {
+    let Atom::Op(Op::Cmp(pred), args) = arena.atom(*atom) else {
         return None;
     };
-    let a = ev.eval(arena, args[0]);
-    let b = ev.eval(arena, args[1]);
+    let (pred, x, y) = (*pred, args[0], args[1]);
+    let a = ev.eval(arena, x);
+    let b = ev.eval(arena, y);
     let (u, d) = a.sub(&b).split(ev.warp.exists)?;
     let t = arena.congruence(&u);
     let t = Congruence::new(t.modulus, -t.residue);
