@@ -33,7 +33,7 @@ pub enum Command {
     Checks,
     /// Explain what a check finds and what to do about it.
     Explain {
-        /// The check name, e.g. thread-dependent-branch.
+        /// The check name, e.g. divergent-branch.
         check: String,
     },
     /// Print the path of libwarpcheck.so, for -fpass-plugin / -load-pass-plugin.
