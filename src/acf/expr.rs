@@ -417,14 +417,6 @@ impl Poly {
     pub fn size(&self) -> usize {
         self.terms.iter().map(|(m, _)| m.len() + 1).sum()
     }
-
-    /// The coefficient of the monomial that is exactly `[a]`.
-    pub fn linear_coefficient(&self, a: AtomId) -> i128 {
-        self.terms
-            .iter()
-            .find(|(m, _)| m.as_slice() == [a])
-            .map_or(0, |t| t.1)
-    }
 }
 
 /// Evaluates a comparison on two integers.

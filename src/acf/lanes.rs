@@ -188,17 +188,6 @@ impl Lanes {
             .then(|| u.add(&Poly::constant(d[first])))
     }
 
-    /// Lane `l`'s value as a polynomial over uniform atoms.
-    pub fn lane(&self, l: usize) -> Option<Poly> {
-        (self.unknown & (1 << l) == 0).then(|| {
-            Poly::from_terms(
-                self.terms
-                    .iter()
-                    .map(|(m, c)| (m.clone(), i128::from(c[l]))),
-            )
-        })
-    }
-
     /// Picks lane by lane: `self` where `cond[l]`, else `other`.
     pub fn pick(&self, other: &Lanes, cond: &[bool; LANES]) -> Lanes {
         let mut terms = Vec::new();
