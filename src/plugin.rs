@@ -103,7 +103,11 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
 
 /// Reads the plugin's options from the environment or a config file.
 pub fn options_from_env() -> Result<Options, String> {
-    let mut opts = Options::default();
+    let mut opts = Options {
+        // Diagnostics carry the message only.
+        no_explanations: true,
+        ..Options::default()
+    };
     let mut apply = |key: &str, value: &str, source| -> Result<(), String> {
         match key {
             "block-dim" | "block_dim" => opts.block_dim = Some(BlockDim::parse(value, source)?),

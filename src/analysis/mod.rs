@@ -20,6 +20,10 @@ pub struct Options {
     pub block_dim: Option<BlockDim>,
     /// Checks switched off by name.
     pub disabled: Vec<String>,
+    /// Leave out the dependence chains (`Site::why`) and the notes made of
+    /// them: for text without `--explain` and for the plugin, which show
+    /// neither.
+    pub no_explanations: bool,
 }
 
 /// Everything warpcheck knows about one kernel.
@@ -57,7 +61,7 @@ pub fn analyze<'m>(
             let reached = graphs.calls.reachable_from(k);
             let spaces = Spaces::for_kernel(m, k, &reached);
             let kdeps = deps.analyze(m, &graphs, k, &reached, &spaces);
-            let sites = sites::collect(m, &reached, &spaces, &kdeps);
+            let sites = sites::collect(m, &reached, &spaces, &kdeps, !opts.no_explanations);
             let block_dim = BlockDim::resolve(m.func(k), opts.block_dim);
             // Uniform sites need no per-lane figures.
             let values: Vec<_> = sites

@@ -43,7 +43,14 @@ pub struct Site {
 }
 
 /// Collects the sites of every function in `reached`, in program order.
-pub fn collect(m: &Module, reached: &[FuncId], spaces: &Spaces, deps: &KernelDeps) -> Vec<Site> {
+/// `explain` fills each dependent site's `why`.
+pub fn collect(
+    m: &Module,
+    reached: &[FuncId],
+    spaces: &Spaces,
+    deps: &KernelDeps,
+    explain: bool,
+) -> Vec<Site> {
     let mut sites = Vec::new();
     for &f in reached {
         let func = m.func(f);
@@ -61,7 +68,7 @@ pub fn collect(m: &Module, reached: &[FuncId], spaces: &Spaces, deps: &KernelDep
                         space,
                         bytes,
                         thread_dependent,
-                        why: if thread_dependent {
+                        why: if thread_dependent && explain {
                             explain_at(deps, m, f, value, i)
                         } else {
                             Vec::new()

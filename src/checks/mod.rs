@@ -140,6 +140,10 @@ pub(crate) fn explanation_notes(
     cx: &CheckContext<'_, '_>,
     s: &crate::analysis::Site,
 ) -> Vec<String> {
+    // Explanations left out (text without --explain, the plugin).
+    if s.why.is_empty() {
+        return Vec::new();
+    }
     let mut notes = vec![format!("dependence: {}", s.why.join(" → "))];
     if let Some(acf) = cx.kernel.acf.render(cx.analysis.module, s.func, s.value) {
         notes.push(format!("per lane: {acf}"));

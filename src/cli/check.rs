@@ -110,6 +110,7 @@ pub fn run(args: &CheckArgs) -> i32 {
     let opts = Options {
         block_dim,
         disabled: args.disable.clone(),
+        no_explanations: args.format == Format::Text && !args.explain,
     };
     let compile = args.compile.options();
     if args.compare_uniformity {
