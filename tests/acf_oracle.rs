@@ -32,8 +32,6 @@ use warpcheck::sim::report::{self, SiteJson};
 use warpcheck::sim::{self, LaunchConfig};
 use warpcheck::taint::ifds::IfdsTaint;
 
-type Key = (String, String, u64, u64);
-
 /// The static figures merged per key: the union of the ranges; a class
 /// only when every site of the key agrees.
 #[derive(Default, Debug)]
@@ -45,15 +43,10 @@ struct Static {
     conflict: Option<(u64, u64, Option<String>)>,
 }
 
-fn static_sites(kernel: &Value) -> BTreeMap<Key, Static> {
-    let mut out: BTreeMap<Key, Static> = BTreeMap::new();
+fn static_sites(kernel: &Value) -> BTreeMap<SiteKey, Static> {
+    let mut out: BTreeMap<SiteKey, Static> = BTreeMap::new();
     for s in kernel["sites"].as_array().unwrap() {
-        let key = (
-            s["kind"].as_str().unwrap().to_string(),
-            s["file"].as_str().unwrap().to_string(),
-            s["line"].as_u64().unwrap(),
-            s["column"].as_u64().unwrap(),
-        );
+        let key = static_key(s);
         let e = out.entry(key).or_default();
         if let Some(w) = s["divergence"]["by_warp"].as_array() {
             let merged: Vec<&'static str> = w
@@ -237,12 +230,7 @@ fn check_file(path: &Path, t: &mut Tally) {
                 };
                 t.runs += 1;
                 for s in report::sites(&m, &o) {
-                    let key = (
-                        s.kind.to_string(),
-                        s.file.clone(),
-                        u64::from(s.line),
-                        u64::from(s.column),
-                    );
+                    let key = sim_key(&s);
                     match statics.get(&key) {
                         Some(st) => compare(&format!("{name} {block:?} n={int}"), st, &s, t),
                         None => t

@@ -19,9 +19,6 @@ use std::path::Path;
 use warpcheck::ir::{FuncId, Module};
 use warpcheck::sim::{self, report, LaunchConfig, SimError};
 
-/// `(kind, file, line, column)`, as both reports spell it.
-type Key = (String, String, u64, u64);
-
 fn static_report(path: &Path) -> Value {
     let out = warpcheck()
         .args(["check", "--format", "json"])
@@ -39,15 +36,10 @@ fn static_report(path: &Path) -> Value {
 }
 
 /// Whether any static site with the key is thread-dependent.
-fn static_dependence(kernel: &Value) -> BTreeMap<Key, bool> {
+fn static_dependence(kernel: &Value) -> BTreeMap<SiteKey, bool> {
     let mut deps = BTreeMap::new();
     for s in kernel["sites"].as_array().unwrap() {
-        let key = (
-            s["kind"].as_str().unwrap().to_string(),
-            s["file"].as_str().unwrap().to_string(),
-            s["line"].as_u64().unwrap(),
-            s["column"].as_u64().unwrap(),
-        );
+        let key = static_key(s);
         let dep = s["thread_dependent"].as_bool().unwrap();
         *deps.entry(key).or_insert(false) |= dep;
     }
@@ -86,12 +78,7 @@ fn check_kernel(m: &Module, k: FuncId, kernel: &Value) -> Result<usize, SimError
     let deps = static_dependence(kernel);
     let mut checked = 0;
     for s in report::sites(m, &o) {
-        let key = (
-            s.kind.to_string(),
-            s.file.clone(),
-            u64::from(s.line),
-            u64::from(s.column),
-        );
+        let key = sim_key(&s);
         let Some(&dependent) = deps.get(&key) else {
             panic!(
                 "{}: simulated site {key:?} is not among the static sites",
