@@ -366,16 +366,18 @@ impl Poly {
                 (m, c)
             })
             .collect();
-        terms.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut out: Vec<(Mono, i128)> = Vec::with_capacity(terms.len());
-        for (m, c) in terms {
-            match out.last_mut() {
-                Some((lm, lc)) if *lm == m => *lc = lc.wrapping_add(c),
-                _ => out.push((m, c)),
-            }
+        if terms.len() > 1 {
+            terms.sort_by(|a, b| a.0.cmp(&b.0));
+            terms.dedup_by(|later, kept| {
+                let same = later.0 == kept.0;
+                if same {
+                    kept.1 = kept.1.wrapping_add(later.1);
+                }
+                same
+            });
         }
-        out.retain(|t| t.1 != 0);
-        Poly { terms: out }
+        terms.retain(|t| t.1 != 0);
+        Poly { terms }
     }
 
     pub fn add(&self, o: &Poly) -> Poly {

@@ -72,51 +72,40 @@ impl Lanes {
     fn from_terms(mut terms: Vec<(Mono, Store)>, unknown: u32) -> Lanes {
         if terms.len() > 1 {
             terms.sort_by(|a, b| a.0.cmp(&b.0));
-        }
-        let mut out: Vec<(Mono, Store)> = Vec::with_capacity(terms.len());
-        for (m, c) in terms {
-            match out.last_mut() {
-                Some((lm, lc)) if *lm == m => {
-                    for (x, y) in lc.iter_mut().zip(c) {
-                        *x = x.wrapping_add(y);
-                    }
+            // `dedup_by` hands the later element first: fold it into the
+            // earlier one it matches.
+            terms.dedup_by(|later, kept| {
+                if later.0 != kept.0 {
+                    return false;
                 }
-                _ => out.push((m, c)),
-            }
+                for (x, y) in kept.1.iter_mut().zip(&later.1) {
+                    *x = x.wrapping_add(*y);
+                }
+                true
+            });
         }
-        out.retain(|(_, c)| c.iter().any(|&x| x != 0));
-        Lanes {
-            terms: out,
-            unknown,
-        }
-    }
-
-    /// The sum of several, merged once.
-    pub fn sum(parts: Vec<Lanes>) -> Lanes {
-        let unknown = parts.iter().fold(0, |u, p| u | p.unknown);
-        let terms = parts.into_iter().flat_map(|p| p.terms).collect();
-        Lanes::from_terms(terms, unknown)
+        terms.retain(|(_, c)| c.iter().any(|&x| x != 0));
+        Lanes { terms, unknown }
     }
 
     pub fn add(&self, o: &Lanes) -> Lanes {
-        Lanes::from_terms(
-            self.terms.iter().chain(&o.terms).cloned().collect(),
-            self.unknown | o.unknown,
-        )
+        let mut sum = Sum::default();
+        sum.add_scaled(self, 1);
+        sum.add_scaled(o, 1);
+        sum.finish()
     }
 
     pub fn scale(&self, k: i128) -> Lanes {
-        Lanes::from_terms(
-            self.terms
-                .iter()
-                .map(|(m, c)| (m.clone(), c.map(|x| x.wrapping_mul(k as i64))))
-                .collect(),
-            self.unknown,
-        )
+        let mut sum = Sum::default();
+        sum.add_scaled(self, k);
+        sum.finish()
     }
 
     pub fn sub(&self, o: &Lanes) -> Lanes {
-        self.add(&o.scale(-1))
+        let mut sum = Sum::default();
+        sum.add_scaled(self, 1);
+        sum.add_scaled(o, -1);
+        sum.finish()
     }
 
     pub fn mul(&self, o: &Lanes) -> Lanes {
@@ -181,11 +170,20 @@ impl Lanes {
 
     /// The one value all lanes of `mask` share, if they do.
     pub fn uniform(&self, mask: u32) -> Option<Poly> {
-        let (u, d) = self.split(mask)?;
+        if self.unknown & mask != 0 || mask == 0 {
+            return None;
+        }
         let first = mask.trailing_zeros() as usize;
-        lanes(mask)
-            .all(|l| d[l] == d[first])
-            .then(|| u.add(&Poly::constant(d[first])))
+        let same = |c: &Store| lanes(mask).all(|l| c[l] == c[first]);
+        if !self.terms.iter().all(|(_, c)| same(c)) {
+            return None;
+        }
+        Some(Poly::from_terms(
+            self.terms
+                .iter()
+                .map(|(m, c)| (m.clone(), i128::from(c[first])))
+                .collect::<Vec<_>>(),
+        ))
     }
 
     /// Picks lane by lane: `self` where `cond[l]`, else `other`.
@@ -209,6 +207,42 @@ impl Lanes {
             unknown |= src & (1 << l);
         }
         Lanes::from_terms(terms, unknown)
+    }
+}
+
+/// A sum of lanes built term by term and merged once at the end: the
+/// evaluation of a polynomial allocates one list, not one per term.
+#[derive(Default)]
+pub struct Sum {
+    terms: Vec<(Mono, Store)>,
+    unknown: u32,
+}
+
+impl Sum {
+    /// Adds `k · x`.
+    pub fn add_scaled(&mut self, x: &Lanes, k: i128) {
+        self.unknown |= x.unknown;
+        let k = k as i64;
+        self.terms.extend(
+            x.terms
+                .iter()
+                .map(|(m, c)| (m.clone(), c.map(|v| v.wrapping_mul(k)))),
+        );
+    }
+
+    /// Adds `x`, taking its terms.
+    pub fn add(&mut self, x: Lanes) {
+        self.unknown |= x.unknown;
+        self.terms.extend(x.terms);
+    }
+
+    /// Adds the same number in every lane.
+    pub fn add_constant(&mut self, k: i128) {
+        self.terms.push((Mono::new(), [k as i64; LANES]));
+    }
+
+    pub fn finish(self) -> Lanes {
+        Lanes::from_terms(self.terms, self.unknown)
     }
 }
 

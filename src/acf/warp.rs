@@ -89,7 +89,8 @@ impl<'w> Evaluator<'w> {
             self.memo.insert(e, l.clone());
             return l;
         }
-        let terms = arena.poly(e).terms.clone();
+        let terms: smallvec::SmallVec<[(Mono, i128); 4]> =
+            arena.poly(e).terms.iter().cloned().collect();
         if let [(mono, 1)] = terms.as_slice() {
             if let [a] = mono.as_slice() {
                 // The expression is one atom: share its lanes.
@@ -98,24 +99,25 @@ impl<'w> Evaluator<'w> {
                 return l;
             }
         }
-        let mut parts = Vec::with_capacity(terms.len());
+        let mut sum = lanes::Sum::default();
         for (mono, c) in terms {
-            let prod = match mono.as_slice() {
-                [] => Lanes::constant(c),
-                [a] if c == 1 => (*self.atom(arena, *a)).clone(),
-                [a] => self.atom(arena, *a).scale(c),
+            match mono.as_slice() {
+                [] => sum.add_constant(c),
+                [a] => {
+                    let x = self.atom(arena, *a);
+                    sum.add_scaled(&x, c);
+                }
                 _ => {
                     let mut prod = Lanes::constant(c);
                     for a in mono {
                         let x = self.atom(arena, a);
                         prod = prod.mul(&x);
                     }
-                    prod
+                    sum.add(prod);
                 }
-            };
-            parts.push(prod);
+            }
         }
-        let sum = Rc::new(Lanes::sum(parts));
+        let sum = Rc::new(sum.finish());
         self.memo.insert(e, sum.clone());
         sum
     }

@@ -201,6 +201,7 @@ impl<'p, P: IfdsProblem> Solver<'p, P> {
         let graph = self.problem.graph();
         let mut succs = Vec::new();
         let mut callees = Vec::new();
+        let mut out = Vec::new();
         while let Some((d1, n, d2)) = self.worklist.pop_front() {
             callees.clear();
             graph.callees(n, &mut callees);
@@ -211,9 +212,9 @@ impl<'p, P: IfdsProblem> Solver<'p, P> {
             succs.clear();
             graph.successors(n, &mut succs);
             for &m in &succs {
-                let mut out = Vec::new();
+                out.clear();
                 self.flow_out(d2, &mut out, |p, out| p.normal_flow(n, m, d2, out));
-                for d3 in out {
+                for &d3 in &out {
                     self.propagate_from((n, d2), d1, m, d3);
                 }
             }
