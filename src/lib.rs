@@ -5,6 +5,7 @@
 
 pub mod acf;
 pub mod analysis;
+pub mod budget;
 pub mod checks;
 pub mod cli;
 pub mod compare;
@@ -18,3 +19,4 @@ pub mod memory;
 pub mod plugin;
 pub mod sim;
 pub mod taint;
+pub mod trace;

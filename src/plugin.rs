@@ -3,10 +3,18 @@
 //!
 //! Configuration cannot come from `-mllvm` (clang 19 does not pass it to
 //! plugins), so it comes from the environment: `WARPCHECK_BLOCK_DIM`,
-//! `WARPCHECK_DISABLE` (comma-separated check names), or a file named by
-//! `WARPCHECK_CONFIG` with `block-dim = X,Y,Z` and `disable = a,b` lines.
+//! `WARPCHECK_DISABLE` (comma-separated check names), `WARPCHECK_BUDGET`
+//! (`time=2,ifds-facts=N,acf-exprs=N`), or a file named by
+//! `WARPCHECK_CONFIG` with `block-dim = X,Y,Z`, `disable = a,b` and
+//! `budget-time = 2` (and `budget-ifds-facts`, `budget-acf-exprs`) lines.
+//! `WARPCHECK_LOG=debug` prints the stages' spans to stderr.
+//!
+//! The default budget is [`Budget::PLUGIN`]: a build must never wait on
+//! us. A kernel over budget gets one warning and the compile goes on.
 
 use crate::analysis::{self, BlockDim, BlockDimSource, Options};
+use crate::budget::Budget;
+use crate::diag::Severity;
 use crate::ir;
 use crate::taint::ifds::IfdsTaint;
 use llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
@@ -60,7 +68,10 @@ fn cstring(s: &str) -> CString {
 /// `module` must be a valid module owned by the caller for this call.
 #[no_mangle]
 pub unsafe extern "C" fn warpcheck_analyze_module(module: LLVMModuleRef) {
-    let outcome = catch_unwind(AssertUnwindSafe(|| analyze(module)));
+    let outcome = catch_unwind(AssertUnwindSafe(|| match crate::trace::subscriber(false) {
+        Some(s) => tracing::subscriber::with_default(s, || analyze(module)),
+        None => analyze(module),
+    }));
     let message = match outcome {
         Ok(Ok(())) => return,
         Ok(Err(e)) => format!("warpcheck: {e}"),
@@ -75,10 +86,13 @@ pub unsafe extern "C" fn warpcheck_analyze_module(module: LLVMModuleRef) {
 unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
     let opts = options_from_env()?;
     // We copy what we need; the module stays the host's and is never changed.
-    let (m, origins) = ir::llvm::from_raw(module);
+    let (m, origins) = tracing::info_span!("load").in_scope(|| ir::llvm::from_raw(module));
     let a = analysis::analyze(&m, &opts, &IfdsTaint);
-    let figures = crate::checks::measure_all(&a);
-    for f in crate::checks::run_all(&a, &figures, &opts) {
+    let findings = tracing::info_span!("checks").in_scope(|| {
+        let figures = crate::checks::measure_all(&a);
+        crate::checks::run_all(&a, &figures, &opts)
+    });
+    for f in findings {
         let func = m.func(f.func);
         let anchor = f.inst.and_then(|i| m.pos_anchor(func, i));
         let inst = anchor
@@ -89,11 +103,17 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
             .map_or(0, |l| m.user_pos(l).1);
         let check = cstring(f.check);
         let message = cstring(&f.message);
+        // In a build, a kernel left unanalysed is worth a warning.
+        let severity = if f.check == crate::checks::ANALYSIS_BUDGET {
+            Severity::Warning
+        } else {
+            f.severity
+        };
         warpcheck_emit(
             origins.funcs[f.func.index()] as LLVMValueRef,
             inst,
             hops,
-            f.severity as c_int,
+            severity as c_int,
             check.as_ptr(),
             message.as_ptr(),
         );
@@ -106,6 +126,7 @@ pub fn options_from_env() -> Result<Options, String> {
     let mut opts = Options {
         // Diagnostics carry the message only.
         no_explanations: true,
+        budget: Budget::PLUGIN,
         ..Options::default()
     };
     let mut apply = |key: &str, value: &str, source| -> Result<(), String> {
@@ -118,7 +139,18 @@ pub fn options_from_env() -> Result<Options, String> {
                     .filter(|s| !s.is_empty())
                     .map(String::from),
             ),
-            other => return Err(format!("unknown configuration key '{other}'")),
+            "budget" => {
+                for kv in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                    let (k, v) = kv
+                        .split_once('=')
+                        .ok_or_else(|| format!("budget: expected KEY=VALUE, got '{kv}'"))?;
+                    opts.budget.set(k.trim(), v)?;
+                }
+            }
+            other => match other.strip_prefix("budget-") {
+                Some(k) => opts.budget.set(k, value)?,
+                None => return Err(format!("unknown configuration key '{other}'")),
+            },
         }
         Ok(())
     };
@@ -143,6 +175,10 @@ pub fn options_from_env() -> Result<Options, String> {
     }
     if let Ok(v) = std::env::var("WARPCHECK_DISABLE") {
         apply("disable", &v, BlockDimSource::Config)?;
+    }
+    if let Ok(v) = std::env::var("WARPCHECK_BUDGET") {
+        apply("budget", &v, BlockDimSource::Config)
+            .map_err(|e| format!("WARPCHECK_BUDGET: {e}"))?;
     }
     Ok(opts)
 }

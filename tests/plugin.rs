@@ -156,3 +156,44 @@ fn a_panic_becomes_one_warning_and_the_compile_goes_on() {
     assert_eq!(err.matches("warpcheck: internal error").count(), 1, "{err}");
     assert!(err.contains("1 warning generated"), "{err}");
 }
+
+#[test]
+fn a_kernel_over_budget_is_one_warning_and_the_compile_goes_on() {
+    // `large` needs thousands of thread-dependence facts, `small` about 30.
+    let out = clang_with_plugin(
+        &fixture("cu/budget.cu"),
+        &["--cuda-device-only"],
+        &[("WARPCHECK_BUDGET", "ifds-facts=1000")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(
+        err.matches("[warpcheck-analysis-budget]").count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        err.contains("budget.cu:10:") && err.contains("warning: analysis of this kernel stopped"),
+        "{err}"
+    );
+    // small keeps its finding: `t % 2` splits every warp.
+    assert!(
+        err.contains("budget.cu:7:7: warning: branch diverges in 8 of 8 warps"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_budget_is_one_warning_and_the_compile_goes_on() {
+    let out = clang_with_plugin(
+        &fixture("cu/budget.cu"),
+        &["--cuda-device-only"],
+        &[("WARPCHECK_BUDGET", "ifds-facts=lots")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("WARPCHECK_BUDGET: ifds-facts: expected a count"),
+        "{err}"
+    );
+}

@@ -25,6 +25,7 @@ pub mod lanes;
 pub mod sweep;
 pub mod warp;
 
+use crate::budget::{Exhausted, Meter};
 use crate::dataflow::FastMap as HashMap;
 use crate::graph::ModuleGraphs;
 use crate::ir::{BlockId, FuncId, Module, Value};
@@ -70,6 +71,18 @@ impl std::fmt::Debug for KernelAcf {
     }
 }
 
+/// What the ACF is built from: one kernel's IR, graphs and thread
+/// dependence.
+#[derive(Copy, Clone)]
+pub struct Input<'a> {
+    pub m: &'a Module,
+    pub graphs: &'a ModuleGraphs,
+    pub deps: &'a KernelDeps,
+    pub kernel: FuncId,
+    /// Defined functions the kernel reaches, kernel first.
+    pub reached: &'a [FuncId],
+}
+
 /// Where a context is entered from: the caller's context and block.
 type CallSites = HashMap<CtxId, Vec<(CtxId, BlockId)>>;
 
@@ -79,16 +92,26 @@ impl KernelAcf {
     /// context, and instantiates them for each warp of a block of shape
     /// `block`.
     pub fn new(
-        m: &Module,
-        graphs: &ModuleGraphs,
-        deps: &KernelDeps,
-        kernel: FuncId,
-        reached: &[FuncId],
+        input: &Input<'_>,
         block: [u32; 3],
         values: &[(FuncId, Value)],
-    ) -> Self {
+        meter: &Meter,
+    ) -> Result<Self, Exhausted> {
+        let Input {
+            m,
+            graphs,
+            deps,
+            kernel,
+            reached,
+        } = *input;
         let mut b = build::Builder::new(m, graphs, deps, kernel, Some(block));
         let (order, calls) = discover_contexts(&mut b, m, graphs, kernel, reached);
+        // Each built value is bounded (depth and size); the kernel's total
+        // and time are checked between them.
+        let check = |arena: &Arena| -> Result<(), Exhausted> {
+            meter.acf_exprs(arena.num_exprs())?;
+            meter.time()
+        };
         let mut exprs = HashMap::default();
         let mut branches = Vec::new();
         for &c in &order {
@@ -106,6 +129,7 @@ impl KernelAcf {
                     let e = b.value(c, v);
                     exprs.insert((c, v), e);
                     branches.push((c, blk, e));
+                    check(&b.arena)?;
                 }
             }
         }
@@ -114,6 +138,7 @@ impl KernelAcf {
                 let e = b.value(c, v);
                 exprs.insert((c, v), e);
             }
+            check(&b.arena)?;
         }
         let contexts: HashMap<FuncId, Vec<CtxId>> = reached
             .iter()
@@ -146,6 +171,7 @@ impl KernelAcf {
                 };
                 wf.conds.insert((c, blk), cond);
             }
+            check(&arena)?;
         }
         for &(c, blk, _) in &branches {
             let mut conds: Vec<&mut Cond> = facts
@@ -183,6 +209,7 @@ impl KernelAcf {
                 let l = ev.eval(&mut arena, e);
                 wf.values.insert(e, l);
             }
+            check(&arena)?;
             for &(c, blk, _) in &branches {
                 let Some(cond) = wf.conds.get(&(c, blk)) else {
                     continue;
@@ -198,7 +225,11 @@ impl KernelAcf {
             }
         }
         drop(evs);
-        KernelAcf {
+        let span = tracing::Span::current();
+        span.record("exprs", arena.num_exprs());
+        span.record("contexts", order.len());
+        span.record("leaves_on_budget", over_budget);
+        Ok(KernelAcf {
             kernel,
             arena,
             exprs,
@@ -207,6 +238,22 @@ impl KernelAcf {
             warps,
             facts,
             over_budget,
+        })
+    }
+
+    /// The ACF of a kernel whose analysis stopped on a budget: the warps
+    /// of its block, and nothing known of any value.
+    pub fn empty(kernel: FuncId, block: [u32; 3]) -> Self {
+        let warps = warp::warps(block);
+        KernelAcf {
+            kernel,
+            arena: Arena::default(),
+            exprs: HashMap::default(),
+            contexts: HashMap::default(),
+            block,
+            facts: warps.iter().map(|_| WarpFacts::default()).collect(),
+            warps,
+            over_budget: 0,
         }
     }
 

@@ -8,10 +8,13 @@ pub use block_dim::{BlockDim, BlockDimSource};
 pub use sites::{Site, SiteKind};
 
 use crate::acf::KernelAcf;
+use crate::budget::{Budget, Exhausted};
 use crate::graph::ModuleGraphs;
 use crate::ir::{FuncId, Module};
 use crate::memory::Spaces;
-use crate::taint::{DependenceAnalysis, KernelDeps};
+use crate::taint::{DependenceAnalysis, KernelDeps, KernelScope};
+use tracing::field::Empty;
+use tracing::{info_span, warn};
 
 /// What the user configured.
 #[derive(Clone, Debug, Default)]
@@ -24,6 +27,8 @@ pub struct Options {
     /// them: for text without `--explain` and for the plugin, which show
     /// neither.
     pub no_explanations: bool,
+    /// The limits each kernel's analysis runs within.
+    pub budget: Budget,
 }
 
 /// Everything warpcheck knows about one kernel.
@@ -38,6 +43,10 @@ pub struct KernelAnalysis {
     pub sites: Vec<Site>,
     /// The ACF of the sites' values, instantiated per warp.
     pub acf: KernelAcf,
+    /// The budget that stopped this kernel's analysis, if one did: its
+    /// sites are then unknown (and, if thread dependence stopped, all
+    /// taken as thread-dependent).
+    pub exhausted: Option<Exhausted>,
 }
 
 /// The results for a whole module.
@@ -53,37 +62,109 @@ pub fn analyze<'m>(
     opts: &Options,
     deps: &dyn DependenceAnalysis,
 ) -> ModuleAnalysis<'m> {
-    let graphs = ModuleGraphs::new(m);
+    let graphs = {
+        let _span = info_span!("graphs", functions = m.funcs.len()).entered();
+        ModuleGraphs::new(m)
+    };
     let kernels = m
         .kernels()
         .filter(|&k| !m.func(k).is_declaration)
-        .map(|k| {
-            let reached = graphs.calls.reachable_from(k);
-            let spaces = Spaces::for_kernel(m, k, &reached);
-            let kdeps = deps.analyze(m, &graphs, k, &reached, &spaces);
-            let sites = sites::collect(m, &reached, &spaces, &kdeps, !opts.no_explanations);
-            let block_dim = BlockDim::resolve(m.func(k), opts.block_dim);
-            // Uniform sites need no per-lane figures.
-            let values: Vec<_> = sites
-                .iter()
-                .filter(|s| s.thread_dependent)
-                .map(|s| (s.func, s.value))
-                .collect();
-            let acf = KernelAcf::new(m, &graphs, &kdeps, k, &reached, block_dim.dims, &values);
-            KernelAnalysis {
-                kernel: k,
-                block_dim,
-                reached,
-                spaces,
-                deps: kdeps,
-                sites,
-                acf,
-            }
-        })
+        .map(|k| analyze_kernel(m, &graphs, opts, deps, k))
         .collect();
     ModuleAnalysis {
         module: m,
         graphs,
         kernels,
     }
+}
+
+fn analyze_kernel(
+    m: &Module,
+    graphs: &ModuleGraphs,
+    opts: &Options,
+    deps: &dyn DependenceAnalysis,
+    k: FuncId,
+) -> KernelAnalysis {
+    let name = m.func(k).demangled.clone();
+    let _kernel = info_span!("kernel", name = %name).entered();
+    let meter = opts.budget.start();
+    let reached = graphs.calls.reachable_from(k);
+    let spaces = Spaces::for_kernel(m, k, &reached);
+    let block_dim = BlockDim::resolve(m.func(k), opts.block_dim);
+    let taint = info_span!(
+        "taint",
+        path_edges = Empty,
+        summary_edges = Empty,
+        rounds = Empty
+    )
+    .in_scope(|| {
+        let scope = KernelScope {
+            m,
+            graphs,
+            kernel: k,
+            reached: &reached,
+            spaces: &spaces,
+        };
+        warn_on_budget(deps.analyze_within(&scope, &meter))
+    });
+    let (kdeps, mut exhausted) = match taint {
+        Ok(d) => (d, None),
+        Err(e) => (KernelDeps::default(), Some(e)),
+    };
+    let mut sites = sites::collect(m, &reached, &spaces, &kdeps, !opts.no_explanations);
+    if exhausted.is_some() {
+        // Nothing is known uniform.
+        for s in &mut sites {
+            s.thread_dependent = true;
+        }
+    }
+    let acf = match exhausted {
+        Some(_) => KernelAcf::empty(k, block_dim.dims),
+        None => {
+            // Uniform sites need no per-lane figures.
+            let values: Vec<_> = sites
+                .iter()
+                .filter(|s| s.thread_dependent)
+                .map(|s| (s.func, s.value))
+                .collect();
+            let span = info_span!(
+                "acf",
+                exprs = Empty,
+                contexts = Empty,
+                leaves_on_budget = Empty
+            );
+            let built = span.in_scope(|| {
+                let input = crate::acf::Input {
+                    m,
+                    graphs,
+                    deps: &kdeps,
+                    kernel: k,
+                    reached: &reached,
+                };
+                warn_on_budget(KernelAcf::new(&input, block_dim.dims, &values, &meter))
+            });
+            built.unwrap_or_else(|e| {
+                exhausted = Some(e);
+                KernelAcf::empty(k, block_dim.dims)
+            })
+        }
+    };
+    KernelAnalysis {
+        kernel: k,
+        block_dim,
+        reached,
+        spaces,
+        deps: kdeps,
+        sites,
+        acf,
+        exhausted,
+    }
+}
+
+/// Says, inside the running stage's span, that a budget stopped it.
+fn warn_on_budget<T>(r: Result<T, Exhausted>) -> Result<T, Exhausted> {
+    if let Err(e) = &r {
+        warn!(budget = e.name(), "analysis stopped: {e}");
+    }
+    r
 }

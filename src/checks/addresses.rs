@@ -44,6 +44,14 @@ pub fn per_warp(m: &Module, k: &KernelAnalysis, site: &Site) -> Vec<WarpAddresse
     let acf = &k.acf;
     let block = m.func(site.func).inst(site.inst).block;
     let contexts = acf.contexts(site.func);
+    if contexts.is_empty() {
+        // Nothing built (a kernel over budget): any lane may be anywhere.
+        return acf
+            .warps
+            .iter()
+            .map(|w| WarpAddresses::Unknown { may: w.exists })
+            .collect();
+    }
     contexts
         .iter()
         .flat_map(|&c| (0..acf.warps.len()).map(move |w| (c, w)))

@@ -33,7 +33,17 @@ pub struct SiteFigures {
     pub sectors: Option<Sectors>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conflict: Option<Conflict>,
+    /// Why the figures are unknown, when it is not the code: `budget`
+    /// when the kernel's analysis stopped on one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
 }
+
+/// [`SiteFigures::reason`] of a kernel over budget.
+pub const BUDGET: &str = "budget";
+
+/// The name of the note a kernel over budget gets.
+pub const ANALYSIS_BUDGET: &str = "analysis-budget";
 
 /// Figures for every site of every kernel, in the order of `k.sites`.
 pub fn measure_all(a: &ModuleAnalysis<'_>) -> Vec<Vec<SiteFigures>> {
@@ -45,7 +55,10 @@ fn measure_kernel(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> Vec<SiteFigures
     k.sites
         .iter()
         .map(|s| {
-            let mut fig = SiteFigures::default();
+            let mut fig = SiteFigures {
+                reason: (k.exhausted.is_some() && s.thread_dependent).then_some(BUDGET),
+                ..SiteFigures::default()
+            };
             match (s.kind, s.space) {
                 (SiteKind::Branch, _) => {
                     fig.divergence = Some(divergent_branch::measure(m, k, s));
@@ -100,7 +113,8 @@ pub trait Check: Sync {
             .sites
             .iter()
             .zip(cx.figures)
-            .filter(|(s, _)| s.thread_dependent)
+            // A kernel over budget gets one note, not one per site.
+            .filter(|(s, fig)| s.thread_dependent && fig.reason.is_none())
             .filter_map(|(s, fig)| {
                 let v = self.judge(s, fig)?;
                 let mut notes = Vec::new();
@@ -163,6 +177,34 @@ fn weight(f: &Finding) -> i64 {
     }
 }
 
+/// The one note of a kernel whose analysis stopped on a budget.
+fn budget_note(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> Option<Finding> {
+    let e = k.exhausted?;
+    let m = a.module;
+    let func = m.func(k.kernel);
+    let unknown = k.sites.iter().filter(|s| s.thread_dependent).count();
+    Some(Finding {
+        check: ANALYSIS_BUDGET,
+        severity: Severity::Note,
+        func: k.kernel,
+        inst: None,
+        pos: func
+            .loc
+            .as_ref()
+            .map(|p| crate::diag::Position::resolve(m, p)),
+        kernel: func.demangled.clone(),
+        function: func.demangled.clone(),
+        message: format!(
+            "analysis of this kernel stopped on its {e}: its {unknown} thread-dependent sites are unknown"
+        ),
+        notes: vec![format!(
+            "hint: raise it with --budget {0}=..., or budget-{0} in the plugin's configuration (0 lifts it)",
+            e.name()
+        )],
+        data: None,
+    })
+}
+
 /// Whether `name` names a check (or the retired name kept for it).
 pub fn is_known(name: &str) -> bool {
     name == THREAD_DEPENDENT_BRANCH || all().iter().any(|c| c.name() == name)
@@ -176,7 +218,7 @@ pub fn run_all(
     opts: &Options,
 ) -> Vec<Finding> {
     let disabled = |name: &str| opts.disabled.iter().any(|d| d == name);
-    let mut out: Vec<Finding> = Vec::new();
+    let mut out: Vec<Finding> = a.kernels.iter().filter_map(|k| budget_note(a, k)).collect();
     for check in all() {
         if disabled(check.name()) {
             continue;

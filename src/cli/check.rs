@@ -9,7 +9,7 @@ use crate::frontend::{self, CompileOptions};
 use crate::taint::ifds::IfdsTaint;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
-use std::time::Instant;
+use tracing::info_span;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -81,9 +81,16 @@ pub struct CheckArgs {
     /// UniformityAnalysis (opt-19 -passes='print<uniformity>') per function.
     #[arg(long)]
     pub compare_uniformity: bool,
-    /// Print how long each stage took, to stderr (for scripts/bench-taint.sh).
-    #[arg(long, hide = true)]
+    /// Print each stage's time and size per file, to stderr (for
+    /// scripts/bench-*.sh). WARPCHECK_LOG=debug prints every span.
+    #[arg(long)]
     pub timing: bool,
+    /// A per-kernel analysis limit, KEY=VALUE (repeatable): time=SECONDS
+    /// (default 20), ifds-facts=N (default 20000000), acf-exprs=N (default
+    /// 1000000); 0 or none lifts one. A kernel over budget gets unknown
+    /// sites and one note; the others keep their results.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub budget: Vec<String>,
     #[command(flatten)]
     pub compile: CompileArgs,
 }
@@ -107,10 +114,23 @@ pub fn run(args: &CheckArgs) -> i32 {
             return exit::INPUT;
         }
     }
+    let mut budget = crate::budget::Budget::CLI;
+    for b in &args.budget {
+        let set = b
+            .split_once('=')
+            .ok_or_else(|| format!("expected KEY=VALUE, got '{b}'"))
+            .and_then(|(k, v)| budget.set(k.trim(), v));
+        if let Err(e) = set {
+            eprintln!("warpcheck: error: --budget: {e}");
+            return exit::INPUT;
+        }
+    }
+    crate::trace::install(args.timing);
     let opts = Options {
         block_dim,
         disabled: args.disable.clone(),
         no_explanations: args.format == Format::Text && !args.explain,
+        budget,
     };
     let compile = args.compile.options();
     if args.compare_uniformity {
@@ -122,15 +142,17 @@ pub fn run(args: &CheckArgs) -> i32 {
     let mut warnings = 0usize;
     for file in &args.files {
         let need_report = args.format == Format::Json || args.summary;
-        let outcome = std::panic::catch_unwind(|| {
-            check_file(file, &compile, &opts, args.timing, need_report)
-        });
+        let outcome = std::panic::catch_unwind(|| check_file(file, &compile, &opts, need_report));
         match outcome {
             Ok(Ok((module_report, findings))) => {
                 let is_warning = |f: &&crate::diag::Finding| f.severity == Severity::Warning;
                 warnings += findings.iter().filter(is_warning).count();
                 if args.format == Format::Text {
-                    for f in findings.iter().filter(|f| args.notes || is_warning(f)) {
+                    // A kernel left unanalysed is always said.
+                    let shown = |f: &&crate::diag::Finding| {
+                        args.notes || is_warning(f) || f.check == crate::checks::ANALYSIS_BUDGET
+                    };
+                    for f in findings.iter().filter(shown) {
                         print!("{}", text::render(f, args.explain, &mut cache));
                     }
                 }
@@ -193,28 +215,17 @@ fn check_file(
     file: &std::path::Path,
     compile: &CompileOptions,
     opts: &Options,
-    timing: bool,
     need_report: bool,
 ) -> Result<(json::Report, Vec<crate::diag::Finding>), frontend::InputError> {
-    let start = Instant::now();
-    let m = frontend::load(file, compile)?;
+    let _file = info_span!("file", path = %file.display()).entered();
+    let m = info_span!("load").in_scope(|| frontend::load(file, compile))?;
     require_nvptx(file, &m)?;
-    let loaded = Instant::now();
     let a = analysis::analyze(&m, opts, &IfdsTaint);
-    let analysed = Instant::now();
-    let figures = crate::checks::measure_all(&a);
-    let findings = crate::checks::run_all(&a, &figures, opts);
-    if timing {
-        let ms = |from: Instant, to: Instant| (to - from).as_secs_f64() * 1e3;
-        eprintln!(
-            "warpcheck: timing {}: load {:.1} ms, analysis {:.1} ms, checks {:.1} ms; {}",
-            file.display(),
-            ms(start, loaded),
-            ms(loaded, analysed),
-            ms(analysed, Instant::now()),
-            taint_timing(&a)
-        );
-    }
+    let (figures, findings) = info_span!("checks").in_scope(|| {
+        let figures = crate::checks::measure_all(&a);
+        let findings = crate::checks::run_all(&a, &figures, opts);
+        (figures, findings)
+    });
     let mut report = json::Report::new();
     if need_report {
         report.add(&a, &figures, &findings);
@@ -223,46 +234,6 @@ fn check_file(
         eprintln!("warpcheck: note: {}: no kernels found", file.display());
     }
     Ok((report, findings))
-}
-
-/// The thread-dependence stage alone, run again on the analysis' own
-/// graphs and pointer origins so its time and size can be reported.
-fn taint_timing(a: &analysis::ModuleAnalysis<'_>) -> String {
-    let start = Instant::now();
-    let (mut path_edges, mut summaries, mut rounds) = (0, 0, 0);
-    for k in &a.kernels {
-        let (_, stats) =
-            IfdsTaint.analyze_with_stats(a.module, &a.graphs, k.kernel, &k.reached, &k.spaces);
-        path_edges += stats.solver.path_edges;
-        summaries += stats.solver.summary_edges;
-        rounds = rounds.max(stats.rounds);
-    }
-    let taint_ms = (Instant::now() - start).as_secs_f64() * 1e3;
-    let acf_start = Instant::now();
-    for k in &a.kernels {
-        let values: Vec<_> = k
-            .sites
-            .iter()
-            .filter(|s| s.thread_dependent)
-            .map(|s| (s.func, s.value))
-            .collect();
-        crate::acf::KernelAcf::new(
-            a.module,
-            &a.graphs,
-            &k.deps,
-            k.kernel,
-            &k.reached,
-            k.block_dim.dims,
-            &values,
-        );
-    }
-    let acf_ms = (Instant::now() - acf_start).as_secs_f64() * 1e3;
-    let insts: usize = a.module.funcs.iter().map(|f| f.insts.len()).sum();
-    let defined = a.module.funcs.iter().filter(|f| !f.is_declaration).count();
-    format!(
-        "taint {taint_ms:.1} ms ({} kernels, {defined} functions, {insts} instructions, {path_edges} path edges, {summaries} summary edges, at most {rounds} rounds); acf {acf_ms:.1} ms",
-        a.kernels.len(),
-    )
 }
 
 /// `--compare-uniformity`: per file, the functions where LLVM and warpcheck

@@ -143,6 +143,9 @@ pub struct SolverStats {
     pub procedure_entries: usize,
 }
 
+/// Worklist steps between two calls of a run's budget check.
+const CHECK_EVERY: u32 = 512;
+
 /// The tabulation state for one problem.
 pub struct Solver<'p, P: IfdsProblem> {
     problem: &'p P,
@@ -192,6 +195,17 @@ impl<'p, P: IfdsProblem> Solver<'p, P> {
     /// Starts at the entry points (the first time) and extends path edges
     /// until nothing new appears.
     pub fn run(&mut self) {
+        let unlimited: Result<(), std::convert::Infallible> = self.run_checked(|_| Ok(()));
+        let Ok(()) = unlimited;
+    }
+
+    /// [`Self::run`], asking `check` every few hundred steps (with the
+    /// number of path edges so far) whether to go on; its error stops the
+    /// run with the solution incomplete.
+    pub fn run_checked<E>(
+        &mut self,
+        mut check: impl FnMut(usize) -> Result<(), E>,
+    ) -> Result<(), E> {
         if !self.seeded {
             self.seeded = true;
             for start in self.problem.entry_points() {
@@ -202,7 +216,12 @@ impl<'p, P: IfdsProblem> Solver<'p, P> {
         let mut succs = Vec::new();
         let mut callees = Vec::new();
         let mut out = Vec::new();
+        let mut steps = 0u32;
         while let Some((d1, n, d2)) = self.worklist.pop_front() {
+            steps = steps.wrapping_add(1);
+            if steps.is_multiple_of(CHECK_EVERY) {
+                check(self.result.path_edges.len())?;
+            }
             callees.clear();
             graph.callees(n, &mut callees);
             if !callees.is_empty() {
@@ -224,6 +243,7 @@ impl<'p, P: IfdsProblem> Solver<'p, P> {
         }
         self.result.stats.path_edges = self.result.path_edges.len();
         self.result.stats.summary_edges = self.summary_seen.len();
+        check(self.result.path_edges.len())
     }
 
     /// Queues every path edge ending at a node `at` accepts, so the next

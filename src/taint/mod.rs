@@ -13,6 +13,7 @@
 mod explain;
 pub mod ifds;
 
+use crate::budget::{Exhausted, Meter};
 use crate::graph::ModuleGraphs;
 use crate::ir::intrinsics::Dim;
 use crate::ir::{FuncId, InstId, Module, Value};
@@ -181,18 +182,33 @@ impl KernelDeps {
     }
 }
 
+/// What a thread-dependence analysis reads: one kernel, the functions it
+/// reaches (`reached`, kernel first) and their pointer origins.
+#[derive(Copy, Clone)]
+pub struct KernelScope<'a> {
+    pub m: &'a Module,
+    pub graphs: &'a ModuleGraphs,
+    pub kernel: FuncId,
+    pub reached: &'a [FuncId],
+    pub spaces: &'a Spaces,
+}
+
 /// A thread-dependence analysis.
 pub trait DependenceAnalysis {
-    /// Analyses `kernel` and the functions it reaches (`reached`, kernel
-    /// first), with pointer origins from `spaces`.
-    fn analyze(
+    /// Analyses the kernel of `scope` within `meter`'s budget.
+    fn analyze_within(
         &self,
-        m: &Module,
-        graphs: &ModuleGraphs,
-        kernel: FuncId,
-        reached: &[FuncId],
-        spaces: &Spaces,
-    ) -> KernelDeps;
+        scope: &KernelScope<'_>,
+        meter: &Meter,
+    ) -> Result<KernelDeps, Exhausted>;
+
+    /// Analyses the kernel of `scope` to the end, however long it takes.
+    fn analyze(&self, scope: &KernelScope<'_>) -> KernelDeps {
+        match self.analyze_within(scope, &Meter::unlimited()) {
+            Ok(deps) => deps,
+            Err(e) => unreachable!("an unlimited meter ran out: {e}"),
+        }
+    }
 }
 
 pub use explain::{explain, explain_at, reasons_at};

@@ -33,11 +33,9 @@ mod rules;
 #[cfg(test)]
 mod tests;
 
-use super::{DependenceAnalysis, KernelDeps};
-use crate::dataflow::{Solver, SolverStats};
-use crate::graph::ModuleGraphs;
-use crate::ir::{FuncId, Module};
-use crate::memory::Spaces;
+use super::{DependenceAnalysis, KernelDeps, KernelScope};
+use crate::budget::{Exhausted, Meter};
+use crate::dataflow::Solver;
 use flow::TaintProblem;
 use kernel::Kernel;
 use memory::SharedTaint;
@@ -48,25 +46,21 @@ use std::cell::RefCell;
 #[derive(Copy, Clone, Debug, Default)]
 pub struct IfdsTaint;
 
-/// What one kernel's analysis cost.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct TaintStats {
-    /// Rounds (one more than those that found dependent shared memory).
-    pub rounds: usize,
-    /// The last round's solver counters.
-    pub solver: SolverStats,
-}
-
-impl IfdsTaint {
-    /// Analyses one kernel and reports what it cost.
-    pub fn analyze_with_stats(
+impl DependenceAnalysis for IfdsTaint {
+    /// Records its size (path and summary edges, rounds) on the current
+    /// span.
+    fn analyze_within(
         &self,
-        m: &Module,
-        graphs: &ModuleGraphs,
-        kernel: FuncId,
-        reached: &[FuncId],
-        spaces: &Spaces,
-    ) -> (KernelDeps, TaintStats) {
+        scope: &KernelScope<'_>,
+        meter: &Meter,
+    ) -> Result<KernelDeps, Exhausted> {
+        let KernelScope {
+            m,
+            graphs,
+            kernel,
+            reached,
+            spaces,
+        } = *scope;
         let k = Kernel::new(m, graphs, reached, spaces);
         let problem = TaintProblem {
             k: &k,
@@ -74,10 +68,14 @@ impl IfdsTaint {
             entry: k.layout.proc_of[&kernel],
         };
         let mut solver = Solver::new(&problem);
+        // Rounds: one more than those that found dependent shared memory.
         let mut rounds = 0;
         loop {
             rounds += 1;
-            solver.run();
+            solver.run_checked(|edges| {
+                meter.ifds_facts(edges)?;
+                meter.time()
+            })?;
             let found = results::shared_writes(&k, solver.solution());
             if !problem.shared.borrow_mut().add(&k.locs, &found) {
                 break;
@@ -87,24 +85,11 @@ impl IfdsTaint {
             solver.revisit(|n| k.reads_shared(n));
         }
         let solution = solver.into_solution();
-        let stats = TaintStats {
-            rounds,
-            solver: solution.stats(),
-        };
-        (results::kernel_deps(&problem, &solution), stats)
-    }
-}
-
-impl DependenceAnalysis for IfdsTaint {
-    fn analyze(
-        &self,
-        m: &Module,
-        graphs: &ModuleGraphs,
-        kernel: FuncId,
-        reached: &[FuncId],
-        spaces: &Spaces,
-    ) -> KernelDeps {
-        self.analyze_with_stats(m, graphs, kernel, reached, spaces)
-            .0
+        let stats = solution.stats();
+        let span = tracing::Span::current();
+        span.record("path_edges", stats.path_edges);
+        span.record("summary_edges", stats.summary_edges);
+        span.record("rounds", rounds);
+        Ok(results::kernel_deps(&problem, &solution))
     }
 }

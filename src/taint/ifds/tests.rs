@@ -13,7 +13,13 @@ fn deps(m: &Module, kernel: &str) -> KernelDeps {
     let k = m.find_function(kernel).expect("kernel");
     let reached = graphs.calls.reachable_from(k);
     let spaces = Spaces::for_kernel(m, k, &reached);
-    IfdsTaint.analyze(m, &graphs, k, &reached, &spaces)
+    IfdsTaint.analyze(&crate::taint::KernelScope {
+        m,
+        graphs: &graphs,
+        kernel: k,
+        reached: &reached,
+        spaces: &spaces,
+    })
 }
 
 fn i32t(mb: &mut ModuleBuilder) -> TypeId {
