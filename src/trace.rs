@@ -11,7 +11,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::io::IsTerminal;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
@@ -100,20 +99,23 @@ struct Stage {
 /// Where the timing lines go.
 type Sink = Box<dyn Fn(String) + Send + Sync>;
 
-/// Sums the stages of each `file` span and prints them when it closes.
+/// Sums the stages inside each `file` span (kept on that span, so files
+/// analysed in parallel do not mix) and prints them when it closes.
 struct Timing {
-    stages: Mutex<BTreeMap<&'static str, Stage>>,
     sink: Sink,
 }
 
 impl Default for Timing {
     fn default() -> Self {
         Timing {
-            stages: Mutex::default(),
             sink: Box::new(|line| eprintln!("{line}")),
         }
     }
 }
+
+/// A `file` span's stages so far.
+#[derive(Default)]
+struct FileStages(BTreeMap<&'static str, Stage>);
 
 /// The order stages are printed in; others follow by name.
 const ORDER: [&str; 6] = ["load", "graphs", "kernel", "taint", "acf", "checks"];
@@ -185,16 +187,26 @@ where
         let Some(b) = span.extensions_mut().remove::<Busy>() else {
             return;
         };
-        let Ok(mut stages) = self.stages.lock() else {
-            return;
-        };
         if span.name() == "file" {
+            let stages = span
+                .extensions_mut()
+                .remove::<FileStages>()
+                .unwrap_or_default();
             let path = b.fields.path.as_deref().unwrap_or("?");
-            (self.sink)(Timing::line(path, &stages));
-            stages.clear();
+            (self.sink)(Timing::line(path, &stages.0));
             return;
         }
-        let stage = stages.entry(span.name()).or_default();
+        let Some(file) = span.scope().skip(1).find(|s| s.name() == "file") else {
+            return;
+        };
+        let mut ext = file.extensions_mut();
+        if ext.get_mut::<FileStages>().is_none() {
+            ext.insert(FileStages::default());
+        }
+        let Some(stages) = ext.get_mut::<FileStages>() else {
+            return;
+        };
+        let stage = stages.0.entry(span.name()).or_default();
         stage.time += b.total;
         for (k, v) in b.fields.counts {
             *stage.counts.entry(k).or_default() += v;
@@ -205,6 +217,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
     use tracing::info_span;
 
     #[test]
@@ -212,7 +225,6 @@ mod tests {
         let lines = std::sync::Arc::new(Mutex::new(Vec::new()));
         let out = lines.clone();
         let timing = Timing {
-            stages: Mutex::default(),
             sink: Box::new(move |l| out.lock().unwrap().push(l)),
         };
         let sub = Registry::default().with(timing);

@@ -52,9 +52,17 @@ impl CompileArgs {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// Files to analyse: .cu, .ll or .bc.
-    #[arg(required = true)]
+    /// Files to analyse: .cu, .ll or .bc. With -p: which of the database's
+    /// files (default all).
+    #[arg(required_unless_present = "build_path")]
     pub files: Vec<PathBuf>,
+    /// A build directory with compile_commands.json (or the file): analyse
+    /// its CUDA entries with their own flags, nvcc's translated.
+    #[arg(short = 'p', long = "build-path", value_name = "BUILD_DIR")]
+    pub build_path: Option<PathBuf>,
+    /// Files analysed at once (default: the number of cores).
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    pub jobs: Option<usize>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Show why each finding holds (the chain from threadIdx to the site).
@@ -136,14 +144,31 @@ pub fn run(args: &CheckArgs) -> i32 {
     if args.compare_uniformity {
         return compare_files(args, &compile, &opts);
     }
+    let mut failed = false;
+    let jobs = match super::jobs::collect(
+        &args.files,
+        args.build_path.as_deref(),
+        &args.compile,
+        &mut failed,
+    ) {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("warpcheck: error: {e}");
+            return exit::INPUT;
+        }
+    };
     let mut report = json::Report::new();
     let mut cache = text::SourceCache::default();
-    let mut code = exit::OK;
+    let mut code = if failed { exit::INPUT } else { exit::OK };
     let mut warnings = 0usize;
-    for file in &args.files {
-        let need_report = args.format == Format::Json || args.summary;
-        let outcome = std::panic::catch_unwind(|| check_file(file, &compile, &opts, need_report));
-        match outcome {
+    let need_report = args.format == Format::Json || args.summary;
+    let threads = args.jobs.unwrap_or_else(super::jobs::default_threads);
+    let outcomes = super::jobs::run_all(&jobs, threads, |job| {
+        std::panic::catch_unwind(|| check_file(&job.file, &job.options, &opts, need_report)).ok()
+    });
+    for (job, outcome) in jobs.iter().zip(outcomes) {
+        let file = &job.file;
+        match outcome.flatten().ok_or(()) {
             Ok(Ok((module_report, findings))) => {
                 let is_warning = |f: &&crate::diag::Finding| f.severity == Severity::Warning;
                 warnings += findings.iter().filter(is_warning).count();

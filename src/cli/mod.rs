@@ -1,6 +1,7 @@
 //! The `warpcheck` command line.
 
 mod check;
+mod jobs;
 mod simulate;
 
 use clap::{Parser, Subcommand};

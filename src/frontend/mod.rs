@@ -2,6 +2,8 @@
 //! `.bc` are read directly, `.cu` files go through clang-19 first.
 
 mod clang;
+pub mod compdb;
+pub mod nvcc;
 mod opt;
 mod toolkit;
 

@@ -1,0 +1,193 @@
+//! `compile_commands.json`, as clang-tidy reads it (`-p BUILD_DIR`): each
+//! CUDA translation unit with the options its own build used.
+
+use super::nvcc::{split_command, translate, Translated};
+use super::{CompileOptions, InputError};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// One entry as the database holds it.
+#[derive(Deserialize, Debug)]
+struct Entry {
+    directory: PathBuf,
+    file: PathBuf,
+    #[serde(default)]
+    command: Option<String>,
+    #[serde(default)]
+    arguments: Option<Vec<String>>,
+}
+
+/// A translation unit to analyse.
+#[derive(Clone, Debug)]
+pub struct Job {
+    pub file: PathBuf,
+    pub options: CompileOptions,
+}
+
+/// What a database gives: the jobs, the options we dropped, and the
+/// entries we could not use (each with its file, and the reason).
+#[derive(Debug, Default)]
+pub struct Database {
+    pub jobs: Vec<Job>,
+    pub unknown_options: Vec<String>,
+    pub errors: Vec<(PathBuf, InputError)>,
+}
+
+/// Reads `BUILD_DIR/compile_commands.json` (or the file itself).
+pub fn read(build: &Path) -> Result<Database, InputError> {
+    let path = if build.is_dir() {
+        build.join("compile_commands.json")
+    } else {
+        build.to_path_buf()
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| InputError {
+        message: format!("{}: cannot read the compile database: {e}", path.display()),
+    })?;
+    let entries: Vec<Entry> = serde_json::from_str(&text).map_err(|e| InputError {
+        message: format!(
+            "{}:{}:{}: not a compile database: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        ),
+    })?;
+    let mut db = Database::default();
+    for (n, e) in entries.into_iter().enumerate() {
+        let at = format!("{} (entry {})", path.display(), n + 1);
+        let file = e.directory.join(&e.file);
+        match job(&e) {
+            Ok(Some((job, unknown))) => {
+                for u in unknown {
+                    if !db.unknown_options.contains(&u) {
+                        db.unknown_options.push(u);
+                    }
+                }
+                if job.file.is_file() {
+                    db.jobs.push(job);
+                } else {
+                    let message = format!("{at}: {}: no such file", job.file.display());
+                    db.errors.push((file, InputError { message }));
+                }
+            }
+            Ok(None) => {}
+            Err(message) => {
+                let message = format!("{at}: {message}");
+                db.errors.push((file, InputError { message }));
+            }
+        }
+    }
+    Ok(db)
+}
+
+/// The job of one entry, with the options dropped; `None` for entries
+/// that compile no CUDA (host `.cpp` files, links).
+fn job(e: &Entry) -> Result<Option<(Job, Vec<String>)>, String> {
+    let args = match (&e.arguments, &e.command) {
+        (Some(a), _) => a.clone(),
+        (None, Some(c)) => split_command(c)?,
+        (None, None) => return Err("neither `arguments` nor `command`".into()),
+    };
+    let Some(compiler) = args.first() else {
+        return Err("an empty command".into());
+    };
+    let name = Path::new(compiler)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    let file = if e.file.is_absolute() {
+        e.file.clone()
+    } else {
+        e.directory.join(&e.file)
+    };
+    let Translated {
+        options, unknown, ..
+    } = if name.contains("nvcc") {
+        translate(&args, &e.directory)
+    } else if name.contains("clang") {
+        clang_options(&args, &e.directory)
+    } else {
+        return Ok(None);
+    };
+    let cuda = file.extension().is_some_and(|x| x == "cu")
+        || args.windows(2).any(|w| w[0] == "-x" && w[1] == "cuda");
+    Ok(cuda.then_some((Job { file, options }, unknown)))
+}
+
+/// From a clang CUDA command, what the device compile shares with it.
+fn clang_options(args: &[String], dir: &Path) -> Translated {
+    let mut t = Translated::default();
+    let mut it = args.iter().skip(1).peekable();
+    let abs = |p: &str| dir.join(p);
+    while let Some(a) = it.next() {
+        let mut value = |flag: &str| -> Option<String> {
+            match a.strip_prefix(flag) {
+                Some("") => it.next().cloned(),
+                Some(v) => Some(v.trim_start_matches('=').to_string()),
+                None => None,
+            }
+        };
+        if let Some(v) = value("-I") {
+            t.options.includes.push(abs(&v));
+        } else if let Some(v) = value("-D") {
+            t.options.defines.push(v);
+        } else if let Some(v) = value("--cuda-gpu-arch") {
+            t.options.gpu_arch = v;
+        } else if let Some(v) = value("--offload-arch") {
+            t.options.gpu_arch = v;
+        } else if let Some(v) = value("--cuda-path") {
+            t.options.cuda_path = Some(abs(&v));
+        } else if let Some(v) = value("-isystem") {
+            t.options
+                .extra
+                .extend(["-isystem".into(), abs(&v).display().to_string()]);
+        } else if a.starts_with("-std=") || a.starts_with("-U") || a == "-fgpu-rdc" {
+            t.options.extra.push(a.clone());
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_of_both_compilers_and_host_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("a.cu"), "").unwrap();
+        std::fs::write(d.join("b.cu"), "").unwrap();
+        let db = serde_json::json!([
+            {"directory": d, "file": "a.cu",
+             "command": "nvcc -arch=sm_75 -Iinc -DN=4 --weird -c a.cu -o a.o"},
+            {"directory": d, "file": "b.cu",
+             "arguments": ["clang++", "-x", "cuda", "--cuda-gpu-arch=sm_86", "-I", "x", "-c", "b.cu"]},
+            {"directory": d, "file": "main.cpp", "command": "g++ -c main.cpp"},
+            {"directory": d, "file": "gone.cu", "command": "nvcc -c gone.cu"},
+            {"directory": d, "file": "c.cu"}
+        ]);
+        std::fs::write(d.join("compile_commands.json"), db.to_string()).unwrap();
+        let db = read(d).unwrap();
+        assert_eq!(db.jobs.len(), 2);
+        assert_eq!(db.jobs[0].file, d.join("a.cu"));
+        assert_eq!(db.jobs[0].options.gpu_arch, "sm_75");
+        assert_eq!(db.jobs[0].options.includes, [d.join("inc")]);
+        assert_eq!(db.jobs[0].options.defines, ["N=4"]);
+        assert_eq!(db.jobs[1].options.gpu_arch, "sm_86");
+        assert_eq!(db.jobs[1].options.includes, [d.join("x")]);
+        assert_eq!(db.unknown_options, ["--weird"]);
+        // The missing file and the entry without a command.
+        assert_eq!(db.errors.len(), 2, "{:?}", db.errors);
+        assert!(db.errors[0].1.message.contains("gone.cu: no such file"));
+        assert_eq!(db.errors[1].0, d.join("c.cu"));
+        assert!(db.errors[1].1.message.contains("(entry 5): neither"));
+    }
+
+    #[test]
+    fn malformed_databases_name_the_place() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("compile_commands.json"), "[{\"file\": 3}").unwrap();
+        let e = read(dir.path()).unwrap_err();
+        assert!(e.message.contains("compile_commands.json:1:"), "{e}");
+    }
+}

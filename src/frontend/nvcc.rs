@@ -1,0 +1,474 @@
+//! nvcc command lines as clang device-only options.
+//!
+//! Most CUDA projects build with nvcc, so a compile database or a launcher
+//! hands us nvcc's flags. What decides the device code is kept: the target
+//! architecture, include paths, macros, the language standard, relocatable
+//! device code and debug info. Host-only and driver options are dropped;
+//! an option we do not know is dropped with one warning (per run, by the
+//! caller), never an error.
+
+use super::CompileOptions;
+use std::path::{Path, PathBuf};
+
+/// A compile command split into what we use.
+#[derive(Clone, Debug, Default)]
+pub struct Translated {
+    pub options: CompileOptions,
+    /// The source files the command compiles (`.cu`, or anything after
+    /// `-x cu`), made absolute.
+    pub sources: Vec<PathBuf>,
+    /// Options dropped because we do not know them.
+    pub unknown: Vec<String>,
+}
+
+/// nvcc options that take a value, as the next argument or after `=`.
+const WITH_VALUE: &[&str] = &[
+    "-o",
+    "--output-file",
+    "-ccbin",
+    "--compiler-bindir",
+    "-Xcompiler",
+    "--compiler-options",
+    "-Xptxas",
+    "--ptxas-options",
+    "-Xlinker",
+    "--linker-options",
+    "-Xnvlink",
+    "--nvlink-options",
+    "-Xcudafe",
+    "-Xarchive",
+    "-gencode",
+    "--generate-code",
+    "-arch",
+    "--gpu-architecture",
+    "-code",
+    "--gpu-code",
+    "-maxrregcount",
+    "--maxrregcount",
+    "-MF",
+    "-MT",
+    "-MQ",
+    "--default-stream",
+    "-t",
+    "--threads",
+    "-I",
+    "--include-path",
+    "-D",
+    "--define-macro",
+    "-U",
+    "--undefine-macro",
+    "-isystem",
+    "-include",
+    "--pre-include",
+    "-x",
+    "--x",
+    "-std",
+    "--std",
+    "-rdc",
+    "--relocatable-device-code",
+    "--diag-suppress",
+    "-diag-suppress",
+    "--diag-warn",
+    "--diag-error",
+    "-L",
+    "--library-path",
+    "-l",
+    "--library",
+    "-odir",
+    "--output-directory",
+    "-Werror",
+    "--Werror",
+    "-ftz",
+    "-prec-div",
+    "-prec-sqrt",
+    "-fmad",
+    "--ftz",
+    "--prec-div",
+    "--prec-sqrt",
+    "--fmad",
+    "-use_fast_math",
+    "-cudart",
+    "--cudart",
+    "-cudadevrt",
+    "--cudadevrt",
+    "--keep-dir",
+    "-keep-dir",
+    "-dlto",
+    "-split-compile",
+    "--split-compile",
+];
+
+/// Options (flags or value options) nvcc or the host compiler use and the
+/// device compile does not need.
+const DROPPED: &[&str] = &[
+    "-c",
+    "--compile",
+    "-o",
+    "--output-file",
+    "-ccbin",
+    "--compiler-bindir",
+    "-Xptxas",
+    "--ptxas-options",
+    "-Xlinker",
+    "--linker-options",
+    "-Xnvlink",
+    "--nvlink-options",
+    "-Xcudafe",
+    "-Xarchive",
+    "-maxrregcount",
+    "--maxrregcount",
+    "-MD",
+    "-MMD",
+    "-M",
+    "-MM",
+    "-MP",
+    "-MF",
+    "-MT",
+    "-MQ",
+    "--default-stream",
+    "-t",
+    "--threads",
+    "--expt-relaxed-constexpr",
+    "--expt-extended-lambda",
+    "-expt-relaxed-constexpr",
+    "-expt-extended-lambda",
+    "--extended-lambda",
+    "-extended-lambda",
+    "-allow-unsupported-compiler",
+    "--allow-unsupported-compiler",
+    "-m64",
+    "-m32",
+    "--machine",
+    "-keep",
+    "--keep",
+    "--keep-dir",
+    "-keep-dir",
+    "-res-usage",
+    "--resource-usage",
+    "-lineinfo",
+    "--generate-line-info",
+    "--diag-suppress",
+    "-diag-suppress",
+    "--diag-warn",
+    "--diag-error",
+    "-L",
+    "--library-path",
+    "-l",
+    "--library",
+    "-odir",
+    "--output-directory",
+    "-Werror",
+    "--Werror",
+    "-w",
+    "--disable-warnings",
+    "-ftz",
+    "-prec-div",
+    "-prec-sqrt",
+    "-fmad",
+    "--ftz",
+    "--prec-div",
+    "--prec-sqrt",
+    "--fmad",
+    "-use_fast_math",
+    "--use_fast_math",
+    "-cudart",
+    "--cudart",
+    "-cudadevrt",
+    "--cudadevrt",
+    "-O0",
+    "-O1",
+    "-O2",
+    "-O3",
+    "-Os",
+    "-dlto",
+    "-split-compile",
+    "--split-compile",
+    "-forward-unknown-to-host-compiler",
+    "--forward-unknown-to-host-compiler",
+    "-Wno-deprecated-gpu-targets",
+    "--Wno-deprecated-gpu-targets",
+    "-Wreorder",
+    "-Wno-deprecated-declarations",
+    "--display-error-number",
+    "-err-no",
+    "-v",
+    "--verbose",
+    "-pg",
+    "--shared",
+    "-shared",
+];
+
+/// Host-compiler options (from `-Xcompiler`) that have no meaning for the
+/// device side or that clang rejects for nvptx.
+const HOST_ONLY: &[&str] = &[
+    "-fPIC",
+    "-fpic",
+    "-fPIE",
+    "-fpie",
+    "-fopenmp",
+    "-pthread",
+    "-rdynamic",
+    "-fvisibility=hidden",
+    "-fvisibility=default",
+    "-fno-strict-aliasing",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-g",
+    "-O0",
+    "-O1",
+    "-O2",
+    "-O3",
+];
+
+fn takes_value(opt: &str) -> bool {
+    WITH_VALUE.contains(&opt)
+}
+
+/// Splits `--opt=value` (and `-opt=value`) into name and value.
+fn split_eq(arg: &str) -> (&str, Option<&str>) {
+    match arg.split_once('=') {
+        Some((name, value)) if name.starts_with('-') => (name, Some(value)),
+        _ => (arg, None),
+    }
+}
+
+/// The `sm_NN` an architecture option names: `sm_70`, `compute_70`,
+/// `arch=compute_70,code=sm_70` or `[sm_70,compute_70]`.
+fn gpu_arch(value: &str) -> Option<String> {
+    let wanted = |s: &str| {
+        let s = s.trim_matches(|c| c == '[' || c == ']' || c == '"' || c == '\'');
+        s.strip_prefix("sm_")
+            .or_else(|| s.strip_prefix("compute_"))
+            .or_else(|| s.strip_prefix("lto_"))
+            .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric()))
+            .map(|n| format!("sm_{n}"))
+    };
+    // Prefer what `code=` names (the machine code), then `arch=`.
+    let parts: Vec<&str> = value.split([',', ' ']).collect();
+    let code: Vec<&str> = parts
+        .iter()
+        .map(|p| p.strip_prefix("code=").unwrap_or(p))
+        .collect();
+    code.iter()
+        .filter(|p| p.contains("sm_"))
+        .chain(code.iter())
+        .find_map(|p| wanted(p.strip_prefix("arch=").unwrap_or(p)))
+}
+
+/// Translates one nvcc command line (`args[0]` is the compiler) run in
+/// `dir`.
+pub fn translate(args: &[String], dir: &Path) -> Translated {
+    let mut t = Translated::default();
+    let abs = |p: &str| -> PathBuf {
+        let p = Path::new(p);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            dir.join(p)
+        }
+    };
+    let mut arch: Option<String> = None;
+    let mut language_cuda = false;
+    let mut i = 1;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        i += 1;
+        let (name, inline) = split_eq(arg);
+        // `-I/x`, `-DFOO` (attached values of one-letter options).
+        let attached = ["-I", "-D", "-U", "-L", "-l"]
+            .into_iter()
+            .find(|p| name.starts_with(p) && name.len() > p.len());
+        let (name, value) = match attached {
+            Some(p) => (p, Some(arg[p.len()..].to_string())),
+            None if inline.is_some() => (name, inline.map(String::from)),
+            None if takes_value(name) => {
+                let v = args.get(i).cloned();
+                i += 1;
+                (name, v)
+            }
+            None => (name, None),
+        };
+        let value = value.unwrap_or_default();
+        match name {
+            "-I" | "--include-path" => t.options.includes.push(abs(&value)),
+            "-D" | "--define-macro" => t.options.defines.push(value),
+            "-U" | "--undefine-macro" => t.options.extra.push(format!("-U{value}")),
+            "-isystem" => t
+                .options
+                .extra
+                .extend(["-isystem".into(), abs(&value).display().to_string()]),
+            "-include" | "--pre-include" => t
+                .options
+                .extra
+                .extend(["-include".into(), abs(&value).display().to_string()]),
+            "-std" | "--std" => t.options.extra.push(format!("-std={value}")),
+            "-gencode" | "--generate-code" | "-arch" | "--gpu-architecture" | "-code"
+            | "--gpu-code" => {
+                if arch.is_none() {
+                    arch = gpu_arch(&value);
+                }
+            }
+            "-rdc" | "--relocatable-device-code" if value == "true" => {
+                t.options.extra.push("-fgpu-rdc".into())
+            }
+            "-rdc" | "--relocatable-device-code" => {}
+            "-dc" | "--device-c" => t.options.extra.push("-fgpu-rdc".into()),
+            "-G" | "--device-debug" => t.options.full_debug = true,
+            "-x" | "--x" => language_cuda = value == "cu" || value == "cuda",
+            "-Xcompiler" | "--compiler-options" => {
+                for x in value.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+                    if x.starts_with("-D") || x.starts_with("-I") || x.starts_with("-std=") {
+                        t.options.extra.push(x.to_string());
+                    } else if !HOST_ONLY.contains(&x) && !x.starts_with("-O") {
+                        t.options.extra.push(x.to_string());
+                    }
+                }
+            }
+            _ if DROPPED.contains(&name) => {}
+            _ if name.starts_with('-') => t.unknown.push(arg.to_string()),
+            _ => {
+                let is_cuda = Path::new(name)
+                    .extension()
+                    .is_some_and(|e| e == "cu" || (language_cuda && e != "o"));
+                if is_cuda {
+                    t.sources.push(abs(name));
+                }
+            }
+        }
+    }
+    if let Some(a) = arch {
+        t.options.gpu_arch = a;
+    }
+    t
+}
+
+/// Splits a shell command line into words: blanks separate, quotes group,
+/// a backslash escapes the next character (not inside single quotes).
+pub fn split_command(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(x) => word.push(x),
+                        None => return Err("unterminated ' quote".into()),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(x @ ('"' | '\\' | '$' | '`')) => word.push(x),
+                            Some(x) => {
+                                word.push('\\');
+                                word.push(x);
+                            }
+                            None => return Err("unterminated \" quote".into()),
+                        },
+                        Some(x) => word.push(x),
+                        None => return Err("unterminated \" quote".into()),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(x) = chars.next() {
+                    word.push(x);
+                }
+            }
+            _ => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        split_command(s).unwrap()
+    }
+
+    #[test]
+    fn shell_words() {
+        assert_eq!(
+            words(r#"nvcc -DNAME="a b" 'x y' c\ d -I"inc dir""#),
+            ["nvcc", "-DNAME=a b", "x y", "c d", "-Iinc dir"]
+        );
+        assert!(split_command("nvcc 'open").is_err());
+    }
+
+    #[test]
+    fn a_cmake_nvcc_line() {
+        let t = translate(
+            &words(
+                "/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -ccbin=/usr/bin/g++ \
+                 -DUSE_X=1 -I/abs/inc -Irel --expt-relaxed-constexpr -O3 -std=c++17 \
+                 \"--generate-code=arch=compute_75,code=[compute_75,sm_75]\" \
+                 -Xcompiler=-fPIC,-Wall -rdc=true -lineinfo -x cu -c /src/k.cu -o k.o",
+            ),
+            Path::new("/build"),
+        );
+        assert_eq!(t.options.gpu_arch, "sm_75");
+        assert_eq!(
+            t.options.includes,
+            [PathBuf::from("/abs/inc"), PathBuf::from("/build/rel")]
+        );
+        assert_eq!(t.options.defines, ["USE_X=1"]);
+        assert_eq!(t.options.extra, ["-std=c++17", "-fgpu-rdc"]);
+        assert_eq!(t.sources, [PathBuf::from("/src/k.cu")]);
+        assert!(t.unknown.is_empty(), "{:?}", t.unknown);
+    }
+
+    #[test]
+    fn architectures_and_debug() {
+        let t = translate(&words("nvcc -arch sm_86 -G -c a.cu"), Path::new("/b"));
+        assert_eq!(t.options.gpu_arch, "sm_86");
+        assert!(t.options.full_debug);
+        assert_eq!(t.sources, [PathBuf::from("/b/a.cu")]);
+        let t = translate(
+            &words(
+                "nvcc -gencode arch=compute_70,code=sm_70 -gencode arch=compute_80,code=sm_80 a.cu",
+            ),
+            Path::new("/b"),
+        );
+        // The first target is analysed.
+        assert_eq!(t.options.gpu_arch, "sm_70");
+        let t = translate(&words("nvcc -arch=compute_61 a.cu"), Path::new("/b"));
+        assert_eq!(t.options.gpu_arch, "sm_61");
+    }
+
+    #[test]
+    fn unknown_options_are_kept_aside() {
+        let t = translate(
+            &words("nvcc --frobnicate -Xptxas -v -Xcompiler -fopenmp,-DHOST=2 a.cu"),
+            Path::new("/b"),
+        );
+        assert_eq!(t.unknown, ["--frobnicate"]);
+        // -Xptxas takes `-v` with it; -fopenmp is host-only.
+        assert_eq!(t.options.extra, ["-DHOST=2"]);
+    }
+}

@@ -1,0 +1,111 @@
+//! warpcheck in other people's builds: a compile database written for
+//! nvcc (`check -p`), analysed with each entry's own flags.
+
+mod common;
+use common::*;
+use std::path::Path;
+
+/// Copies the nvcc project into a temp dir and writes its database, as
+/// CMake's Makefile generator would for nvcc, plus a host entry, an entry
+/// whose file is gone, and an option we do not know.
+fn nvcc_project(dir: &Path) {
+    let src = fixture("projects/nvcc_db");
+    for sub in ["src", "include"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        for e in std::fs::read_dir(src.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, dir.join(sub).join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let build = dir.join("build");
+    std::fs::create_dir_all(&build).unwrap();
+    let nvcc = "/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -ccbin=/usr/bin/g++";
+    let db = serde_json::json!([
+        {"directory": build, "file": dir.join("src/strided.cu"),
+         "command": format!("{nvcc} -I{} --expt-relaxed-constexpr -O3 \
+             \"--generate-code=arch=compute_80,code=[compute_80,sm_80]\" \
+             -Xcompiler=-fPIC -x cu -c {} -o strided.o",
+             dir.join("include").display(), dir.join("src/strided.cu").display())},
+        {"directory": build, "file": dir.join("src/odd.cu"),
+         "command": format!("{nvcc} -DODD_ONLY -arch=sm_75 -lineinfo --frobnicate -c {} -o odd.o",
+             dir.join("src/odd.cu").display())},
+        {"directory": build, "file": dir.join("src/host.cpp"),
+         "command": format!("/usr/bin/g++ -c {}", dir.join("src/host.cpp").display())},
+        {"directory": build, "file": dir.join("src/gone.cu"),
+         "command": format!("{nvcc} -c {}", dir.join("src/gone.cu").display())}
+    ]);
+    std::fs::write(build.join("compile_commands.json"), db.to_string()).unwrap();
+}
+
+#[test]
+fn a_database_written_for_nvcc() {
+    let dir = tempfile::tempdir().unwrap();
+    nvcc_project(dir.path());
+    let out = run(warpcheck()
+        .args(["check", "--format", "json", "-j", "2", "-p"])
+        .arg(dir.path().join("build")));
+    // The missing file is an input error; the two kernels still report.
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("gone.cu: no such file"), "{err}");
+    // Warned once, and dropped.
+    assert_eq!(err.matches("'--frobnicate'").count(), 1, "{err}");
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // -I found cfg.h: STRIDE 2 floats is 8 bytes between lanes, 256 bytes
+    // per warp, 8 sectors for an ideal 4.
+    let load = &sites(&r, "strided", "load", 7)[0];
+    assert_eq!(load["sectors"]["full_max"], 8, "{load:#}");
+    assert_eq!(load["sectors"]["ideal"], 4, "{load:#}");
+    // -DODD_ONLY made the branch: odd lanes split all 4 warps of 128.
+    let branch = &sites(&r, "odd", "branch", 6)[0];
+    assert_eq!(branch["divergence"]["class"], "total", "{branch:#}");
+    assert_eq!(branch["divergence"]["warps"], 4);
+}
+
+#[test]
+fn naming_files_picks_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    nvcc_project(dir.path());
+    let out = run(warpcheck()
+        .args(["check", "-p"])
+        .arg(dir.path().join("build"))
+        .arg(dir.path().join("src/odd.cu")));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("odd.cu:6:7: warning: branch diverges in 4 of 4 warps"),
+        "{text}"
+    );
+    assert!(!text.contains("strided.cu"), "{text}");
+    // A file the database does not compile is an error.
+    let out = run(warpcheck()
+        .args(["check", "-p"])
+        .arg(dir.path().join("build"))
+        .arg(dir.path().join("src/host.cpp")));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("not a CUDA entry"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_missing_or_malformed_database_is_an_input_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(warpcheck().args(["check", "-p"]).arg(dir.path()));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("compile_commands.json: cannot read"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(dir.path().join("compile_commands.json"), "{ nope").unwrap();
+    let out = run(warpcheck().args(["check", "-p"]).arg(dir.path()));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("compile_commands.json:1:"),
+        "{}",
+        stderr(&out)
+    );
+}
