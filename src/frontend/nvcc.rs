@@ -317,13 +317,15 @@ pub fn translate(args: &[String], dir: &Path) -> Translated {
             "-G" | "--device-debug" => t.options.full_debug = true,
             "-x" | "--x" => language_cuda = value == "cu" || value == "cuda",
             "-Xcompiler" | "--compiler-options" => {
-                for x in value.split(',').map(str::trim).filter(|x| !x.is_empty()) {
-                    if x.starts_with("-D") || x.starts_with("-I") || x.starts_with("-std=") {
-                        t.options.extra.push(x.to_string());
-                    } else if !HOST_ONLY.contains(&x) && !x.starts_with("-O") {
-                        t.options.extra.push(x.to_string());
-                    }
-                }
+                let device =
+                    |x: &&str| !x.is_empty() && !HOST_ONLY.contains(x) && !x.starts_with("-O");
+                t.options.extra.extend(
+                    value
+                        .split(',')
+                        .map(str::trim)
+                        .filter(device)
+                        .map(String::from),
+                );
             }
             _ if DROPPED.contains(&name) => {}
             _ if name.starts_with('-') => t.unknown.push(arg.to_string()),
