@@ -92,6 +92,11 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
         let figures = crate::checks::measure_all(&a);
         crate::checks::run_all(&a, &figures, &opts)
     });
+    let (findings, problems) = crate::diag::suppress::filter(findings, opts.bare_nolint);
+    for p in problems {
+        let text = cstring(&format!("warpcheck: {}", p.replacen(" warning:", "", 1)));
+        warpcheck_emit_module_warning(module, text.as_ptr());
+    }
     for f in findings {
         let func = m.func(f.func);
         let anchor = f.inst.and_then(|i| m.pos_anchor(func, i));

@@ -109,3 +109,26 @@ fn a_missing_or_malformed_database_is_an_input_error() {
         stderr(&out)
     );
 }
+
+#[test]
+fn nolint_comments() {
+    let out = run(warpcheck().arg("check").arg(fixture("cu/nolint.cu")));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let warned: Vec<u32> = text
+        .lines()
+        .filter(|l| l.contains(": warning: branch diverges"))
+        .map(|l| l.split(':').nth(1).unwrap().parse().unwrap())
+        .collect();
+    // 5: NOLINT on the line; 7: NOLINTNEXTLINE with a glob; 9 and 10:
+    // inside BEGIN/END. Left: 12 (a different check named), 13 (a bare
+    // NOLINT, off by default) and 14 (a misspelt name).
+    assert_eq!(warned, [12, 13, 14], "{text}");
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "nolint.cu:14: warning: NOLINT names an unknown check 'warpcheck-divergnt-branch'"
+        ),
+        "{err}"
+    );
+}

@@ -29,6 +29,9 @@ pub struct Options {
     pub no_explanations: bool,
     /// The limits each kernel's analysis runs within.
     pub budget: Budget,
+    /// A bare `NOLINT` (no check list) silences every check, as in
+    /// clang-tidy; by default it silences nothing.
+    pub bare_nolint: bool,
 }
 
 /// Everything warpcheck knows about one kernel.

@@ -139,6 +139,7 @@ pub fn run(args: &CheckArgs) -> i32 {
         disabled: args.disable.clone(),
         no_explanations: args.format == Format::Text && !args.explain,
         budget,
+        ..Options::default()
     };
     let compile = args.compile.options();
     if args.compare_uniformity {
@@ -251,6 +252,10 @@ fn check_file(
         let findings = crate::checks::run_all(&a, &figures, opts);
         (figures, findings)
     });
+    let (findings, problems) = crate::diag::suppress::filter(findings, opts.bare_nolint);
+    for p in problems {
+        eprintln!("{p}");
+    }
     let mut report = json::Report::new();
     if need_report {
         report.add(&a, &figures, &findings);

@@ -3,6 +3,7 @@
 
 pub mod json;
 pub mod summary;
+pub mod suppress;
 pub mod text;
 
 use crate::ir::{FuncId, InstId, Module, SourcePos};
