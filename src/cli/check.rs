@@ -17,6 +17,15 @@ pub enum Format {
     Json,
 }
 
+/// `check`'s output formats.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Text,
+    Json,
+    /// SARIF 2.1.0, for code-scanning services.
+    Sarif,
+}
+
 /// How `.cu` files are compiled.
 #[derive(Args, Debug, Clone)]
 pub struct CompileArgs {
@@ -60,11 +69,15 @@ pub struct CheckArgs {
     /// its CUDA entries with their own flags, nvcc's translated.
     #[arg(short = 'p', long = "build-path", value_name = "BUILD_DIR")]
     pub build_path: Option<PathBuf>,
+    /// Report only findings that are not in this earlier JSON or SARIF
+    /// report (matched by fingerprint, so moved lines stay quiet).
+    #[arg(long, value_name = "OLD_REPORT")]
+    pub baseline: Option<PathBuf>,
     /// Files analysed at once (default: the number of cores).
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     pub jobs: Option<usize>,
     #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    pub format: ReportFormat,
     /// Show why each finding holds (the chain from threadIdx to the site).
     #[arg(long)]
     pub explain: bool,
@@ -137,7 +150,7 @@ pub fn run(args: &CheckArgs) -> i32 {
     let opts = Options {
         block_dim,
         disabled: args.disable.clone(),
-        no_explanations: args.format == Format::Text && !args.explain,
+        no_explanations: args.format == ReportFormat::Text && !args.explain,
         budget,
         ..Options::default()
     };
@@ -158,11 +171,19 @@ pub fn run(args: &CheckArgs) -> i32 {
             return exit::INPUT;
         }
     };
+    let baseline = match args.baseline.as_deref().map(crate::diag::baseline::read) {
+        None => None,
+        Some(Ok(b)) => Some(b),
+        Some(Err(e)) => {
+            eprintln!("warpcheck: error: {e}");
+            return exit::INPUT;
+        }
+    };
     let mut report = json::Report::new();
     let mut cache = text::SourceCache::default();
     let mut code = if failed { exit::INPUT } else { exit::OK };
     let mut warnings = 0usize;
-    let need_report = args.format == Format::Json || args.summary;
+    let need_report = args.format != ReportFormat::Text || args.summary;
     let threads = args.jobs.unwrap_or_else(super::jobs::default_threads);
     let outcomes = super::jobs::run_all(&jobs, threads, |job| {
         std::panic::catch_unwind(|| check_file(&job.file, &job.options, &opts, need_report)).ok()
@@ -171,9 +192,14 @@ pub fn run(args: &CheckArgs) -> i32 {
         let file = &job.file;
         match outcome.flatten().ok_or(()) {
             Ok(Ok((module_report, findings))) => {
+                let old = |fp: &str| baseline.as_ref().is_some_and(|b| b.contains(fp));
+                let findings: Vec<_> = findings
+                    .into_iter()
+                    .filter(|f| !old(&crate::diag::fingerprint::of_finding(f, &mut cache)))
+                    .collect();
                 let is_warning = |f: &&crate::diag::Finding| f.severity == Severity::Warning;
                 warnings += findings.iter().filter(is_warning).count();
-                if args.format == Format::Text {
+                if args.format == ReportFormat::Text {
                     // A kernel left unanalysed is always said.
                     let shown = |f: &&crate::diag::Finding| {
                         args.notes || is_warning(f) || f.check == crate::checks::ANALYSIS_BUDGET
@@ -183,7 +209,12 @@ pub fn run(args: &CheckArgs) -> i32 {
                     }
                 }
                 report.kernels.extend(module_report.kernels);
-                report.findings.extend(module_report.findings);
+                report.findings.extend(
+                    module_report
+                        .findings
+                        .into_iter()
+                        .filter(|f| !old(&f.fingerprint)),
+                );
             }
             Ok(Err(e)) => {
                 eprintln!("warpcheck: error: {e}");
@@ -201,7 +232,15 @@ pub fn run(args: &CheckArgs) -> i32 {
     let summary = args
         .summary
         .then(|| crate::diag::summary::Summary::of(&report));
-    if args.format == Format::Json {
+    if args.format == ReportFormat::Sarif {
+        match serde_json::to_string_pretty(&crate::diag::sarif::render(&report)) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("warpcheck: internal error: {e}");
+                return exit::INTERNAL;
+            }
+        }
+    } else if args.format == ReportFormat::Json {
         let mut doc = match serde_json::to_value(&report) {
             Ok(v) => v,
             Err(e) => {
@@ -224,7 +263,7 @@ pub fn run(args: &CheckArgs) -> i32 {
             print!("{}", s.render());
         }
     }
-    if args.format == Format::Text && warnings > 0 {
+    if args.format == ReportFormat::Text && warnings > 0 {
         eprintln!(
             "{warnings} warning{} generated.",
             if warnings == 1 { "" } else { "s" }
@@ -275,7 +314,7 @@ fn compare_files(args: &CheckArgs, compile: &CompileOptions, opts: &Options) -> 
         let outcome = std::panic::catch_unwind(|| compare_file(file, compile, opts));
         match outcome {
             Ok(Ok(functions)) => {
-                if args.format == Format::Text {
+                if args.format == ReportFormat::Text {
                     print!(
                         "{}",
                         compare::render_text(&file.display().to_string(), &functions)
@@ -299,8 +338,8 @@ fn compare_files(args: &CheckArgs, compile: &CompileOptions, opts: &Options) -> 
     let all: Vec<FunctionComparison> = files.iter().flat_map(|(_, f)| f.clone()).collect();
     let summary = Summary::of(&all);
     match args.format {
-        Format::Text => println!("\n{}", summary.render()),
-        Format::Json => {
+        ReportFormat::Text => println!("\n{}", summary.render()),
+        ReportFormat::Json | ReportFormat::Sarif => {
             let files: Vec<_> = files
                 .iter()
                 .map(

@@ -67,6 +67,9 @@ pub struct FindingJson {
     pub notes: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
+    /// Stable across edits that move the line (see `diag::fingerprint`):
+    /// what `--baseline` and SARIF's `partialFingerprints` match on.
+    pub fingerprint: String,
 }
 
 impl Report {
@@ -91,7 +94,9 @@ impl Report {
                 .zip(figures)
                 .map(|(k, f)| kernel_json(a, k, f)),
         );
-        self.findings.extend(findings.iter().map(finding_json));
+        let mut cache = super::text::SourceCache::default();
+        self.findings
+            .extend(findings.iter().map(|f| finding_json(f, &mut cache)));
     }
 }
 
@@ -149,7 +154,7 @@ fn site_json(
     }
 }
 
-fn finding_json(f: &Finding) -> FindingJson {
+fn finding_json(f: &Finding, cache: &mut super::text::SourceCache) -> FindingJson {
     let (file, line, column) = f
         .pos
         .as_ref()
@@ -166,5 +171,6 @@ fn finding_json(f: &Finding) -> FindingJson {
         message: f.message.clone(),
         notes: f.notes.clone(),
         data: f.data.clone(),
+        fingerprint: super::fingerprint::of_finding(f, cache),
     }
 }

@@ -1,7 +1,10 @@
 //! Findings and how they are shown: clang-style text, JSON, and (through the
 //! plugin) LLVM diagnostics.
 
+pub mod baseline;
+pub mod fingerprint;
 pub mod json;
+pub mod sarif;
 pub mod summary;
 pub mod suppress;
 pub mod text;

@@ -12,7 +12,8 @@ pub struct SourceCache {
 }
 
 impl SourceCache {
-    fn line(&mut self, pos: &Position) -> Option<String> {
+    /// The text of `pos`'s line, if the file can be read.
+    pub fn line(&mut self, pos: &Position) -> Option<String> {
         let lines = self.files.entry(pos.path.clone()).or_insert_with(|| {
             std::fs::read_to_string(&pos.path)
                 .ok()

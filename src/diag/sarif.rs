@@ -1,0 +1,144 @@
+//! SARIF 2.1.0 (`check --format sarif`), for code-scanning services: one
+//! run, a rule per check with a stable id (`warpcheck-<check>`), and each
+//! finding as a result at its region with a `partialFingerprints` entry
+//! that survives edits moving the line.
+
+use super::json::{FindingJson, Report};
+use serde_json::{json, Value};
+
+const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// The rules: every check, and the note of a kernel over budget.
+fn rules() -> Vec<(String, &'static str, &'static str, &'static str)> {
+    let mut rules: Vec<_> = crate::checks::all()
+        .into_iter()
+        .map(|c| {
+            (
+                format!("warpcheck-{}", c.name()),
+                c.name(),
+                c.summary(),
+                c.explanation(),
+            )
+        })
+        .collect();
+    rules.push((
+        format!("warpcheck-{}", crate::checks::ANALYSIS_BUDGET),
+        crate::checks::ANALYSIS_BUDGET,
+        "a kernel's analysis stopped on a budget; its sites are unknown",
+        "warpcheck bounds each kernel's analysis in time and size so that no build waits on it. \
+         A kernel that runs out gets this note and no other findings; raise the budget with \
+         `check --budget` or the plugin's `budget-*` settings.",
+    ));
+    rules
+}
+
+fn level(severity: &str) -> &'static str {
+    if severity == "warning" {
+        "warning"
+    } else {
+        "note"
+    }
+}
+
+fn result(f: &FindingJson, rule_index: Option<usize>) -> Value {
+    let mut text = f.message.clone();
+    for n in &f.notes {
+        text.push('\n');
+        text.push_str(n);
+    }
+    let mut r = json!({
+        "ruleId": format!("warpcheck-{}", f.check),
+        "level": level(f.severity),
+        "message": {"text": text},
+        "partialFingerprints": {"warpcheck/v1": f.fingerprint},
+        "properties": {"kernel": f.kernel, "function": f.function},
+    });
+    if let Some(i) = rule_index {
+        r["ruleIndex"] = json!(i);
+    }
+    if !f.file.is_empty() && f.line > 0 {
+        let mut region = json!({"startLine": f.line});
+        if f.column > 0 {
+            region["startColumn"] = json!(f.column);
+        }
+        r["locations"] = json!([{
+            "physicalLocation": {
+                "artifactLocation": {"uri": uri(&f.file)},
+                "region": region,
+            }
+        }]);
+    }
+    if let Some(d) = &f.data {
+        r["properties"]["data"] = d.clone();
+    }
+    r
+}
+
+/// A relative path stays relative (SARIF resolves it against the run's
+/// base); an absolute one becomes a `file://` URI. Spaces and other
+/// characters URIs do not allow are escaped.
+fn uri(path: &str) -> String {
+    let escaped: String = path
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    if path.starts_with('/') {
+        format!("file://{escaped}")
+    } else {
+        escaped
+    }
+}
+
+/// The SARIF log of a report.
+pub fn render(report: &Report) -> Value {
+    let rules = rules();
+    let descriptors: Vec<Value> = rules
+        .iter()
+        .map(|(id, name, summary, help)| {
+            json!({
+                "id": id,
+                "name": name,
+                "shortDescription": {"text": summary},
+                "fullDescription": {"text": summary},
+                "help": {"text": help},
+            })
+        })
+        .collect();
+    let results: Vec<Value> = report
+        .findings
+        .iter()
+        .map(|f| {
+            let id = format!("warpcheck-{}", f.check);
+            result(f, rules.iter().position(|r| r.0 == id))
+        })
+        .collect();
+    json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "warpcheck",
+                "version": report.version,
+                "rules": descriptors,
+            }},
+            "results": results,
+            "columnKind": "unicodeCodePoints",
+        }]
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris() {
+        assert_eq!(uri("src/a b.cu"), "src/a%20b.cu");
+        assert_eq!(uri("/abs/k.cu"), "file:///abs/k.cu");
+    }
+}

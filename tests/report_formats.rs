@@ -1,0 +1,131 @@
+//! SARIF for code scanning, and `--baseline` for CI gating.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+fn check(args: &[&str], file: &std::path::Path) -> std::process::Output {
+    run(warpcheck().arg("check").args(args).arg(file))
+}
+
+/// Escapes the bare `]` of every `language` pattern; returns how many.
+fn escape_language_patterns(v: &mut Value) -> usize {
+    const BARE: &str = "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$";
+    match v {
+        Value::Object(m) => {
+            let mut n = 0;
+            if let Some(p) = m.get_mut("pattern").filter(|p| *p == BARE) {
+                *p = BARE.replace("}]?", "}\\]?").into();
+                n += 1;
+            }
+            n + m.values_mut().map(escape_language_patterns).sum::<usize>()
+        }
+        Value::Array(a) => a.iter_mut().map(escape_language_patterns).sum(),
+        _ => 0,
+    }
+}
+
+#[test]
+fn sarif_validates_against_the_schema() {
+    let out = check(&["--format", "sarif"], &fixture("cu/nolint.cu"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("sarif/sarif-schema-2.1.0.json")).unwrap(),
+    )
+    .unwrap();
+    // The published schema's `language` pattern has a bare `]`, a literal
+    // in most regex dialects but an error in ECMA-262's, which the
+    // validator checks schemas with: escape it (same meaning).
+    assert_eq!(escape_language_patterns(&mut schema), 2);
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let errors: Vec<String> = validator.iter_errors(&log).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let run = &log["runs"][0];
+    // A rule per check, with the ids the findings use.
+    let ids: Vec<&str> = run["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"warpcheck-divergent-branch"), "{ids:?}");
+    // nolint.cu leaves three branches reported, on lines 12, 13 and 14,
+    // each splitting both warps of 64 threads.
+    let results = run["results"].as_array().unwrap();
+    let lines: Vec<u64> = results
+        .iter()
+        .filter(|r| r["level"] == "warning")
+        .map(|r| {
+            r["locations"][0]["physicalLocation"]["region"]["startLine"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(lines, [12, 13, 14]);
+    for r in results {
+        let rule = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(ids[rule], r["ruleId"].as_str().unwrap());
+        assert_eq!(
+            r["partialFingerprints"]["warpcheck/v1"]
+                .as_str()
+                .unwrap()
+                .len(),
+            16
+        );
+    }
+}
+
+#[test]
+fn a_baseline_keeps_old_findings_quiet_even_when_they_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("k.cu");
+    let v1 = "__global__ void __launch_bounds__(64) k(int *out) {\n\
+              \x20 int t = threadIdx.x;\n\
+              \x20 if (t % 2) out[0] = 1;\n\
+              }\n";
+    std::fs::write(&src, v1).unwrap();
+    let old = check(&["--format", "json"], &src);
+    let baseline = dir.path().join("old.json");
+    std::fs::write(&baseline, &old.stdout).unwrap();
+    // v2 moves the old branch down two lines and adds a new one.
+    let v2 = "// a comment\n// another\n\
+              __global__ void __launch_bounds__(64) k(int *out) {\n\
+              \x20 int t = threadIdx.x;\n\
+              \x20 if (t % 2) out[0] = 1;\n\
+              \x20 if (t % 4 == 1) out[1] = 1;\n\
+              }\n";
+    std::fs::write(&src, v2).unwrap();
+    let b = baseline.to_str().unwrap();
+    let out = check(&["--werror", "--baseline", b], &src);
+    let text = stdout(&out);
+    assert!(
+        text.contains("k.cu:6:7: warning: branch diverges"),
+        "{text}"
+    );
+    assert!(!text.contains("k.cu:5:"), "{text}");
+    // Only the new finding fails the gate.
+    assert_eq!(out.status.code(), Some(1));
+    // A SARIF log works as a baseline too.
+    let sarif = check(&["--format", "sarif"], &src);
+    std::fs::write(&baseline, &sarif.stdout).unwrap();
+    let out = check(&["--werror", "--baseline", b], &src);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+#[test]
+fn a_bad_baseline_is_an_input_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("old.json");
+    std::fs::write(&b, "[1, 2]").unwrap();
+    let out = check(
+        &["--baseline", b.to_str().unwrap()],
+        &fixture("cu/nolint.cu"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("neither a warpcheck JSON report"),
+        "{}",
+        stderr(&out)
+    );
+}
