@@ -4,6 +4,7 @@
 mod common;
 use common::*;
 use std::path::Path;
+use std::process::Command;
 
 /// Copies the nvcc project into a temp dir and writes its database, as
 /// CMake's Makefile generator would for nvcc, plus a host entry, an entry
@@ -130,5 +131,147 @@ fn nolint_comments() {
             "nolint.cu:14: warning: NOLINT names an unknown check 'warpcheck-divergnt-branch'"
         ),
         "{err}"
+    );
+}
+
+/// A copy of the Makefile project in a temp dir.
+fn make_project(dir: &Path) {
+    let src = fixture("projects/nvcc_make");
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+    }
+}
+
+/// `odd.cu` line 6, `if (t % 2)`: odd and even lanes part in all 4 warps.
+const ODD_WARNING: &str = "odd.cu:6:7: warning: branch diverges in 4 of 4 warps";
+
+#[test]
+fn build_analyze_only_on_a_makefile_without_nvcc() {
+    let dir = tempfile::tempdir().unwrap();
+    make_project(dir.path());
+    let out =
+        run(warpcheck()
+            .current_dir(dir.path())
+            .args(["build", "--analyze-only", "--", "make"]));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains(ODD_WARNING), "{err}");
+    // Two units compiled (the link compiles none); one warning, in odd.cu.
+    assert!(
+        err.contains("warpcheck: 2 translation units analysed, 1 warning in 1"),
+        "{err}"
+    );
+    // The outputs exist (empty), so make went on to the link.
+    assert!(dir.path().join("app").is_file());
+    // --status-bugs fails a build with findings.
+    run(Command::new("make").arg("clean").current_dir(dir.path()));
+    let out = run(warpcheck().current_dir(dir.path()).args([
+        "build",
+        "--analyze-only",
+        "--status-bugs",
+        "--",
+        "make",
+    ]));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+#[test]
+fn build_needs_a_real_nvcc_unless_analyze_only() {
+    let dir = tempfile::tempdir().unwrap();
+    make_project(dir.path());
+    let out = run(warpcheck()
+        .current_dir(dir.path())
+        .env("PATH", "/usr/bin:/bin")
+        .args(["build", "--", "make"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no nvcc on PATH"), "{}", stderr(&out));
+}
+
+/// A stand-in for nvcc: writes its `-o` output, or fails with 3 when the
+/// command has `-DFAIL`.
+fn fake_nvcc(dir: &Path) -> std::path::PathBuf {
+    let p = dir.join("nvcc");
+    std::fs::write(
+        &p,
+        "#!/bin/sh\nout=\nfor a; do case \"$prev\" in -o) out=$a;; esac; prev=$a; \
+         [ \"$a\" = -DFAIL ] && { echo 'nvcc: error' >&2; exit 3; }; done\n\
+         [ -n \"$out\" ] && echo compiled > \"$out\"\nexit 0\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}
+
+#[test]
+fn launch_runs_the_compiler_then_analyses() {
+    let dir = tempfile::tempdir().unwrap();
+    make_project(dir.path());
+    let nvcc = fake_nvcc(dir.path());
+    let nvcc = nvcc.to_str().unwrap();
+    let out = run(warpcheck().current_dir(dir.path()).args([
+        "launch",
+        "--",
+        nvcc,
+        "-arch=sm_80",
+        "-DODD_ONLY",
+        "-c",
+        "odd.cu",
+        "-o",
+        "odd.o",
+    ]));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains(ODD_WARNING), "{err}");
+    // The real command ran and wrote its output.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("odd.o")).unwrap(),
+        "compiled\n"
+    );
+    // --werror escalates the finding.
+    let out = run(warpcheck().current_dir(dir.path()).args([
+        "launch",
+        "--werror",
+        "--",
+        nvcc,
+        "-DODD_ONLY",
+        "-c",
+        "odd.cu",
+        "-o",
+        "odd.o",
+    ]));
+    assert_eq!(out.status.code(), Some(1));
+    // A failing compile passes its status through, unanalysed.
+    let out = run(warpcheck().current_dir(dir.path()).args([
+        "launch",
+        "--",
+        nvcc,
+        "-DFAIL",
+        "-DODD_ONLY",
+        "-c",
+        "odd.cu",
+        "-o",
+        "odd.o",
+    ]));
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        !stderr(&out).contains("warning: branch"),
+        "{}",
+        stderr(&out)
+    );
+    // So does a compiler that cannot be run.
+    let out = run(warpcheck().current_dir(dir.path()).args([
+        "launch",
+        "--",
+        "/no/such/nvcc",
+        "-c",
+        "odd.cu",
+    ]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot run /no/such/nvcc"),
+        "{}",
+        stderr(&out)
     );
 }

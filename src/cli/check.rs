@@ -1,6 +1,7 @@
 //! `warpcheck check`: analyse files and print findings.
 
 use super::exit;
+use super::jobs::Job;
 use crate::analysis::{self, BlockDim, BlockDimSource, Options};
 use crate::compare::{self, FunctionComparison, Summary};
 use crate::diag::Severity;
@@ -69,6 +70,18 @@ pub struct CheckArgs {
     /// its CUDA entries with their own flags, nvcc's translated.
     #[arg(short = 'p', long = "build-path", value_name = "BUILD_DIR")]
     pub build_path: Option<PathBuf>,
+    /// Instead of findings, compare warpcheck's thread dependence with LLVM's
+    /// UniformityAnalysis (opt-19 -passes='print<uniformity>') per function.
+    #[arg(long)]
+    pub compare_uniformity: bool,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// What to analyse for and how to report it: shared by `check`, `launch`
+/// and `build`.
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
     /// Report only findings that are not in this earlier JSON or SARIF
     /// report (matched by fingerprint, so moved lines stay quiet).
     #[arg(long, value_name = "OLD_REPORT")]
@@ -98,10 +111,6 @@ pub struct CheckArgs {
     /// Switch a check off (repeatable).
     #[arg(long, value_name = "CHECK")]
     pub disable: Vec<String>,
-    /// Instead of findings, compare warpcheck's thread dependence with LLVM's
-    /// UniformityAnalysis (opt-19 -passes='print<uniformity>') per function.
-    #[arg(long)]
-    pub compare_uniformity: bool,
     /// Print each stage's time and size per file, to stderr (for
     /// scripts/bench-*.sh). WARPCHECK_LOG=debug prints every span.
     #[arg(long)]
@@ -117,52 +126,18 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: &CheckArgs) -> i32 {
-    let block_dim = match args
-        .block_dim
-        .as_deref()
-        .map(|s| BlockDim::parse(s, BlockDimSource::Option))
-        .transpose()
-    {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("warpcheck: error: --block-dim: {e}");
-            return exit::INPUT;
-        }
+    let opts = match options(&args.report) {
+        Ok(o) => o,
+        Err(code) => return code,
     };
-    for d in &args.disable {
-        if !crate::checks::is_known(d) {
-            eprintln!("warpcheck: error: --disable: no check named '{d}' (see `warpcheck checks`)");
-            return exit::INPUT;
-        }
-    }
-    let mut budget = crate::budget::Budget::CLI;
-    for b in &args.budget {
-        let set = b
-            .split_once('=')
-            .ok_or_else(|| format!("expected KEY=VALUE, got '{b}'"))
-            .and_then(|(k, v)| budget.set(k.trim(), v));
-        if let Err(e) = set {
-            eprintln!("warpcheck: error: --budget: {e}");
-            return exit::INPUT;
-        }
-    }
-    crate::trace::install(args.timing);
-    let opts = Options {
-        block_dim,
-        disabled: args.disable.clone(),
-        no_explanations: args.format == ReportFormat::Text && !args.explain,
-        budget,
-        ..Options::default()
-    };
-    let compile = args.compile.options();
     if args.compare_uniformity {
-        return compare_files(args, &compile, &opts);
+        return compare_files(args, &args.report.compile.options(), &opts);
     }
     let mut failed = false;
     let jobs = match super::jobs::collect(
         &args.files,
         args.build_path.as_deref(),
-        &args.compile,
+        &args.report.compile,
         &mut failed,
     ) {
         Ok(j) => j,
@@ -171,22 +146,90 @@ pub fn run(args: &CheckArgs) -> i32 {
             return exit::INPUT;
         }
     };
-    let baseline = match args.baseline.as_deref().map(crate::diag::baseline::read) {
+    let code = report_jobs(&args.report, &opts, &jobs, false).code;
+    if failed {
+        code.max(exit::INPUT)
+    } else {
+        code
+    }
+}
+
+/// The analysis options the report arguments give; on a bad one, the
+/// message is printed and the exit code returned. Installs the tracing
+/// subscriber `--timing` and `WARPCHECK_LOG` ask for.
+pub fn options(r: &ReportArgs) -> Result<Options, i32> {
+    let block_dim = r
+        .block_dim
+        .as_deref()
+        .map(|s| BlockDim::parse(s, BlockDimSource::Option))
+        .transpose()
+        .map_err(|e| {
+            eprintln!("warpcheck: error: --block-dim: {e}");
+            exit::INPUT
+        })?;
+    for d in &r.disable {
+        if !crate::checks::is_known(d) {
+            eprintln!("warpcheck: error: --disable: no check named '{d}' (see `warpcheck checks`)");
+            return Err(exit::INPUT);
+        }
+    }
+    let mut budget = crate::budget::Budget::CLI;
+    for b in &r.budget {
+        let set = b
+            .split_once('=')
+            .ok_or_else(|| format!("expected KEY=VALUE, got '{b}'"))
+            .and_then(|(k, v)| budget.set(k.trim(), v));
+        if let Err(e) = set {
+            eprintln!("warpcheck: error: --budget: {e}");
+            return Err(exit::INPUT);
+        }
+    }
+    crate::trace::install(r.timing);
+    Ok(Options {
+        block_dim,
+        disabled: r.disable.clone(),
+        no_explanations: r.format == ReportFormat::Text && !r.explain,
+        budget,
+        ..Options::default()
+    })
+}
+
+/// What a run reported.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Reported {
+    pub code: i32,
+    pub warnings: usize,
+}
+
+/// Analyses the jobs and prints their findings (text to stderr when
+/// `to_stderr`, as a compiler would), or the JSON or SARIF document.
+pub fn report_jobs(r: &ReportArgs, opts: &Options, jobs: &[Job], to_stderr: bool) -> Reported {
+    let baseline = match r.baseline.as_deref().map(crate::diag::baseline::read) {
         None => None,
         Some(Ok(b)) => Some(b),
         Some(Err(e)) => {
             eprintln!("warpcheck: error: {e}");
-            return exit::INPUT;
+            return Reported {
+                code: exit::INPUT,
+                warnings: 0,
+            };
+        }
+    };
+    let emit = |text: &str| {
+        if to_stderr {
+            eprint!("{text}");
+        } else {
+            print!("{text}");
         }
     };
     let mut report = json::Report::new();
     let mut cache = text::SourceCache::default();
-    let mut code = if failed { exit::INPUT } else { exit::OK };
+    let mut code = exit::OK;
     let mut warnings = 0usize;
-    let need_report = args.format != ReportFormat::Text || args.summary;
-    let threads = args.jobs.unwrap_or_else(super::jobs::default_threads);
-    let outcomes = super::jobs::run_all(&jobs, threads, |job| {
-        std::panic::catch_unwind(|| check_file(&job.file, &job.options, &opts, need_report)).ok()
+    let need_report = r.format != ReportFormat::Text || r.summary;
+    let threads = r.jobs.unwrap_or_else(super::jobs::default_threads);
+    let outcomes = super::jobs::run_all(jobs, threads, |job| {
+        std::panic::catch_unwind(|| check_file(&job.file, &job.options, opts, need_report)).ok()
     });
     for (job, outcome) in jobs.iter().zip(outcomes) {
         let file = &job.file;
@@ -199,13 +242,13 @@ pub fn run(args: &CheckArgs) -> i32 {
                     .collect();
                 let is_warning = |f: &&crate::diag::Finding| f.severity == Severity::Warning;
                 warnings += findings.iter().filter(is_warning).count();
-                if args.format == ReportFormat::Text {
+                if r.format == ReportFormat::Text {
                     // A kernel left unanalysed is always said.
                     let shown = |f: &&crate::diag::Finding| {
-                        args.notes || is_warning(f) || f.check == crate::checks::ANALYSIS_BUDGET
+                        r.notes || is_warning(f) || f.check == crate::checks::ANALYSIS_BUDGET
                     };
                     for f in findings.iter().filter(shown) {
-                        print!("{}", text::render(f, args.explain, &mut cache));
+                        emit(&text::render(f, r.explain, &mut cache));
                     }
                 }
                 report.kernels.extend(module_report.kernels);
@@ -229,50 +272,47 @@ pub fn run(args: &CheckArgs) -> i32 {
             }
         }
     }
-    let summary = args
+    let summary = r
         .summary
         .then(|| crate::diag::summary::Summary::of(&report));
-    if args.format == ReportFormat::Sarif {
-        match serde_json::to_string_pretty(&crate::diag::sarif::render(&report)) {
+    let doc = match r.format {
+        ReportFormat::Text => None,
+        ReportFormat::Sarif => Some(crate::diag::sarif::render(&report)),
+        ReportFormat::Json => serde_json::to_value(&report).ok().map(|mut doc| {
+            if let Some(s) = &summary {
+                doc["summary"] = serde_json::to_value(s).unwrap_or_default();
+            }
+            doc
+        }),
+    };
+    match (r.format, doc) {
+        (ReportFormat::Text, _) => {
+            if let Some(s) = &summary {
+                emit(&s.render());
+            }
+        }
+        (_, Some(doc)) => match serde_json::to_string_pretty(&doc) {
             Ok(s) => println!("{s}"),
             Err(e) => {
                 eprintln!("warpcheck: internal error: {e}");
-                return exit::INTERNAL;
+                code = exit::INTERNAL;
             }
-        }
-    } else if args.format == ReportFormat::Json {
-        let mut doc = match serde_json::to_value(&report) {
-            Ok(v) => v,
-            Err(e) => {
-                eprintln!("warpcheck: internal error: {e}");
-                return exit::INTERNAL;
-            }
-        };
-        if let Some(s) = &summary {
-            doc["summary"] = serde_json::to_value(s).unwrap_or_default();
-        }
-        match serde_json::to_string_pretty(&doc) {
-            Ok(s) => println!("{s}"),
-            Err(e) => {
-                eprintln!("warpcheck: internal error: {e}");
-                return exit::INTERNAL;
-            }
-        }
-    } else {
-        if let Some(s) = &summary {
-            print!("{}", s.render());
+        },
+        (_, None) => {
+            eprintln!("warpcheck: internal error: the report could not be serialised");
+            code = exit::INTERNAL;
         }
     }
-    if args.format == ReportFormat::Text && warnings > 0 {
+    if r.format == ReportFormat::Text && warnings > 0 {
         eprintln!(
             "{warnings} warning{} generated.",
             if warnings == 1 { "" } else { "s" }
         );
     }
-    if code == exit::OK && args.werror && warnings > 0 {
+    if code == exit::OK && r.werror && warnings > 0 {
         code = exit::WARNINGS;
     }
-    code
+    Reported { code, warnings }
 }
 
 /// Analyses one file into its findings and, when asked for, its report.
@@ -314,7 +354,7 @@ fn compare_files(args: &CheckArgs, compile: &CompileOptions, opts: &Options) -> 
         let outcome = std::panic::catch_unwind(|| compare_file(file, compile, opts));
         match outcome {
             Ok(Ok(functions)) => {
-                if args.format == ReportFormat::Text {
+                if args.report.format == ReportFormat::Text {
                     print!(
                         "{}",
                         compare::render_text(&file.display().to_string(), &functions)
@@ -337,7 +377,7 @@ fn compare_files(args: &CheckArgs, compile: &CompileOptions, opts: &Options) -> 
     }
     let all: Vec<FunctionComparison> = files.iter().flat_map(|(_, f)| f.clone()).collect();
     let summary = Summary::of(&all);
-    match args.format {
+    match args.report.format {
         ReportFormat::Text => println!("\n{}", summary.render()),
         ReportFormat::Json | ReportFormat::Sarif => {
             let files: Vec<_> = files

@@ -2,6 +2,7 @@
 
 mod check;
 mod jobs;
+mod launch;
 mod simulate;
 
 use clap::{Parser, Subcommand};
@@ -41,6 +42,12 @@ pub enum Command {
     PrintPluginPath,
     /// Run one kernel launch on the CPU and report its exact cost.
     Simulate(simulate::SimulateArgs),
+    /// Run a compiler command unchanged, then analyse what it compiled
+    /// (for CMAKE_CUDA_COMPILER_LAUNCHER): `warpcheck launch -- nvcc …`.
+    Launch(launch::LaunchArgs),
+    /// Run a build with an nvcc shim that analyses every CUDA compile:
+    /// `warpcheck build -- make`.
+    Build(launch::BuildArgs),
     /// Print warpcheck's own IR for a file (for debugging).
     DumpIr {
         file: PathBuf,
@@ -65,6 +72,8 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Simulate(args) => simulate::run(&args),
+        Command::Launch(args) => launch::launch(&args),
+        Command::Build(args) => launch::build(&args),
         Command::Checks => {
             for c in crate::checks::all() {
                 println!("{:28} {}", c.name(), c.summary());

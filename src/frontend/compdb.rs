@@ -87,30 +87,39 @@ fn job(e: &Entry) -> Result<Option<(Job, Vec<String>)>, String> {
         (None, Some(c)) => split_command(c)?,
         (None, None) => return Err("neither `arguments` nor `command`".into()),
     };
-    let Some(compiler) = args.first() else {
+    if args.is_empty() {
         return Err("an empty command".into());
-    };
-    let name = Path::new(compiler)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("");
+    }
     let file = if e.file.is_absolute() {
         e.file.clone()
     } else {
         e.directory.join(&e.file)
     };
-    let Translated {
+    let Some(Translated {
         options, unknown, ..
-    } = if name.contains("nvcc") {
-        translate(&args, &e.directory)
-    } else if name.contains("clang") {
-        clang_options(&args, &e.directory)
-    } else {
+    }) = translate_command(&args, &e.directory)
+    else {
         return Ok(None);
     };
     let cuda = file.extension().is_some_and(|x| x == "cu")
         || args.windows(2).any(|w| w[0] == "-x" && w[1] == "cuda");
     Ok(cuda.then_some((Job { file, options }, unknown)))
+}
+
+/// A compile command (`args[0]` the compiler) run in `dir`, for nvcc or
+/// clang; `None` for other compilers.
+pub fn translate_command(args: &[String], dir: &Path) -> Option<Translated> {
+    let name = Path::new(args.first()?)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    if name.contains("nvcc") {
+        Some(translate(args, dir))
+    } else if name.contains("clang") {
+        Some(clang_options(args, dir))
+    } else {
+        None
+    }
 }
 
 /// From a clang CUDA command, what the device compile shares with it.
@@ -142,6 +151,8 @@ fn clang_options(args: &[String], dir: &Path) -> Translated {
                 .extend(["-isystem".into(), abs(&v).display().to_string()]);
         } else if a.starts_with("-std=") || a.starts_with("-U") || a == "-fgpu-rdc" {
             t.options.extra.push(a.clone());
+        } else if a.ends_with(".cu") && !a.starts_with('-') {
+            t.sources.push(abs(a));
         }
     }
     t
