@@ -45,7 +45,8 @@ extern "C" {
 // Reports one finding at an instruction (or, without one, at its function).
 // InlinedHops says how far to follow the instruction's inlined-at chain to
 // reach the user's own source (past wrappers inlined from CUDA headers).
-// Severity 0 is a warning (shown by clang as [-Wpass-failed]); 1 is a note.
+// Severity 0 is a warning (shown by clang as [-Wpass-failed]); 1 is a note;
+// 2 an error (a warning the configuration's WarningsAsErrors names).
 // Every finding is also an analysis remark, for -Rpass-analysis=warpcheck
 // and -fsave-optimization-record.
 void warpcheck_emit(LLVMValueRef Fn, LLVMValueRef Inst, unsigned InlinedHops,
@@ -61,6 +62,8 @@ void warpcheck_emit(LLVMValueRef Fn, LLVMValueRef Inst, unsigned InlinedHops,
   std::string Text = std::string(Message) + " [warpcheck-" + Check + "]";
   if (Severity == 0)
     Ctx.diagnose(DiagnosticInfoOptimizationFailure(*F, Loc, Text));
+  else if (Severity == 2)
+    Ctx.diagnose(DiagnosticInfoUnsupported(*F, Text, Loc, DS_Error));
   const BasicBlock *Region = I ? I->getParent() : &F->getEntryBlock();
   OptimizationRemarkAnalysis Remark("warpcheck", Check, Loc, Region);
   Remark << Message;

@@ -9,6 +9,7 @@ pub mod budget;
 pub mod checks;
 pub mod cli;
 pub mod compare;
+pub mod config;
 pub mod dataflow;
 pub mod diag;
 pub mod frontend;

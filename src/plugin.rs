@@ -14,6 +14,7 @@
 
 use crate::analysis::{self, BlockDim, BlockDimSource, Options};
 use crate::budget::Budget;
+use crate::config::Config;
 use crate::diag::Severity;
 use crate::ir;
 use crate::taint::ifds::IfdsTaint;
@@ -84,9 +85,16 @@ pub unsafe extern "C" fn warpcheck_analyze_module(module: LLVMModuleRef) {
 }
 
 unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
-    let opts = options_from_env()?;
+    let mut opts = options_from_env()?;
     // We copy what we need; the module stays the host's and is never changed.
     let (m, origins) = tracing::info_span!("load").in_scope(|| ir::llvm::from_raw(module));
+    // A YAML WARPCHECK_CONFIG was read above; else the `.warpcheck.yaml`
+    // nearest the module's source file.
+    if !yaml_config_in_env() {
+        if let Some(path) = Config::find_for(std::path::Path::new(&m.source_file)) {
+            Config::read(&path)?.apply(&mut opts);
+        }
+    }
     let a = analysis::analyze(&m, &opts, &IfdsTaint);
     let findings = tracing::info_span!("checks").in_scope(|| {
         let figures = crate::checks::measure_all(&a);
@@ -126,6 +134,12 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether `WARPCHECK_CONFIG` names a `.warpcheck.yaml`-style file
+/// (`.yaml`/`.yml`) rather than the `key = value` form.
+fn yaml_config_in_env() -> bool {
+    std::env::var("WARPCHECK_CONFIG").is_ok_and(|p| p.ends_with(".yaml") || p.ends_with(".yml"))
+}
+
 /// Reads the plugin's options from the environment or a config file.
 pub fn options_from_env() -> Result<Options, String> {
     let mut opts = Options {
@@ -159,7 +173,11 @@ pub fn options_from_env() -> Result<Options, String> {
         }
         Ok(())
     };
-    if let Ok(path) = std::env::var("WARPCHECK_CONFIG") {
+    let yaml = match std::env::var("WARPCHECK_CONFIG") {
+        Ok(path) if yaml_config_in_env() => Some(Config::read(std::path::Path::new(&path))?),
+        _ => None,
+    };
+    if let (Ok(path), None) = (std::env::var("WARPCHECK_CONFIG"), &yaml) {
         let text =
             std::fs::read_to_string(&path).map_err(|e| format!("WARPCHECK_CONFIG={path}: {e}"))?;
         for (n, line) in text.lines().enumerate() {
@@ -184,6 +202,9 @@ pub fn options_from_env() -> Result<Options, String> {
     if let Ok(v) = std::env::var("WARPCHECK_BUDGET") {
         apply("budget", &v, BlockDimSource::Config)
             .map_err(|e| format!("WARPCHECK_BUDGET: {e}"))?;
+    }
+    if let Some(c) = yaml {
+        c.apply(&mut opts);
     }
     Ok(opts)
 }

@@ -275,3 +275,68 @@ fn launch_runs_the_compiler_then_analyses() {
         stderr(&out)
     );
 }
+
+/// A kernel with a branch that splits warps, and a strided load.
+const CONFIGURED: &str = "__global__ void scale(float *out, const float *in) {\n\
+    \x20 int t = threadIdx.x;\n\
+    \x20 if (t % 2) out[t] = in[2 * t];\n\
+    }\n";
+
+#[test]
+fn a_config_file_sets_launch_dims_and_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(sub.join("k.cu"), CONFIGURED).unwrap();
+    // Found walking up from src/deep; 64 threads are 2 warps.
+    std::fs::write(
+        dir.path().join(".warpcheck.yaml"),
+        "Checks: '*,-warpcheck-uncoalesced-access'\n\
+         WarningsAsErrors: 'warpcheck-divergent-*'\n\
+         Kernels:\n  'sca*': {block: [64]}\n",
+    )
+    .unwrap();
+    let out = run(warpcheck()
+        .args(["check", "--format", "json"])
+        .arg(sub.join("k.cu")));
+    // The divergence warning is an error by the configuration: exit 1.
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let k = kernel(&r, "scale");
+    assert_eq!(k["block_dim"], serde_json::json!([64, 1, 1]));
+    assert_eq!(k["block_dim_source"], "config");
+    let findings = r["findings"].as_array().unwrap();
+    // t % 2 splits both warps; the strided load is not reported.
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0]["check"], "divergent-branch");
+    assert_eq!(findings[0]["severity"], "error");
+    assert!(findings[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("2 of 2 warps"));
+    // dump-config shows what applies.
+    let out = run(warpcheck().arg("dump-config").arg(sub.join("k.cu")));
+    assert!(
+        stdout(&out).contains("WarningsAsErrors: warpcheck-divergent-*"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_malformed_config_names_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("k.cu"), CONFIGURED).unwrap();
+    std::fs::write(
+        dir.path().join(".warpcheck.yaml"),
+        "Checks: '*'\nKernel: {}\n",
+    )
+    .unwrap();
+    let out = run(warpcheck().arg("check").arg(dir.path().join("k.cu")));
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains(".warpcheck.yaml:2:1: unknown field `Kernel`"),
+        "{err}"
+    );
+}

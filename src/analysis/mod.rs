@@ -32,6 +32,24 @@ pub struct Options {
     /// A bare `NOLINT` (no check list) silences every check, as in
     /// clang-tidy; by default it silences nothing.
     pub bare_nolint: bool,
+    /// Block shapes by kernel-name glob (the configuration's `Kernels`):
+    /// the first match wins over `block_dim`.
+    pub kernel_dims: Vec<(String, BlockDim)>,
+    /// Checks whose warnings are errors (a clang-tidy glob list).
+    pub warnings_as_errors: Option<String>,
+}
+
+impl Options {
+    /// The block shape asked for `kernel` (its short or demangled name).
+    pub fn block_dim_for(&self, short: &str, demangled: &str) -> Option<BlockDim> {
+        self.kernel_dims
+            .iter()
+            .find(|(g, _)| {
+                crate::diag::suppress::glob(g, short) || crate::diag::suppress::glob(g, demangled)
+            })
+            .map(|(_, d)| *d)
+            .or(self.block_dim)
+    }
 }
 
 /// Everything warpcheck knows about one kernel.
@@ -93,7 +111,8 @@ fn analyze_kernel(
     let meter = opts.budget.start();
     let reached = graphs.calls.reachable_from(k);
     let spaces = Spaces::for_kernel(m, k, &reached);
-    let block_dim = BlockDim::resolve(m.func(k), opts.block_dim);
+    let func = m.func(k);
+    let block_dim = BlockDim::resolve(func, opts.block_dim_for(&func.short_name(), &name));
     let taint = info_span!(
         "taint",
         path_edges = Empty,

@@ -256,5 +256,12 @@ pub fn run_all(
             }
         }
     }
+    if let Some(list) = &opts.warnings_as_errors {
+        for f in &mut out {
+            if f.severity == Severity::Warning && crate::config::Config::is_error(list, &f.tag()) {
+                f.severity = Severity::Error;
+            }
+        }
+    }
     out
 }

@@ -194,6 +194,19 @@ pub fn options(r: &ReportArgs) -> Result<Options, i32> {
     })
 }
 
+/// `opts` and `job`'s compile options with the `.warpcheck.yaml` nearest
+/// the job's file applied.
+fn configured(job: &Job, opts: &Options) -> Result<(Options, CompileOptions), String> {
+    let mut opts = opts.clone();
+    let mut compile = job.options.clone();
+    if let Some(path) = crate::config::Config::find_for(&job.file) {
+        let c = crate::config::Config::read(&path)?;
+        c.apply(&mut opts);
+        c.apply_flags(&mut compile);
+    }
+    Ok((opts, compile))
+}
+
 /// What a run reported.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct Reported {
@@ -226,10 +239,15 @@ pub fn report_jobs(r: &ReportArgs, opts: &Options, jobs: &[Job], to_stderr: bool
     let mut cache = text::SourceCache::default();
     let mut code = exit::OK;
     let mut warnings = 0usize;
+    let mut errors = 0usize;
     let need_report = r.format != ReportFormat::Text || r.summary;
     let threads = r.jobs.unwrap_or_else(super::jobs::default_threads);
     let outcomes = super::jobs::run_all(jobs, threads, |job| {
-        std::panic::catch_unwind(|| check_file(&job.file, &job.options, opts, need_report)).ok()
+        let (opts, compile) = match configured(job, opts) {
+            Ok(x) => x,
+            Err(message) => return Some(Err(frontend::InputError { message })),
+        };
+        std::panic::catch_unwind(|| check_file(&job.file, &compile, &opts, need_report)).ok()
     });
     for (job, outcome) in jobs.iter().zip(outcomes) {
         let file = &job.file;
@@ -240,8 +258,12 @@ pub fn report_jobs(r: &ReportArgs, opts: &Options, jobs: &[Job], to_stderr: bool
                     .into_iter()
                     .filter(|f| !old(&crate::diag::fingerprint::of_finding(f, &mut cache)))
                     .collect();
-                let is_warning = |f: &&crate::diag::Finding| f.severity == Severity::Warning;
+                let is_warning = |f: &&crate::diag::Finding| f.severity <= Severity::Warning;
                 warnings += findings.iter().filter(is_warning).count();
+                errors += findings
+                    .iter()
+                    .filter(|f| f.severity == Severity::Error)
+                    .count();
                 if r.format == ReportFormat::Text {
                     // A kernel left unanalysed is always said.
                     let shown = |f: &&crate::diag::Finding| {
@@ -309,7 +331,9 @@ pub fn report_jobs(r: &ReportArgs, opts: &Options, jobs: &[Job], to_stderr: bool
             if warnings == 1 { "" } else { "s" }
         );
     }
-    if code == exit::OK && r.werror && warnings > 0 {
+    // Errors (the configuration's WarningsAsErrors) fail the run without
+    // --werror.
+    if code == exit::OK && (errors > 0 || (r.werror && warnings > 0)) {
         code = exit::WARNINGS;
     }
     Reported { code, warnings }

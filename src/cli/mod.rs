@@ -32,7 +32,14 @@ pub enum Command {
     /// Analyse .cu, .ll or .bc files and report findings.
     Check(check::CheckArgs),
     /// List the checks.
+    #[command(alias = "list-checks")]
     Checks,
+    /// Print the configuration that applies to a file (the nearest
+    /// .warpcheck.yaml above it, or the defaults), as YAML.
+    DumpConfig {
+        /// A source file (default: the current directory).
+        file: Option<PathBuf>,
+    },
     /// Explain what a check finds and what to do about it.
     Explain {
         /// The check name, e.g. divergent-branch.
@@ -74,6 +81,7 @@ pub fn main() -> i32 {
         Command::Simulate(args) => simulate::run(&args),
         Command::Launch(args) => launch::launch(&args),
         Command::Build(args) => launch::build(&args),
+        Command::DumpConfig { file } => dump_config(file.as_deref()),
         Command::Checks => {
             for c in crate::checks::all() {
                 println!("{:28} {}", c.name(), c.summary());
@@ -115,6 +123,36 @@ pub fn main() -> i32 {
                 exit::INPUT
             }
         },
+    }
+}
+
+fn dump_config(file: Option<&std::path::Path>) -> i32 {
+    use crate::config::Config;
+    let at = file.map_or_else(|| PathBuf::from("./-"), PathBuf::from);
+    let found = Config::find_for(&at);
+    let config = match &found {
+        Some(p) => match Config::read(p) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("warpcheck: error: {e}");
+                return exit::INPUT;
+            }
+        },
+        None => Config::default(),
+    };
+    match &found {
+        Some(p) => println!("# from {}", p.display()),
+        None => println!("# no {} found: the defaults", crate::config::FILE_NAME),
+    }
+    match serde_yaml::to_string(&config) {
+        Ok(s) => {
+            print!("{s}");
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!("warpcheck: internal error: {e}");
+            exit::INTERNAL
+        }
     }
 }
 

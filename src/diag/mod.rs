@@ -11,10 +11,14 @@ pub mod text;
 
 use crate::ir::{FuncId, InstId, Module, SourcePos};
 
+/// Worst first (the order dedupe keeps by); the numbers are what the
+/// plugin's C++ half expects.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, PartialOrd, Ord, Hash)]
 pub enum Severity {
-    Warning,
-    Note,
+    /// A warning the configuration's `WarningsAsErrors` names.
+    Error = 2,
+    Warning = 0,
+    Note = 1,
 }
 
 impl Severity {
@@ -22,6 +26,7 @@ impl Severity {
         match self {
             Severity::Warning => "warning",
             Severity::Note => "note",
+            Severity::Error => "error",
         }
     }
 }

@@ -76,7 +76,7 @@ fn comments(text: &str) -> Vec<Comment> {
 }
 
 /// Whether glob `g` (`*` matches any run) matches `name`.
-fn glob(g: &str, name: &str) -> bool {
+pub fn glob(g: &str, name: &str) -> bool {
     match g.split_once('*') {
         None => g == name,
         Some((head, tail)) => {

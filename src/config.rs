@@ -1,0 +1,237 @@
+//! `.warpcheck.yaml`: per-project settings, found by walking up from each
+//! source file as `.clang-tidy` is (the plugin starts from the module's
+//! source directory). Keys follow clang-tidy's spelling:
+//!
+//! ```yaml
+//! Checks: "-*,warpcheck-divergent-branch"   # globs, later ones win
+//! WarningsAsErrors: "warpcheck-uncoalesced-*"
+//! BareNolint: false                          # a bare NOLINT silences all
+//! Kernels:                                   # launch shapes by name glob
+//!   "reduce*": {block: [256, 1, 1], grid: [1024, 1, 1]}
+//! CompileFlags: {Add: ["-DNDEBUG"], Remove: ["-DDEBUG*"]}
+//! ```
+//!
+//! An unknown key, a wrong type or bad YAML is an input error that names
+//! the file, the line and the key.
+
+use crate::analysis::{BlockDim, BlockDimSource, Options};
+use crate::diag::suppress::glob;
+use crate::frontend::CompileOptions;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The file name looked for.
+pub const FILE_NAME: &str = ".warpcheck.yaml";
+
+/// A launch shape for the kernels whose names match.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Launch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<Vec<u32>>,
+    /// The grid, for launch-wide cost bounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<Vec<u32>>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompileFlags {
+    #[serde(rename = "Add", default, skip_serializing_if = "Vec::is_empty")]
+    pub add: Vec<String>,
+    /// Globs over the flags the build gives (`-D`, `-I`, others).
+    #[serde(rename = "Remove", default, skip_serializing_if = "Vec::is_empty")]
+    pub remove: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(rename = "Checks", default, skip_serializing_if = "Option::is_none")]
+    pub checks: Option<String>,
+    #[serde(
+        rename = "WarningsAsErrors",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub warnings_as_errors: Option<String>,
+    #[serde(rename = "BareNolint", default)]
+    pub bare_nolint: bool,
+    #[serde(
+        rename = "Kernels",
+        default,
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub kernels: BTreeMap<String, Launch>,
+    #[serde(rename = "CompileFlags", default)]
+    pub compile_flags: CompileFlags,
+}
+
+/// A clang-tidy check list: comma-separated globs, `-` to remove; the
+/// last glob that matches decides.
+fn enabled(list: &str, name: &str) -> Option<bool> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|g| !g.is_empty())
+        .filter_map(|g| match g.strip_prefix('-') {
+            Some(neg) => glob(neg.trim(), name).then_some(false),
+            None => glob(g, name).then_some(true),
+        })
+        .last()
+}
+
+impl Config {
+    /// Reads a config file; errors name the file, line and key.
+    pub fn read(path: &Path) -> Result<Config, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        Config::parse(&text).map_err(|e| format!("{}:{e}", path.display()))
+    }
+
+    /// Parses a config's text; an error starts with `line:column: `.
+    pub fn parse(text: &str) -> Result<Config, String> {
+        if text.trim().is_empty() {
+            return Ok(Config::default());
+        }
+        let c: Config = serde_yaml::from_str(text).map_err(|e| match e.location() {
+            Some(l) => format!("{}:{}: {e}", l.line(), l.column()),
+            None => format!("1:1: {e}"),
+        })?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        for (name, l) in &self.kernels {
+            for (key, dims) in [("block", &l.block), ("grid", &l.grid)] {
+                if let Some(d) = dims {
+                    if d.is_empty() || d.len() > 3 || d.contains(&0) {
+                        return Err(format!(
+                            "1:1: Kernels.{name}.{key}: expected 1 to 3 positive numbers, got {d:?}"
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The nearest config above `file` (its directory first), if any.
+    pub fn find_for(file: &Path) -> Option<PathBuf> {
+        let start = std::path::absolute(file).ok()?;
+        start
+            .ancestors()
+            .skip(1)
+            .map(|d| d.join(FILE_NAME))
+            .find(|p| p.is_file())
+    }
+
+    /// Applies the analysis settings to `opts`.
+    pub fn apply(&self, opts: &mut Options) {
+        if let Some(list) = &self.checks {
+            for c in crate::checks::all() {
+                let tag = format!("warpcheck-{}", c.name());
+                if enabled(list, &tag) == Some(false)
+                    && !opts.disabled.iter().any(|d| d == c.name())
+                {
+                    opts.disabled.push(c.name().to_string());
+                }
+            }
+        }
+        if let Some(list) = &self.warnings_as_errors {
+            opts.warnings_as_errors = Some(list.clone());
+        }
+        opts.bare_nolint |= self.bare_nolint;
+        for (name, l) in &self.kernels {
+            if let Some(b) = &l.block {
+                let mut dims = [1; 3];
+                dims[..b.len()].copy_from_slice(b);
+                opts.kernel_dims.push((
+                    name.clone(),
+                    BlockDim {
+                        dims,
+                        source: BlockDimSource::Config,
+                    },
+                ));
+            }
+        }
+    }
+
+    /// Applies `CompileFlags` to one file's compile options.
+    pub fn apply_flags(&self, c: &mut CompileOptions) {
+        let gone = |flag: &str| self.compile_flags.remove.iter().any(|g| glob(g, flag));
+        c.defines.retain(|d| !gone(&format!("-D{d}")));
+        c.includes.retain(|i| !gone(&format!("-I{}", i.display())));
+        c.extra.retain(|x| !gone(x));
+        c.extra.extend(self.compile_flags.add.iter().cloned());
+    }
+
+    /// Whether a finding of check `tag` is an error under
+    /// `WarningsAsErrors` (a clang-tidy glob list).
+    pub fn is_error(list: &str, tag: &str) -> bool {
+        enabled(list, tag) == Some(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_config() {
+        let c = Config::parse(
+            "Checks: '-*,warpcheck-divergent-branch'\n\
+             WarningsAsErrors: warpcheck-divergent-*\n\
+             Kernels:\n  'reduce*': {block: [128, 2]}\n\
+             CompileFlags: {Add: [-DX], Remove: ['-DDEBUG*']}\n",
+        )
+        .unwrap();
+        let mut o = Options::default();
+        c.apply(&mut o);
+        assert_eq!(o.disabled, ["uncoalesced-access", "bank-conflict"]);
+        assert_eq!(o.kernel_dims[0].0, "reduce*");
+        assert_eq!(o.kernel_dims[0].1.dims, [128, 2, 1]);
+        assert!(Config::is_error(
+            o.warnings_as_errors.as_deref().unwrap(),
+            "warpcheck-divergent-branch"
+        ));
+        let mut f = CompileOptions {
+            defines: vec!["DEBUG_LEVEL=2".into(), "N=4".into()],
+            ..CompileOptions::default()
+        };
+        c.apply_flags(&mut f);
+        assert_eq!(f.defines, ["N=4"]);
+        assert_eq!(f.extra, ["-DX"]);
+    }
+
+    #[test]
+    fn errors_name_line_and_key() {
+        let e = Config::parse("Checks: '*'\nKernel:\n  k: {}\n").unwrap_err();
+        assert!(e.starts_with("2:1: unknown field `Kernel`"), "{e}");
+        let e = Config::parse("Kernels:\n  k: {block: x}\n").unwrap_err();
+        assert!(e.starts_with("2:"), "{e}");
+        assert!(
+            e.contains("Kernels.k.block") || e.contains("invalid type"),
+            "{e}"
+        );
+        let e = Config::parse("Kernels:\n  k: {block: [0, 1]}\n").unwrap_err();
+        assert!(
+            e.contains("Kernels.k.block: expected 1 to 3 positive"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn later_globs_win() {
+        assert_eq!(
+            enabled("-*,warpcheck-bank-*", "warpcheck-bank-conflict"),
+            Some(true)
+        );
+        assert_eq!(
+            enabled("warpcheck-*,-warpcheck-bank-*", "warpcheck-bank-conflict"),
+            Some(false)
+        );
+        assert_eq!(enabled("foo-*", "warpcheck-bank-conflict"), None);
+    }
+}
