@@ -71,14 +71,13 @@ pub struct Config {
 /// A clang-tidy check list: comma-separated globs, `-` to remove; the
 /// last glob that matches decides.
 fn enabled(list: &str, name: &str) -> Option<bool> {
-    list.split(',')
+    list.rsplit(',')
         .map(str::trim)
         .filter(|g| !g.is_empty())
-        .filter_map(|g| match g.strip_prefix('-') {
+        .find_map(|g| match g.strip_prefix('-') {
             Some(neg) => glob(neg.trim(), name).then_some(false),
             None => glob(g, name).then_some(true),
         })
-        .last()
 }
 
 impl Config {
