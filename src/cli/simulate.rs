@@ -106,8 +106,8 @@ pub fn run(args: &SimulateArgs) -> i32 {
         Ok(o) => (o, None),
         Err(mut e) => {
             eprintln!("warpcheck: error: {e}");
-            match e.partial.take() {
-                Some(partial) if e.kind.is_kernel_fault() => (*partial, Some(e)),
+            match e.details.partial.take() {
+                Some(partial) if e.kind.is_kernel_fault() => (partial, Some(e)),
                 _ if e.kind.is_kernel_fault() => return exit::WARNINGS,
                 _ => return exit::INPUT,
             }

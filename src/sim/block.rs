@@ -5,7 +5,7 @@
 
 use super::barrier;
 use super::cost::Counters;
-use super::error::{ErrorKind, SimError};
+use super::error::{Details, ErrorKind, SimError};
 use super::exec::{lanes, Locator, Machine, Warp, Yield};
 use crate::diag::Position;
 use crate::hw;
@@ -32,7 +32,7 @@ pub fn run(
     result.map_err(|mut e| {
         if e.kind.is_kernel_fault() {
             let mut locate = Locator::new(m);
-            e.warps = warps.iter().flat_map(|w| locate.warp(w)).collect();
+            e.details.warps = warps.iter().flat_map(|w| locate.warp(w)).collect();
         }
         e
     })
@@ -107,7 +107,10 @@ fn livelock(m: &Machine, warps: &[Warp]) -> SimError {
         pos: in_loop.or_else(|| m.position(func, pc)).map(Box::new),
         block: Some(m.block),
         thread: Some(first.tid[lane]),
-        reads,
+        details: Box::new(Details {
+            reads,
+            ..Details::default()
+        }),
         ..SimError::new(ErrorKind::Livelock, message)
     }
 }

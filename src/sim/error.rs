@@ -102,13 +102,19 @@ pub struct SimError {
     pub block: Option<[u32; 3]>,
     pub thread: Option<[u32; 3]>,
     pub address: Option<u64>,
-    /// Where the lanes of the stopped block were, warp by warp (kernel
-    /// faults only).
+    /// What a kernel fault leaves behind (boxed, as `pos`).
+    pub details: Box<Details>,
+}
+
+/// Where a stopped kernel was and what it had done.
+#[derive(Clone, Debug, Default)]
+pub struct Details {
+    /// Where the lanes of the stopped block were, warp by warp.
     pub warps: Vec<LaneGroup>,
     /// The loads and atomics a spinning warp repeats (livelock).
     pub reads: Vec<Position>,
     /// The launch up to the stop: costs, buffers, `printf` output.
-    pub partial: Option<Box<Outcome>>,
+    pub partial: Option<Outcome>,
 }
 
 impl SimError {
@@ -120,9 +126,7 @@ impl SimError {
             block: None,
             thread: None,
             address: None,
-            warps: Vec::new(),
-            reads: Vec::new(),
-            partial: None,
+            details: Box::default(),
         }
     }
 

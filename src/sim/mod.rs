@@ -38,7 +38,7 @@ pub use args::{ArgValue, BufferSpec, Elem, Init};
 pub use budget::Budget;
 pub use code::SiteInfo;
 pub use cost::{Counters, SiteStats};
-pub use error::{ErrorKind, LaneGroup, LaneState, SimError};
+pub use error::{Details, ErrorKind, LaneGroup, LaneState, SimError};
 
 use crate::ir::{FuncId, Module, TypeKind};
 use exec::{Machine, Program};
@@ -144,7 +144,7 @@ impl Outcome {
 
 /// Runs `kernel` with arguments given by parameter name (or `argN`). A
 /// kernel fault (see [`ErrorKind::is_kernel_fault`]) carries the launch up
-/// to the stop in [`SimError::partial`].
+/// to the stop in [`Details::partial`].
 pub fn simulate(
     m: &Module,
     kernel: FuncId,
@@ -219,7 +219,7 @@ pub fn simulate(
         });
         if let Err(mut e) = result {
             if e.kind.is_kernel_fault() {
-                e.partial = Some(Box::new(finish(outcome, machine, buffers)));
+                e.details.partial = Some(finish(outcome, machine, buffers));
             }
             return Err(e);
         }

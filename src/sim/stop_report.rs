@@ -86,8 +86,8 @@ pub fn json(e: &SimError) -> StopJson {
         block: e.block,
         thread: e.thread,
         address: e.address,
-        warps: e.warps.iter().map(lanes_json).collect(),
-        reads: e.reads.iter().map(PlaceJson::from).collect(),
+        warps: e.details.warps.iter().map(lanes_json).collect(),
+        reads: e.details.reads.iter().map(PlaceJson::from).collect(),
     }
 }
 
