@@ -14,6 +14,8 @@ use warpcheck::sim::{Budget, ErrorKind, Init};
 
 const FIXTURE: &str = "tests/fixtures/hangs/sim_hangs.cu";
 const FILE: &str = "tests/fixtures/hangs/sim_hangs.cu";
+/// One warp of `forever`.
+const FOREVER: [&str; 4] = ["--block", "32", "--arg", "out=buf:128"];
 
 /// `warpcheck simulate` on a kernel of the fixture: exit code, stdout, stderr.
 fn simulate(kernel: &str, args: &[&str]) -> (i32, String, String) {
@@ -73,17 +75,8 @@ fn group(
 
 #[test]
 fn an_infinite_loop_stops_at_the_step_limit_in_its_loop() {
-    let r = stopped(
-        "forever",
-        &[
-            "--block",
-            "32",
-            "--arg",
-            "out=buf:128",
-            "--max-steps",
-            "1000",
-        ],
-    );
+    let limit = [&FOREVER[..], &["--max-steps", "1000"]].concat();
+    let r = stopped("forever", &limit);
     assert_eq!(r["status"], "step-limit");
     // Stopped at the top of the loop of line 7, about to compute line 8.
     assert_eq!(groups(&r), vec![group(0, "0-31", "running", 8, 7)]);
@@ -99,17 +92,7 @@ fn an_infinite_loop_stops_at_the_step_limit_in_its_loop() {
     assert_eq!(t["sectors"].as_u64(), Some(4 * requests));
     assert!(t["steps"].as_u64().unwrap() >= 1000);
 
-    let (code, text, err) = simulate(
-        "forever",
-        &[
-            "--block",
-            "32",
-            "--arg",
-            "out=buf:128",
-            "--max-steps",
-            "1000",
-        ],
-    );
+    let (code, text, err) = simulate("forever", &limit);
     assert_eq!(code, 1);
     assert!(
         err.contains("step limit") && err.contains("1000 warp instructions"),
@@ -176,16 +159,7 @@ fn a_timeout_stops_an_endless_loop() {
     // No step limit: only the clock can stop it.
     let r = stopped(
         "forever",
-        &[
-            "--block",
-            "32",
-            "--arg",
-            "out=buf:128",
-            "--max-steps",
-            "0",
-            "--timeout",
-            "0.2",
-        ],
+        &[&FOREVER[..], &["--max-steps", "0", "--timeout", "0.2"]].concat(),
     );
     assert_eq!(r["status"], "timeout");
     assert_eq!(groups(&r), vec![group(0, "0-31", "running", 8, 7)]);
