@@ -179,7 +179,12 @@ impl<'m> Machine<'m> {
             match self.run_entry(w, func, top.pc, mask) {
                 Ok(Some(y)) => return Ok(y),
                 Ok(None) => {}
-                Err((pc, stop)) => return Err(self.error(w, fi, pc, mask, stop)),
+                Err((pc, stop)) => {
+                    // Leave the warp at the op that stopped it, for `locate`.
+                    let frame = w.frames.last_mut().expect("running");
+                    frame.stack.last_mut().expect("running").pc = pc;
+                    return Err(self.error(w, fi, pc, mask, stop));
+                }
             }
         }
     }
