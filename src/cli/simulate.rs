@@ -6,10 +6,10 @@ use super::exit;
 use crate::analysis::{BlockDim, BlockDimSource};
 use crate::frontend;
 use crate::ir::{FuncId, Module};
-use crate::sim::{self, report, Elem, LaunchConfig};
+use crate::sim::{self, budget, report, Budget, Elem, LaunchConfig};
 use clap::Args;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
@@ -45,6 +45,13 @@ pub struct SimulateArgs {
     /// Report the simulation speed on stderr.
     #[arg(long)]
     pub timing: bool,
+    /// Stop the launch once it has issued this many warp instructions, summed
+    /// over its blocks (0: no limit).
+    #[arg(long, value_name = "N", default_value_t = budget::DEFAULT_MAX_STEPS)]
+    pub max_steps: u64,
+    /// Stop the launch after this many seconds of wall-clock time (0: no limit).
+    #[arg(long, value_name = "SECONDS", default_value_t = budget::DEFAULT_TIMEOUT.as_secs_f64())]
+    pub timeout: f64,
     #[command(flatten)]
     pub compile: CompileArgs,
 }
@@ -95,19 +102,19 @@ pub fn run(args: &SimulateArgs) -> i32 {
         );
     }
     let started = Instant::now();
-    let outcome = match sim::simulate(&m, kernel, &config, &arguments) {
-        Ok(o) => o,
-        Err(e) => {
+    let (outcome, stop) = match sim::simulate(&m, kernel, &config, &arguments) {
+        Ok(o) => (o, None),
+        Err(mut e) => {
             eprintln!("warpcheck: error: {e}");
-            return if e.kind.is_kernel_fault() {
-                exit::WARNINGS
-            } else {
-                exit::INPUT
-            };
+            match e.details.partial.take() {
+                Some(partial) if e.kind.is_kernel_fault() => (partial, Some(e)),
+                _ if e.kind.is_kernel_fault() => return exit::WARNINGS,
+                _ => return exit::INPUT,
+            }
         }
     };
     let elapsed = started.elapsed().as_secs_f64();
-    let report = match report::build(&m, &outcome, &dumps) {
+    let report = match report::build(&m, &outcome, stop.as_ref(), &dumps) {
         Ok(r) => r,
         Err(e) => return usage(e),
     };
@@ -133,7 +140,11 @@ pub fn run(args: &SimulateArgs) -> i32 {
             n as f64 / elapsed.max(1e-9) / 1e6
         );
     }
-    exit::OK
+    // A run the kernel stopped (a fault, a deadlock, a spent budget): 1.
+    match stop {
+        Some(_) => exit::WARNINGS,
+        None => exit::OK,
+    }
 }
 
 /// `--kernel`, or the only kernel of the module.
@@ -180,6 +191,20 @@ fn launch_config(m: &Module, kernel: FuncId, args: &SimulateArgs) -> Result<Laun
         blocks,
         dynamic_shared: args.shared_bytes,
         seed: args.seed,
+        budget: launch_budget(args.max_steps, args.timeout)?,
+    })
+}
+
+/// `--max-steps` and `--timeout`, where 0 is no limit.
+fn launch_budget(max_steps: u64, timeout: f64) -> Result<Budget, String> {
+    let timeout = match Duration::try_from_secs_f64(timeout) {
+        Ok(t) if t.is_zero() => None,
+        Ok(t) => Some(t),
+        Err(_) => return Err(format!("--timeout: '{timeout}' is not a number of seconds")),
+    };
+    Ok(Budget {
+        max_steps: (max_steps > 0).then_some(max_steps),
+        timeout,
     })
 }
 
@@ -221,5 +246,18 @@ mod tests {
         assert!(parse_ids("x").is_err());
         assert_eq!(parse_dump("c:f32").unwrap(), ("c".into(), Some(Elem::F32)));
         assert!(parse_dump("c:nope").is_err());
+    }
+
+    #[test]
+    fn zero_is_no_limit() {
+        let b = launch_budget(0, 0.0).unwrap();
+        assert_eq!((b.max_steps, b.timeout), (None, None));
+        let b = launch_budget(5, 0.5).unwrap();
+        assert_eq!(
+            (b.max_steps, b.timeout),
+            (Some(5), Some(Duration::from_millis(500)))
+        );
+        assert!(launch_budget(5, -1.0).is_err());
+        assert!(launch_budget(5, f64::NAN).is_err());
     }
 }

@@ -1,17 +1,24 @@
-//! One thread block: its warps run in turn, each until it reaches
-//! `__syncthreads()` or exits; when every warp waits at the same barrier
-//! they all continue. Anything else is barrier divergence.
+//! One thread block: its warps run in turn, each until it waits at
+//! `__syncthreads()`, exits or spins. A spinning warp is parked until some
+//! write changes memory. When no warp can run, parked warps are a livelock;
+//! otherwise the waiting warps meet at the barrier or cannot (`barrier`).
 
-use super::code::Func;
+use super::barrier;
 use super::cost::Counters;
-use super::error::{ErrorKind, SimError};
-use super::exec::{lanes, BarrierWait, Machine, Warp, Yield};
+use super::error::{Details, ErrorKind, SimError};
+use super::exec::{lanes, Locator, Machine, Warp, Yield};
 use crate::diag::Position;
 use crate::hw;
-use crate::ir::intrinsics::BarrierReduce;
 
-/// Runs block `block` to completion; returns each warp's counters.
-pub fn run(m: &mut Machine, block: [u32; 3], args: &[u64]) -> Result<Vec<Counters>, SimError> {
+/// Runs block `block` to completion. Each warp's counters are appended to
+/// `counters` whether the block completes or stops; a stop caused by the
+/// kernel says where every warp's lanes were.
+pub fn run(
+    m: &mut Machine,
+    block: [u32; 3],
+    args: &[u64],
+    counters: &mut Vec<Counters>,
+) -> Result<(), SimError> {
     m.block = block;
     m.epoch += 1;
     let threads: u32 = m.block_dim.iter().product();
@@ -20,117 +27,90 @@ pub fn run(m: &mut Machine, block: [u32; 3], args: &[u64]) -> Result<Vec<Counter
     let mut warps: Vec<Warp> = (0..threads.div_ceil(hw::WARP_SIZE))
         .map(|i| m.warp(i, args))
         .collect();
+    let result = schedule(m, &mut warps);
+    counters.extend(warps.iter().map(|w| w.counters));
+    result.map_err(|mut e| {
+        if e.kind.is_kernel_fault() {
+            let mut locate = Locator::new(m);
+            e.details.warps = warps.iter().flat_map(|w| locate.warp(w)).collect();
+        }
+        e
+    })
+}
+
+fn schedule(m: &mut Machine, warps: &mut [Warp]) -> Result<(), SimError> {
     loop {
-        for w in warps.iter_mut().filter(|w| !w.done && w.wait.is_none()) {
-            if let Yield::Done = m.run_warp(w)? {
-                m.retire(w);
+        let mut ran = true;
+        while ran {
+            ran = false;
+            for w in warps.iter_mut() {
+                let parked = w.parked.as_ref().is_some_and(|(at, _)| *at == m.writes);
+                if w.done || w.wait.is_some() || parked {
+                    continue;
+                }
+                ran = true;
+                w.parked = None;
+                match m.run_warp(w)? {
+                    Yield::Done => m.retire(w),
+                    Yield::Barrier => {}
+                    Yield::Spin(spin) => w.parked = Some((m.writes, spin)),
+                }
             }
         }
-        let Some(first) = warps.iter().find_map(|w| w.wait.clone()) else {
-            break;
-        };
-        check(m, &warps, &first)?;
-        release(m, &mut warps, first.reduce);
+        if warps.iter().any(|w| w.parked.is_some()) {
+            return Err(livelock(m, warps));
+        }
+        if warps.iter().all(|w| w.wait.is_none()) {
+            return Ok(());
+        }
+        barrier::meet(m, warps)?;
     }
-    Ok(warps.iter().map(|w| w.counters).collect())
 }
 
-/// Every warp must wait at the same barrier with all its live lanes.
-fn check(m: &Machine, warps: &[Warp], first: &BarrierWait) -> Result<(), SimError> {
-    let line = |wait: &BarrierWait| {
-        position(m, wait).map_or_else(|| "an unknown line".into(), |p| format!("line {}", p.line))
+/// Parked warps that nothing can wake: they repeat their iteration forever.
+fn livelock(m: &Machine, warps: &[Warp]) -> SimError {
+    let spinning: Vec<&Warp> = warps.iter().filter(|w| w.parked.is_some()).collect();
+    let first = spinning[0];
+    let (func, pc, lanes) = first.point().expect("a parked warp is live");
+    let in_loop = Locator::new(m).loop_at(func, pc);
+    let mut reads: Vec<Position> = spinning
+        .iter()
+        .flat_map(|w| w.parked.iter().flat_map(|(_, s)| &s.reads))
+        .filter_map(|&site| {
+            let info = &m.program.sites[site as usize];
+            let module = m.module;
+            let pos = module.inst_pos(module.func(info.func), info.inst)?;
+            Some(Position::resolve(module, &pos))
+        })
+        .collect();
+    reads.sort();
+    reads.dedup();
+    let line = |p: &Position| format!("line {}", p.line);
+    let lines: Vec<String> = reads.iter().map(line).collect();
+    let who = match spinning.as_slice() {
+        [one] => format!("warp {} repeats", one.index),
+        all => {
+            let mask = all.iter().fold(0u32, |m, w| m | 1 << w.index.min(31));
+            format!("warps {} repeat", lanes::describe(mask))
+        }
     };
-    let fail = |w: &Warp, wait: &BarrierWait, message: String| SimError {
-        kind: ErrorKind::BarrierDivergence,
-        message: format!("barrier divergence: {message}"),
-        pos: position(m, wait),
+    let message = format!(
+        "livelock: {who} an iteration of the loop on {} that changes neither registers nor memory, and no running warp can change what it reads{}",
+        in_loop.as_ref().map_or_else(|| "an unknown line".into(), line),
+        match lines.is_empty() {
+            true => String::new(),
+            false => format!(" ({})", lines.join(", ")),
+        }
+    );
+    let lane = lanes.trailing_zeros().min(31) as usize;
+    SimError {
+        pos: in_loop.or_else(|| m.position(func, pc)).map(Box::new),
         block: Some(m.block),
-        thread: Some(w.tid[wait.mask.trailing_zeros().min(31) as usize]),
-        address: None,
-    };
-    for w in warps {
-        let Some(wait) = &w.wait else {
-            let at = warps
-                .iter()
-                .find(|x| x.wait.is_some())
-                .expect("a waiting warp");
-            return Err(fail(
-                at,
-                first,
-                format!(
-                    "__syncthreads() is reached by warp {} but warp {} of the block returns without reaching it",
-                    at.index, w.index
-                ),
-            ));
-        };
-        if (wait.func, wait.pc) != (first.func, first.pc) {
-            return Err(fail(
-                w,
-                wait,
-                format!(
-                    "warp {} waits at the __syncthreads() on {}, other warps at the one on {}",
-                    w.index,
-                    line(wait),
-                    line(first)
-                ),
-            ));
-        }
-        let missing = w.valid & !wait.mask;
-        if missing != 0 {
-            let exited = missing & (w.exited | m.lanes_returning(w, wait));
-            let elsewhere = missing & !exited;
-            let mut why = Vec::new();
-            if elsewhere != 0 {
-                why.push(format!(
-                    "lanes {} are on another path",
-                    lanes::describe(elsewhere)
-                ));
-            }
-            if exited != 0 {
-                why.push(format!(
-                    "lanes {} return without reaching it",
-                    lanes::describe(exited)
-                ));
-            }
-            return Err(fail(
-                w,
-                wait,
-                format!(
-                    "__syncthreads() is reached by lanes {} of warp {} while {}",
-                    lanes::describe(wait.mask),
-                    w.index,
-                    why.join(" and ")
-                ),
-            ));
-        }
+        thread: Some(first.tid[lane]),
+        details: Box::new(Details {
+            reads,
+            ..Details::default()
+        }),
+        ..SimError::new(ErrorKind::Livelock, message)
     }
-    Ok(())
-}
-
-/// Lets every warp past the barrier, giving the reducing forms their value.
-fn release(m: &mut Machine, warps: &mut [Warp], reduce: BarrierReduce) {
-    let waits = || warps.iter().filter_map(|w| w.wait.as_ref());
-    let count: u32 = waits().map(|w| w.pred.count_ones()).sum();
-    let all = waits().all(|w| w.pred == w.mask);
-    let value = match reduce {
-        BarrierReduce::None => None,
-        BarrierReduce::Popc => Some(u64::from(count)),
-        BarrierReduce::And => Some(u64::from(all)),
-        BarrierReduce::Or => Some(u64::from(count > 0)),
-    };
-    for w in warps.iter_mut() {
-        if let Some(wait) = w.wait.take() {
-            if let Some(v) = value {
-                m.barrier_result(w, wait.dst, v, wait.mask);
-            }
-        }
-    }
-}
-
-fn position(m: &Machine, wait: &BarrierWait) -> Option<Box<Position>> {
-    let func: &Func = &m.program.funcs[wait.func as usize];
-    let module = m.module;
-    module
-        .inst_pos(module.func(func.id), func.origin[wait.pc as usize])
-        .map(|p| Box::new(Position::resolve(module, &p)))
 }

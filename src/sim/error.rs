@@ -1,6 +1,9 @@
 //! Why a simulation stopped, placed like compute-sanitizer places it: the
-//! source line, the thread and block, and the offending address.
+//! source line, the thread and block, and the offending address. A stop
+//! caused by the kernel also says where each warp of its block was and
+//! carries the costs counted until then.
 
+use super::Outcome;
 use crate::diag::Position;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -11,23 +14,86 @@ pub enum ErrorKind {
     Unsupported,
     /// An invalid or out-of-bounds memory access.
     Memory,
-    /// `__syncthreads()` not reached by every thread of the block.
-    BarrierDivergence,
     /// `__trap()`, a failed `assert`, `unreachable`, a runaway stack.
     Trap,
+    /// Threads wait at a `__syncthreads()` that can never complete.
+    Deadlock,
+    /// Warps repeat a loop iteration exactly while nothing can change
+    /// the memory they read.
+    Livelock,
+    /// The launch used up its instruction budget.
+    StepLimit,
+    /// The launch used up its time budget.
+    Timeout,
 }
 
 impl ErrorKind {
-    /// Whether the kernel itself is at fault (as opposed to how it was run).
+    /// Whether the kernel's run stopped (as opposed to never starting
+    /// because of how it was asked to run): exit code 1, with a report.
     pub fn is_kernel_fault(self) -> bool {
-        matches!(
-            self,
-            ErrorKind::Memory | ErrorKind::BarrierDivergence | ErrorKind::Trap
-        )
+        !matches!(self, ErrorKind::Usage | ErrorKind::Unsupported)
+    }
+
+    /// The report's `status`, for a kernel fault.
+    pub fn status(self) -> &'static str {
+        match self {
+            ErrorKind::Usage => "usage",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::Memory => "memory-error",
+            ErrorKind::Trap => "trap",
+            ErrorKind::Deadlock => "deadlock",
+            ErrorKind::Livelock => "livelock",
+            ErrorKind::StepLimit => "step-limit",
+            ErrorKind::Timeout => "timeout",
+        }
     }
 }
 
+/// What some lanes of a warp were doing when the run stopped.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LaneState {
+    /// About to run the instruction at `pos` (the warp that was stopped,
+    /// or one the scheduler had not run yet).
+    Running,
+    /// Waiting at the `__syncthreads()` at `pos`.
+    AtBarrier,
+    /// Repeating an iteration that changes nothing (livelock).
+    Spinning,
+    /// Left behind at a branch, to run from `pos` later.
+    Pending,
+    /// Left behind where no `__syncthreads()` can be reached: they will
+    /// return without meeting one.
+    Returning,
+    Exited,
+}
+
+impl LaneState {
+    pub fn name(self) -> &'static str {
+        match self {
+            LaneState::Running => "running",
+            LaneState::AtBarrier => "barrier",
+            LaneState::Spinning => "spinning",
+            LaneState::Pending => "pending",
+            LaneState::Returning => "returning",
+            LaneState::Exited => "exited",
+        }
+    }
+}
+
+/// A group of lanes of one warp in the same state at the same place.
 #[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaneGroup {
+    pub block: [u32; 3],
+    pub warp: u32,
+    pub lanes: u32,
+    pub state: LaneState,
+    /// The instruction the lanes run next (or wait at); none for exited lanes.
+    pub pos: Option<Position>,
+    /// The innermost loop around `pos`, placed at the branch that closes it.
+    pub in_loop: Option<Position>,
+}
+
+#[derive(Clone, Debug)]
 pub struct SimError {
     pub kind: ErrorKind,
     pub message: String,
@@ -36,6 +102,19 @@ pub struct SimError {
     pub block: Option<[u32; 3]>,
     pub thread: Option<[u32; 3]>,
     pub address: Option<u64>,
+    /// What a kernel fault leaves behind (boxed, as `pos`).
+    pub details: Box<Details>,
+}
+
+/// Where a stopped kernel was and what it had done.
+#[derive(Clone, Debug, Default)]
+pub struct Details {
+    /// Where the lanes of the stopped block were, warp by warp.
+    pub warps: Vec<LaneGroup>,
+    /// The loads and atomics a spinning warp repeats (livelock).
+    pub reads: Vec<Position>,
+    /// The launch up to the stop: costs, buffers, `printf` output.
+    pub partial: Option<Outcome>,
 }
 
 impl SimError {
@@ -47,6 +126,7 @@ impl SimError {
             block: None,
             thread: None,
             address: None,
+            details: Box::default(),
         }
     }
 

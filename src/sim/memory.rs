@@ -106,6 +106,16 @@ pub fn write_le(bytes: &mut [u8], v: u64) {
     bytes.copy_from_slice(&v.to_le_bytes()[..n]);
 }
 
+/// Writes the low `bytes.len()` bytes of `v`; returns whether that changed
+/// them.
+#[inline]
+pub fn put_le(bytes: &mut [u8], v: u64) -> bool {
+    let new = &v.to_le_bytes()[..bytes.len()];
+    let changed = *bytes != *new;
+    bytes.copy_from_slice(new);
+    changed
+}
+
 /// A compute-sanitizer style description of a fault's address.
 pub fn describe(f: &Fault, objects: &[Buffer], layout: &Layout, shared_len: usize) -> String {
     let a = f.addr;

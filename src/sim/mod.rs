@@ -6,12 +6,17 @@
 //! compact form with operands resolved to register slots; warps of 32
 //! consecutive threads run it in lock-step with an active mask (`exec`),
 //! reconverging at immediate post-dominators; the warps of a block meet at
-//! `__syncthreads()` (`block`). Every branch and memory access adds to the
-//! counters of `cost`, per warp and per source site.
+//! `__syncthreads()` (`block`, `barrier`). Every branch and memory access
+//! adds to the counters of `cost`, per warp and per source site. A launch
+//! runs within a `budget` of instructions and time; a kernel that stops
+//! (a fault, a deadlock, a livelock, a spent budget) returns the costs
+//! counted until then in its [`SimError`].
 
 mod addr;
 pub mod args;
+mod barrier;
 mod block;
+pub mod budget;
 pub mod code;
 pub mod cost;
 mod decode;
@@ -25,13 +30,15 @@ pub mod memory;
 mod printf;
 pub mod report;
 mod scalar;
+pub mod stop_report;
 #[cfg(test)]
 mod tests;
 
 pub use args::{ArgValue, BufferSpec, Elem, Init};
+pub use budget::Budget;
 pub use code::SiteInfo;
 pub use cost::{Counters, SiteStats};
-pub use error::{ErrorKind, SimError};
+pub use error::{Details, ErrorKind, LaneGroup, LaneState, SimError};
 
 use crate::ir::{FuncId, Module, TypeKind};
 use exec::{Machine, Program};
@@ -48,6 +55,8 @@ pub struct LaunchConfig {
     pub dynamic_shared: u64,
     /// Seed for `random` buffer fills.
     pub seed: u64,
+    /// How long the launch may run.
+    pub budget: Budget,
 }
 
 impl Default for LaunchConfig {
@@ -58,6 +67,7 @@ impl Default for LaunchConfig {
             blocks: None,
             dynamic_shared: 0,
             seed: 0,
+            budget: Budget::default(),
         }
     }
 }
@@ -132,7 +142,9 @@ impl Outcome {
     }
 }
 
-/// Runs `kernel` with arguments given by parameter name (or `argN`).
+/// Runs `kernel` with arguments given by parameter name (or `argN`). A
+/// kernel fault (see [`ErrorKind::is_kernel_fault`]) carries the launch up
+/// to the stop in [`Details::partial`].
 pub fn simulate(
     m: &Module,
     kernel: FuncId,
@@ -147,6 +159,17 @@ pub fn simulate(
         )));
     }
     launch::check_shape(config)?;
+    let [gx, gy, gz] = config.grid.map(u64::from);
+    let all: Vec<u64> = match &config.blocks {
+        Some(list) => list.clone(),
+        None => (0..gx * gy * gz).collect(),
+    };
+    if let Some(linear) = all.iter().find(|&&b| b >= gx * gy * gz) {
+        return Err(SimError::usage(format!(
+            "block {linear} is outside the grid of {} blocks",
+            gx * gy * gz
+        )));
+    }
     let layout = Layout::new(m);
     let decoded = decode::decode(m, kernel, &layout);
     let program = Program {
@@ -157,13 +180,15 @@ pub fn simulate(
     let mut objects = launch::module_objects(m, &program.layout)?;
     let (words, buffers) = launch::bind_arguments(m, kernel, config, arguments, &mut objects)?;
     let shared = program.layout.shared_bytes(config.dynamic_shared);
-    let mut machine = Machine::new(m, &program, config.grid, config.block, objects, shared);
-
-    let [gx, gy, gz] = config.grid.map(u64::from);
-    let all: Vec<u64> = match &config.blocks {
-        Some(list) => list.clone(),
-        None => (0..gx * gy * gz).collect(),
-    };
+    let mut machine = Machine::new(
+        m,
+        &program,
+        config.grid,
+        config.block,
+        objects,
+        shared,
+        config.budget,
+    );
     let mut outcome = Outcome {
         kernel,
         config: config.clone(),
@@ -175,14 +200,9 @@ pub fn simulate(
         output: Vec::new(),
     };
     for linear in all {
-        if linear >= gx * gy * gz {
-            return Err(SimError::usage(format!(
-                "block {linear} is outside the grid of {} blocks",
-                gx * gy * gz
-            )));
-        }
         let b = [linear % gx, (linear / gx) % gy, linear / (gx * gy)].map(|v| v as u32);
-        let warps = block::run(&mut machine, b, &words)?;
+        let mut warps = Vec::new();
+        let result = block::run(&mut machine, b, &words, &mut warps);
         let mut sum = Counters::default();
         for (i, c) in warps.into_iter().enumerate() {
             sum += c;
@@ -197,8 +217,25 @@ pub fn simulate(
             block: b,
             counters: sum,
         });
+        if let Err(mut e) = result {
+            if e.kind.is_kernel_fault() {
+                e.details.partial = Some(finish(outcome, machine, buffers));
+            }
+            return Err(e);
+        }
     }
-    outcome.sites = program.sites.iter().cloned().zip(machine.sites).collect();
+    Ok(finish(outcome, machine, buffers))
+}
+
+/// Adds what the machine holds at the end (or the stop) to the outcome.
+fn finish(mut outcome: Outcome, mut machine: Machine, buffers: Vec<launch::Bound>) -> Outcome {
+    outcome.sites = machine
+        .program
+        .sites
+        .iter()
+        .cloned()
+        .zip(machine.sites)
+        .collect();
     outcome.output = machine.output;
     outcome.buffers = buffers
         .into_iter()
@@ -208,5 +245,5 @@ pub fn simulate(
             data: std::mem::take(&mut machine.objects[object as usize].data),
         })
         .collect();
-    Ok(outcome)
+    outcome
 }

@@ -7,6 +7,8 @@
 
 use super::args::Elem;
 use super::cost::{Counters, Range, SiteStats};
+use super::error::SimError;
+use super::stop_report::{self, StopJson};
 use super::{Outcome, SiteInfo};
 use crate::analysis::SiteKind;
 use crate::diag::Position;
@@ -21,6 +23,13 @@ pub struct Report {
     pub mangled: String,
     pub grid: [u32; 3],
     pub block: [u32; 3],
+    /// `ok`, or why the run stopped early: `memory-error`, `trap`,
+    /// `deadlock`, `livelock`, `step-limit` or `timeout`.
+    pub status: &'static str,
+    /// Why and where the run stopped, when it did; the figures below are
+    /// then those counted until the stop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<StopJson>,
     pub totals: TotalsJson,
     pub blocks: Vec<BlockJson>,
     pub warps: Vec<WarpJson>,
@@ -270,7 +279,14 @@ pub fn buffer_values(
     Some(b.data.chunks_exact(e.bytes()).map(|c| e.value(c)).collect())
 }
 
-pub fn build(m: &Module, outcome: &Outcome, dumps: &Dumps) -> Result<Report, String> {
+/// The report of a run, or of one stopped by `stop` (with the outcome up
+/// to the stop).
+pub fn build(
+    m: &Module,
+    outcome: &Outcome,
+    stop: Option<&SimError>,
+    dumps: &Dumps,
+) -> Result<Report, String> {
     let f = m.func(outcome.kernel);
     let mut buffers = BTreeMap::new();
     for (name, elem) in dumps {
@@ -288,6 +304,8 @@ pub fn build(m: &Module, outcome: &Outcome, dumps: &Dumps) -> Result<Report, Str
         mangled: f.name.clone(),
         grid: outcome.config.grid,
         block: outcome.config.block,
+        status: stop.map_or("ok", |e| e.kind.status()),
+        stop: stop.map(stop_report::json),
         totals: (&outcome.totals).into(),
         blocks: outcome
             .blocks
@@ -316,9 +334,12 @@ pub fn build(m: &Module, outcome: &Outcome, dumps: &Dumps) -> Result<Report, Str
     })
 }
 
-/// The human-readable report.
+/// The human-readable report; a stop comes first.
 pub fn text(r: &Report) -> String {
-    let mut out = String::new();
+    let mut out = r
+        .stop
+        .as_ref()
+        .map_or_else(String::new, |stop| stop_report::text(r.status, stop));
     let t = &r.totals;
     let dims = |d: [u32; 3]| format!("({},{},{})", d[0], d[1], d[2]);
     let _ = writeln!(

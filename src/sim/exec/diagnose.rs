@@ -6,15 +6,18 @@ use super::{Machine, Warp};
 use crate::diag::Position;
 use crate::hw;
 use crate::ir::intrinsics::{LaneMask, SReg};
-use crate::sim::code::{Func, Slot, Trap};
+use crate::sim::budget::Exhausted;
+use crate::sim::code::{Slot, Trap};
 use crate::sim::error::{ErrorKind, SimError};
 use crate::sim::memory::{self, Fault, View};
 use crate::sim::{addr, printf};
 
-/// Why an op stopped the warp: a lane's memory fault, or a message.
+/// Why an op stopped the warp: a lane's memory fault, a message, or the
+/// launch's budget running out.
 pub(super) enum Stop {
     Fault(usize, Fault),
     Error(ErrorKind, Option<usize>, String),
+    Budget(Exhausted),
 }
 
 impl Machine<'_> {
@@ -69,6 +72,8 @@ impl Machine<'_> {
             layout: &self.program.layout,
         };
         let output = &mut self.output;
+        // Output is a change a spinning warp could not repeat unnoticed.
+        self.writes += 1;
         try_each(mask, |l| {
             output
                 .push(printf::format(&mut view, fmt[l], buf[l], l).map_err(|f| Stop::Fault(l, f))?);
@@ -107,26 +112,41 @@ impl Machine<'_> {
         Stop::Error(ErrorKind::Trap, Some(lane), message)
     }
 
-    /// Places a stop at the op's source position, thread and block.
-    pub(super) fn error(&self, w: &Warp, func: &Func, pc: u32, stop: Stop) -> SimError {
+    /// The source position of op `pc` of decoded function `func`.
+    pub fn position(&self, func: u32, pc: u32) -> Option<Position> {
+        let f = &self.program.funcs[func as usize];
         let m = self.module;
-        let pos = m
-            .inst_pos(m.func(func.id), func.origin[pc as usize])
-            .map(|p| Box::new(Position::resolve(m, &p)));
+        m.inst_pos(m.func(f.id), f.origin[pc as usize])
+            .map(|p| Position::resolve(m, &p))
+    }
+
+    /// Places a stop at the op's source position, thread and block.
+    pub(super) fn error(&self, w: &Warp, func: u32, pc: u32, mask: u32, stop: Stop) -> SimError {
         let (kind, lane, message, address) = match stop {
             Stop::Fault(l, fault) => {
                 let message = self.describe_fault(&fault);
                 (ErrorKind::Memory, Some(l), message, Some(fault.addr))
             }
             Stop::Error(k, l, message) => (k, l, message, None),
+            Stop::Budget(e) => {
+                let kind = match e {
+                    Exhausted::Steps(_) => ErrorKind::StepLimit,
+                    Exhausted::Time(_) => ErrorKind::Timeout,
+                };
+                (
+                    kind,
+                    Some(mask.trailing_zeros() as usize),
+                    e.describe(),
+                    None,
+                )
+            }
         };
         SimError {
-            kind,
-            message,
-            pos,
+            pos: self.position(func, pc).map(Box::new),
             block: Some(self.block),
             thread: lane.map(|l| w.tid[l]),
             address,
+            ..SimError::new(kind, message)
         }
     }
 

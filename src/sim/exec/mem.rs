@@ -6,7 +6,7 @@ use crate::ir::RmwOp;
 use crate::memory::Space;
 use crate::sim::code::{Atomic, Leaves, MemOp, OutParams, RmwKind, Scalar, Slot};
 use crate::sim::cost::{self, Counters, Scratch, SiteStats};
-use crate::sim::memory::{read_le, write_le, Fault, View};
+use crate::sim::memory::{put_le, read_le, Fault, View};
 use crate::sim::scalar::{self, sext};
 
 /// A fault and the lane that caused it.
@@ -18,6 +18,8 @@ pub struct MemCtx<'a, 'v> {
     pub sites: &'a mut [SiteStats],
     pub counters: &'a mut Counters,
     pub scratch: &'a mut Scratch,
+    /// Counts the writes that changed memory.
+    pub writes: &'a mut u64,
 }
 
 /// The active lanes' `(address, bytes)`, lowest lane first.
@@ -120,7 +122,7 @@ impl MemCtx<'_, '_> {
                 .view
                 .bytes(a[l], n as usize, l, true)
                 .map_err(|f| (l, f))?;
-            write_le(b, v[l]);
+            *self.writes += u64::from(put_le(b, v[l]));
             Ok(())
         })
     }
@@ -142,7 +144,7 @@ impl MemCtx<'_, '_> {
                 let b = self.view.bytes(at, n, l, write).map_err(|f| (l, f))?;
                 let slot = x.value + k as u32;
                 if write {
-                    write_le(b, row(regs, slot)[l]);
+                    *self.writes += u64::from(put_le(b, row(regs, slot)[l]));
                 } else {
                     row_mut(regs, slot)[l] = read_le(b) & scalar_mask(leaf.scalar);
                 }
@@ -163,7 +165,7 @@ impl MemCtx<'_, '_> {
                 .bytes(a[l], n as usize, l, true)
                 .map_err(|f| (l, f))?;
             let old = read_le(b) & m;
-            write_le(b, rmw(x.kind, x.scalar, old, v[l], c[l]));
+            *self.writes += u64::from(put_le(b, rmw(x.kind, x.scalar, old, v[l], c[l])));
             row_mut(regs, x.dst)[l] = old;
             if x.with_flag {
                 row_mut(regs, x.dst + 1)[l] = u64::from(old == c[l] & m);
@@ -185,18 +187,16 @@ impl MemCtx<'_, '_> {
         let mut tmp = Vec::new();
         try_each(mask, |l| {
             let n = bytes(l) as usize;
+            tmp.clear();
             if x.is_set {
-                self.view
-                    .bytes(d[l], n, l, true)
-                    .map_err(|f| (l, f))?
-                    .fill(s[l] as u8);
+                tmp.resize(n, s[l] as u8);
             } else {
-                tmp.clear();
                 tmp.extend_from_slice(self.view.bytes(s[l], n, l, false).map_err(|f| (l, f))?);
-                self.view
-                    .bytes(d[l], n, l, true)
-                    .map_err(|f| (l, f))?
-                    .copy_from_slice(&tmp);
+            }
+            let to = self.view.bytes(d[l], n, l, true).map_err(|f| (l, f))?;
+            if *to != *tmp {
+                to.copy_from_slice(&tmp);
+                *self.writes += 1;
             }
             Ok(())
         })
@@ -221,10 +221,8 @@ impl MemCtx<'_, '_> {
             for (k, &(ptr, s)) in x.outputs.iter().enumerate() {
                 let n = s.bytes() as usize;
                 let at = row(regs, ptr)[l];
-                write_le(
-                    self.view.bytes(at, n, l, true).map_err(|f| (l, f))?,
-                    r[k + 1],
-                );
+                let b = self.view.bytes(at, n, l, true).map_err(|f| (l, f))?;
+                *self.writes += u64::from(put_le(b, r[k + 1]));
             }
             Ok(())
         })

@@ -1,22 +1,30 @@
 //! The warp interpreter: runs one warp's decoded code in lock-step until it
-//! reaches a barrier or finishes. `run_entry` is the hot loop: register-only
-//! ops go straight to `alu`, the rest to small handlers in `mem` (memory),
-//! `flow` (branches), `warp` (frames, calls, barriers) and `diagnose`.
+//! reaches a barrier, finishes, spins or runs out of budget. `run_entry` is
+//! the hot loop: register-only ops go straight to `alu`, the rest to small
+//! handlers in `mem` (memory), `flow` (branches), `warp` (frames, calls,
+//! barriers) and `diagnose`. Where control moves, `run_warp` checks the
+//! budget and watches for spinning (`spin`); `locate` says where a stopped
+//! warp's lanes are.
 
 mod alu;
 mod control;
 mod diagnose;
 mod flow;
 pub mod lanes;
+mod locate;
 mod mem;
+mod spin;
 mod warp;
 mod warp_ops;
 
+pub use locate::Locator;
+pub use spin::Spin;
 pub use warp::{BarrierWait, Warp};
 
 use self::diagnose::Stop;
 use self::lanes::LANES;
 use self::warp::Pools;
+use super::budget::{Budget, Meter};
 use super::code::{Func, Op, SiteInfo};
 use super::cost::{Scratch, SiteStats};
 use super::error::{ErrorKind, SimError};
@@ -46,6 +54,8 @@ pub struct Program {
 pub enum Yield {
     Barrier,
     Done,
+    /// The warp repeats an iteration that changes nothing.
+    Spin(Spin),
 }
 
 /// The state of a launch: memory, statistics, and the block being run.
@@ -62,6 +72,10 @@ pub struct Machine<'m> {
     pub shared: Vec<u8>,
     /// Shared memory per block: static variables plus dynamic bytes.
     pub shared_bytes: u64,
+    /// Counts the writes that changed memory (and `printf` calls): a warp
+    /// that spins is waiting for this to move.
+    pub writes: u64,
+    pub meter: Meter,
     /// The number of the block being run, counting from 1: marks which
     /// block a warp's entry in `seen` is from.
     pub epoch: u32,
@@ -85,6 +99,7 @@ impl<'m> Machine<'m> {
         block_dim: [u32; 3],
         objects: Vec<Buffer>,
         shared_bytes: u64,
+        budget: Budget,
     ) -> Self {
         let threads: u32 = block_dim.iter().product();
         let warps_per_block = threads.div_ceil(crate::hw::WARP_SIZE) as usize;
@@ -111,6 +126,8 @@ impl<'m> Machine<'m> {
             block: [0; 3],
             shared: Vec::new(),
             shared_bytes,
+            writes: 0,
+            meter: Meter::start(budget),
             epoch: 0,
             seen: vec![[0; 2]; n_groups * warps_per_block],
             groups,
@@ -121,9 +138,21 @@ impl<'m> Machine<'m> {
         }
     }
 
-    /// Runs a warp until it waits at a barrier or all its lanes have exited.
+    /// Runs a warp until it waits at a barrier, all its lanes have exited,
+    /// it spins, or the launch's budget runs out.
     pub fn run_warp(&mut self, w: &mut Warp) -> Result<Yield, SimError> {
+        let start = w.counters.steps;
+        // The launch's count is the warp's plus what the others issued.
+        let others = self.meter.issued - start;
+        let result = self.run_warp_from(w, others);
+        self.meter.issued += w.counters.steps - start;
+        result
+    }
+
+    fn run_warp_from(&mut self, w: &mut Warp, others: u64) -> Result<Yield, SimError> {
         let program = self.program;
+        // The warp's count at which to look at budget and spinning again.
+        let mut check_at = 0;
         loop {
             let frame = w.frames.last_mut().expect("a live warp has a frame");
             if control::settle(&mut frame.stack, frame.returned) {
@@ -133,15 +162,42 @@ impl<'m> Machine<'m> {
                 }
                 continue;
             }
-            let func = &program.funcs[frame.func as usize];
+            let fi = frame.func;
+            let func = &program.funcs[fi as usize];
             let top = *frame.stack.last().expect("settled");
             let mask = top.mask & !frame.returned;
+            if w.counters.steps >= check_at {
+                if let Err(e) = self.meter.check(w.counters.steps + others) {
+                    return Err(self.error(w, fi, top.pc, mask, Stop::Budget(e)));
+                }
+                if let Some(spin) = self.watch(w, (fi, top.pc)) {
+                    return Ok(Yield::Spin(spin));
+                }
+                check_at =
+                    (self.meter.next_check().saturating_sub(others)).min(w.watch.next_check());
+            }
             match self.run_entry(w, func, top.pc, mask) {
                 Ok(Some(y)) => return Ok(y),
                 Ok(None) => {}
-                Err((pc, stop)) => return Err(self.error(w, func, pc, stop)),
+                Err((pc, stop)) => {
+                    // Leave the warp at the op that stopped it, for `locate`.
+                    let frame = w.frames.last_mut().expect("running");
+                    frame.stack.last_mut().expect("running").pc = pc;
+                    return Err(self.error(w, fi, pc, mask, stop));
+                }
             }
         }
+    }
+
+    /// Lets the warp's spin watch look at it about to run `at`.
+    fn watch(&self, w: &mut Warp, at: (u32, u32)) -> Option<Spin> {
+        let mut watch = std::mem::take(&mut w.watch);
+        let executions = || self.sites.iter().map(|s| s.executions).collect();
+        let sites = &self.program.sites;
+        let reads = |i: usize| matches!(sites[i].kind, SiteKind::Load | SiteKind::Atomic);
+        let spin = watch.at(w, at, self.writes, executions, reads);
+        w.watch = watch;
+        spin
     }
 
     /// Runs straight-line code from `pc` with `mask` until control moves:
@@ -179,6 +235,7 @@ impl<'m> Machine<'m> {
                         sites: &mut self.sites,
                         counters: &mut w.counters,
                         scratch: &mut self.scratch,
+                        writes: &mut self.writes,
                     }
                 };
             }

@@ -3,6 +3,7 @@
 
 use super::control::{self, Entry};
 use super::lanes::{each, row, row_mut, LANES};
+use super::spin::{Spin, SpinWatch};
 use super::{Machine, Stop, MAX_FRAMES, MAX_LOCAL_BYTES};
 use crate::hw;
 use crate::ir::intrinsics::BarrierReduce;
@@ -12,6 +13,7 @@ use crate::sim::error::ErrorKind;
 use crate::sim::{addr, scalar};
 
 /// One activation of a function for a group of lanes.
+#[derive(Clone, PartialEq, Eq)]
 pub(super) struct Frame {
     pub func: u32,
     pub regs: Vec<u64>,
@@ -48,6 +50,9 @@ pub struct Warp {
     pub counters: Counters,
     pub wait: Option<BarrierWait>,
     pub done: bool,
+    /// Spinning since [`Machine::writes`] had this value (see `spin`).
+    pub parked: Option<(u64, Spin)>,
+    pub(super) watch: SpinWatch,
     pub(super) frames: Vec<Frame>,
     pub(super) sp: [u32; LANES],
     pub(super) local: Vec<Vec<u8>>,
@@ -71,6 +76,15 @@ impl Pools {
     fn give_back(&mut self, f: Frame) {
         self.regs[f.func as usize].push(f.regs);
         self.stacks.push(f.stack);
+    }
+}
+
+impl Warp {
+    /// The function and op the warp runs next (its top frame's top
+    /// entry), and the lanes that run it.
+    pub fn point(&self) -> Option<(u32, u32, u32)> {
+        let f = self.frames.last()?;
+        f.stack.last().map(|e| (f.func, e.pc, e.mask & !f.returned))
     }
 }
 
@@ -135,6 +149,8 @@ impl Machine<'_> {
             counters: Counters::default(),
             wait: None,
             done: valid == 0,
+            parked: None,
+            watch: SpinWatch::new(),
             frames: vec![frame],
             sp: [0; LANES],
             local: vec![Vec::new(); LANES],
@@ -246,25 +262,5 @@ impl Machine<'_> {
         if let Some(f) = w.frames.last_mut() {
             each(mask, |l| row_mut(&mut f.regs, dst)[l] = value);
         }
-    }
-
-    /// Lanes not at `wait` that will return without meeting a barrier:
-    /// those whose next entry (the topmost below the running one holding
-    /// them, in the same frame) is where no barrier is reachable.
-    pub fn lanes_returning(&self, w: &Warp, wait: &BarrierWait) -> u32 {
-        let Some(frame) = w.frames.last() else {
-            return 0;
-        };
-        let func = &self.program.funcs[frame.func as usize];
-        let mut lanes = frame.returned;
-        let mut placed = wait.mask;
-        for e in frame.stack.iter().rev().skip(1) {
-            let here = e.mask & !placed;
-            if e.pc == control::EXIT_PC || func.barrier_free[func.block_of(e.pc)] {
-                lanes |= here;
-            }
-            placed |= e.mask;
-        }
-        lanes & !wait.mask
     }
 }
