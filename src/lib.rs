@@ -16,5 +16,6 @@ pub mod hw;
 pub mod ir;
 pub mod memory;
 pub mod plugin;
+pub mod ptx;
 pub mod sim;
 pub mod taint;
