@@ -503,7 +503,7 @@ impl Module {
     }
 
     /// Whether a file is a header the user did not write: warpcheck's own
-    /// CUDA header, clang's wrappers, a toolkit's or the system's headers.
+    /// headers (`warpcheck_cuda.h`, `cooperative_groups.h`), clang's wrappers, a toolkit's or the system's headers.
     pub fn is_system_file(&self, id: FileId) -> bool {
         let path = self.file(id).path();
         if self.system_dirs.iter().any(|d| path.starts_with(d)) {
@@ -516,7 +516,10 @@ impl Module {
             .next()
             .and_then(|before| before.rsplit('/').next())
             .is_some_and(|dir| dir.starts_with("cuda") && text.contains("/include/"));
-        text.ends_with("warpcheck_cuda.h")
+        let own_header = text.ends_with("warpcheck_cuda.h")
+            || text.ends_with("/cooperative_groups.h")
+            || text.contains("/cooperative_groups/");
+        own_header
             || ["/usr/", "/opt/"].iter().any(|p| text.starts_with(p))
             || in_toolkit
             || text.contains("/nvidia/")

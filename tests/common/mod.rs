@@ -112,9 +112,11 @@ pub fn clang() -> String {
     std::env::var("WARPCHECK_CLANG").unwrap_or_else(|_| "clang-19".into())
 }
 
-/// Flags that let clang compile a plain .cu without a toolkit.
+/// Flags that let clang compile a plain .cu without a toolkit: the
+/// force-included header and the include dir of warpcheck's own
+/// `cooperative_groups.h`.
 pub fn no_toolkit_flags() -> Vec<String> {
-    let header = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/frontend/warpcheck_cuda.h");
+    let frontend = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/frontend");
     [
         "-nocudainc",
         "-nocudalib",
@@ -126,6 +128,10 @@ pub fn no_toolkit_flags() -> Vec<String> {
     ]
     .iter()
     .map(|s| s.to_string())
-    .chain([header.display().to_string()])
+    .chain([
+        frontend.join("warpcheck_cuda.h").display().to_string(),
+        "-isystem".into(),
+        frontend.join("include").display().to_string(),
+    ])
     .collect()
 }
