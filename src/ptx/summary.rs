@@ -91,7 +91,9 @@ pub enum EffectKind {
         dst: Sources,
         src: Sources,
     },
-    /// `cp.async.wait_group`/`wait_all`: earlier copies complete.
+    /// `cp.async.commit_group`: the copies so far form a group.
+    AsyncCommit,
+    /// `cp.async.wait_group`/`wait_all`: earlier groups complete.
     AsyncWait,
     Barrier {
         kind: BarKind,
@@ -261,6 +263,7 @@ fn effect(
             dst: read(dst.base),
             src: read(src.base),
         },
+        Op::CpAsyncCommit => EffectKind::AsyncCommit,
         Op::CpAsyncWait { .. } => EffectKind::AsyncWait,
         Op::Bar { kind, aligned, .. } => EffectKind::Barrier {
             kind: *kind,

@@ -135,3 +135,21 @@ pub fn no_toolkit_flags() -> Vec<String> {
     ])
     .collect()
 }
+
+/// The CUDA 12.4 header set of `scripts/cuda-toolkit.sh`, fetched on first
+/// use; `Err` says why there is none (no network, no pip).
+pub fn cuda_toolkit() -> Result<PathBuf, String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/cuda-toolkit.sh");
+    let out = Command::new("bash")
+        .arg(script)
+        .output()
+        .map_err(|e| format!("cannot run cuda-toolkit.sh: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("cuda-toolkit.sh failed: {}", stderr(&out)));
+    }
+    stdout(&out)
+        .lines()
+        .last()
+        .map(|l| PathBuf::from(l.trim()))
+        .ok_or_else(|| "cuda-toolkit.sh printed no root".to_string())
+}
