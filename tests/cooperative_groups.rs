@@ -108,17 +108,25 @@ fn block_sync_reduction() {
     assert_eq!(ints(&o, "out"), [32640, 98176]);
 }
 
-#[test]
-fn small_tiles_shuffle_and_vote_by_rank() {
+/// Runs `name(in, out)` on one warp whose lane r reads in[r] = r; `out`.
+fn one_warp(name: &str, out_bytes: u64) -> Vec<i32> {
     let m = compile_no_cuda(FIXTURE);
     let input: Vec<i32> = (0..32).collect();
     let o = run(
         &m,
-        "tile_ops",
+        name,
         &launch([1, 1, 1], [32, 1, 1]),
-        &[data("in", i32_bytes(&input)), buf("out", 768, Init::Zero)],
+        &[
+            data("in", i32_bytes(&input)),
+            buf("out", out_bytes, Init::Zero),
+        ],
     );
-    let out = ints(&o, "out");
+    ints(&o, "out")
+}
+
+#[test]
+fn small_tiles_shuffle_and_vote_by_rank() {
+    let out = one_warp("tile_ops", 768);
     let lane = |r: usize| &out[6 * r..6 * r + 6];
     // Lane r holds r. Lane 5: its tile of 16 is lanes 0..15 (min 0, max
     // 15); its tile of 4 is lanes 4..7: rank 0 holds 4, the next lane 6,
@@ -137,15 +145,7 @@ fn small_tiles_shuffle_and_vote_by_rank() {
 
 #[test]
 fn coalesced_odd_lanes_rank_among_themselves() {
-    let m = compile_no_cuda(FIXTURE);
-    let input: Vec<i32> = (0..32).collect();
-    let o = run(
-        &m,
-        "odd_lanes",
-        &launch([1, 1, 1], [32, 1, 1]),
-        &[data("in", i32_bytes(&input)), buf("out", 256, Init::Zero)],
-    );
-    let out = ints(&o, "out");
+    let out = one_warp("odd_lanes", 256);
     // The 16 odd lanes sum 1 + 3 + ... + 31 = 16^2 = 256. Lane r = 2k + 1
     // has rank k; all 16 vote yes (ballot 0xffff = 65535); rank 1 is lane 3.
     for k in 0..16 {

@@ -182,11 +182,10 @@ impl Lexer {
                 .then(|| u64::from_str_radix(digits, 16).ok())
                 .flatten()
         };
-        if let Some(bits) = lower.strip_prefix("0f").and_then(|d| hex(d, 8)) {
-            return Ok(Tok::Float(bits));
-        }
-        if let Some(bits) = lower.strip_prefix("0d").and_then(|d| hex(d, 16)) {
-            return Ok(Tok::Float(bits));
+        for (prefix, digits) in [("0f", 8), ("0d", 16)] {
+            if let Some(bits) = lower.strip_prefix(prefix).and_then(|d| hex(d, digits)) {
+                return Ok(Tok::Float(bits));
+            }
         }
         if lower.contains('.') {
             let v: f64 = lower.parse().map_err(|_| bad())?;

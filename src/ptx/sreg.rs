@@ -1,7 +1,7 @@
 //! PTX special registers an asm body may read, and what their values
 //! depend on.
 
-use crate::ir::intrinsics::{Dim, LaneMask};
+use crate::ir::intrinsics::{LaneMask, SReg};
 
 /// The `%reserved_smem_offset_*` registers: the bounds of the shared
 /// memory the driver reserves per block (cooperative groups keeps its
@@ -15,28 +15,19 @@ pub enum ReservedSmem {
     Slot(u8),
 }
 
+/// A special register an asm body reads.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Special {
-    Tid(Dim),
-    Ntid(Dim),
-    Ctaid(Dim),
-    Nctaid(Dim),
-    LaneId,
-    WarpId,
-    NWarpId,
-    SmId,
-    NSmId,
-    GridId,
-    LaneMask(LaneMask),
+    /// One LLVM also reads (`llvm.nvvm.read.ptx.sreg.*`): `%tid.x`,
+    /// `%laneid`, `%lanemask_lt`, ...; `%clock`, `%clock64` and
+    /// `%globaltimer` are all [`SReg::Clock`], told apart by the width read.
+    Sreg(SReg),
     ReservedSmem(ReservedSmem),
     DynamicSmemSize,
     TotalSmemSize,
     /// `%envreg0`..`%envreg31`: launch-environment words the driver sets
     /// (cooperative groups reads the grid-barrier workspace from them).
     EnvReg(u8),
-    Clock,
-    Clock64,
-    GlobalTimer,
 }
 
 /// What a special register's value varies with.
@@ -54,77 +45,39 @@ pub enum Dependence {
 impl Special {
     /// Reads a register name without its `%` (`laneid`, `tid.x`).
     pub fn parse(name: &str) -> Option<Special> {
-        if let Some((reg, d)) = name.split_once('.') {
-            let d = match d {
-                "x" => Dim::X,
-                "y" => Dim::Y,
-                "z" => Dim::Z,
-                _ => return None,
-            };
-            return match reg {
-                "tid" => Some(Special::Tid(d)),
-                "ntid" => Some(Special::Ntid(d)),
-                "ctaid" => Some(Special::Ctaid(d)),
-                "nctaid" => Some(Special::Nctaid(d)),
-                _ => None,
-            };
-        }
         if let Some(n) = name.strip_prefix("envreg") {
             return n.parse().ok().filter(|&n| n < 32).map(Special::EnvReg);
         }
-        Some(match name {
-            "laneid" => Special::LaneId,
-            "warpid" => Special::WarpId,
-            "nwarpid" => Special::NWarpId,
-            "smid" => Special::SmId,
-            "nsmid" => Special::NSmId,
-            "gridid" => Special::GridId,
-            "lanemask_eq" => Special::LaneMask(LaneMask::Eq),
-            "lanemask_le" => Special::LaneMask(LaneMask::Le),
-            "lanemask_lt" => Special::LaneMask(LaneMask::Lt),
-            "lanemask_ge" => Special::LaneMask(LaneMask::Ge),
-            "lanemask_gt" => Special::LaneMask(LaneMask::Gt),
-            "reserved_smem_offset_begin" => Special::ReservedSmem(ReservedSmem::Begin),
-            "reserved_smem_offset_end" => Special::ReservedSmem(ReservedSmem::End),
-            "reserved_smem_offset_cap" => Special::ReservedSmem(ReservedSmem::Cap),
-            "reserved_smem_offset_0" => Special::ReservedSmem(ReservedSmem::Slot(0)),
-            "reserved_smem_offset_1" => Special::ReservedSmem(ReservedSmem::Slot(1)),
-            "dynamic_smem_size" => Special::DynamicSmemSize,
-            "total_smem_size" => Special::TotalSmemSize,
-            "clock" => Special::Clock,
-            "clock64" => Special::Clock64,
-            "globaltimer" => Special::GlobalTimer,
-            _ => return None,
-        })
+        if let Some(slot) = name.strip_prefix("reserved_smem_offset_") {
+            let r = match slot {
+                "begin" => ReservedSmem::Begin,
+                "end" => ReservedSmem::End,
+                "cap" => ReservedSmem::Cap,
+                "0" => ReservedSmem::Slot(0),
+                "1" => ReservedSmem::Slot(1),
+                _ => return None,
+            };
+            return Some(Special::ReservedSmem(r));
+        }
+        match name {
+            "dynamic_smem_size" => return Some(Special::DynamicSmemSize),
+            "total_smem_size" => return Some(Special::TotalSmemSize),
+            "warpsize" => return None,
+            _ => {}
+        }
+        // LLVM spells `%lanemask_lt` as `lanemask.lt`.
+        let llvm = match name.strip_prefix("lanemask_") {
+            Some(kind) => format!("lanemask.{kind}"),
+            None => name.to_string(),
+        };
+        SReg::parse(&llvm).map(Special::Sreg)
     }
 
     pub fn dependence(self) -> Dependence {
         match self {
-            Special::Tid(_) | Special::LaneId | Special::LaneMask(_) => Dependence::Thread,
-            Special::WarpId
-            | Special::SmId
-            | Special::Clock
-            | Special::Clock64
-            | Special::GlobalTimer => Dependence::Time,
-            Special::Ntid(_)
-            | Special::Ctaid(_)
-            | Special::Nctaid(_)
-            | Special::NWarpId
-            | Special::NSmId
-            | Special::GridId
-            | Special::ReservedSmem(_)
-            | Special::DynamicSmemSize
-            | Special::TotalSmemSize
-            | Special::EnvReg(_) => Dependence::Uniform,
-        }
-    }
-
-    /// The register's width in bits (`%clock64` and `%globaltimer` are
-    /// 64-bit, `%gridid` too; the rest 32).
-    pub fn bits(self) -> u32 {
-        match self {
-            Special::Clock64 | Special::GlobalTimer | Special::GridId => 64,
-            _ => 32,
+            Special::Sreg(SReg::Tid(_) | SReg::LaneId | SReg::LaneMask(_)) => Dependence::Thread,
+            Special::Sreg(SReg::WarpId | SReg::SmId | SReg::Clock) => Dependence::Time,
+            _ => Dependence::Uniform,
         }
     }
 }
@@ -164,19 +117,23 @@ mod tests {
 
     #[test]
     fn names_and_dependence() {
-        assert_eq!(Special::parse("tid.y"), Some(Special::Tid(Dim::Y)));
+        use crate::ir::intrinsics::Dim;
+        let dependence = |name| Special::parse(name).unwrap().dependence();
+        assert_eq!(
+            Special::parse("tid.y"),
+            Some(Special::Sreg(SReg::Tid(Dim::Y)))
+        );
+        assert_eq!(
+            Special::parse("lanemask_lt"),
+            Some(Special::Sreg(SReg::LaneMask(LaneMask::Lt)))
+        );
         assert_eq!(Special::parse("envreg2"), Some(Special::EnvReg(2)));
         assert_eq!(Special::parse("envreg32"), None);
-        assert_eq!(
-            Special::parse("laneid").unwrap().dependence(),
-            Dependence::Thread
-        );
-        assert_eq!(
-            Special::parse("lanemask_ge").unwrap().dependence(),
-            Dependence::Thread
-        );
+        for thread in ["laneid", "lanemask_ge", "tid.x"] {
+            assert_eq!(dependence(thread), Dependence::Thread, "{thread}");
+        }
         for time in ["warpid", "smid", "clock", "clock64", "globaltimer"] {
-            assert_eq!(Special::parse(time).unwrap().dependence(), Dependence::Time);
+            assert_eq!(dependence(time), Dependence::Time, "{time}");
         }
         for uniform in [
             "reserved_smem_offset_begin",
@@ -187,10 +144,12 @@ mod tests {
             "dynamic_smem_size",
             "total_smem_size",
             "nwarpid",
+            "ctaid.z",
+            "envreg1",
         ] {
-            let s = Special::parse(uniform).unwrap();
-            assert_eq!(s.dependence(), Dependence::Uniform, "{uniform}");
+            assert_eq!(dependence(uniform), Dependence::Uniform, "{uniform}");
         }
         assert_eq!(Special::parse("bogus"), None);
+        assert_eq!(Special::parse("reserved_smem_offset_2"), None);
     }
 }

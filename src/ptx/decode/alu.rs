@@ -2,7 +2,7 @@
 //! bit manipulation.
 
 use super::super::inst::*;
-use super::{Args, Mods};
+use super::{Args, Mods, SPACES};
 use crate::ptx::parse::RawOperand;
 use crate::ptx::PtxError;
 
@@ -58,17 +58,7 @@ pub fn mov(m: &mut Mods, a: &Args) -> Result<Op, PtxError> {
 /// `cvta.SPACE.size` (to generic) and `cvta.to.SPACE.size`.
 pub fn cvta(m: &mut Mods, a: &Args) -> Result<Op, PtxError> {
     let to_generic = !m.take("to");
-    let space = m
-        .pick(&[
-            ("global", Space::Global),
-            ("shared", Space::Shared),
-            ("shared::cta", Space::Shared),
-            ("shared::cluster", Space::SharedCluster),
-            ("local", Space::Local),
-            ("const", Space::Const),
-            ("param", Space::Param),
-        ])
-        .ok_or_else(|| m.unsupported())?;
+    let space = m.require(SPACES)?;
     let ty = m.ty(&[Ty::U32, Ty::U64])?;
     a.count(2)?;
     Ok(Op::Cvta {
@@ -251,28 +241,26 @@ pub fn selp(m: &mut Mods, a: &Args) -> Result<Op, PtxError> {
 }
 
 pub fn setp(m: &mut Mods, a: &Args) -> Result<Op, PtxError> {
-    let cmp = m
-        .pick(&[
-            ("eq", Cmp::Eq),
-            ("ne", Cmp::Ne),
-            ("lt", Cmp::Lt),
-            ("le", Cmp::Le),
-            ("gt", Cmp::Gt),
-            ("ge", Cmp::Ge),
-            ("lo", Cmp::Lo),
-            ("ls", Cmp::Ls),
-            ("hi", Cmp::Hi),
-            ("hs", Cmp::Hs),
-            ("equ", Cmp::Equ),
-            ("neu", Cmp::Neu),
-            ("ltu", Cmp::Ltu),
-            ("leu", Cmp::Leu),
-            ("gtu", Cmp::Gtu),
-            ("geu", Cmp::Geu),
-            ("num", Cmp::Num),
-            ("nan", Cmp::Nan),
-        ])
-        .ok_or_else(|| m.unsupported())?;
+    let cmp = m.require(&[
+        ("eq", Cmp::Eq),
+        ("ne", Cmp::Ne),
+        ("lt", Cmp::Lt),
+        ("le", Cmp::Le),
+        ("gt", Cmp::Gt),
+        ("ge", Cmp::Ge),
+        ("lo", Cmp::Lo),
+        ("ls", Cmp::Ls),
+        ("hi", Cmp::Hi),
+        ("hs", Cmp::Hs),
+        ("equ", Cmp::Equ),
+        ("neu", Cmp::Neu),
+        ("ltu", Cmp::Ltu),
+        ("leu", Cmp::Leu),
+        ("gtu", Cmp::Gtu),
+        ("geu", Cmp::Geu),
+        ("num", Cmp::Num),
+        ("nan", Cmp::Nan),
+    ])?;
     let combine = m.pick(&[
         ("and", BoolOp::And),
         ("or", BoolOp::Or),
@@ -366,12 +354,8 @@ pub fn lop3(m: &mut Mods, a: &Args) -> Result<Op, PtxError> {
 }
 
 pub fn shf(m: &mut Mods, a: &Args) -> Result<Op, PtxError> {
-    let left = m
-        .pick(&[("l", true), ("r", false)])
-        .ok_or_else(|| m.unsupported())?;
-    let clamp = m
-        .pick(&[("wrap", false), ("clamp", true)])
-        .ok_or_else(|| m.unsupported())?;
+    let left = m.require(&[("l", true), ("r", false)])?;
+    let clamp = m.require(&[("wrap", false), ("clamp", true)])?;
     m.ty(&[Ty::B32])?;
     a.count(4)?;
     Ok(Op::Shf {

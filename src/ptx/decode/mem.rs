@@ -2,20 +2,8 @@
 //! asynchronous copies.
 
 use super::super::inst::*;
-use super::{Args, Mods};
+use super::{Args, Mods, SPACES};
 use crate::ptx::PtxError;
-
-const SPACES: &[(&str, Space)] = &[
-    ("global", Space::Global),
-    ("shared", Space::Shared),
-    ("shared::cta", Space::Shared),
-    ("shared::cluster", Space::SharedCluster),
-    ("local", Space::Local),
-    ("const", Space::Const),
-    ("param", Space::Param),
-    ("param::entry", Space::Param),
-    ("param::func", Space::Param),
-];
 
 const SCOPES: &[(&str, Scope)] = &[
     ("cta", Scope::Cta),
@@ -121,20 +109,18 @@ pub fn atom(m: &mut Mods, a: &Args) -> Result<Op, PtxError> {
     let space = m.pick(SPACES).unwrap_or(Space::Generic);
     let sem = m.pick(SEMS).unwrap_or(Sem::Relaxed);
     let scope = m.pick(SCOPES).unwrap_or(Scope::Gpu);
-    let op = m
-        .pick(&[
-            ("add", AtomOp::Add),
-            ("min", AtomOp::Min),
-            ("max", AtomOp::Max),
-            ("and", AtomOp::And),
-            ("or", AtomOp::Or),
-            ("xor", AtomOp::Xor),
-            ("exch", AtomOp::Exch),
-            ("cas", AtomOp::Cas),
-            ("inc", AtomOp::Inc),
-            ("dec", AtomOp::Dec),
-        ])
-        .ok_or_else(|| m.unsupported())?;
+    let op = m.require(&[
+        ("add", AtomOp::Add),
+        ("min", AtomOp::Min),
+        ("max", AtomOp::Max),
+        ("and", AtomOp::And),
+        ("or", AtomOp::Or),
+        ("xor", AtomOp::Xor),
+        ("exch", AtomOp::Exch),
+        ("cas", AtomOp::Cas),
+        ("inc", AtomOp::Inc),
+        ("dec", AtomOp::Dec),
+    ])?;
     let vec = m.vec();
     let ty = m.ty(VALUE_TYPES)?;
     let values = if op == AtomOp::Cas { 2 } else { 1 };
@@ -172,9 +158,7 @@ pub fn atom(m: &mut Mods, a: &Args) -> Result<Op, PtxError> {
 /// `fence.sc|acq_rel.SCOPE` and `membar.cta|gl|sys`.
 pub fn fence(m: &mut Mods) -> Result<Op, PtxError> {
     if m.base == "membar" {
-        let scope = m
-            .pick(&[("cta", Scope::Cta), ("gl", Scope::Gpu), ("sys", Scope::Sys)])
-            .ok_or_else(|| m.unsupported())?;
+        let scope = m.require(&[("cta", Scope::Cta), ("gl", Scope::Gpu), ("sys", Scope::Sys)])?;
         return Ok(Op::Fence {
             kind: FenceKind::Membar,
             scope,
@@ -183,7 +167,7 @@ pub fn fence(m: &mut Mods) -> Result<Op, PtxError> {
     let kind = m
         .pick(&[("sc", FenceKind::Sc), ("acq_rel", FenceKind::AcqRel)])
         .unwrap_or(FenceKind::AcqRel);
-    let scope = m.pick(SCOPES).ok_or_else(|| m.unsupported())?;
+    let scope = m.require(SCOPES)?;
     Ok(Op::Fence { kind, scope })
 }
 

@@ -7,9 +7,22 @@ mod alu;
 mod mem;
 mod sync;
 
-use super::inst::{Address, Inst, Op, Operand, PredOperand, Ty};
+use super::inst::{Address, Inst, Op, Operand, PredOperand, Space, Ty};
 use super::parse::{RawOperand, Statement};
 use super::PtxError;
+
+/// State spaces by modifier (`.shared::cta` is `.shared`).
+pub(super) const SPACES: &[(&str, Space)] = &[
+    ("global", Space::Global),
+    ("shared", Space::Shared),
+    ("shared::cta", Space::Shared),
+    ("shared::cluster", Space::SharedCluster),
+    ("local", Space::Local),
+    ("const", Space::Const),
+    ("param", Space::Param),
+    ("param::entry", Space::Param),
+    ("param::func", Space::Param),
+];
 
 /// Decodes one statement.
 pub fn decode(s: &Statement) -> Result<Inst, PtxError> {
@@ -96,6 +109,11 @@ impl<'s> Mods<'s> {
                 self.take(name);
                 v
             })
+    }
+
+    /// Like [`Self::pick`], for a modifier the form cannot do without.
+    pub fn require<T: Copy>(&mut self, table: &[(&str, T)]) -> Result<T, PtxError> {
+        self.pick(table).ok_or_else(|| self.unsupported())
     }
 
     /// Removes and returns the modifiers `keep` accepts, in order.

@@ -17,14 +17,12 @@ fn synced(m: &mut Mods) -> Result<(), PtxError> {
 
 pub fn shfl(m: &mut Mods, a: &Args) -> Result<Op, PtxError> {
     synced(m)?;
-    let mode = m
-        .pick(&[
-            ("up", ShflMode::Up),
-            ("down", ShflMode::Down),
-            ("bfly", ShflMode::Bfly),
-            ("idx", ShflMode::Idx),
-        ])
-        .ok_or_else(|| m.unsupported())?;
+    let mode = m.require(&[
+        ("up", ShflMode::Up),
+        ("down", ShflMode::Down),
+        ("bfly", ShflMode::Bfly),
+        ("idx", ShflMode::Idx),
+    ])?;
     m.ty(&[Ty::B32])?;
     a.count(5)?;
     let (dst, pred_out) = a.with_pred(0)?;
@@ -41,14 +39,12 @@ pub fn shfl(m: &mut Mods, a: &Args) -> Result<Op, PtxError> {
 
 pub fn vote(m: &mut Mods, a: &Args) -> Result<Op, PtxError> {
     synced(m)?;
-    let mode = m
-        .pick(&[
-            ("all", VoteMode::All),
-            ("any", VoteMode::Any),
-            ("uni", VoteMode::Uni),
-            ("ballot", VoteMode::Ballot),
-        ])
-        .ok_or_else(|| m.unsupported())?;
+    let mode = m.require(&[
+        ("all", VoteMode::All),
+        ("any", VoteMode::Any),
+        ("uni", VoteMode::Uni),
+        ("ballot", VoteMode::Ballot),
+    ])?;
     let ty = if mode == VoteMode::Ballot {
         Ty::B32
     } else {
@@ -66,9 +62,7 @@ pub fn vote(m: &mut Mods, a: &Args) -> Result<Op, PtxError> {
 
 /// `match.any.sync.b32 d, a, mask` and `match.all.sync.b32 d|p, a, mask`.
 pub fn match_sync(m: &mut Mods, a: &Args) -> Result<Op, PtxError> {
-    let all = m
-        .pick(&[("any", false), ("all", true)])
-        .ok_or_else(|| m.unsupported())?;
+    let all = m.require(&[("any", false), ("all", true)])?;
     synced(m)?;
     let ty = m.ty(&[Ty::B32, Ty::B64])?;
     a.count(3)?;
@@ -88,16 +82,14 @@ pub fn match_sync(m: &mut Mods, a: &Args) -> Result<Op, PtxError> {
 
 pub fn redux(m: &mut Mods, a: &Args) -> Result<Op, PtxError> {
     synced(m)?;
-    let op = m
-        .pick(&[
-            ("add", ReduxOp::Add),
-            ("min", ReduxOp::Min),
-            ("max", ReduxOp::Max),
-            ("and", ReduxOp::And),
-            ("or", ReduxOp::Or),
-            ("xor", ReduxOp::Xor),
-        ])
-        .ok_or_else(|| m.unsupported())?;
+    let op = m.require(&[
+        ("add", ReduxOp::Add),
+        ("min", ReduxOp::Min),
+        ("max", ReduxOp::Max),
+        ("and", ReduxOp::And),
+        ("or", ReduxOp::Or),
+        ("xor", ReduxOp::Xor),
+    ])?;
     let arithmetic = matches!(op, ReduxOp::Add | ReduxOp::Min | ReduxOp::Max);
     let ty = m.ty(if arithmetic {
         &[Ty::U32, Ty::S32]
@@ -135,13 +127,11 @@ pub fn bar(m: &mut Mods, a: &Args) -> Result<Op, PtxError> {
     } else if m.take("arrive") {
         BarKind::Arrive
     } else if m.take("red") {
-        let op = m
-            .pick(&[
-                ("popc", BarReduce::Popc),
-                ("and", BarReduce::And),
-                ("or", BarReduce::Or),
-            ])
-            .ok_or_else(|| m.unsupported())?;
+        let op = m.require(&[
+            ("popc", BarReduce::Popc),
+            ("and", BarReduce::And),
+            ("or", BarReduce::Or),
+        ])?;
         m.ty(&[if op == BarReduce::Popc {
             Ty::U32
         } else {
