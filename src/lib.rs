@@ -18,6 +18,7 @@ pub mod hw;
 pub mod ir;
 pub mod memory;
 pub mod plugin;
+pub mod ptx;
 pub mod sim;
 pub mod taint;
 pub mod trace;

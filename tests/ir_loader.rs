@@ -138,3 +138,45 @@ fn bitcode_loads_like_text() {
     assert_eq!(from_bc.funcs, from_ll.funcs);
     assert_eq!(from_bc.globals, from_ll.globals);
 }
+
+#[test]
+fn inline_asm_keeps_text_constraints_and_flags() {
+    let p =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ir/inline_asm.ll");
+    let m = ir::llvm::load_file(&p).expect("loads");
+    let f = m.func(m.find_function("asm_kernel").unwrap());
+    let asm_of = |i: usize| match f.insts[i].callee() {
+        Some(Callee::InlineAsm(a)) => a,
+        other => panic!("instruction {i} calls {other:?}"),
+    };
+    // Calls 0 and 1 run the same callee with the same flags: one entry.
+    // Five calls, four distinct bodies.
+    assert_eq!(asm_of(0), asm_of(1));
+    assert_eq!(m.asms.len(), 4);
+    let lane = m.asm(asm_of(0));
+    assert_eq!(lane.text, "mov.u32 $0, %laneid;");
+    assert_eq!(lane.constraints, "=r");
+    assert!(!lane.side_effects && lane.convergent);
+    let atom = m.asm(asm_of(2));
+    assert_eq!(atom.constraints, "=r,l,r,~{memory}");
+    assert!(atom.side_effects);
+    // The arguments are the inputs only: the pointer and the lane.
+    assert_eq!(f.insts[2].operands.len(), 2);
+    let body = m.asm(asm_of(3));
+    assert!(
+        body.text.starts_with("{\n\t .reg .u32 start;"),
+        "{:?}",
+        body.text
+    );
+    let elect = m.asm(asm_of(4));
+    assert_eq!(elect.constraints, "=r,=r,r,0,1");
+    // No attribute group on that call: not convergent.
+    assert!(!elect.convergent);
+    assert_eq!(m.called_asm(&f.insts[4]), Some(elect));
+    // The dump shows the body.
+    let dump = m.render_function(f).unwrap();
+    assert!(
+        dump.contains(r#"asm sideeffect convergent "atom.add.release.gpu.u32 $0,[$1],$2;", "=r,l,r,~{memory}""#),
+        "{dump}"
+    );
+}

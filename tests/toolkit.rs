@@ -5,21 +5,10 @@
 mod common;
 use common::*;
 use std::path::PathBuf;
-use std::process::Command;
 
 /// The cached toolkit root, fetched on first use.
 fn toolkit_root() -> PathBuf {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/cuda-toolkit.sh");
-    let out = Command::new("bash")
-        .arg(script)
-        .output()
-        .expect("run cuda-toolkit.sh");
-    assert!(
-        out.status.success(),
-        "cuda-toolkit.sh failed: {}",
-        stderr(&out)
-    );
-    PathBuf::from(stdout(&out).lines().last().expect("root").trim())
+    cuda_toolkit().unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn summary(r: &serde_json::Value) -> Vec<(String, u64, String, bool)> {

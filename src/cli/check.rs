@@ -36,6 +36,9 @@ pub struct CompileArgs {
     /// CUDA toolkit root (default: $CUDA_PATH, /usr/local/cuda, else warpcheck's own header).
     #[arg(long)]
     pub cuda_path: Option<PathBuf>,
+    /// Compile with warpcheck's own headers even where a toolkit is found.
+    #[arg(long, conflicts_with = "cuda_path")]
+    pub no_cuda: bool,
     /// Include directory, passed to clang.
     #[arg(short = 'I', value_name = "DIR")]
     pub include: Vec<PathBuf>,
@@ -54,6 +57,7 @@ impl CompileArgs {
             includes: self.include.clone(),
             defines: self.define.clone(),
             cuda_path: self.cuda_path.clone(),
+            no_toolkit: self.no_cuda,
             extra: self.clang_args.clone(),
             ..CompileOptions::default()
         }

@@ -26,6 +26,19 @@ const STUB_HEADERS: &[&str] = &[
     "cuda_device_runtime_api.h",
 ];
 
+/// Headers user files include by name that warpcheck implements itself
+/// (in `src/frontend/include/`), by their path under the include dir.
+pub const OWN_HEADERS: &[(&str, &str)] = &[
+    (
+        "cooperative_groups.h",
+        include_str!("include/cooperative_groups.h"),
+    ),
+    (
+        "cooperative_groups/reduce.h",
+        include_str!("include/cooperative_groups/reduce.h"),
+    ),
+];
+
 #[derive(Clone, Debug)]
 pub struct CompileOptions {
     pub gpu_arch: String,
@@ -33,6 +46,8 @@ pub struct CompileOptions {
     pub defines: Vec<String>,
     /// `--cuda-path`: use this toolkit (and fail if it is not one).
     pub cuda_path: Option<PathBuf>,
+    /// `--no-cuda`: warpcheck's own headers, whatever toolkit is installed.
+    pub no_toolkit: bool,
     /// Full `-g` instead of line tables: parameter names for `simulate`.
     pub full_debug: bool,
     /// More flags for clang, as given.
@@ -46,6 +61,7 @@ impl Default for CompileOptions {
             includes: Vec::new(),
             defines: Vec::new(),
             cuda_path: None,
+            no_toolkit: false,
             full_debug: false,
             extra: Vec::new(),
         }
@@ -82,6 +98,7 @@ fn toolkit(opts: &CompileOptions) -> Result<Option<Toolkit>, InputError> {
                 root.display()
             ),
         }),
+        None if opts.no_toolkit => Ok(None),
         None => Ok(Toolkit::discover()),
     }
 }
@@ -135,6 +152,8 @@ pub fn arguments(
     args
 }
 
+/// Writes the force-included header beside `stubs/`, the include dir of
+/// the empty toolkit headers and of [`OWN_HEADERS`].
 fn write_headers(header: &Path) -> std::io::Result<()> {
     std::fs::write(header, CUDA_HEADER)?;
     let stubs = header.with_file_name("stubs");
@@ -144,6 +163,13 @@ fn write_headers(header: &Path) -> std::io::Result<()> {
             stubs.join(name),
             "#pragma once\n// Declared by warpcheck's force-included warpcheck_cuda.h.\n",
         )?;
+    }
+    for (name, text) in OWN_HEADERS {
+        let path = stubs.join(name);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(path, text)?;
     }
     Ok(())
 }
@@ -201,9 +227,11 @@ fn compile_in(
         });
     }
     let mut m = ir::llvm::load_file(&out)?;
-    if let Some(tk) = tk {
-        m.system_dirs.push(tk.root.join("include"));
-    }
+    m.system_dirs.push(match tk {
+        Some(tk) => tk.root.join("include"),
+        // Our own headers: the force-included one and those of `stubs/`.
+        None => dir.path().to_path_buf(),
+    });
     let bitcode = if keep_bitcode {
         Some(std::fs::read(&out).map_err(|e| InputError {
             message: format!("cannot read {}: {e}", out.display()),

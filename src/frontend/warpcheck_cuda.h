@@ -1114,6 +1114,8 @@ cudaError_t cudaEventDestroy(cudaEvent_t);
 
 cudaError_t cudaLaunchKernel(const void *, dim3, dim3, void **, size_t,
                              cudaStream_t);
+cudaError_t cudaLaunchCooperativeKernel(const void *, dim3, dim3, void **,
+                                        size_t, cudaStream_t);
 
 /* What clang emits for `k<<<g, b, shmem, stream>>>(...)`: cudaConfigureCall
  * when no CUDA installation is detected (or it is older than 9.2), the
@@ -1165,6 +1167,13 @@ static __inline__ cudaError_t cudaLaunchKernel(__T *__f, dim3 __g, dim3 __b,
                                                size_t __shmem = 0,
                                                cudaStream_t __s = 0) {
   return ::cudaLaunchKernel((const void *)__f, __g, __b, __args, __shmem, __s);
+}
+template <class __T>
+static __inline__ cudaError_t
+cudaLaunchCooperativeKernel(__T *__f, dim3 __g, dim3 __b, void **__args,
+                            size_t __shmem = 0, cudaStream_t __s = 0) {
+  return ::cudaLaunchCooperativeKernel((const void *)__f, __g, __b, __args,
+                                       __shmem, __s);
 }
 template <class __T>
 cudaError_t cudaOccupancyMaxPotentialBlockSize(int *__min_grid, int *__block,

@@ -91,16 +91,16 @@ impl CallGraph {
 
     /// Whether `f` calls through a function pointer.
     pub fn has_indirect_calls(&self, f: FuncId) -> bool {
-        self.has_call_to(f, Callee::Indirect)
+        self.has_call_where(f, |c| c == Callee::Indirect)
     }
 
     /// Whether `f` contains inline asm (whose effects we cannot see).
     pub fn has_inline_asm(&self, f: FuncId) -> bool {
-        self.has_call_to(f, Callee::InlineAsm)
+        self.has_call_where(f, |c| matches!(c, Callee::InlineAsm(_)))
     }
 
-    fn has_call_to(&self, f: FuncId, callee: Callee) -> bool {
-        self.call_sites(f).iter().any(|s| s.callee == callee)
+    fn has_call_where(&self, f: FuncId, pred: impl Fn(Callee) -> bool) -> bool {
+        self.call_sites(f).iter().any(|s| pred(s.callee))
     }
 
     /// Whether `f` can call itself, directly or through others.
@@ -180,7 +180,7 @@ fn strongly_connected(callees: &[Vec<FuncId>]) -> Vec<Vec<FuncId>> {
 mod tests {
     use super::*;
     use crate::ir::builder::ModuleBuilder;
-    use crate::ir::{InstKind, Opcode};
+    use crate::ir::{AsmId, InstKind, Opcode};
 
     fn d(i: u32) -> Callee {
         Callee::Direct(FuncId(i))
@@ -278,7 +278,7 @@ mod tests {
         let m = module(
             &[
                 ("k", &[Callee::Indirect, d(1)]),
-                ("f", &[Callee::InlineAsm]),
+                ("f", &[Callee::InlineAsm(AsmId(0))]),
             ],
             &[],
         );

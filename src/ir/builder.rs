@@ -371,6 +371,35 @@ impl FunctionBuilder<'_> {
         )
     }
 
+    /// Calls an inline-asm body (`asm volatile` when `side_effects`),
+    /// adding it to the module's table.
+    pub fn asm(
+        &mut self,
+        text: &str,
+        constraints: &str,
+        side_effects: bool,
+        ret: TypeId,
+        args: Vec<Value>,
+    ) -> Value {
+        let asm = self.m.intern_asm(InlineAsm {
+            text: text.into(),
+            constraints: constraints.into(),
+            side_effects,
+            convergent: true,
+            align_stack: false,
+            can_unwind: false,
+        });
+        self.inst(
+            Opcode::Call,
+            ret,
+            args,
+            InstKind::Call {
+                callee: Callee::InlineAsm(asm),
+                noreturn: false,
+            },
+        )
+    }
+
     /// Calls an intrinsic by name, declaring it on first use.
     pub fn intrinsic(&mut self, name: &str, ret: TypeId, args: Vec<Value>) -> Value {
         let params: Vec<TypeId> = args
@@ -389,5 +418,32 @@ impl FunctionBuilder<'_> {
 
     pub fn const_int(&mut self, bits: u32, v: i64) -> Value {
         self.m.const_int(bits, v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn asm_calls_share_one_table_entry_per_body() {
+        let mut mb = ModuleBuilder::new();
+        let (void, i32t) = (mb.void(), mb.int(32));
+        let mut f = mb.define("k", &[], void);
+        let lane = "mov.u32 $0, %laneid;";
+        let a = f.asm(lane, "=r", false, i32t, vec![]);
+        f.asm(lane, "=r", false, i32t, vec![]);
+        f.asm("nanosleep.u32 $0;", "r", true, void, vec![a]);
+        f.ret(None);
+        let m = mb.finish();
+        // Three calls, two distinct bodies.
+        assert_eq!(m.asms.len(), 2);
+        let k = m.func(m.find_function("k").unwrap());
+        assert_eq!(m.called_asm(&k.insts[0]), m.called_asm(&k.insts[1]));
+        let dump = m.render_function(k).unwrap();
+        assert!(
+            dump.contains(r#"call asm sideeffect convergent "nanosleep.u32 $0;", "r" %0"#),
+            "{dump}"
+        );
     }
 }

@@ -48,6 +48,22 @@ impl Module {
         }
     }
 
+    /// An inline-asm callee as LLVM prints it: `asm sideeffect "text", "constraints"`.
+    pub fn render_asm(&self, asm: &InlineAsm) -> String {
+        let flags = [
+            (asm.side_effects, " sideeffect"),
+            (asm.align_stack, " alignstack"),
+            (asm.can_unwind, " unwind"),
+            (asm.convergent, " convergent"),
+        ];
+        let flags: String = flags.iter().filter(|f| f.0).map(|f| f.1).collect();
+        format!(
+            "asm{flags} {:?}, {:?}",
+            asm.text.as_str(),
+            asm.constraints.as_str()
+        )
+    }
+
     pub fn render_function(&self, f: &Function) -> Result<String, fmt::Error> {
         let mut out = String::new();
         let kind = if f.is_kernel { "kernel " } else { "" };
@@ -67,6 +83,7 @@ impl Module {
                     .collect();
                 let callee = match inst.callee() {
                     Some(Callee::Direct(c)) => format!(" @{}", self.func(c).name),
+                    Some(Callee::InlineAsm(a)) => format!(" {}", self.render_asm(self.asm(a))),
                     _ => String::new(),
                 };
                 let succ: Vec<_> = inst

@@ -116,3 +116,7 @@ entity!(
     /// A source file named by debug info.
     FileId
 );
+entity!(
+    /// An interned inline-asm callee (text, constraints, flags) of the module.
+    AsmId
+);

@@ -217,6 +217,8 @@ struct Loader {
     funcs: HashMap<LLVMValueRef, FuncId>,
     locs: HashMap<LLVMMetadataRef, LocId>,
     files: HashMap<(String, String), FileId>,
+    /// Inline-asm values by handle and call-site convergence.
+    asms: HashMap<(LLVMValueRef, bool), AsmId>,
     /// Per function being read: instruction and block handles.
     insts: HashMap<LLVMValueRef, InstId>,
     blocks: HashMap<LLVMBasicBlockRef, BlockId>,
@@ -236,6 +238,7 @@ impl Loader {
             funcs: HashMap::new(),
             locs: HashMap::new(),
             files: HashMap::new(),
+            asms: HashMap::new(),
             insts: HashMap::new(),
             blocks: HashMap::new(),
             params: HashMap::new(),
@@ -545,7 +548,7 @@ impl Loader {
                 let callee = if let Some(&f) = self.funcs.get(&target) {
                     Callee::Direct(f)
                 } else if !LLVMIsAInlineAsm(target).is_null() {
-                    Callee::InlineAsm
+                    Callee::InlineAsm(self.inline_asm(i, target))
                 } else {
                     Callee::Indirect
                 };
@@ -562,6 +565,29 @@ impl Loader {
                 (operands, self.kind(i, op))
             }
         }
+    }
+
+    /// The table entry for the inline asm `call` instruction `i` runs.
+    unsafe fn inline_asm(&mut self, i: LLVMValueRef, target: LLVMValueRef) -> AsmId {
+        let convergent = has_enum_attribute("convergent", |kind| {
+            LLVMGetCallSiteEnumAttribute(i, LLVMAttributeFunctionIndex, kind)
+        });
+        if let Some(&id) = self.asms.get(&(target, convergent)) {
+            return id;
+        }
+        let (mut n1, mut n2) = (0, 0);
+        let text = LLVMGetInlineAsmAsmString(target, &mut n1);
+        let constraints = LLVMGetInlineAsmConstraintString(target, &mut n2);
+        let id = self.m.intern_asm(InlineAsm {
+            text: string_from(text, n1),
+            constraints: string_from(constraints, n2),
+            side_effects: LLVMGetInlineAsmHasSideEffects(target) != 0,
+            convergent,
+            align_stack: LLVMGetInlineAsmNeedsAlignedStack(target) != 0,
+            can_unwind: LLVMGetInlineAsmCanUnwind(target) != 0,
+        });
+        self.asms.insert((target, convergent), id);
+        id
     }
 
     /// Extra data for instructions and constant expressions alike.

@@ -15,7 +15,9 @@ mod opcode;
 mod types;
 
 pub use demangle::{base_name, demangle};
-pub use entity::{BlockId, ConstId, EntityVec, FileId, FuncId, GlobalId, InstId, LocId, TypeId};
+pub use entity::{
+    AsmId, BlockId, ConstId, EntityVec, FileId, FuncId, GlobalId, InstId, LocId, TypeId,
+};
 pub use intrinsics::Intrinsic;
 pub use opcode::{FloatPred, IntPred, Opcode, RmwOp};
 pub use types::{Type, TypeKind, Types};
@@ -171,9 +173,30 @@ pub enum InstKind {
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Callee {
     Direct(FuncId),
-    /// Through a function pointer or inline asm: unknown target.
+    /// Through a function pointer: unknown target.
     Indirect,
-    InlineAsm,
+    /// An inline-asm body of the module's table ([`Module::asm`]).
+    InlineAsm(AsmId),
+}
+
+/// An inline-asm callee as LLVM holds it. The text keeps LLVM's spelling:
+/// operands are `$0`, `$1`, ... and PTX registers a single `%`
+/// (`mov.u32 $0, %laneid;`). [`crate::ptx`] reads it.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct InlineAsm {
+    pub text: String,
+    /// The constraint string, e.g. `=r,l,r,~{memory}`: outputs, inputs and
+    /// clobbers, in operand order.
+    pub constraints: String,
+    /// `asm volatile` (LLVM's `sideeffect`): must not be moved or removed.
+    pub side_effects: bool,
+    /// The call site is `convergent` (clang marks CUDA device calls so):
+    /// the body may not be made control dependent on more values.
+    pub convergent: bool,
+    /// LLVM's `alignstack` flag.
+    pub align_stack: bool,
+    /// LLVM's `unwind` flag.
+    pub can_unwind: bool,
 }
 
 #[derive(Clone, PartialEq, Debug)]
@@ -365,6 +388,8 @@ pub struct Module {
     pub funcs: Vec<Function>,
     pub locs: Vec<Loc>,
     pub files: Vec<SourceFile>,
+    /// Inline-asm callees, each distinct one once ([`Callee::InlineAsm`]).
+    pub asms: Vec<InlineAsm>,
     /// Directories whose headers are not the user's (a CUDA toolkit's
     /// include directory), as the front end knows them.
     pub system_dirs: Vec<std::path::PathBuf>,
@@ -389,6 +414,27 @@ impl Module {
 
     pub fn file(&self, id: FileId) -> &SourceFile {
         &self.files[id.index()]
+    }
+
+    pub fn asm(&self, id: AsmId) -> &InlineAsm {
+        &self.asms[id.index()]
+    }
+
+    /// Adds an inline-asm callee to the table, reusing an equal one.
+    pub fn intern_asm(&mut self, asm: InlineAsm) -> AsmId {
+        if let Some(i) = self.asms.iter().position(|a| *a == asm) {
+            return AsmId::new(i);
+        }
+        self.asms.push(asm);
+        AsmId::new(self.asms.len() - 1)
+    }
+
+    /// The inline asm a call instruction runs, if it runs one.
+    pub fn called_asm(&self, inst: &Inst) -> Option<&InlineAsm> {
+        match inst.callee()? {
+            Callee::InlineAsm(a) => Some(self.asm(a)),
+            _ => None,
+        }
     }
 
     pub fn func_ids(&self) -> impl Iterator<Item = FuncId> {
@@ -457,7 +503,7 @@ impl Module {
     }
 
     /// Whether a file is a header the user did not write: warpcheck's own
-    /// CUDA header, clang's wrappers, a toolkit's or the system's headers.
+    /// headers (`warpcheck_cuda.h`, `cooperative_groups.h`), clang's wrappers, a toolkit's or the system's headers.
     pub fn is_system_file(&self, id: FileId) -> bool {
         let path = self.file(id).path();
         if self.system_dirs.iter().any(|d| path.starts_with(d)) {
@@ -470,7 +516,10 @@ impl Module {
             .next()
             .and_then(|before| before.rsplit('/').next())
             .is_some_and(|dir| dir.starts_with("cuda") && text.contains("/include/"));
-        text.ends_with("warpcheck_cuda.h")
+        let own_header = text.ends_with("warpcheck_cuda.h")
+            || text.ends_with("/cooperative_groups.h")
+            || text.contains("/cooperative_groups/");
+        own_header
             || ["/usr/", "/opt/"].iter().any(|p| text.starts_with(p))
             || in_toolkit
             || text.contains("/nvidia/")

@@ -112,9 +112,11 @@ pub fn clang() -> String {
     std::env::var("WARPCHECK_CLANG").unwrap_or_else(|_| "clang-19".into())
 }
 
-/// Flags that let clang compile a plain .cu without a toolkit.
+/// Flags that let clang compile a plain .cu without a toolkit: the
+/// force-included header and the include dir of warpcheck's own
+/// `cooperative_groups.h`.
 pub fn no_toolkit_flags() -> Vec<String> {
-    let header = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/frontend/warpcheck_cuda.h");
+    let frontend = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/frontend");
     [
         "-nocudainc",
         "-nocudalib",
@@ -126,6 +128,28 @@ pub fn no_toolkit_flags() -> Vec<String> {
     ]
     .iter()
     .map(|s| s.to_string())
-    .chain([header.display().to_string()])
+    .chain([
+        frontend.join("warpcheck_cuda.h").display().to_string(),
+        "-isystem".into(),
+        frontend.join("include").display().to_string(),
+    ])
     .collect()
+}
+
+/// The CUDA 12.4 header set of `scripts/cuda-toolkit.sh`, fetched on first
+/// use; `Err` says why there is none (no network, no pip).
+pub fn cuda_toolkit() -> Result<PathBuf, String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/cuda-toolkit.sh");
+    let out = Command::new("bash")
+        .arg(script)
+        .output()
+        .map_err(|e| format!("cannot run cuda-toolkit.sh: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("cuda-toolkit.sh failed: {}", stderr(&out)));
+    }
+    stdout(&out)
+        .lines()
+        .last()
+        .map(|l| PathBuf::from(l.trim()))
+        .ok_or_else(|| "cuda-toolkit.sh printed no root".to_string())
 }

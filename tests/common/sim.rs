@@ -9,7 +9,7 @@ use warpcheck::sim::report::{self, SiteJson};
 use warpcheck::sim::{self, ArgValue, BufferSpec, Init, LaunchConfig, Outcome, SimError};
 
 #[path = "mod.rs"]
-mod common;
+pub mod common;
 #[allow(unused_imports)] // not every test uses them
 pub use common::{cu_files, warpcheck};
 
@@ -27,6 +27,17 @@ pub fn compile_with(rel: &str, flags: &[&str]) -> Module {
     let opts = CompileOptions {
         full_debug: true,
         extra: flags.iter().map(|f| f.to_string()).collect(),
+        ..CompileOptions::default()
+    };
+    frontend::load(&fixture(rel), &opts).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// Like [`compile`], with warpcheck's own headers whatever toolkit the
+/// machine has (`--no-cuda`).
+pub fn compile_no_cuda(rel: &str) -> Module {
+    let opts = CompileOptions {
+        full_debug: true,
+        no_toolkit: true,
         ..CompileOptions::default()
     };
     frontend::load(&fixture(rel), &opts).unwrap_or_else(|e| panic!("{rel}: {e}"))

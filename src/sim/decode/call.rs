@@ -17,7 +17,7 @@ impl FuncDecoder<'_, '_> {
         let inst = self.func.inst(i);
         let callee = match inst.callee() {
             Some(Callee::Direct(f)) => f,
-            Some(Callee::InlineAsm) => return Err("inline asm cannot be simulated".into()),
+            Some(Callee::InlineAsm(_)) => return Err("inline asm cannot be simulated".into()),
             _ => return Err("calls through function pointers are not simulated".into()),
         };
         let target = m.func(callee);

@@ -209,7 +209,7 @@ impl<'d, 'a> FuncDecoder<'d, 'a> {
         let inst = self.func.inst(i);
         let what = match inst.callee() {
             Some(Callee::Direct(f)) => format!("call to {}", self.d.m.func(f).name),
-            Some(Callee::InlineAsm) => "inline asm".to_string(),
+            Some(Callee::InlineAsm(_)) => "inline asm".to_string(),
             Some(Callee::Indirect) => "indirect call".to_string(),
             None => format!("`{}`", inst.op.mnemonic()),
         };
