@@ -340,3 +340,49 @@ fn a_malformed_config_names_file_line_and_key() {
         "{err}"
     );
 }
+
+#[test]
+fn the_make_snippet_with_clang_and_the_plugin() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = fixture("projects/clang_make");
+    for f in ["Makefile", "kernel.cu"] {
+        std::fs::copy(src.join(f), dir.path().join(f)).unwrap();
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let vars = [
+        format!(
+            "WARPCHECK_MK={}",
+            root.join("scripts/warpcheck.mk").display()
+        ),
+        format!("WARPCHECK={}", env!("CARGO_BIN_EXE_warpcheck")),
+        format!(
+            "CUDA_HEADER={}",
+            root.join("src/frontend/warpcheck_cuda.h").display()
+        ),
+        format!("CLANG={}", clang().replace("clang", "clang++")),
+    ];
+    // The build itself warns, through the plugin: every warp of 256
+    // threads splits on `t % 2` (line 4).
+    let out = run(Command::new("make").current_dir(dir.path()).args(&vars));
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(out.status.success(), "{all}");
+    assert!(
+        all.contains("kernel.cu:4:7: warning: branch diverges in 8 of 8 warps"),
+        "{all}"
+    );
+    assert!(all.contains("-Xarch_device -fpass-plugin="), "{all}");
+    // `make warpcheck` runs the CLI over the sources (no database here).
+    let out = run(Command::new("make")
+        .current_dir(dir.path())
+        .args(&vars)
+        .args(["warpcheck", "WARPCHECK_ARGS=--werror"]));
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        !out.status.success(),
+        "--werror with a warning fails: {all}"
+    );
+    assert!(
+        all.contains("kernel.cu:4:7: warning: branch diverges"),
+        "{all}"
+    );
+}

@@ -1,0 +1,34 @@
+# warpcheck for Makefile projects.
+#
+#   include /path/to/warpcheck/scripts/warpcheck.mk
+#
+#   WARPCHECK_CUDAFLAGS   flags for clang CUDA compiles: the plugin on the
+#                         device side only, and line tables, so findings are
+#                         warnings of the normal build:
+#                           NVCCFLAGS += $(WARPCHECK_CUDAFLAGS)   (with clang)
+#   make warpcheck        runs `warpcheck check` over WARPCHECK_DB (a
+#                         compile_commands.json, e.g. from `bear -- make`)
+#                         when it exists, else over WARPCHECK_SOURCES;
+#                         WARPCHECK_ARGS are passed on (e.g. --werror).
+
+WARPCHECK_MK_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
+WARPCHECK ?= $(firstword $(wildcard $(WARPCHECK_MK_DIR)../target/release/warpcheck \
+                                    $(WARPCHECK_MK_DIR)../target/debug/warpcheck) warpcheck)
+WARPCHECK_PLUGIN ?= $(shell $(WARPCHECK) print-plugin-path)
+WARPCHECK_CUDAFLAGS = -Xarch_device -fpass-plugin=$(WARPCHECK_PLUGIN) -gline-tables-only
+WARPCHECK_DB ?= compile_commands.json
+WARPCHECK_SOURCES ?= $(wildcard *.cu)
+WARPCHECK_ARGS ?=
+
+# Defining a target here must not change the including Makefile's default.
+WARPCHECK_SAVED_GOAL := $(.DEFAULT_GOAL)
+
+.PHONY: warpcheck
+warpcheck:
+ifneq ($(wildcard $(WARPCHECK_DB)),)
+	$(WARPCHECK) check $(WARPCHECK_ARGS) -p $(WARPCHECK_DB)
+else
+	$(WARPCHECK) check $(WARPCHECK_ARGS) $(WARPCHECK_SOURCES)
+endif
+
+.DEFAULT_GOAL := $(WARPCHECK_SAVED_GOAL)
