@@ -1,6 +1,6 @@
 //! Compiling `.cu` files to device IR with clang-19.
 
-use super::{InputError, Toolkit};
+use super::{pch, InputError, Toolkit};
 use crate::ir::{self, Module};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -174,6 +174,30 @@ fn write_headers(header: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Replaces `-include header` by the precompiled header for these flags
+/// (built on first use); leaves `args` alone if that cannot be had.
+fn use_pch(clang: &Path, header: &Path, args: &mut Vec<String>) {
+    let header_arg = header.display().to_string();
+    let Some(at) = args
+        .windows(2)
+        .position(|w| w[0] == "-include" && w[1] == header_arg)
+    else {
+        return;
+    };
+    // The flags without the include, the action, the output and the input.
+    let n = args.len();
+    let flags: Vec<String> = args[..n - 3]
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| *i != at && *i != at + 1 && *a != "-emit-llvm" && *a != "-c")
+        .map(|(_, a)| a.clone())
+        .collect();
+    if let Some(p) = pch::precompiled(clang, header, &flags) {
+        args[at] = "-include-pch".into();
+        args[at + 1] = p.display().to_string();
+    }
+}
+
 /// Compiles a `.cu` file and loads the device module.
 pub fn compile(src: &Path, opts: &CompileOptions) -> Result<Module, InputError> {
     compile_in(src, opts, false).map(|(m, _)| m)
@@ -203,12 +227,27 @@ fn compile_in(
     let dir = tempfile::tempdir().map_err(|e| InputError {
         message: format!("cannot create a temporary directory: {e}"),
     })?;
-    let header = dir.path().join("warpcheck_cuda.h");
     let out = dir.path().join("device.bc");
-    write_headers(&header).map_err(|e| InputError {
-        message: format!("cannot write {}: {e}", header.display()),
-    })?;
-    let args = arguments(src, &out, &header, tk.as_ref(), opts);
+    // Our headers live in the cache, named by their contents, so that the
+    // precompiled header made from them stays valid; in the temp dir if
+    // the cache cannot be written.
+    let shared = pch::shared_dir("headers", (CUDA_HEADER, STUB_HEADERS, OWN_HEADERS), |d| {
+        write_headers(&d.join("warpcheck_cuda.h"))
+    });
+    let headers = match shared {
+        Some(d) => d,
+        None => {
+            write_headers(&dir.path().join("warpcheck_cuda.h")).map_err(|e| InputError {
+                message: format!("cannot write our headers in {}: {e}", dir.path().display()),
+            })?;
+            dir.path().to_path_buf()
+        }
+    };
+    let header = headers.join("warpcheck_cuda.h");
+    let mut args = arguments(src, &out, &header, tk.as_ref(), opts);
+    if tk.is_none() {
+        use_pch(&clang, &header, &mut args);
+    }
     let output = Command::new(&clang)
         .args(&args)
         .output()
@@ -230,7 +269,7 @@ fn compile_in(
     m.system_dirs.push(match tk {
         Some(tk) => tk.root.join("include"),
         // Our own headers: the force-included one and those of `stubs/`.
-        None => dir.path().to_path_buf(),
+        None => headers,
     });
     let bitcode = if keep_bitcode {
         Some(std::fs::read(&out).map_err(|e| InputError {

@@ -5,6 +5,7 @@ mod clang;
 pub mod compdb;
 pub mod nvcc;
 mod opt;
+pub mod pch;
 mod toolkit;
 
 pub use clang::{find_clang, find_llvm_tool, CompileOptions};
