@@ -176,7 +176,7 @@ fn write_headers(header: &Path) -> std::io::Result<()> {
 
 /// Replaces `-include header` by the precompiled header for these flags
 /// (built on first use); leaves `args` alone if that cannot be had.
-fn use_pch(clang: &Path, header: &Path, args: &mut Vec<String>) {
+fn use_pch(clang: &Path, header: &Path, args: &mut [String]) {
     let header_arg = header.display().to_string();
     let Some(at) = args
         .windows(2)
