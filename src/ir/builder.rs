@@ -94,6 +94,7 @@ impl ModuleBuilder {
             func,
             cur: BlockId(0),
             line: 1,
+            numbered: false,
         }
     }
 
@@ -159,6 +160,8 @@ pub struct FunctionBuilder<'m> {
     pub func: FuncId,
     cur: BlockId,
     line: u32,
+    /// Each instruction takes the next line (see [`Self::line_per_inst`]).
+    numbered: bool,
 }
 
 impl FunctionBuilder<'_> {
@@ -189,6 +192,19 @@ impl FunctionBuilder<'_> {
         self.line = line;
     }
 
+    /// Gives every following instruction a line of its own, from `first`
+    /// on, so that each is a site of its own in the static and simulated
+    /// reports (generated kernels, where no source lines exist).
+    pub fn line_per_inst(&mut self, first: u32) {
+        self.line = first;
+        self.numbered = true;
+    }
+
+    /// The line the next instruction gets.
+    pub fn next_line(&self) -> u32 {
+        self.line
+    }
+
     pub fn inst(&mut self, op: Opcode, ty: TypeId, operands: Vec<Value>, kind: InstKind) -> Value {
         let loc = LocId::new(self.m.locs.len());
         self.m.locs.push(Loc {
@@ -200,6 +216,9 @@ impl FunctionBuilder<'_> {
             scope: None,
             inlined_at: None,
         });
+        if self.numbered {
+            self.line += 1;
+        }
         let block = self.cur;
         let f = self.f();
         let id = InstId::new(f.insts.len());

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Fuzzes warpcheck with random IR: llvm-stress-19 modules (seeds 1..N,
+# sizes 10..400 instructions) retargeted to NVPTX kernels that read
+# threadIdx.x (scripts/fuzz-ir-retarget.py), each run through
+#
+#   check            warpcheck check
+#   compare          warpcheck check --compare-uniformity
+#   simulate         warpcheck simulate (1 block of 64 threads, 1 MiB buffers)
+#   plugin           opt-19 -load-pass-plugin libwarpcheck.so -passes=warpcheck
+#
+# usage: scripts/fuzz-ir.sh N [OUT]     (OUT defaults to target/fuzz-ir)
+#
+# Outcomes per tool: ok (exit 0), findings (exit 0 with a warning), exit1
+# (a run error or exhausted budget, e.g. an out-of-bounds access that
+# llvm-stress wrote), exit2 (a clear error: unsupported or malformed
+# input), and FAIL: an exit code of 3 or more, a signal, or a run the outer
+# timeout (TIMEOUT seconds, default 30) killed. A failing module is kept in
+# OUT/failures with the tool's output; the exit code is 1 if any failed.
+# JOBS (default 2) modules run at a time. When `simulate --help` lists
+# --max-steps or --timeout, they are passed too.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+n=${1:?usage: scripts/fuzz-ir.sh N [OUT]}
+out=${2:-target/fuzz-ir}
+export TIMEOUT=${TIMEOUT:-30}
+cargo build --release --quiet || exit 2
+rm -rf "$out"
+mkdir -p "$out/failures" "$out/results"
+out=$(cd "$out" && pwd)
+export OUT=$out WC=$PWD/target/release/warpcheck PLUGIN=$PWD/target/release/libwarpcheck.so
+export RETARGET=$PWD/scripts/fuzz-ir-retarget.py
+
+budget=()
+help=$("$WC" simulate --help)
+grep -q -- '--max-steps' <<<"$help" && budget+=(--max-steps 20000000)
+grep -q -- '--timeout' <<<"$help" && budget+=(--timeout 10)
+export SIM_BUDGET="${budget[*]}"
+
+# Runs one tool on one module; appends "tool outcome" to the module's result.
+run_tool() {
+  local tool=$1 ll=$2 log=$3
+  shift 3
+  timeout -k 5 "$TIMEOUT" "$@" >"$log" 2>&1
+  local rc=$?
+  local outcome
+  case $rc in
+    0) if grep -q 'warning:' "$log"; then outcome=findings; else outcome=ok; fi ;;
+    1) outcome=exit1 ;;
+    2) outcome=exit2 ;;
+    124 | 137) outcome=FAIL-timeout ;;
+    *) if [ "$rc" -gt 128 ]; then outcome=FAIL-signal$((rc - 128)); else outcome=FAIL-exit$rc; fi ;;
+  esac
+  echo "$tool $outcome"
+  if [[ $outcome == FAIL* ]]; then
+    local keep="$OUT/failures/$(basename "$ll" .ll)"
+    mkdir -p "$keep"
+    cp "$ll" "$keep/"
+    cp "$log" "$keep/$tool.log"
+  fi
+}
+export -f run_tool
+
+one() {
+  local seed=$1
+  local sizes=(10 25 50 100 200 400)
+  local size=${sizes[$((seed % ${#sizes[@]}))]}
+  local name="stress-$seed-$size"
+  local dir
+  dir=$(mktemp -d)
+  local ll="$dir/$name.ll"
+  llvm-stress-19 -seed="$seed" -size="$size" -o - | python3 "$RETARGET" "$seed" >"$ll"
+  if ! opt-19 -passes=verify -disable-output "$ll" 2>"$dir/verify.log"; then
+    echo "generator invalid" >"$OUT/results/$name"
+    rm -rf "$dir"
+    return
+  fi
+  {
+    run_tool check "$ll" "$dir/log" "$WC" check "$ll"
+    run_tool compare "$ll" "$dir/log" "$WC" check --compare-uniformity "$ll"
+    # shellcheck disable=SC2086
+    run_tool simulate "$ll" "$dir/log" "$WC" simulate "$ll" --grid 1 --block 64 \
+      --arg arg0=buf:1M:iota:i32 --arg arg1=buf:1M:random:i32 --arg arg2=buf:1M:zero:i32 \
+      --arg arg3=7 --arg arg4=100 --arg arg5=3 $SIM_BUDGET
+    run_tool plugin "$ll" "$dir/log" opt-19 -load-pass-plugin "$PLUGIN" -passes=warpcheck \
+      -disable-output "$ll"
+  } >"$OUT/results/$name"
+  rm -rf "$dir"
+}
+export -f one
+
+start=$(date +%s)
+seq 1 "$n" | xargs -P "${JOBS:-2}" -I{} bash -c 'one {}'
+secs=$(( $(date +%s) - start ))
+
+echo "fuzz-ir: $n modules in ${secs}s ($(grep -l 'generator invalid' "$out"/results/* | wc -l) rejected by opt -passes=verify); budgets: ${SIM_BUDGET:-none}"
+cat "$out"/results/* | grep -v 'generator invalid' | sort | uniq -c |
+  awk '{ count[$2] = count[$2] sprintf(" %s=%d", $3, $1) } END { for (t in count) print "  " t ":" count[t] }' | sort
+fails=$(find "$out/failures" -mindepth 1 -maxdepth 1 | wc -l)
+echo "failing modules: $fails (kept in $out/failures)"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,271 @@
+//! The simulator as the oracle of the static analysis, shared by
+//! `acf_oracle.rs` (fixtures and examples) and `random_kernels.rs`
+//! (generated kernels). Included next to `common/sim.rs`, which the test
+//! must include as `mod helpers`.
+//!
+//! Per site (joined on kind, file, line and column), a simulated launch
+//! contradicts the analysis when:
+//!
+//! * the analysis calls the site uniform (not thread-dependent, or
+//!   dependent but one value per warp) and the lanes of a simulated warp
+//!   disagreed on its condition or address;
+//! * a warp the analysis says splits ran the branch undivided in some
+//!   block (checked where the branch ran with a whole warp: a bounds
+//!   check such as `n > 32 * tid` may leave fewer lanes, which the claim
+//!   does not cover), or one it says is uniform split;
+//! * a simulated request's sectors or conflict degree lies outside the
+//!   static [min, max]; or, in executions with the whole warp active,
+//!   `coalesced` has more than one sector over the ideal, `uncoalesced`
+//!   at most one, `none` a degree above 1 and `conflict` a degree of 1
+//!   (classes are claims about whole warps: a site that only ever ran
+//!   with some lanes, say under a data-dependent test, cannot contradict
+//!   one);
+//! * a simulated site has no static site at all.
+#![allow(dead_code)]
+
+use super::helpers::{iota_arguments, sim_key, static_key, SiteKey};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use warpcheck::analysis::{self, BlockDim, BlockDimSource, Options};
+use warpcheck::diag::json::Report;
+use warpcheck::hw::WARP_SIZE;
+use warpcheck::ir::{FuncId, Module};
+use warpcheck::sim::report::{self, SiteJson};
+use warpcheck::sim::{self, LaunchConfig, SimError};
+use warpcheck::taint::ifds::IfdsTaint;
+
+/// The static figures merged per key: the union of the ranges; a class
+/// only when every site of the key agrees.
+#[derive(Default, Debug)]
+pub struct Static {
+    /// Every site of the key is uniform per warp: not thread-dependent,
+    /// or dependent with `warp_uniform`.
+    pub uniform: bool,
+    /// Per warp: "split" if any site splits it, "uniform" if all are
+    /// uniform, else "maybe".
+    pub by_warp: Vec<&'static str>,
+    pub sectors: Option<(u64, u64, u64, Option<String>)>,
+    pub conflict: Option<(u64, u64, Option<String>)>,
+}
+
+/// The sites of one kernel of a `check --format json` report, by key.
+pub fn static_sites(kernel: &Value) -> BTreeMap<SiteKey, Static> {
+    let mut out: BTreeMap<SiteKey, Static> = BTreeMap::new();
+    for s in kernel["sites"].as_array().unwrap() {
+        let key = static_key(s);
+        let first = !out.contains_key(&key);
+        let e = out.entry(key).or_default();
+        let uniform = s["thread_dependent"] == false || s["warp_uniform"] == true;
+        e.uniform = uniform && (first || e.uniform);
+        if let Some(w) = s["divergence"]["by_warp"].as_array() {
+            let merged: Vec<&'static str> = w
+                .iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    let x = match x.as_str().unwrap() {
+                        "split" => "split",
+                        "uniform" => "uniform",
+                        _ => "maybe",
+                    };
+                    match (e.by_warp.get(i).copied(), x) {
+                        (None, x) => x,
+                        (Some("split"), _) | (_, "split") => "split",
+                        (Some("uniform"), "uniform") => "uniform",
+                        _ => "maybe",
+                    }
+                })
+                .collect();
+            e.by_warp = merged;
+        }
+        let class = |v: &Value| v["class"].as_str().map(str::to_string);
+        if s["sectors"].is_object() {
+            let v = &s["sectors"];
+            let (lo, hi, ideal) = (
+                v["min"].as_u64().unwrap(),
+                v["max"].as_u64().unwrap(),
+                v["ideal"].as_u64().unwrap(),
+            );
+            e.sectors = Some(match e.sectors.take() {
+                None => (lo, hi, ideal, class(v)),
+                Some((a, b, i, c)) => (
+                    a.min(lo),
+                    b.max(hi),
+                    i.max(ideal),
+                    c.filter(|c| Some(c) == class(v).as_ref()),
+                ),
+            });
+        }
+        if s["conflict"].is_object() {
+            let v = &s["conflict"];
+            let (lo, hi) = (v["min"].as_u64().unwrap(), v["max"].as_u64().unwrap());
+            e.conflict = Some(match e.conflict.take() {
+                None => (lo, hi, class(v)),
+                Some((a, b, c)) => (
+                    a.min(lo),
+                    b.max(hi),
+                    c.filter(|c| Some(c) == class(v).as_ref()),
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// What the comparisons covered, and every contradiction found.
+#[derive(Default, Debug)]
+pub struct Tally {
+    /// Launches simulated and compared.
+    pub runs: usize,
+    /// Launches the simulator refused or stopped (the caller decides
+    /// whether that is allowed).
+    pub skipped: usize,
+    pub branches: usize,
+    pub warps: usize,
+    pub global: usize,
+    pub shared: usize,
+    /// Executed sites the analysis calls uniform per warp.
+    pub uniform: usize,
+    pub disagreements: Vec<String>,
+}
+
+impl Tally {
+    /// Every site compared, of any kind.
+    pub fn sites(&self) -> usize {
+        self.branches + self.global + self.shared + self.uniform
+    }
+}
+
+/// Compares one simulated site with the static figures of its key.
+pub fn compare(kernel: &str, st: &Static, s: &SiteJson, t: &mut Tally) {
+    let whole = s.lanes_max == WARP_SIZE;
+    let mut bad = |what: String| {
+        t.disagreements.push(format!(
+            "{kernel}: {}:{}:{} {}: {what}",
+            s.file, s.line, s.column, s.kind
+        ))
+    };
+    if st.uniform && s.executions > 0 {
+        t.uniform += 1;
+        if s.nonuniform > 0 {
+            bad(format!(
+                "uniform per warp statically, but the lanes disagreed in {} of {} warp executions",
+                s.nonuniform, s.executions
+            ));
+        }
+    }
+    if let Some(by) = &s.by_warp {
+        t.branches += 1;
+        for (w, ws) in by.iter().enumerate() {
+            if ws.executed == 0 {
+                continue;
+            }
+            t.warps += 1;
+            match st.by_warp.get(w).copied() {
+                Some("split") if whole && ws.diverged != ws.executed => bad(format!(
+                    "warp {w} said to split, but ran undivided in {} of {} blocks",
+                    ws.executed - ws.diverged,
+                    ws.executed
+                )),
+                Some("uniform") if ws.diverged > 0 => bad(format!(
+                    "warp {w} said uniform, but split in {} of {} blocks",
+                    ws.diverged, ws.executed
+                )),
+                None => bad(format!("warp {w} ran the branch but has no static outcome")),
+                _ => {}
+            }
+        }
+    }
+    if let (Some(sim), Some((lo, hi, ideal, class))) = (&s.sectors, &st.sectors) {
+        t.global += 1;
+        if sim.min < *lo || sim.max > *hi {
+            bad(format!(
+                "sectors {}..{} outside static {lo}..{hi}",
+                sim.min, sim.max
+            ));
+        }
+        if let Some(at) = s.sectors_at_max.as_ref().filter(|_| whole) {
+            match class.as_deref() {
+                Some("coalesced") if at.max > ideal + 1 => {
+                    bad(format!("coalesced, but {} sectors (ideal {ideal})", at.max))
+                }
+                Some("uncoalesced") if at.min <= ideal + 1 => bad(format!(
+                    "uncoalesced, but {} sectors (ideal {ideal})",
+                    at.min
+                )),
+                _ => {}
+            }
+        }
+    }
+    if let (Some(sim), Some((lo, hi, class))) = (&s.conflict, &st.conflict) {
+        t.shared += 1;
+        if sim.min < *lo || sim.max > *hi {
+            bad(format!(
+                "conflict degree {}..{} outside static {lo}..{hi}",
+                sim.min, sim.max
+            ));
+        }
+        if let Some(at) = s.conflict_at_max.as_ref().filter(|_| whole) {
+            match class.as_deref() {
+                Some("none") if at.max > 1 => bad(format!("conflict-free, but {}-way", at.max)),
+                Some("conflict") if at.min <= 1 => bad("a conflict, but conflict-free".into()),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The static report of every kernel of `m`, analysed for `block`, as
+/// `check --format json` prints it.
+pub fn static_report(m: &Module, block: [u32; 3]) -> Value {
+    let opts = Options {
+        block_dim: Some(BlockDim {
+            dims: block,
+            source: BlockDimSource::Option,
+        }),
+        no_explanations: true,
+        ..Options::default()
+    };
+    let a = analysis::analyze(m, &opts, &IfdsTaint);
+    let figures = warpcheck::checks::measure_all(&a);
+    let mut r = Report::new();
+    r.add(&a, &figures, &[]);
+    serde_json::to_value(&r).unwrap()
+}
+
+/// The static sites of kernel `k` in a report of [`static_report`].
+pub fn kernel_sites(m: &Module, k: FuncId, report: &Value) -> BTreeMap<SiteKey, Static> {
+    let name = &m.func(k).name;
+    let kernel = report["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["mangled"] == name.as_str())
+        .unwrap_or_else(|| panic!("no kernel {name} in the static report"));
+    static_sites(kernel)
+}
+
+/// Simulates kernel `k` on `grid` blocks of `block` threads with
+/// [`iota_arguments`] (`int` for integers) and compares every simulated
+/// site with `statics`, which must come from the analysis at `block`.
+pub fn simulate_and_compare(
+    m: &Module,
+    k: FuncId,
+    statics: &BTreeMap<SiteKey, Static>,
+    config: &LaunchConfig,
+    int: i128,
+    t: &mut Tally,
+) -> Result<(), SimError> {
+    let o = sim::simulate(m, k, config, &iota_arguments(m, k, int))?;
+    t.runs += 1;
+    let label = format!("{} {:?} n={int}", m.func(k).name, config.block);
+    for s in report::sites(m, &o) {
+        let key = sim_key(&s);
+        match statics.get(&key) {
+            Some(st) => compare(&label, st, &s, t),
+            None => t.disagreements.push(format!(
+                "{label}: simulated site {key:?} has no static site"
+            )),
+        }
+    }
+    Ok(())
+}
