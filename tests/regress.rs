@@ -1,7 +1,7 @@
 //! Known bugs found by the random campaigns (`random_kernels.rs`,
 //! `scripts/fuzz-ir.sh`), as minimal fixtures under
 //! `tests/fixtures/regress/`. Each test states the right answer, derived
-//! by hand, and stays ignored until the bug is fixed.
+//! by hand; it is ignored while the bug is open.
 
 mod common;
 
@@ -13,10 +13,8 @@ use common::*;
 /// * The header branch: at the first test even lanes leave and odd lanes
 ///   stay, so it splits both warps (the simulator agrees: 2 of 2).
 /// * The store's address `out + 4 t` differs in every lane: it is
-///   thread-dependent (the analysis says it is not; with a constant
-///   stored instead of `i` it says it is).
+///   thread-dependent.
 #[test]
-#[ignore = "known bug: loop exit tested in the header"]
 fn header_exit_loop_splits_and_its_exit_store_is_dependent() {
     let r = check_json("regress/header_exit_loop.ll", &["--block-dim", "64"]);
     let k = &r["kernels"][0];

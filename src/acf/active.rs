@@ -8,8 +8,14 @@ use crate::ir::BlockId;
 
 /// Per block, the `(branch, successor position)` edges it is control
 /// dependent on; built once per function and shared by every warp.
+///
+/// A loop whose exit test sits in its header (not rotated) makes the
+/// header control dependent on its own branch only: control dependence
+/// says when the header runs *again*, not that it runs on entry. So each
+/// loop header also keeps the edges that enter it from outside the loop.
 pub struct ControlEdges {
     edges: Vec<Vec<(BlockId, usize)>>,
+    entries: Vec<Vec<(BlockId, usize)>>,
 }
 
 impl ControlEdges {
@@ -26,7 +32,41 @@ impl ControlEdges {
                 }
             }
         }
-        ControlEdges { edges }
+        let mut entries = vec![Vec::new(); cfg.num_blocks()];
+        for (_, lp) in g.loops.iter() {
+            let h = lp.header;
+            for &p in cfg.preds(h).iter().filter(|&&p| !lp.contains(p)) {
+                for (s, &succ) in cfg.succs(p).iter().enumerate() {
+                    if succ == h {
+                        entries[h.index()].push((p, s));
+                    }
+                }
+            }
+        }
+        ControlEdges { edges, entries }
+    }
+}
+
+/// The lanes of `(may, must)` at `branch` that take its edge `s`.
+fn along<'c>(
+    state: &[(u32, u32)],
+    cond: &impl Fn(BlockId) -> Option<&'c Cond>,
+    (branch, s): (BlockId, usize),
+    whole_warps: bool,
+    branches: bool,
+) -> (u32, u32) {
+    let (pmay, pmust) = state[branch.index()];
+    if !branches {
+        return (pmay, pmust);
+    }
+    match cond(branch) {
+        Some(Cond::Uniform) => (pmay, pmust),
+        Some(Cond::Threshold { bounded: true, .. }) if whole_warps => (pmay, pmust),
+        Some(c) => match c.lanes_to(s, ALL) {
+            Some(t) => (pmay & t, pmust & t),
+            None => (pmay, 0),
+        },
+        None => (pmay, 0),
     }
 }
 
@@ -48,25 +88,24 @@ pub fn active_lanes<'c>(
         let mut changed = false;
         for &b in cfg.reverse_post_order() {
             let edges = &control.edges[b.index()];
+            let entries = &control.entries[b.index()];
             let new = if edges.is_empty() {
                 entry
             } else {
                 let (mut may, mut must) = (0, ALL);
-                for &(branch, s) in edges {
-                    let (pmay, pmust) = state[branch.index()];
-                    let (emay, emust) = match cond(branch) {
-                        Some(Cond::Uniform) => (pmay, pmust),
-                        Some(Cond::Threshold { bounded: true, .. }) if whole_warps => (pmay, pmust),
-                        Some(c) => match c.lanes_to(s, ALL) {
-                            Some(t) => (pmay & t, pmust & t),
-                            None => (pmay, 0),
-                        },
-                        None => (pmay, 0),
-                    };
+                for &e in edges {
+                    let (emay, emust) = along(&state, &cond, e, whole_warps, true);
                     may |= emay;
                     must &= emust;
                 }
-                if edges.len() != 1 {
+                // A loop header also runs with the lanes that enter it.
+                for &e in entries {
+                    let branches = cfg.succs(e.0).len() > 1;
+                    let (emay, emust) = along(&state, &cond, e, whole_warps, branches);
+                    may |= emay;
+                    must &= emust;
+                }
+                if edges.len() + entries.len() != 1 {
                     must = 0;
                 }
                 (may & entry.0, must & entry.1 & may)
