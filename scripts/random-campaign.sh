@@ -2,7 +2,7 @@
 # A long campaign of random kernels against the simulator
 # (tests/random_kernels.rs) in a release build.
 #
-# usage: scripts/random-campaign.sh [COUNT] [SEED] [--all]
+# usage: scripts/random-campaign.sh [COUNT] [SEED]
 #
 # Runs COUNT kernels (default 10000) in rounds of ROUND (default 1000),
 # round i with seed SEED + i (SEED defaults to a random one). A round stops
@@ -10,15 +10,11 @@
 # tests/fixtures/regress/ as random-<seed>.json (replay it with
 # WARPCHECK_RANDOM_REPLAY=tests/fixtures/regress/random-<seed>.json cargo
 # test --test random_kernels replay), .c (readable) and .ir (our IR); the
-# campaign goes on with the next round. --all also generates the
-# constructs of known, still open bugs (strategy.rs `Knobs`), which
-# `cargo test` leaves out. Exits 1 if any round failed.
+# campaign goes on with the next round. Exits 1 if any round failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-10000}
 seed=${2:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
-all=0
-[ "${3:-}" = "--all" ] && all=1
 round=${ROUND:-1000}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 cargo test --release --test random_kernels --no-run --quiet 2>/dev/null || exit 2
@@ -30,7 +26,7 @@ for ((done = 0; done < count; done += round)); do
   n=$((count - done < round ? count - done : round))
   s=$((seed + rounds))
   rounds=$((rounds + 1))
-  WARPCHECK_RANDOM_CASES=$n WARPCHECK_RANDOM_SEED=$s WARPCHECK_RANDOM_ALL=$all \
+  WARPCHECK_RANDOM_CASES=$n WARPCHECK_RANDOM_SEED=$s \
     WARPCHECK_RANDOM_SAVE=tests/fixtures/regress \
     cargo test --release --quiet --test random_kernels random_kernels_agree -- --nocapture >"$log" 2>&1
   rc=$?

@@ -187,10 +187,9 @@ fn random_kernels_agree_with_the_simulator() {
     };
     let mut runner = TestRunner::new_with_rng(config, rng(seed));
     let passed = RefCell::new((Tally::default(), Features::default(), 0usize));
-    let all = env_or("WARPCHECK_RANDOM_ALL", 0) != 0;
     let knobs = Knobs {
         header_loops: true,
-        unsigned_ops: all,
+        unsigned_ops: true,
     };
     let result = runner.run(&program(knobs), |p| {
         let mut t = Tally::default();
@@ -296,13 +295,13 @@ fn regress_header_exit_loop() {
     replay("tests/fixtures/regress/random-header-loop.json");
 }
 
-/// Known bug: `if ((0u - threadIdx.x) <= 0u)` holds for lane 0 only (the
+/// Was a bug: `if ((0u - threadIdx.x) <= 0u)` holds for lane 0 only (the
 /// difference wraps to 2^32 - t for the others), so it splits warp 0;
-/// the analysis compares `-tid.x <= 0` without the 32-bit wrap and calls
-/// it uniform per warp. The same goes for `umin`, `udiv`, `urem` and
+/// the analysis compared `-tid.x <= 0` without the 32-bit wrap and called
+/// it uniform per warp. Unsigned operations now read a value that may be
+/// negative modulo 2^width. The same goes for `umin`, `udiv`, `urem` and
 /// `lshr` of values that may be negative.
 #[test]
-#[ignore = "known bug: unsigned operations on negative ACF values do not wrap"]
 fn regress_unsigned_wrap() {
     replay("tests/fixtures/regress/random-unsigned-wrap.json");
 }

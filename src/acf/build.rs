@@ -286,6 +286,11 @@ impl<'a> Builder<'a> {
             }
             Opcode::LShr | Opcode::AShr => {
                 let (a, b) = bin(self);
+                let a = if op == Opcode::LShr {
+                    self.unsigned(c, ops[0], a)
+                } else {
+                    a
+                };
                 match b.as_const() {
                     Some(s) if (0..64).contains(&s) => {
                         self.op(Op::Div(Round::Floor), vec![a, Poly::constant(1i128 << s)])
@@ -293,9 +298,9 @@ impl<'a> Builder<'a> {
                     _ => return None,
                 }
             }
-            Opcode::UDiv => self.binop(c, ops, Op::Div(Round::Floor)),
+            Opcode::UDiv => self.unsigned_binop(c, ops, Op::Div(Round::Floor)),
             Opcode::SDiv => self.binop(c, ops, Op::Div(Round::Trunc)),
-            Opcode::URem => self.binop(c, ops, Op::Rem(Round::Floor)),
+            Opcode::URem => self.unsigned_binop(c, ops, Op::Rem(Round::Floor)),
             Opcode::SRem => self.binop(c, ops, Op::Rem(Round::Trunc)),
             Opcode::And => {
                 let (a, b) = bin(self);
@@ -315,7 +320,17 @@ impl<'a> Builder<'a> {
                 let InstKind::ICmp(p) = kind else {
                     return None;
                 };
-                self.binop(c, ops, Op::Cmp(*p))
+                if matches!(
+                    p,
+                    crate::ir::IntPred::Ult
+                        | crate::ir::IntPred::Ule
+                        | crate::ir::IntPred::Ugt
+                        | crate::ir::IntPred::Uge
+                ) {
+                    self.unsigned_binop(c, ops, Op::Cmp(*p))
+                } else {
+                    self.binop(c, ops, Op::Cmp(*p))
+                }
             }
             Opcode::Select => {
                 let cond = self.poly(c, ops[0]);
@@ -343,6 +358,91 @@ impl<'a> Builder<'a> {
     fn binop(&mut self, c: CtxId, ops: &[Value], op: Op) -> Poly {
         let (a, b) = (self.poly(c, ops[0]), self.poly(c, ops[1]));
         self.op(op, vec![a, b])
+    }
+
+    /// An operator that reads its operands as unsigned.
+    fn unsigned_binop(&mut self, c: CtxId, ops: &[Value], op: Op) -> Poly {
+        let a = self.poly(c, ops[0]);
+        let b = self.poly(c, ops[1]);
+        let (a, b) = (self.unsigned(c, ops[0], a), self.unsigned(c, ops[1], b));
+        self.op(op, vec![a, b])
+    }
+
+    /// `p`, the value of `v`, as an unsigned operation reads it: itself
+    /// when it cannot be negative, else `p mod 2^width` (the ACF's
+    /// integers do not wrap; `0u - t` is `2^32 - t`, not `-t`).
+    fn unsigned(&mut self, c: CtxId, v: Value, p: Poly) -> Poly {
+        if self.non_negative(&p) {
+            return p;
+        }
+        let f = self.arena.func_of(c);
+        let ty = self.m.value_type(self.m.func(f), v);
+        let bits = match self.m.types.kind(ty) {
+            TypeKind::Int(b) => *b,
+            TypeKind::Ptr(_) => 64,
+            _ => return p,
+        };
+        if bits >= 127 {
+            return p;
+        }
+        self.op(
+            Op::Rem(Round::Floor),
+            vec![p, Poly::constant(1i128 << bits)],
+        )
+    }
+
+    /// `p`, an unsigned reading of `v`'s type, read as signed again
+    /// (`2^32 - 64` is `-64`).
+    fn signed(&mut self, c: CtxId, v: Value, p: Poly) -> Poly {
+        let f = self.arena.func_of(c);
+        let ty = self.m.value_type(self.m.func(f), v);
+        let Some(bits) = self.m.types.int_bits(ty).filter(|&b| b < 127) else {
+            return p;
+        };
+        let half = Poly::constant(1i128 << (bits - 1));
+        let shifted = self.op(
+            Op::Rem(Round::Floor),
+            vec![p.add(&half), Poly::constant(1i128 << bits)],
+        );
+        shifted.sub(&half)
+    }
+
+    /// Whether `p` is at least 0: non-negative coefficients over atoms
+    /// that are (thread and block indices and sizes, pointers, counters
+    /// from 0 up, remainders and quotients of such).
+    fn non_negative(&self, p: &Poly) -> bool {
+        p.terms
+            .iter()
+            .all(|(mono, k)| *k >= 0 && mono.iter().all(|&a| self.non_negative_atom(a)))
+    }
+
+    fn non_negative_atom(&self, a: AtomId) -> bool {
+        match self.arena.atom(a) {
+            Atom::Tid(_) | Atom::LaneId => true,
+            Atom::Uniform(
+                Uniform::BlockIdx(_)
+                | Uniform::GridDim(_)
+                | Uniform::BlockDim(_)
+                | Uniform::Global(_)
+                | Uniform::Param(_, Pointer::Yes),
+            ) => true,
+            // A counter that starts at 0 or above and counts up.
+            Atom::Uniform(Uniform::LoopPhi(..)) => self
+                .arena
+                .counter(a)
+                .is_some_and(|(start, step)| start >= 0 && step >= 0),
+            Atom::Uniform(Uniform::Op(op, args)) | Atom::Op(op, args) => match (op, &args[..]) {
+                (Op::Rem(Round::Floor), [_, k]) => {
+                    self.arena.poly(*k).as_const().is_some_and(|k| k > 0)
+                }
+                (Op::Div(Round::Floor), [x, k]) => {
+                    self.non_negative(self.arena.poly(*x))
+                        && self.arena.poly(*k).as_const().is_some_and(|k| k > 0)
+                }
+                _ => false,
+            },
+            _ => false,
+        }
     }
 
     /// `a & b`: masks `2^k - 1` are remainders, masks `-2^k` round down.
@@ -434,7 +534,16 @@ impl<'a> Builder<'a> {
                     return None;
                 }
                 let ops = inst.operands.clone();
-                self.binop(c, &ops, op)
+                let (a, b) = (self.poly(c, ops[0]), self.poly(c, ops[1]));
+                let wraps = !(self.non_negative(&a) && self.non_negative(&b));
+                if matches!(op, Op::Min { signed: false } | Op::Max { signed: false }) && wraps {
+                    // The result is one of the operands read as unsigned:
+                    // back to the signed reading the other operations use.
+                    let r = self.unsigned_binop(c, &ops, op);
+                    self.signed(c, ops[0], r)
+                } else {
+                    self.binop(c, &ops, op)
+                }
             }
         })
     }
