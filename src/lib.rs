@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod budget;
 pub mod checks;
 pub mod cli;
+pub mod cost;
 pub mod compare;
 pub mod dataflow;
 pub mod diag;

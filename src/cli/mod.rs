@@ -1,5 +1,6 @@
 //! The `warpcheck` command line.
 
+mod bound;
 mod check;
 mod simulate;
 
@@ -40,6 +41,8 @@ pub enum Command {
     PrintPluginPath,
     /// Run one kernel launch on the CPU and report its exact cost.
     Simulate(simulate::SimulateArgs),
+    /// Print a kernel's per-warp cost bound for one metric (AARA, solved as an LP).
+    Bound(bound::BoundArgs),
     /// Print warpcheck's own IR for a file (for debugging).
     DumpIr {
         file: PathBuf,
@@ -64,6 +67,7 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Simulate(args) => simulate::run(&args),
+        Command::Bound(args) => bound::run(&args),
         Command::Checks => {
             for c in crate::checks::all() {
                 println!("{:28} {}", c.name(), c.summary());
