@@ -289,13 +289,40 @@ fn exact_arrival(
     }
     let (s, e) = (vals.val(ind.start), vals.val(bound));
     let gap = if c > 0 {
-        e.lo.zip(s.hi).map(|(el, sh)| el.sub(&sh).plus(Rat::int(-o)))
+        e.lo.as_ref().zip(s.hi.as_ref()).map(|(el, sh)| el.sub(sh).plus(Rat::int(-o)))
     } else {
-        s.lo.zip(e.hi).map(|(sl, eh)| sl.sub(&eh).plus(Rat::int(o)))
+        s.lo.as_ref().zip(e.hi.as_ref()).map(|(sl, eh)| sl.sub(eh).plus(Rat::int(o)))
     };
     // The gap is a multiple of the step: more than −|c| means at least 0.
-    let gap = gap.map(|g| env.eliminate(&g, false).plus(Rat::int(cabs as i128 - 1)));
+    let slack = Rat::int(cabs as i128 - 1);
+    let gap = gap.map(|g| env.eliminate(&g, false).plus(slack));
     if gap.is_some_and(|g| vals.ranges.nonneg(env, &g)) {
+        return Ok(());
+    }
+    // Numerically, with the integers rounded: the bound's least value
+    // rounded up to the step's multiples, against the start's largest.
+    let num = |a: &Option<Affine>, low: bool| {
+        let a = env.eliminate(a.as_ref()?, !low);
+        let (lo, hi) = vals.ranges.of(env, &a);
+        if low {
+            lo.map(|x| x.ceil())
+        } else {
+            hi.map(|x| x.floor())
+        }
+    };
+    let c128 = cabs as i128;
+    let ok = if c > 0 {
+        match (num(&e.lo, true), num(&s.hi, false)) {
+            (Some(el), Some(sh)) => el.div_euclid(c128) * c128 + c128 * i128::from(el.rem_euclid(c128) != 0) - sh - o >= 0,
+            _ => false,
+        }
+    } else {
+        match (num(&s.lo, true), num(&e.hi, false)) {
+            (Some(sl), Some(eh)) => sl - (eh.div_euclid(c128) * c128) + o >= 0,
+            _ => false,
+        }
+    };
+    if ok {
         Ok(())
     } else {
         Err("cannot show the counter starts before its not-equal bound".into())
