@@ -189,13 +189,14 @@ pub fn bound_kernel(
             return finish(out, start);
         }
     };
-    // Facts per CFG edge, with the thread symbols weakened away.
-    let mut vals = values::Values::new(&env, values::Ranges::default(), &inductions);
+    // Facts per CFG edge, with the thread symbols weakened away; each edge
+    // narrows its own ranges.
     let mut facts: HashMap<(BlockId, BlockId), Vec<Affine>> = HashMap::default();
     for e in &graph.edges {
         if facts.contains_key(&e.logical) || e.logical.0 == e.logical.1 && e.to.is_none() {
             continue;
         }
+        let mut vals = values::Values::new(&env, values::Ranges::default(), &inductions);
         let fs = values::edge_facts(&mut vals, e.logical.0, e.logical.1)
             .iter()
             .map(|a| env.eliminate(a, true))

@@ -123,21 +123,6 @@ fn loop_bound(
     }
 }
 
-/// Swaps a comparison's operands.
-fn swapped(p: IntPred) -> IntPred {
-    match p {
-        IntPred::Ult => IntPred::Ugt,
-        IntPred::Ugt => IntPred::Ult,
-        IntPred::Ule => IntPred::Uge,
-        IntPred::Uge => IntPred::Ule,
-        IntPred::Slt => IntPred::Sgt,
-        IntPred::Sgt => IntPred::Slt,
-        IntPred::Sle => IntPred::Sge,
-        IntPred::Sge => IntPred::Sle,
-        p => p,
-    }
-}
-
 /// `v` as `h + o` for a counter `h` of loop `l`.
 fn as_counter<'i>(
     env: &Env<'_>,
@@ -197,7 +182,7 @@ fn compare_bound(
         as_counter(env, inductions, l, b),
     ) {
         (Some(c), None) if invariant(env, lp, b) => (c, b, pred),
-        (None, Some(c)) if invariant(env, lp, a) => (c, a, swapped(pred)),
+        (None, Some(c)) if invariant(env, lp, a) => (c, a, values::swap(pred)),
         _ => return Err("the exit test compares no counter with an invariant".into()),
     };
     let (ind, offset) = counter;

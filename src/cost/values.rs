@@ -190,6 +190,9 @@ pub struct Values<'e, 'a> {
     memo: HashMap<Value, Val>,
     busy: Vec<Value>,
     inductions: &'e HashMap<crate::ir::InstId, Induction>,
+    /// Numeric bounds guards put on values that are no symbol
+    /// (`x & 3 ≠ 0` gives `x & 3 ≥ 1`).
+    refined: HashMap<Value, (Option<i128>, Option<i128>)>,
 }
 
 impl<'e, 'a> Values<'e, 'a> {
@@ -204,7 +207,47 @@ impl<'e, 'a> Values<'e, 'a> {
             memo: HashMap::default(),
             busy: Vec::new(),
             inductions,
+            refined: HashMap::default(),
         }
+    }
+
+    /// Narrows `v` to `lo..=hi` (a guard on it holds).
+    pub fn refine(&mut self, v: Value, lo: Option<i128>, hi: Option<i128>) {
+        let e = self.refined.entry(v).or_insert((None, None));
+        e.0 = e.0.max(lo).or(lo);
+        e.1 = match (e.1, hi) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.memo.clear();
+    }
+
+    /// Applies a guard `lhs pred rhs` (outcome `truth`) with a constant
+    /// side to the other side's numeric bounds.
+    pub fn refine_compare(&mut self, pred: IntPred, lhs: Value, rhs: Value, truth: bool) {
+        let pred = if truth { pred } else { negate(pred) };
+        let (x, c, pred) = match (self.konst(lhs), self.konst(rhs)) {
+            (None, Some(c)) => (lhs, c, pred),
+            (Some(c), None) => (rhs, c, swap(pred)),
+            _ => return,
+        };
+        let unsigned = matches!(pred, IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge);
+        if unsigned && !(self.nonneg(x) && c >= 0) {
+            return;
+        }
+        let lo_num = self.val(x).lo.and_then(|l| self.ranges.of(self.env, &l).0);
+        let hi_num = self.val(x).hi.and_then(|h| self.ranges.of(self.env, &h).1);
+        let (lo, hi) = match pred {
+            IntPred::Slt | IntPred::Ult => (None, Some(c - 1)),
+            IntPred::Sle | IntPred::Ule => (None, Some(c)),
+            IntPred::Sgt | IntPred::Ugt => (Some(c + 1), None),
+            IntPred::Sge | IntPred::Uge => (Some(c), None),
+            IntPred::Eq => (Some(c), Some(c)),
+            IntPred::Ne if lo_num == Some(Rat::int(c)) => (Some(c + 1), None),
+            IntPred::Ne if hi_num == Some(Rat::int(c)) => (None, Some(c - 1)),
+            IntPred::Ne => return,
+        };
+        self.refine(x, lo, hi);
     }
 
     /// Narrows the ranges with `a ≥ 0` (values are recomputed).
@@ -226,8 +269,27 @@ impl<'e, 'a> Values<'e, 'a> {
             return Val::default();
         }
         self.busy.push(v);
-        let r = self.compute(v);
+        let mut r = self.compute(v);
         self.busy.pop();
+        if let Some(&(lo, hi)) = self.refined.get(&v) {
+            let weaker = |a: &Option<Affine>, c: i128, low: bool, this: &Self| match a {
+                None => true,
+                Some(a) => {
+                    let (alo, ahi) = this.ranges.of(this.env, a);
+                    if low {
+                        alo.is_none_or(|x| x < Rat::int(c))
+                    } else {
+                        ahi.is_none_or(|x| x > Rat::int(c))
+                    }
+                }
+            };
+            if let Some(c) = lo.filter(|&c| weaker(&r.lo, c, true, self)) {
+                r.lo = Some(Affine::int(c));
+            }
+            if let Some(c) = hi.filter(|&c| weaker(&r.hi, c, false, self)) {
+                r.hi = Some(Affine::int(c));
+            }
+        }
         self.memo.insert(v, r.clone());
         r
     }
@@ -491,11 +553,20 @@ impl<'e, 'a> Values<'e, 'a> {
         if self.nonneg(x) && clears_low {
             // Clears the low bits (and maybe bits the value never has): the
             // value rounded down to a multiple of 2^low.
-            let fits = self
-                .val(x)
-                .hi
-                .and_then(|h| self.ranges.of(self.env, &h).1)
-                .is_some_and(|h| c < 0 || h <= Rat::int(c | ((1 << low) - 1)));
+            // The mask keeps every bit a nonnegative value of its width can
+            // have above the low ones (or the value's bound says so).
+            let keep = c | ((1 << low) - 1);
+            let width_ok = self
+                .env
+                .bits(x)
+                .is_some_and(|b| b <= 63 && keep & ((1i128 << (b - 1)) - 1) == (1i128 << (b - 1)) - 1);
+            let fits = c < 0
+                || width_ok
+                || self
+                    .val(x)
+                    .hi
+                    .and_then(|h| self.ranges.of(self.env, &h).1)
+                    .is_some_and(|h| h <= Rat::int(keep));
             if fits {
                 let a = self.val(x);
                 return Val {
@@ -778,6 +849,21 @@ fn less(a: &Val, b: &Val, or_equal: bool) -> Vec<Affine> {
     out
 }
 
+/// The same comparison with its operands swapped.
+pub fn swap(p: IntPred) -> IntPred {
+    match p {
+        IntPred::Ult => IntPred::Ugt,
+        IntPred::Ugt => IntPred::Ult,
+        IntPred::Ule => IntPred::Uge,
+        IntPred::Uge => IntPred::Ule,
+        IntPred::Slt => IntPred::Sgt,
+        IntPred::Sgt => IntPred::Slt,
+        IntPred::Sle => IntPred::Sge,
+        IntPred::Sge => IntPred::Sle,
+        p => p,
+    }
+}
+
 pub fn negate(p: IntPred) -> IntPred {
     match p {
         IntPred::Eq => IntPred::Ne,
@@ -859,6 +945,7 @@ pub fn edge_facts(vals: &mut Values<'_, '_>, from: BlockId, to: BlockId) -> Vec<
             let Value::Inst(ci) = c else { continue };
             let ci = env.f.inst(ci);
             if let InstKind::ICmp(p) = ci.kind {
+                vals.refine_compare(p, ci.operands[0], ci.operands[1], tr);
                 for fact in facts_of_compare(vals, p, ci.operands[0], ci.operands[1], tr) {
                     vals.assume(&env.eliminate(&fact, true));
                     out.push(fact);
