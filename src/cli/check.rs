@@ -91,6 +91,10 @@ pub struct CheckArgs {
     /// sites and one note; the others keep their results.
     #[arg(long, value_name = "KEY=VALUE")]
     pub budget: Vec<String>,
+    /// Also bound each kernel's cost per warp (sectors, conflicts, divwarps,
+    /// steps): a note at the kernel's line and `bounds` in JSON.
+    #[arg(long)]
+    pub bounds: bool,
     #[command(flatten)]
     pub compile: CompileArgs,
 }
@@ -142,7 +146,9 @@ pub fn run(args: &CheckArgs) -> i32 {
     let mut warnings = 0usize;
     for file in &args.files {
         let need_report = args.format == Format::Json || args.summary;
-        let outcome = std::panic::catch_unwind(|| check_file(file, &compile, &opts, need_report));
+        let outcome = std::panic::catch_unwind(|| {
+            check_file(file, &compile, &opts, (need_report, args.bounds))
+        });
         match outcome {
             Ok(Ok((module_report, findings))) => {
                 let is_warning = |f: &&crate::diag::Finding| f.severity == Severity::Warning;
@@ -150,7 +156,10 @@ pub fn run(args: &CheckArgs) -> i32 {
                 if args.format == Format::Text {
                     // A kernel left unanalysed is always said.
                     let shown = |f: &&crate::diag::Finding| {
-                        args.notes || is_warning(f) || f.check == crate::checks::ANALYSIS_BUDGET
+                        args.notes
+                            || is_warning(f)
+                            || f.check == crate::checks::ANALYSIS_BUDGET
+                            || f.check == crate::cost::report::COST_BOUND
                     };
                     for f in findings.iter().filter(shown) {
                         print!("{}", text::render(f, args.explain, &mut cache));
@@ -210,25 +219,41 @@ pub fn run(args: &CheckArgs) -> i32 {
     code
 }
 
-/// Analyses one file into its findings and, when asked for, its report.
+/// Analyses one file into its findings and, when asked for, its report
+/// and (`bounds`) each kernel's cost bounds.
 fn check_file(
     file: &std::path::Path,
     compile: &CompileOptions,
     opts: &Options,
-    need_report: bool,
+    (need_report, bounds): (bool, bool),
 ) -> Result<(json::Report, Vec<crate::diag::Finding>), frontend::InputError> {
     let _file = info_span!("file", path = %file.display()).entered();
     let m = info_span!("load").in_scope(|| frontend::load(file, compile))?;
     require_nvptx(file, &m)?;
     let a = analysis::analyze(&m, opts, &IfdsTaint);
-    let (figures, findings) = info_span!("checks").in_scope(|| {
+    let (figures, mut findings) = info_span!("checks").in_scope(|| {
         let figures = crate::checks::measure_all(&a);
         let findings = crate::checks::run_all(&a, &figures, opts);
         (figures, findings)
     });
+    let kernel_bounds = if bounds {
+        let copts = crate::cost::Options::default();
+        crate::cost::bound_module(&a, &figures, &copts, &opts.budget)
+    } else {
+        Vec::new()
+    };
+    for (k, kb) in a.kernels.iter().zip(&kernel_bounds) {
+        findings.push(crate::cost::report::note(&m, k, kb));
+    }
     let mut report = json::Report::new();
     if need_report {
         report.add(&a, &figures, &findings);
+        report.attach_bounds(
+            kernel_bounds
+                .iter()
+                .map(|kb| crate::cost::report::json(&m, kb))
+                .collect(),
+        );
     }
     if a.kernels.is_empty() {
         eprintln!("warpcheck: note: {}: no kernels found", file.display());

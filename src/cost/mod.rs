@@ -36,6 +36,7 @@ pub mod lp;
 pub mod metric;
 pub mod potential;
 pub mod rat;
+pub mod report;
 pub mod trips;
 pub mod values;
 pub mod warp_graph;
