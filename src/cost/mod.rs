@@ -117,6 +117,22 @@ impl KernelBounds {
     }
 }
 
+/// Where a loop is in the source: its back edge's branch (clang gives it
+/// the `for` or `while` line), else its header's first located instruction.
+fn loop_pos(m: &Module, f: &crate::ir::Function, lp: &crate::graph::Loop) -> Option<(FileId, u32)> {
+    let latch = lp
+        .latches
+        .iter()
+        .filter_map(|&t| f.blocks[t.index()].insts.last())
+        .find_map(|&i| line_of(m, f, i));
+    latch.or_else(|| {
+        f.blocks[lp.header.index()]
+            .insts
+            .iter()
+            .find_map(|&x| line_of(m, f, x))
+    })
+}
+
 /// A line of code, for attribution.
 fn line_of(m: &Module, f: &crate::ir::Function, i: crate::ir::InstId) -> Option<(FileId, u32)> {
     m.inst_pos(f, i).filter(|p| p.line > 0).map(|p| (p.file, p.line))
@@ -231,11 +247,7 @@ pub fn bound_kernel(
         .enumerate()
         .filter_map(|(i, t)| match t {
             Trip::Unknown(why) => {
-                let h = g.loops.get(LoopId(i as u32)).header;
-                let line = f.blocks[h.index()]
-                    .insts
-                    .iter()
-                    .find_map(|&x| line_of(m, f, x))
+                let line = loop_pos(m, f, g.loops.get(LoopId(i as u32)))
                     .map_or(String::new(), |(_, l)| format!(" at line {l}"));
                 Some(format!("the loop{line} has no trip bound: {why}"))
             }
@@ -280,16 +292,11 @@ pub fn bound_kernel(
             lines: Vec::new(),
         };
         if opts.attribution && mb.bound.as_ref().is_ok_and(|p| !p.is_zero()) {
-            for (l, lp) in g.loops.iter() {
+            for (_, lp) in g.loops.iter() {
                 let inside = |_: crate::ir::InstId, b: BlockId| lp.contains(b);
                 if let Ok(p) = solve(&inside) {
                     if !p.is_zero() {
-                        let header = lp.header;
-                        let pos = f.blocks[header.index()]
-                            .insts
-                            .iter()
-                            .find_map(|&x| line_of(m, f, x));
-                        let _ = l;
+                        let pos = loop_pos(m, f, lp);
                         mb.loops.push(Share {
                             file: pos.map(|p| p.0),
                             line: pos.map_or(0, |p| p.1),
