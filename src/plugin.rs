@@ -153,7 +153,8 @@ pub fn bounds_requested() -> Result<bool, String> {
     let Ok(path) = std::env::var("WARPCHECK_CONFIG") else {
         return Ok(false);
     };
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("WARPCHECK_CONFIG={path}: {e}"))?;
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| format!("WARPCHECK_CONFIG={path}: {e}"))?;
     let mut on = false;
     for line in text.lines() {
         let line = line.split('#').next().unwrap_or("").trim();

@@ -8,7 +8,9 @@ use serde_json::Value;
 
 fn bound_json(file: &str, kernel: &str, metric: &str, extra: &[&str]) -> Value {
     let out = run(warpcheck()
-        .args(["bound", "--format", "json", "--kernel", kernel, "--metric", metric])
+        .args([
+            "bound", "--format", "json", "--kernel", kernel, "--metric", metric,
+        ])
         .args(extra)
         .arg(fixture(file)));
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
@@ -20,7 +22,12 @@ fn vector_add_pays_three_aligned_requests_and_one_split() {
     // A[i], B[i], C[i] with i = 256·blockIdx.x + threadIdx.x: 32 lanes × 4
     // bytes from a 256-aligned buffer at a multiple of 128 bytes = 4 sectors
     // each, 12 per warp, whatever N is.
-    let j = bound_json("cu/cost_vector_add.cu", "vectorAdd", "sectors", &["--param", "N=1000"]);
+    let j = bound_json(
+        "cu/cost_vector_add.cu",
+        "vectorAdd",
+        "sectors",
+        &["--param", "N=1000"],
+    );
     assert_eq!(j["kernel"], "vectorAdd");
     assert_eq!(j["metric"], "sectors");
     assert_eq!(j["bound"], "12");
@@ -69,7 +76,10 @@ fn triangular_loops_give_a_quadratic_bound() {
         .find(|t| t["factors"].as_array().unwrap().len() == 2)
         .expect("a degree-2 term");
     assert_eq!(quadratic["coeff"], serde_json::json!([2, 1]));
-    assert_eq!(quadratic["factors"], serde_json::json!(["max0(n)", "max0(n)"]));
+    assert_eq!(
+        quadratic["factors"],
+        serde_json::json!(["max0(n)", "max0(n)"])
+    );
     // The outer loop (line 7) carries the whole quadratic part.
     let outer = b["loops"]
         .as_array()
@@ -77,7 +87,10 @@ fn triangular_loops_give_a_quadratic_bound() {
         .iter()
         .find(|l| l["line"] == 7)
         .expect("the outer loop's share");
-    assert!(outer["bound"].as_str().unwrap().starts_with("2·max(0, n)·max(0, n)"));
+    assert!(outer["bound"]
+        .as_str()
+        .unwrap()
+        .starts_with("2·max(0, n)·max(0, n)"));
 }
 
 #[test]
@@ -100,7 +113,12 @@ fn weights_scale_steps() {
     let dir = tempfile::tempdir().unwrap();
     let w = dir.path().join("weights");
     std::fs::write(&w, "inst = 2\nphi = 2\n").unwrap();
-    let one = bound_json("cu/cost_vector_add.cu", "vectorAdd", "steps", &["--param", "N=1"]);
+    let one = bound_json(
+        "cu/cost_vector_add.cu",
+        "vectorAdd",
+        "steps",
+        &["--param", "N=1"],
+    );
     let two = bound_json(
         "cu/cost_vector_add.cu",
         "vectorAdd",

@@ -250,9 +250,21 @@ struct Ratios {
     worst: f64,
 }
 
-fn bounds_for(m: &Module, block: [u32; 3]) -> (warpcheck::analysis::ModuleAnalysis<'_>, Vec<cost::KernelBounds>) {
+fn bounds_for(
+    m: &Module,
+    block: [u32; 3],
+) -> (
+    warpcheck::analysis::ModuleAnalysis<'_>,
+    Vec<cost::KernelBounds>,
+) {
     let opts = Options {
-        block_dim: Some(BlockDim::parse(&format!("{},{},{}", block[0], block[1], block[2]), BlockDimSource::Option).unwrap()),
+        block_dim: Some(
+            BlockDim::parse(
+                &format!("{},{},{}", block[0], block[1], block[2]),
+                BlockDimSource::Option,
+            )
+            .unwrap(),
+        ),
         no_explanations: true,
         ..Options::default()
     };
@@ -274,7 +286,9 @@ fn simulated_warps_stay_within_their_bounds() {
     let mut missing = Vec::new();
     let mut ratios: BTreeMap<(String, &str), Ratios> = BTreeMap::new();
     for case in cases() {
-        let m = modules.entry(case.file).or_insert_with(|| compile(case.file));
+        let m = modules
+            .entry(case.file)
+            .or_insert_with(|| compile(case.file));
         let k = kernel(m, case.kernel);
         for &block in case.blocks {
             let (a, bounds) = bounds_for(m, block);
@@ -282,7 +296,12 @@ fn simulated_warps_stay_within_their_bounds() {
             let kb = &bounds[i];
             for mb in &kb.metrics {
                 if let Err(e) = &mb.bound {
-                    missing.push(format!("{} {:?} {}: {e}", case.kernel, block, mb.metric.name()));
+                    missing.push(format!(
+                        "{} {:?} {}: {e}",
+                        case.kernel,
+                        block,
+                        mb.metric.name()
+                    ));
                 }
             }
             for _ in 0..DRAWS {
@@ -295,13 +314,22 @@ fn simulated_warps_stay_within_their_bounds() {
                 };
                 let o = run(m, case.kernel, &config, &l.args);
                 let at = Params {
-                    values: l.ints.iter().map(|&(n, v)| (n.to_string(), v as f64)).collect(),
+                    values: l
+                        .ints
+                        .iter()
+                        .map(|&(n, v)| (n.to_string(), v as f64))
+                        .collect(),
                     grid: l.grid,
                 };
                 for mb in &kb.metrics {
                     let Ok(p) = &mb.bound else { continue };
                     let bound = kb.names.eval(p, &at).expect("every parameter has a value");
-                    let worst = o.warps.iter().map(|w| counter(&w.counters, mb.metric)).max().unwrap_or(0);
+                    let worst = o
+                        .warps
+                        .iter()
+                        .map(|w| counter(&w.counters, mb.metric))
+                        .max()
+                        .unwrap_or(0);
                     if worst as f64 > bound + 1e-6 {
                         violations.push(format!(
                             "{} block {:?} grid {:?} {:?}: {} simulated {worst} > bound {bound} = {}",
@@ -314,7 +342,9 @@ fn simulated_warps_stay_within_their_bounds() {
                         ));
                     }
                     if worst > 0 {
-                        let r = ratios.entry((case.kernel.to_string(), mb.metric.name())).or_default();
+                        let r = ratios
+                            .entry((case.kernel.to_string(), mb.metric.name()))
+                            .or_default();
                         let x = bound / worst as f64;
                         r.sum += x;
                         r.count += 1;
@@ -326,8 +356,21 @@ fn simulated_warps_stay_within_their_bounds() {
     }
     eprintln!("kernel metric: mean and worst bound/simulated over launches with a cost");
     for ((k, metric), r) in &ratios {
-        eprintln!("{k:14} {metric:10} mean {:.3} worst {:.3} ({} launches)", r.sum / r.count as f64, r.worst, r.count);
+        eprintln!(
+            "{k:14} {metric:10} mean {:.3} worst {:.3} ({} launches)",
+            r.sum / r.count as f64,
+            r.worst,
+            r.count
+        );
     }
-    assert!(violations.is_empty(), "bounds below the simulation:\n{}", violations.join("\n"));
-    assert!(missing.is_empty(), "kernels without a bound:\n{}", missing.join("\n"));
+    assert!(
+        violations.is_empty(),
+        "bounds below the simulation:\n{}",
+        violations.join("\n")
+    );
+    assert!(
+        missing.is_empty(),
+        "kernels without a bound:\n{}",
+        missing.join("\n")
+    );
 }

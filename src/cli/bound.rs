@@ -48,6 +48,9 @@ pub struct BoundArgs {
     pub args: Vec<String>,
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     pub buffer_bytes: u64,
+    /// Bytes of dynamic shared memory per block, for `--simulate`.
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    pub shared_bytes: u64,
     /// Show where the bound comes from: loops and lines.
     #[arg(long)]
     pub attribution: bool,
@@ -130,7 +133,9 @@ fn run_inner(args: &BoundArgs) -> Result<i32, String> {
         let (k, v) = b
             .split_once('=')
             .ok_or_else(|| format!("--budget: expected KEY=VALUE, got '{b}'"))?;
-        budget.set(k.trim(), v).map_err(|e| format!("--budget: {e}"))?;
+        budget
+            .set(k.trim(), v)
+            .map_err(|e| format!("--budget: {e}"))?;
     }
     let mut compile = args.compile.options();
     compile.full_debug = true;
@@ -164,7 +169,15 @@ fn run_inner(args: &BoundArgs) -> Result<i32, String> {
     let blocks: u64 = grid.iter().map(|&x| u64::from(x)).product();
     let launch = value.map(|v| v * f64::from(kb.warps_per_block) * blocks as f64);
     let simulated = if args.simulate {
-        Some(simulate(args, &m, kernel, &a.kernels[ki].block_dim.dims, grid, &at, metric)?)
+        Some(simulate(
+            args,
+            &m,
+            kernel,
+            &a.kernels[ki].block_dim.dims,
+            grid,
+            &at,
+            metric,
+        )?)
     } else {
         None
     };
@@ -180,7 +193,10 @@ fn run_inner(args: &BoundArgs) -> Result<i32, String> {
                 launch,
                 reason,
             };
-            println!("{}", serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?
+            );
         }
         Format::Text => {
             println!("{name}: {} per warp ≤ {text}", metric.name());
@@ -190,7 +206,9 @@ fn run_inner(args: &BoundArgs) -> Result<i32, String> {
             match value {
                 Some(v) => println!("  at these parameters: {v}"),
                 None if mb.bound.is_ok() && !at.values.is_empty() => {
-                    println!("  at these parameters: unknown (give every parameter the bound names)")
+                    println!(
+                        "  at these parameters: unknown (give every parameter the bound names)"
+                    )
                 }
                 None => {}
             }
@@ -245,17 +263,20 @@ fn simulate(
         } else if let Some(v) = at.values.get(&p.name) {
             arguments.push((p.name.clone(), ArgValue::Int(*v as i128)));
         } else {
-            return Err(format!("--simulate needs a value for '{}' (--param)", p.name));
+            return Err(format!(
+                "--simulate needs a value for '{}' (--param)",
+                p.name
+            ));
         }
     }
     let config = LaunchConfig {
         grid,
         block: *block,
+        dynamic_shared: args.shared_bytes,
         ..LaunchConfig::default()
     };
     let o = sim::simulate(m, kernel, &config, &arguments).map_err(|e| e.to_string())?;
-    Ok(o
-        .warps
+    Ok(o.warps
         .iter()
         .map(|w| metric_of(&w.counters, metric))
         .max()

@@ -182,7 +182,10 @@ mod tests {
         let n = Affine::sym(Sym::Param(0));
         let k = Affine::sym(Sym::Ghost(LoopId(0)));
         // (n - 1)/2 - k/2 = 1/2·(n - k - 1)
-        let e = n.plus(-Rat::ONE).scale(Rat::new(1, 2)).sub(&k.scale(Rat::new(1, 2)));
+        let e = n
+            .plus(-Rat::ONE)
+            .scale(Rat::new(1, 2))
+            .sub(&k.scale(Rat::new(1, 2)));
         let (lin, lambda, off) = e.normalize().unwrap();
         assert_eq!(lambda, Rat::new(1, 2));
         assert_eq!(off, Rat::int(-1));

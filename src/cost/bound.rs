@@ -140,7 +140,11 @@ impl Names {
                     out.push_str(if machine { "-" } else { "−" });
                 }
             } else {
-                let sep = if neg { format!(" {minus} ") } else { " + ".to_string() };
+                let sep = if neg {
+                    format!(" {minus} ")
+                } else {
+                    " + ".to_string()
+                };
                 out.push_str(&sep);
             }
             first = false;
@@ -214,9 +218,7 @@ impl Names {
                 (true, _, _) => out.push_str(&c.to_string()),
                 (false, true, _) => out.push_str(&body),
                 (false, false, true) => out.push_str(&format!("{c}·{body}")),
-                (false, false, false) => {
-                    out.push_str(&format!("{}·{body}/{}", c.num(), c.den()))
-                }
+                (false, false, false) => out.push_str(&format!("{}·{body}/{}", c.num(), c.den())),
             }
         }
         out
@@ -300,7 +302,9 @@ mod tests {
         // 16/2 + 14·max(0, −1) + 7 = 15.
         assert_eq!(names.eval(&p, &at), Some(15.0));
         let m = names.machine(&p);
-        assert!(m.iter().any(|t| t.factors == ["max0(h - 1)"] && t.coeff == [14, 1]));
+        assert!(m
+            .iter()
+            .any(|t| t.factors == ["max0(h - 1)"] && t.coeff == [14, 1]));
     }
 
     #[test]

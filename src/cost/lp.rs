@@ -93,7 +93,9 @@ impl Solver for Cbc {
         for r in &lp.rows {
             model.add_constraint(expr(&r.terms).geq(r.lo));
         }
-        let solution = model.solve().map_err(|e| format!("the LP has no solution ({e})"))?;
+        let solution = model
+            .solve()
+            .map_err(|e| format!("the LP has no solution ({e})"))?;
         Ok(vars.iter().map(|&v| solution.value(v)).collect())
     }
 }
@@ -115,8 +117,15 @@ mod tests {
             terms: vec![(x, 1.0)],
             lo: 0.5,
         });
-        let sol = lexicographic(&Cbc { seconds: 5.0 }, &lp, &[vec![(y, 1.0)], vec![(x, 1.0)]])
-            .unwrap();
-        assert!((sol[0] - 2.0).abs() < 1e-6 && sol[1].abs() < 1e-6, "{sol:?}");
+        let sol = lexicographic(
+            &Cbc { seconds: 5.0 },
+            &lp,
+            &[vec![(y, 1.0)], vec![(x, 1.0)]],
+        )
+        .unwrap();
+        assert!(
+            (sol[0] - 2.0).abs() < 1e-6 && sol[1].abs() < 1e-6,
+            "{sol:?}"
+        );
     }
 }

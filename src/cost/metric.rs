@@ -89,7 +89,9 @@ impl Weights {
                 continue;
             }
             let err = |what: &str| format!("line {}: {what}: '{line}'", n + 1);
-            let (k, v) = line.split_once('=').ok_or_else(|| err("expected KEY = VALUE"))?;
+            let (k, v) = line
+                .split_once('=')
+                .ok_or_else(|| err("expected KEY = VALUE"))?;
             let v = v.trim();
             let value = match v.split_once('/') {
                 Some((p, q)) => {
@@ -202,7 +204,10 @@ pub fn costs(
             let inst = f.inst(i);
             if let Some(Callee::Direct(c)) = inst.callee() {
                 if !m.func(c).is_declaration {
-                    return Err(format!("it calls the device function {}", m.func(c).demangled));
+                    return Err(format!(
+                        "it calls the device function {}",
+                        m.func(c).demangled
+                    ));
                 }
             }
             if matches!(inst.callee(), Some(Callee::Indirect | Callee::InlineAsm)) {

@@ -135,7 +135,9 @@ fn loop_pos(m: &Module, f: &crate::ir::Function, lp: &crate::graph::Loop) -> Opt
 
 /// A line of code, for attribution.
 fn line_of(m: &Module, f: &crate::ir::Function, i: crate::ir::InstId) -> Option<(FileId, u32)> {
-    m.inst_pos(f, i).filter(|p| p.line > 0).map(|p| (p.file, p.line))
+    m.inst_pos(f, i)
+        .filter(|p| p.line > 0)
+        .map(|p| (p.file, p.line))
 }
 
 /// Bounds every metric of one kernel.
@@ -195,7 +197,10 @@ pub fn bound_kernel(
             .collect();
     };
     if !g.loops.is_reducible() {
-        fail(&mut out, "the control flow has a cycle with two entries".into());
+        fail(
+            &mut out,
+            "the control flow has a cycle with two entries".into(),
+        );
         return finish(out, start);
     }
     let divergent = metric::divergent_branches(m, k, figures);
@@ -313,7 +318,8 @@ pub fn bound_kernel(
             lines.sort();
             lines.dedup();
             for (file, line) in lines.into_iter().take(MAX_LINES) {
-                let on_line = |i: crate::ir::InstId, _: BlockId| line_of(m, f, i) == Some((file, line));
+                let on_line =
+                    |i: crate::ir::InstId, _: BlockId| line_of(m, f, i) == Some((file, line));
                 if let Ok(p) = solve(&on_line) {
                     if !p.is_zero() {
                         mb.lines.push(Share {
@@ -363,7 +369,10 @@ fn edge_costs(
                     .filter_map(|i| costs.inst.get(i))
                     .fold(Rat::ZERO, |a, &c| a + c)
             });
-            let term = *f.blocks[b.index()].insts.last().expect("a block has a terminator");
+            let term = *f.blocks[b.index()]
+                .insts
+                .last()
+                .expect("a block has a terminator");
             let pays = e.pays.iter().fold(Rat::ZERO, |a, p| match p {
                 Pay::Phis(u, v) if keep(term, *u) => {
                     a + costs.phi * Rat::int(phi_count(f, *u, *v) as i128)
@@ -383,7 +392,9 @@ fn phi_count(f: &crate::ir::Function, from: BlockId, to: BlockId) -> usize {
         .iter()
         .map(|&i| f.inst(i))
         .take_while(|i| i.op == crate::ir::Opcode::Phi)
-        .filter(|i| matches!(&i.kind, crate::ir::InstKind::Phi { blocks } if blocks.contains(&from)))
+        .filter(
+            |i| matches!(&i.kind, crate::ir::InstKind::Phi { blocks } if blocks.contains(&from)),
+        )
         .count()
 }
 

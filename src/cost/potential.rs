@@ -48,6 +48,10 @@ struct Template {
 /// A linear combination of one node's monomials: `(mono, coeff)`.
 type Lin = Vec<(usize, Rat)>;
 
+/// An atom carried over an edge: a combination of the source's atoms
+/// (`None`: the constant).
+type Carried = Vec<(Option<usize>, Rat)>;
+
 /// The constraint system of one kernel, without the costs.
 pub struct System {
     templates: Vec<Template>,
@@ -74,7 +78,13 @@ struct Updates {
     back: Option<LoopId>,
 }
 
-fn updates(g: &WarpGraph, inp: &Inputs<'_, '_>, from: NodeId, to: NodeId, logical: (BlockId, BlockId)) -> Updates {
+fn updates(
+    g: &WarpGraph,
+    inp: &Inputs<'_, '_>,
+    from: NodeId,
+    to: NodeId,
+    logical: (BlockId, BlockId),
+) -> Updates {
     let (a, b) = (&g.nodes[from].scope, &g.nodes[to].scope);
     let entered = b.iter().filter(|l| !a.contains(l)).copied().collect();
     let loops = &inp.env.g.loops;
@@ -128,7 +138,12 @@ impl Template {
                 }
             }
         }
-        self.mono_index = monos.iter().cloned().enumerate().map(|(i, m)| (m, i)).collect();
+        self.mono_index = monos
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(|(i, m)| (m, i))
+            .collect();
         self.monos = monos;
     }
 
@@ -144,7 +159,9 @@ impl System {
         // Seeds: every loop in scope, its remaining iterations.
         for id in g.nodes.keys() {
             for &l in &g.nodes[id].scope {
-                let Some(t) = &inp.trips[l.index()] else { continue };
+                let Some(t) = &inp.trips[l.index()] else {
+                    continue;
+                };
                 let d = t.sub(&Affine::sym(Sym::Ghost(l)));
                 if let Some((lin, _, off)) = d.normalize() {
                     templates[id.index()].insert(lin, off);
@@ -165,7 +182,9 @@ impl System {
                     .collect();
                 let scope = &g.nodes[e.from].scope;
                 for a in moved {
-                    let Some((lin, _, _)) = a.normalize() else { continue };
+                    let Some((lin, _, _)) = a.normalize() else {
+                        continue;
+                    };
                     if in_scope(&lin, scope) {
                         changed |= templates[e.from.index()].insert(lin, Rat::ZERO);
                     }
@@ -204,10 +223,14 @@ impl System {
         facts: &[Affine],
         ranges: &Ranges,
         env: &Env<'_>,
-    ) -> Option<Vec<(Option<usize>, Rat)>> {
+    ) -> Option<Carried> {
         let Some((lin, lambda, off)) = a.normalize() else {
             let c = a.konst.max(Rat::ZERO);
-            return Some(if c.is_zero() { Vec::new() } else { vec![(None, c)] });
+            return Some(if c.is_zero() {
+                Vec::new()
+            } else {
+                vec![(None, c)]
+            });
         };
         let t = &self.templates[from.index()];
         let &i = t.keys.get(&lin)?;
@@ -250,7 +273,10 @@ impl System {
                 .get(&logical)
                 .map(|f| f.iter().filter(|a| in_scope(a, scope)).cloned().collect())
                 .unwrap_or_default();
-            if let Some(t) = u.back.and_then(|l| inp.trips[l.index()].as_ref().map(|t| (l, t))) {
+            if let Some(t) = u
+                .back
+                .and_then(|l| inp.trips[l.index()].as_ref().map(|t| (l, t)))
+            {
                 facts.push(t.1.sub(&Affine::sym(Sym::Ghost(t.0))).plus(-Rat::ONE));
             }
             let mut ranges = Ranges::default();
@@ -258,7 +284,7 @@ impl System {
                 ranges.assume(inp.env, f);
             }
             let dst = &self.templates[to.index()];
-            let carried: Vec<Option<Vec<(Option<usize>, Rat)>>> = dst
+            let carried: Vec<Option<Carried>> = dst
                 .atoms
                 .iter()
                 .map(|a| {
@@ -382,7 +408,7 @@ impl System {
 /// An LP value as an exact fraction: the simplest one within the solver's
 /// tolerance, else rounded up on a fine grid (never below the value).
 pub fn rational(x: f64) -> Rat {
-    let tol = 2e-6 * x.abs().max(1.0);
+    let tol = 1e-5 * x.abs().max(1.0);
     for den in 1..=1024i128 {
         let num = (x * den as f64).round();
         if (num / den as f64 - x).abs() <= tol {

@@ -102,8 +102,16 @@ fn loop_bound(
                 continue;
             };
             let p = if truth { p } else { values::negate(p) };
-            match compare_bound(env, &mut vals, factors, lp, l, p, cmp.operands[0], cmp.operands[1])
-            {
+            match compare_bound(
+                env,
+                &mut vals,
+                factors,
+                lp,
+                l,
+                p,
+                cmp.operands[0],
+                cmp.operands[1],
+            ) {
                 Ok(b) => {
                     let better = match &best {
                         None => true,
@@ -213,7 +221,10 @@ fn additive(
     if c == 0 {
         return Err("the counter does not move".into());
     }
-    let unsigned = matches!(pred, IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge);
+    let unsigned = matches!(
+        pred,
+        IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge
+    );
     if unsigned && !(vals.nonneg(ind.start) && vals.nonneg(bound)) {
         return Err("an unsigned exit test on a counter that may be negative".into());
     }
@@ -274,9 +285,13 @@ fn exact_arrival(
     }
     let (s, e) = (vals.val(ind.start), vals.val(bound));
     let gap = if c > 0 {
-        e.lo.as_ref().zip(s.hi.as_ref()).map(|(el, sh)| el.sub(sh).plus(Rat::int(-o)))
+        e.lo.as_ref()
+            .zip(s.hi.as_ref())
+            .map(|(el, sh)| el.sub(sh).plus(Rat::int(-o)))
     } else {
-        s.lo.as_ref().zip(e.hi.as_ref()).map(|(sl, eh)| sl.sub(eh).plus(Rat::int(o)))
+        s.lo.as_ref()
+            .zip(e.hi.as_ref())
+            .map(|(sl, eh)| sl.sub(eh).plus(Rat::int(o)))
     };
     // The gap is a multiple of the step: more than −|c| means at least 0.
     let slack = Rat::int(cabs as i128 - 1);
@@ -298,7 +313,10 @@ fn exact_arrival(
     let c128 = cabs as i128;
     let ok = if c > 0 {
         match (num(&e.lo, true), num(&s.hi, false)) {
-            (Some(el), Some(sh)) => el.div_euclid(c128) * c128 + c128 * i128::from(el.rem_euclid(c128) != 0) - sh - o >= 0,
+            (Some(el), Some(sh)) => {
+                el.div_euclid(c128) * c128 + c128 * i128::from(el.rem_euclid(c128) != 0) - sh - o
+                    >= 0
+            }
             _ => false,
         }
     } else {
@@ -340,10 +358,18 @@ fn strided(
         return Err("a loop stride that is not known exactly".into());
     };
     let num = env.eliminate(&eh.sub(&sl), true);
+    // A stride known at compile time (the block's size): a plain count.
+    if let Some(d) = den.as_constant().filter(|d| *d > Rat::ZERO) {
+        let t = match num.as_constant() {
+            Some(n) => Affine::int((n * d.recip()).ceil().max(0)),
+            None => num.scale(d.recip()).plus(Rat::ONE - d.recip()),
+        };
+        return Ok(if on_counter { t } else { t.plus(-Rat::ONE) });
+    }
     if num.mentions(|s| matches!(s, Sym::Ghost(_))) || den.mentions(|s| s.is_per_thread()) {
         return Err("a strided loop inside another loop".into());
     }
-    if !vals.ranges.of(env, &den).0.is_some_and(|lo| lo >= Rat::ONE) {
+    if vals.ranges.of(env, &den).0.is_none_or(|lo| lo < Rat::ONE) {
         return Err("a loop stride that may not be positive".into());
     }
     let f = factors.intern(Factor { num, den });
@@ -388,11 +414,17 @@ fn run_counter(
         }
         h = run.eval(ind.next).ok_or("a counter update we cannot run")?;
     }
-    Err(format!("a counter still running after {RUN_LIMIT} iterations"))
+    Err(format!(
+        "a counter still running after {RUN_LIMIT} iterations"
+    ))
 }
 
 fn holds(p: IntPred, x: i128, y: i128, bits: u32) -> bool {
-    let m = if bits >= 64 { u64::MAX as i128 } else { (1i128 << bits) - 1 };
+    let m = if bits >= 64 {
+        u64::MAX as i128
+    } else {
+        (1i128 << bits) - 1
+    };
     let (ux, uy) = (x & m, y & m);
     let sign = |v: i128| {
         let v = v & m;
@@ -444,7 +476,11 @@ impl Runner<'_, '_, '_> {
         let Value::Inst(i) = v else { return None };
         let inst = self.env.f.inst(i);
         let bits = self.env.bits(v)?;
-        let mask = if bits >= 64 { u64::MAX as i128 } else { (1i128 << bits) - 1 };
+        let mask = if bits >= 64 {
+            u64::MAX as i128
+        } else {
+            (1i128 << bits) - 1
+        };
         let ops = inst.operands.clone();
         let x = self.eval(ops[0])?;
         let r = match inst.op {

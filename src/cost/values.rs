@@ -12,7 +12,7 @@ use super::rat::Rat;
 use crate::dataflow::FastMap as HashMap;
 use crate::graph::{FunctionGraphs, LoopId};
 use crate::ir::intrinsics::SReg;
-use crate::ir::{BlockId, Function, InstKind, Intrinsic, IntPred, Module, Opcode, Value};
+use crate::ir::{BlockId, Function, InstKind, IntPred, Intrinsic, Module, Opcode, Value};
 
 /// Per-lane lower and upper bounds of a value (`None`: unbounded).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -147,9 +147,17 @@ impl Ranges {
         let (mut lo, mut hi) = (Some(a.konst), Some(a.konst));
         for (&s, &c) in &a.terms {
             let (slo, shi) = self.get(env, s);
-            let (for_lo, for_hi) = if c > Rat::ZERO { (slo, shi) } else { (shi, slo) };
-            lo = lo.zip(for_lo).and_then(|(x, y)| x.checked_add(c.checked_mul(y)?));
-            hi = hi.zip(for_hi).and_then(|(x, y)| x.checked_add(c.checked_mul(y)?));
+            let (for_lo, for_hi) = if c > Rat::ZERO {
+                (slo, shi)
+            } else {
+                (shi, slo)
+            };
+            lo = lo
+                .zip(for_lo)
+                .and_then(|(x, y)| x.checked_add(c.checked_mul(y)?));
+            hi = hi
+                .zip(for_hi)
+                .and_then(|(x, y)| x.checked_add(c.checked_mul(y)?));
         }
         (lo, hi)
     }
@@ -231,7 +239,10 @@ impl<'e, 'a> Values<'e, 'a> {
             (Some(c), None) => (rhs, c, swap(pred)),
             _ => return,
         };
-        let unsigned = matches!(pred, IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge);
+        let unsigned = matches!(
+            pred,
+            IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge
+        );
         if unsigned && !(self.nonneg(x) && c >= 0) {
             return;
         }
@@ -361,7 +372,11 @@ impl<'e, 'a> Values<'e, 'a> {
     }
 
     fn konst(&mut self, v: Value) -> Option<i128> {
-        self.val(v).as_exact()?.as_constant().filter(|c| c.is_integer()).map(|c| c.num())
+        self.val(v)
+            .as_exact()?
+            .as_constant()
+            .filter(|c| c.is_integer())
+            .map(|c| c.num())
     }
 
     fn inst(&mut self, id: crate::ir::InstId) -> Val {
@@ -556,10 +571,9 @@ impl<'e, 'a> Values<'e, 'a> {
             // The mask keeps every bit a nonnegative value of its width can
             // have above the low ones (or the value's bound says so).
             let keep = c | ((1 << low) - 1);
-            let width_ok = self
-                .env
-                .bits(x)
-                .is_some_and(|b| b <= 63 && keep & ((1i128 << (b - 1)) - 1) == (1i128 << (b - 1)) - 1);
+            let width_ok = self.env.bits(x).is_some_and(|b| {
+                b <= 63 && keep & ((1i128 << (b - 1)) - 1) == (1i128 << (b - 1)) - 1
+            });
             let fits = c < 0
                 || width_ok
                 || self
@@ -642,7 +656,11 @@ impl<'e, 'a> Values<'e, 'a> {
             return self.induction(&ind);
         }
         let inst = env.f.inst(id);
-        let header = env.g.loops.loop_of(inst.block).map(|l| env.g.loops.get(l).header);
+        let header = env
+            .g
+            .loops
+            .loop_of(inst.block)
+            .map(|l| env.g.loops.get(l).header);
         if header == Some(inst.block) {
             // A header phi that is no counter: only its width.
             return Val::default();
@@ -728,7 +746,11 @@ pub fn inductions(env: &Env<'_>) -> HashMap<crate::ir::InstId, Induction> {
             let mut next = None;
             let mut ok = true;
             for (&b, &x) in blocks.iter().zip(&inst.operands) {
-                let slot = if lp.contains(b) { &mut next } else { &mut start };
+                let slot = if lp.contains(b) {
+                    &mut next
+                } else {
+                    &mut start
+                };
                 match slot {
                     None => *slot = Some(x),
                     Some(y) if *y == x => {}
@@ -795,7 +817,10 @@ pub fn facts_of_compare(
 ) -> Vec<Affine> {
     let pred = if truth { pred } else { negate(pred) };
     let (a, b) = (vals.val(lhs), vals.val(rhs));
-    let unsigned = matches!(pred, IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge);
+    let unsigned = matches!(
+        pred,
+        IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge
+    );
     if unsigned && !(vals.nonneg(lhs) && vals.nonneg(rhs)) {
         // `a <u b` with b ≥ 0 still gives 0 ≤ a < b.
         if matches!(pred, IntPred::Ult | IntPred::Ule) && vals.nonneg(rhs) {
@@ -920,9 +945,13 @@ pub fn edge_facts(vals: &mut Values<'_, '_>, from: BlockId, to: BlockId) -> Vec<
     while let Some(d) = env.g.dom.idom(b) {
         // The edge d → s is certain if s dominates `from` and d is its
         // only predecessor.
-        if let Some(&s) = env.g.cfg.succs(d).iter().find(|&&s| {
-            env.g.dom.dominates(s, from) && env.g.cfg.preds(s).len() == 1 && s != d
-        }) {
+        if let Some(&s) = env
+            .g
+            .cfg
+            .succs(d)
+            .iter()
+            .find(|&&s| env.g.dom.dominates(s, from) && env.g.cfg.preds(s).len() == 1 && s != d)
+        {
             edges.push((d, s));
         }
         b = d;

@@ -154,7 +154,13 @@ impl Builder<'_> {
         seen
     }
 
-    fn edge(&mut self, from: NodeId, to: Option<NodeId>, logical: (BlockId, BlockId), pays: Vec<Pay>) {
+    fn edge(
+        &mut self,
+        from: NodeId,
+        to: Option<NodeId>,
+        logical: (BlockId, BlockId),
+        pays: Vec<Pay>,
+    ) {
         self.edges.push(Edge {
             from,
             to,
@@ -203,7 +209,9 @@ impl Builder<'_> {
         let (first, region, second) = match (r1[u.index()], r2[u.index()]) {
             (false, _) => (s1, r1, s2),
             (true, false) => (s2, r2, s1),
-            (true, true) => return Err("a divergent branch whose both sides loop back to it".into()),
+            (true, true) => {
+                return Err("a divergent branch whose both sides loop back to it".into())
+            }
         };
         if self.nodes.len() > MAX_NODES {
             return Err(format!(
@@ -223,7 +231,9 @@ impl Builder<'_> {
             cont,
             carried,
         }));
-        debug_assert!(self.copies[c].as_ref().is_some_and(|x| x.region[first.index()]));
+        debug_assert!(self.copies[c]
+            .as_ref()
+            .is_some_and(|x| x.region[first.index()]));
         let to = self.node(first, c);
         self.edge(n, Some(to), (u, first), both);
         Ok(())
