@@ -44,12 +44,21 @@ struct Launch {
     shared: u64,
 }
 
-fn ints(names: &[&'static str], values: &[i64]) -> Vec<(String, ArgValue)> {
-    names
-        .iter()
-        .zip(values)
-        .map(|(n, &v)| int(n, i128::from(v)))
-        .collect()
+impl Launch {
+    /// Buffers `args`, then the integer parameters `ints` in order.
+    fn new(
+        grid: [u32; 3],
+        mut args: Vec<(String, ArgValue)>,
+        ints: &[(&'static str, i64)],
+    ) -> Launch {
+        args.extend(ints.iter().map(|&(n, v)| int(n, i128::from(v))));
+        Launch {
+            grid,
+            args,
+            ints: ints.to_vec(),
+            shared: 0,
+        }
+    }
 }
 
 fn zeros(name: &str, bytes: u64) -> (String, ArgValue) {
@@ -72,14 +81,11 @@ fn addsub(rng: &mut Rng, b: [u32; 3], rows_per_thread: u64) -> Launch {
     let (w64, h64) = (w as u64, h as u64);
     // addSub0/1 index B by thread row, addSub2/3 by row j < h and column i.
     let b_bytes = 4 * (rows_per_thread * threads * w64 + (h64 + 1) * (w64 + threads) + threads);
-    let mut args = vec![zeros("A", 4 * (w64 + threads)), zeros("B", b_bytes)];
-    args.extend(ints(&["w", "h"], &[w, h]));
-    Launch {
-        grid: [g, 1, 1],
-        args,
-        ints: vec![("w", w), ("h", h)],
-        shared: 0,
-    }
+    Launch::new(
+        [g, 1, 1],
+        vec![zeros("A", 4 * (w64 + threads)), zeros("B", b_bytes)],
+        &[("w", w), ("h", h)],
+    )
 }
 
 fn addsub_rows(rng: &mut Rng, b: [u32; 3]) -> Launch {
@@ -90,60 +96,51 @@ fn vector_add(rng: &mut Rng, b: [u32; 3]) -> Launch {
     let n = rng.range(0, 2000);
     let g = (n as u32).div_ceil(b[0]).max(1) + rng.range(0, 1) as u32;
     let bytes = 4 * u64::from(g * b[0]);
-    let mut args = vec![zeros("A", bytes), zeros("B", bytes), zeros("C", bytes)];
-    args.extend(ints(&["N"], &[n]));
-    Launch {
-        grid: [g, 1, 1],
-        args,
-        ints: vec![("N", n)],
-        shared: 0,
-    }
+    Launch::new(
+        [g, 1, 1],
+        vec![zeros("A", bytes), zeros("B", bytes), zeros("C", bytes)],
+        &[("N", n)],
+    )
 }
 
 fn mat_mul(rng: &mut Rng, _b: [u32; 3]) -> Launch {
     let n = 32 * rng.range(1, 4);
     let g = (n / 32) as u32;
     let bytes = 4 * (n * n) as u64;
-    let mut args = vec![zeros("A", bytes), zeros("B", bytes), zeros("C", bytes)];
-    args.extend(ints(&["N"], &[n]));
-    Launch {
-        grid: [g, g, 1],
-        args,
-        ints: vec![("N", n)],
-        shared: 0,
-    }
+    Launch::new(
+        [g, g, 1],
+        vec![zeros("A", bytes), zeros("B", bytes), zeros("C", bytes)],
+        &[("N", n)],
+    )
 }
 
 fn reduce(rng: &mut Rng, b: [u32; 3]) -> Launch {
     let g = rng.range(1, 4) as u32;
     let n = rng.range(0, i64::from(2 * g * b[0]));
-    let mut args = vec![
-        buf("g_idata", 8 * u64::from(g * b[0]), Init::Iota),
-        zeros("g_odata", 4 * u64::from(g)),
-    ];
-    args.extend(ints(&["n"], &[n]));
     Launch {
-        grid: [g, 1, 1],
-        args,
-        ints: vec![("n", n)],
         shared: 4 * u64::from(b[0]),
+        ..Launch::new(
+            [g, 1, 1],
+            vec![
+                buf("g_idata", 8 * u64::from(g * b[0]), Init::Iota),
+                zeros("g_odata", 4 * u64::from(g)),
+            ],
+            &[("n", n)],
+        )
     }
 }
 
 fn histogram(rng: &mut Rng, _b: [u32; 3]) -> Launch {
     let g = rng.range(1, 4) as u32;
     let n = rng.range(0, 3000);
-    let mut args = vec![
-        buf("data", (n as u64).max(4), Init::Random),
-        zeros("hist", 4 * 256),
-    ];
-    args.extend(ints(&["n"], &[n]));
-    Launch {
-        grid: [g, 1, 1],
-        args,
-        ints: vec![("n", n)],
-        shared: 0,
-    }
+    Launch::new(
+        [g, 1, 1],
+        vec![
+            buf("data", (n as u64).max(4), Init::Random),
+            zeros("hist", 4 * 256),
+        ],
+        &[("n", n)],
+    )
 }
 
 fn mandelbrot(rng: &mut Rng, b: [u32; 3]) -> Launch {
@@ -151,28 +148,22 @@ fn mandelbrot(rng: &mut Rng, b: [u32; 3]) -> Launch {
     let max_iter = rng.range(0, 200);
     let gx = (w as u32).div_ceil(b[0]) + rng.range(0, 1) as u32;
     let gy = h as u32 + rng.range(0, 1) as u32;
-    let mut args = vec![zeros("out", 4 * u64::from(gx * b[0]) * u64::from(gy))];
-    args.extend(ints(&["w", "h", "max_iter"], &[w, h, max_iter]));
-    Launch {
-        grid: [gx, gy, 1],
-        args,
-        ints: vec![("w", w), ("h", h), ("max_iter", max_iter)],
-        shared: 0,
-    }
+    Launch::new(
+        [gx, gy, 1],
+        vec![zeros("out", 4 * u64::from(gx * b[0]) * u64::from(gy))],
+        &[("w", w), ("h", h), ("max_iter", max_iter)],
+    )
 }
 
 fn triangular(rng: &mut Rng, b: [u32; 3]) -> Launch {
     let n = rng.range(0, 40);
     let g = rng.range(1, 2) as u32;
     let m_bytes = 4 * 32 * (n * n + n + 1) as u64;
-    let mut args = vec![zeros("M", m_bytes), zeros("out", 4 * u64::from(g * b[0]))];
-    args.extend(ints(&["n"], &[n]));
-    Launch {
-        grid: [g, 1, 1],
-        args,
-        ints: vec![("n", n)],
-        shared: 0,
-    }
+    Launch::new(
+        [g, 1, 1],
+        vec![zeros("M", m_bytes), zeros("out", 4 * u64::from(g * b[0]))],
+        &[("n", n)],
+    )
 }
 
 const ONE_D: &[[u32; 3]] = &[[64, 1, 1], [96, 1, 1], [48, 1, 1]];

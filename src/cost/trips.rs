@@ -208,6 +208,24 @@ fn vals_inductions<'v>(vals: &Values<'v, '_>) -> &'v HashMap<InstId, Induction> 
     vals.inductions()
 }
 
+/// An unsigned exit test compares the counter as we do only when its start
+/// and bound are nonnegative.
+fn unsigned_ok(
+    vals: &mut Values<'_, '_>,
+    ind: &Induction,
+    bound: Value,
+    pred: IntPred,
+) -> Result<(), String> {
+    let unsigned = matches!(
+        pred,
+        IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge
+    );
+    if unsigned && !(vals.nonneg(ind.start) && vals.nonneg(bound)) {
+        return Err("an unsigned exit test on a counter that may be negative".into());
+    }
+    Ok(())
+}
+
 /// The per-lane bound for `s + o + c·k  pred  E`.
 fn additive(
     env: &Env<'_>,
@@ -221,13 +239,7 @@ fn additive(
     if c == 0 {
         return Err("the counter does not move".into());
     }
-    let unsigned = matches!(
-        pred,
-        IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge
-    );
-    if unsigned && !(vals.nonneg(ind.start) && vals.nonneg(bound)) {
-        return Err("an unsigned exit test on a counter that may be negative".into());
-    }
+    unsigned_ok(vals, ind, bound, pred)?;
     let s = vals.val(ind.start);
     let e = vals.val(bound);
     // dist = how far the counter is from the bound, in its direction.
@@ -251,7 +263,7 @@ fn additive(
         IntPred::Sle | IntPred::Ule if up => dist.scale(inv).plus(Rat::ONE),
         IntPred::Sge | IntPred::Uge if !up => dist.scale(inv).plus(Rat::ONE),
         IntPred::Ne => {
-            exact_arrival(env, vals, ind, c, o, bound)?;
+            exact_arrival(env, vals, (ind, bound), (c, o))?;
             dist.scale(inv)
         }
         _ => return Err("the exit test does not stop the counter".into()),
@@ -264,10 +276,8 @@ fn additive(
 fn exact_arrival(
     env: &Env<'_>,
     vals: &mut Values<'_, '_>,
-    ind: &Induction,
-    c: i128,
-    o: i128,
-    bound: Value,
+    (ind, bound): (&Induction, Value),
+    (c, o): (i128, i128),
 ) -> Result<(), String> {
     let cabs = c.unsigned_abs();
     if cabs != 1 {
@@ -347,10 +357,7 @@ fn strided(
     if !matches!(pred, IntPred::Slt | IntPred::Ult) {
         return Err("a strided counter with an exit test other than `<`".into());
     }
-    let unsigned = pred == IntPred::Ult;
-    if unsigned && !(vals.nonneg(ind.start) && vals.nonneg(bound)) {
-        return Err("an unsigned exit test on a counter that may be negative".into());
-    }
+    unsigned_ok(vals, ind, bound, pred)?;
     let (Some(eh), Some(sl)) = (vals.val(bound).hi, vals.val(ind.start).lo) else {
         return Err("no bound on the exit test's operands".into());
     };
