@@ -218,6 +218,9 @@ impl Names {
                 (true, _, _) => out.push_str(&c.to_string()),
                 (false, true, _) => out.push_str(&body),
                 (false, false, true) => out.push_str(&format!("{c}·{body}")),
+                (false, false, false) if c.num() == 1 => {
+                    out.push_str(&format!("{body}/{}", c.den()))
+                }
                 (false, false, false) => out.push_str(&format!("{}·{body}/{}", c.num(), c.den())),
             }
         }
