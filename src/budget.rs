@@ -19,6 +19,8 @@ pub struct Budget {
     pub ifds_facts: usize,
     /// Expressions in the kernel's ACF arena.
     pub acf_exprs: usize,
+    /// Rows of a cost-bound linear program.
+    pub lp_rows: usize,
 }
 
 impl Budget {
@@ -27,6 +29,7 @@ impl Budget {
         time: Some(Duration::from_secs(20)),
         ifds_facts: 20_000_000,
         acf_exprs: 1_000_000,
+        lp_rows: 200_000,
     };
 
     /// For the plugin: a build pays for every second, so the limits are
@@ -35,9 +38,11 @@ impl Budget {
         time: Some(Duration::from_secs(2)),
         ifds_facts: 2_000_000,
         acf_exprs: 200_000,
+        lp_rows: 50_000,
     };
 
-    /// Reads `key = value` settings (`time`, `ifds-facts`, `acf-exprs`);
+    /// Reads `key = value` settings (`time`, `ifds-facts`, `acf-exprs`,
+    /// `lp-rows`);
     /// `time` is in seconds, `0` or `none` lifts a limit.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         let value = value.trim();
@@ -66,9 +71,10 @@ impl Budget {
             }
             "ifds-facts" => self.ifds_facts = count()?,
             "acf-exprs" => self.acf_exprs = count()?,
+            "lp-rows" => self.lp_rows = count()?,
             other => {
                 return Err(format!(
-                    "unknown budget '{other}' (expected time, ifds-facts or acf-exprs)"
+                    "unknown budget '{other}' (expected time, ifds-facts, acf-exprs or lp-rows)"
                 ))
             }
         }
@@ -96,6 +102,7 @@ pub enum Exhausted {
     Time(Duration),
     IfdsFacts(usize),
     AcfExprs(usize),
+    LpRows(usize),
 }
 
 impl Exhausted {
@@ -105,6 +112,7 @@ impl Exhausted {
             Exhausted::Time(_) => "time",
             Exhausted::IfdsFacts(_) => "ifds-facts",
             Exhausted::AcfExprs(_) => "acf-exprs",
+            Exhausted::LpRows(_) => "lp-rows",
         }
     }
 }
@@ -115,6 +123,7 @@ impl fmt::Display for Exhausted {
             Exhausted::Time(t) => write!(f, "time budget of {:.1} s", t.as_secs_f64()),
             Exhausted::IfdsFacts(n) => write!(f, "thread-dependence budget of {n} facts"),
             Exhausted::AcfExprs(n) => write!(f, "ACF budget of {n} expressions"),
+            Exhausted::LpRows(n) => write!(f, "LP budget of {n} rows"),
         }
     }
 }
@@ -134,6 +143,7 @@ impl Meter {
                 time: None,
                 ifds_facts: usize::MAX,
                 acf_exprs: usize::MAX,
+                lp_rows: usize::MAX,
             },
             deadline: None,
         }
@@ -159,6 +169,19 @@ impl Meter {
         Ok(())
     }
 
+    pub fn lp_rows(&self, rows: usize) -> Result<(), Exhausted> {
+        if rows > self.budget.lp_rows {
+            return Err(Exhausted::LpRows(self.budget.lp_rows));
+        }
+        Ok(())
+    }
+
+    /// Seconds left on the kernel's clock (`None`: no limit).
+    pub fn seconds_left(&self) -> Option<f64> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()).as_secs_f64())
+    }
+
     pub fn acf_exprs(&self, exprs: usize) -> Result<(), Exhausted> {
         if exprs > self.budget.acf_exprs {
             return Err(Exhausted::AcfExprs(self.budget.acf_exprs));
@@ -180,6 +203,8 @@ mod tests {
         assert_eq!(b.ifds_facts, 1000);
         b.set("acf-exprs", "none").unwrap();
         assert_eq!(b.acf_exprs, usize::MAX);
+        b.set("lp-rows", "500").unwrap();
+        assert_eq!(b.lp_rows, 500);
         b.set("time", "0").unwrap();
         assert_eq!(b.time, None);
         assert!(b.set("time", "-1").is_err());

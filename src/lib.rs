@@ -10,6 +10,7 @@ pub mod checks;
 pub mod cli;
 pub mod compare;
 pub mod config;
+pub mod cost;
 pub mod dataflow;
 pub mod diag;
 pub mod frontend;

@@ -6,7 +6,9 @@
 //! `WARPCHECK_DISABLE` (comma-separated check names), `WARPCHECK_BUDGET`
 //! (`time=2,ifds-facts=N,acf-exprs=N`), or a file named by
 //! `WARPCHECK_CONFIG` with `block-dim = X,Y,Z`, `disable = a,b` and
-//! `budget-time = 2` (and `budget-ifds-facts`, `budget-acf-exprs`) lines.
+//! `budget-time = 2` (and `budget-ifds-facts`, `budget-acf-exprs`,
+//! `budget-lp-rows`) lines. Cost bounds (a note per kernel) only with
+//! `WARPCHECK_BOUNDS=1` or `bounds = on`.
 //! `WARPCHECK_LOG=debug` prints the stages' spans to stderr.
 //!
 //! The default budget is [`Budget::PLUGIN`]: a build must never wait on
@@ -98,8 +100,20 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
     let a = analysis::analyze(&m, &opts, &IfdsTaint);
     let findings = tracing::info_span!("checks").in_scope(|| {
         let figures = crate::checks::measure_all(&a);
-        crate::checks::run_all(&a, &figures, &opts)
-    });
+        let mut findings = crate::checks::run_all(&a, &figures, &opts);
+        // Cost bounds only when asked for: a build never waits on an LP.
+        if bounds_requested()? {
+            let copts = crate::cost::Options {
+                attribution: false,
+                ..crate::cost::Options::default()
+            };
+            let kbs = crate::cost::bound_module(&a, &figures, &copts, &opts.budget);
+            for (k, kb) in a.kernels.iter().zip(&kbs) {
+                findings.push(crate::cost::report::note(&m, k, kb));
+            }
+        }
+        Ok::<_, String>(findings)
+    })?;
     let (findings, problems) = crate::diag::suppress::filter(findings, opts.bare_nolint);
     for p in problems {
         let text = cstring(&format!("warpcheck: {}", p.replacen(" warning:", "", 1)));
@@ -134,6 +148,41 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
     Ok(())
 }
 
+/// `on`/`off` (also `1`/`0`, `true`/`false`, `yes`/`no`).
+fn on_off(value: &str) -> Result<bool, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "on" | "1" | "true" | "yes" => Ok(true),
+        "off" | "0" | "false" | "no" | "" => Ok(false),
+        other => Err(format!("bounds: expected on or off, got '{other}'")),
+    }
+}
+
+/// Whether the build asked for cost bounds: `WARPCHECK_BOUNDS=1`, or
+/// `bounds = on` in a `key = value` `WARPCHECK_CONFIG` file.
+pub fn bounds_requested() -> Result<bool, String> {
+    if let Ok(v) = std::env::var("WARPCHECK_BOUNDS") {
+        return on_off(&v).map_err(|e| format!("WARPCHECK_BOUNDS: {e}"));
+    }
+    let Ok(path) = std::env::var("WARPCHECK_CONFIG") else {
+        return Ok(false);
+    };
+    if yaml_config_in_env() {
+        return Ok(false);
+    }
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| format!("WARPCHECK_CONFIG={path}: {e}"))?;
+    let mut on = false;
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if let Some((k, v)) = line.split_once('=') {
+            if k.trim() == "bounds" {
+                on = on_off(v)?;
+            }
+        }
+    }
+    Ok(on)
+}
+
 /// Whether `WARPCHECK_CONFIG` names a `.warpcheck.yaml`-style file
 /// (`.yaml`/`.yml`) rather than the `key = value` form.
 fn yaml_config_in_env() -> bool {
@@ -151,6 +200,10 @@ pub fn options_from_env() -> Result<Options, String> {
     let mut apply = |key: &str, value: &str, source| -> Result<(), String> {
         match key {
             "block-dim" | "block_dim" => opts.block_dim = Some(BlockDim::parse(value, source)?),
+            // Read by `bounds_requested`.
+            "bounds" => {
+                on_off(value)?;
+            }
             "disable" => opts.disabled.extend(
                 value
                     .split(',')

@@ -1,5 +1,6 @@
 //! Observability: the stages run inside `tracing` spans (`file`, `load`,
-//! `graphs`, `kernel`, `taint`, `acf`, `checks`), whose fields carry the
+//! `graphs`, `kernel`, `taint`, `acf`, `checks`, and `cost` with the LP's
+//! variables and rows when bounds are asked for), whose fields carry the
 //! budget counters (path edges, expressions, contexts). Two consumers:
 //!
 //! * `WARPCHECK_LOG=debug` (any `tracing` filter) prints spans as they
@@ -118,7 +119,7 @@ impl Default for Timing {
 struct FileStages(BTreeMap<&'static str, Stage>);
 
 /// The order stages are printed in; others follow by name.
-const ORDER: [&str; 6] = ["load", "graphs", "kernel", "taint", "acf", "checks"];
+const ORDER: [&str; 7] = ["load", "graphs", "kernel", "taint", "acf", "checks", "cost"];
 
 impl Timing {
     fn line(path: &str, stages: &BTreeMap<&'static str, Stage>) -> String {

@@ -125,6 +125,10 @@ pub struct ReportArgs {
     /// sites and one note; the others keep their results.
     #[arg(long, value_name = "KEY=VALUE")]
     pub budget: Vec<String>,
+    /// Also bound each kernel's cost per warp (sectors, conflicts, divwarps,
+    /// steps): a note at the kernel's line and `bounds` in JSON.
+    #[arg(long)]
+    pub bounds: bool,
     #[command(flatten)]
     pub compile: CompileArgs,
 }
@@ -251,7 +255,10 @@ pub fn report_jobs(r: &ReportArgs, opts: &Options, jobs: &[Job], to_stderr: bool
             Ok(x) => x,
             Err(message) => return Some(Err(frontend::InputError { message })),
         };
-        std::panic::catch_unwind(|| check_file(&job.file, &compile, &opts, need_report)).ok()
+        std::panic::catch_unwind(|| {
+            check_file(&job.file, &compile, &opts, (need_report, r.bounds))
+        })
+        .ok()
     });
     for (job, outcome) in jobs.iter().zip(outcomes) {
         let file = &job.file;
@@ -271,7 +278,10 @@ pub fn report_jobs(r: &ReportArgs, opts: &Options, jobs: &[Job], to_stderr: bool
                 if r.format == ReportFormat::Text {
                     // A kernel left unanalysed is always said.
                     let shown = |f: &&crate::diag::Finding| {
-                        r.notes || is_warning(f) || f.check == crate::checks::ANALYSIS_BUDGET
+                        r.notes
+                            || is_warning(f)
+                            || f.check == crate::checks::ANALYSIS_BUDGET
+                            || f.check == crate::cost::report::COST_BOUND
                     };
                     for f in findings.iter().filter(shown) {
                         emit(&text::render(f, r.explain, &mut cache));
@@ -343,12 +353,13 @@ pub fn report_jobs(r: &ReportArgs, opts: &Options, jobs: &[Job], to_stderr: bool
     Reported { code, warnings }
 }
 
-/// Analyses one file into its findings and, when asked for, its report.
+/// Analyses one file into its findings and, when asked for, its report
+/// and (`bounds`) each kernel's cost bounds.
 fn check_file(
     file: &std::path::Path,
     compile: &CompileOptions,
     opts: &Options,
-    need_report: bool,
+    (need_report, bounds): (bool, bool),
 ) -> Result<(json::Report, Vec<crate::diag::Finding>), frontend::InputError> {
     let _file = info_span!("file", path = %file.display()).entered();
     let m = info_span!("load").in_scope(|| frontend::load(file, compile))?;
@@ -359,13 +370,28 @@ fn check_file(
         let findings = crate::checks::run_all(&a, &figures, opts);
         (figures, findings)
     });
-    let (findings, problems) = crate::diag::suppress::filter(findings, opts.bare_nolint);
+    let (mut findings, problems) = crate::diag::suppress::filter(findings, opts.bare_nolint);
     for p in problems {
         eprintln!("{p}");
+    }
+    let kernel_bounds = if bounds {
+        let copts = crate::cost::Options::default();
+        crate::cost::bound_module(&a, &figures, &copts, &opts.budget)
+    } else {
+        Vec::new()
+    };
+    for (k, kb) in a.kernels.iter().zip(&kernel_bounds) {
+        findings.push(crate::cost::report::note(&m, k, kb));
     }
     let mut report = json::Report::new();
     if need_report {
         report.add(&a, &figures, &findings);
+        report.attach_bounds(
+            kernel_bounds
+                .iter()
+                .map(|kb| crate::cost::report::json(&m, kb))
+                .collect(),
+        );
     }
     if a.kernels.is_empty() {
         eprintln!("warpcheck: note: {}: no kernels found", file.display());

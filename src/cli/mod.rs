@@ -1,5 +1,6 @@
 //! The `warpcheck` command line.
 
+mod bound;
 mod check;
 mod jobs;
 mod launch;
@@ -55,6 +56,8 @@ pub enum Command {
     /// Run a build with an nvcc shim that analyses every CUDA compile:
     /// `warpcheck build -- make`.
     Build(launch::BuildArgs),
+    /// Print a kernel's per-warp cost bound for one metric (AARA, solved as an LP).
+    Bound(bound::BoundArgs),
     /// Print warpcheck's own IR for a file (for debugging).
     DumpIr {
         file: PathBuf,
@@ -82,6 +85,7 @@ pub fn main() -> i32 {
         Command::Launch(args) => launch::launch(&args),
         Command::Build(args) => launch::build(&args),
         Command::DumpConfig { file } => dump_config(file.as_deref()),
+        Command::Bound(args) => bound::run(&args),
         Command::Checks => {
             for c in crate::checks::all() {
                 println!("{:28} {}", c.name(), c.summary());

@@ -148,7 +148,7 @@ pub fn run(args: &SimulateArgs) -> i32 {
 }
 
 /// `--kernel`, or the only kernel of the module.
-fn pick_kernel(m: &Module, name: Option<&str>) -> Result<FuncId, String> {
+pub(super) fn pick_kernel(m: &Module, name: Option<&str>) -> Result<FuncId, String> {
     let kernels: Vec<FuncId> = m.kernels().filter(|&k| !m.func(k).is_declaration).collect();
     let names = || {
         kernels

@@ -24,6 +24,9 @@ pub struct KernelJson {
     pub block_dim: [u32; 3],
     pub block_dim_source: &'static str,
     pub sites: Vec<SiteJson>,
+    /// Per-warp cost bounds (`check --bounds`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<crate::cost::report::BoundsJson>,
 }
 
 #[derive(Serialize, Debug)]
@@ -81,6 +84,14 @@ impl Report {
         }
     }
 
+    /// Gives the kernels added last (one per bound, in order) their bounds.
+    pub fn attach_bounds(&mut self, bounds: Vec<crate::cost::report::BoundsJson>) {
+        let from = self.kernels.len().saturating_sub(bounds.len());
+        for (k, b) in self.kernels[from..].iter_mut().zip(bounds) {
+            k.bounds = Some(b);
+        }
+    }
+
     /// Adds a module's kernels and findings.
     pub fn add(
         &mut self,
@@ -122,6 +133,7 @@ fn kernel_json(a: &ModuleAnalysis<'_>, k: &KernelAnalysis, figures: &[SiteFigure
             .zip(figures)
             .map(|(s, f)| site_json(a, k, s, f))
             .collect(),
+        bounds: None,
     }
 }
 

@@ -1,0 +1,330 @@
+//! Bounds as polynomials: rational coefficients over named factors
+//! (`max(0, h − 1)`, `⌈n/(256·gridDim.x)⌉`), printed for people, written
+//! as a machine form scripts can evaluate, and evaluated at given
+//! parameters by `warpcheck bound` and the tests.
+
+use super::affine::{Affine, FactorId, Sym};
+use super::rat::Rat;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// `⌈max(0, num)/den⌉`: a trip count over a symbolic stride.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Factor {
+    pub num: Affine,
+    pub den: Affine,
+}
+
+/// The factors of one kernel.
+#[derive(Clone, Debug, Default)]
+pub struct Factors {
+    list: Vec<Factor>,
+}
+
+impl Factors {
+    pub fn intern(&mut self, f: Factor) -> FactorId {
+        if let Some(i) = self.list.iter().position(|x| *x == f) {
+            return FactorId(i as u32);
+        }
+        self.list.push(f);
+        FactorId(self.list.len() as u32 - 1)
+    }
+
+    pub fn get(&self, id: FactorId) -> &Factor {
+        &self.list[id.0 as usize]
+    }
+}
+
+/// A product of `max(0, ·)` atoms; empty for the constant term.
+pub type Mono = Vec<Affine>;
+
+/// `Σ coeff · Π max(0, atom)`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Poly {
+    pub terms: BTreeMap<Mono, Rat>,
+}
+
+impl Poly {
+    pub fn constant(c: Rat) -> Poly {
+        let mut p = Poly::default();
+        p.add(Vec::new(), c);
+        p
+    }
+
+    pub fn add(&mut self, mut m: Mono, c: Rat) {
+        m.sort();
+        let v = self.terms.get(&m).copied().unwrap_or(Rat::ZERO) + c;
+        if v.is_zero() {
+            self.terms.remove(&m);
+        } else {
+            self.terms.insert(m, v);
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    pub fn degree(&self) -> usize {
+        self.terms.keys().map(Vec::len).max().unwrap_or(0)
+    }
+}
+
+/// How to name and evaluate the symbols of one kernel's bounds.
+#[derive(Clone, Debug)]
+pub struct Names {
+    /// Kernel parameters by position (source names, else `argN`).
+    pub params: Vec<String>,
+    pub factors: Factors,
+    /// Parameters declared unsigned: `max(0, n)` prints as `n`.
+    pub unsigned: Vec<bool>,
+}
+
+/// Values for the symbols: parameters by name, and the grid.
+#[derive(Clone, Debug, Default)]
+pub struct Params {
+    pub values: BTreeMap<String, f64>,
+    pub grid: [u32; 3],
+}
+
+fn dim(d: u8) -> &'static str {
+    ["x", "y", "z"].get(usize::from(d)).copied().unwrap_or("?")
+}
+
+impl Names {
+    fn sym(&self, s: Sym, machine: bool) -> String {
+        match s {
+            Sym::Param(i) => self
+                .params
+                .get(i as usize)
+                .cloned()
+                .unwrap_or_else(|| format!("arg{i}")),
+            Sym::GridDim(d) => format!("gridDim.{}", dim(d)),
+            Sym::BlockIdx(d) => format!("blockIdx.{}", dim(d)),
+            Sym::Tid(d) => format!("threadIdx.{}", dim(d)),
+            Sym::LaneId => "laneid".into(),
+            Sym::Ghost(l) => format!("k{}", l.0),
+            Sym::Factor(f) => {
+                let x = self.factors.get(f);
+                if machine {
+                    format!(
+                        "ceil(max0({}) / ({}))",
+                        self.affine(&x.num, true),
+                        self.affine(&x.den, true)
+                    )
+                } else {
+                    let den = self.affine(&x.den, false);
+                    let den = if x.den.terms.len() + usize::from(!x.den.konst.is_zero()) > 1
+                        || x.den.terms.values().any(|c| *c != Rat::ONE)
+                    {
+                        format!("({den})")
+                    } else {
+                        den
+                    };
+                    format!("⌈{}/{den}⌉", self.affine(&x.num, false))
+                }
+            }
+        }
+    }
+
+    /// `3·n + w/2 − 1` (or `3*n + (1/2)*w - 1` for machines).
+    pub fn affine(&self, a: &Affine, machine: bool) -> String {
+        let (mul, minus) = if machine { ("*", "-") } else { ("·", "−") };
+        let mut out = String::new();
+        let mut first = true;
+        let mut push = |c: Rat, name: Option<String>| {
+            let neg = c < Rat::ZERO;
+            let c = c.abs();
+            if first {
+                if neg {
+                    out.push_str(if machine { "-" } else { "−" });
+                }
+            } else {
+                let sep = if neg {
+                    format!(" {minus} ")
+                } else {
+                    " + ".to_string()
+                };
+                out.push_str(&sep);
+            }
+            first = false;
+            match name {
+                None => out.push_str(&c.to_string()),
+                Some(n) if c == Rat::ONE => out.push_str(&n),
+                Some(n) if machine => out.push_str(&format!("({c}){mul}{n}")),
+                Some(n) if c.is_integer() => out.push_str(&format!("{c}{mul}{n}")),
+                Some(n) => out.push_str(&format!("{}{mul}{n}/{}", c.num(), c.den())),
+            }
+        };
+        for (&s, &c) in &a.terms {
+            push(c, Some(self.sym(s, machine)));
+        }
+        if !a.konst.is_zero() || a.terms.is_empty() {
+            push(a.konst, None);
+        }
+        out
+    }
+
+    /// Whether `a` can never be negative (factors, the grid, unsigned
+    /// parameters with nonnegative coefficients and constant).
+    fn never_negative(&self, a: &Affine) -> bool {
+        a.konst >= Rat::ZERO
+            && a.terms.iter().all(|(&s, &c)| {
+                c > Rat::ZERO
+                    && match s {
+                        Sym::Param(i) => self.unsigned.get(i as usize).copied().unwrap_or(false),
+                        Sym::GridDim(_) | Sym::Factor(_) => true,
+                        _ => false,
+                    }
+            })
+    }
+
+    fn atom(&self, a: &Affine, machine: bool) -> String {
+        if machine {
+            return format!("max0({})", self.affine(a, true));
+        }
+        let inner = self.affine(a, false);
+        if self.never_negative(a) {
+            if a.terms.len() + usize::from(!a.konst.is_zero()) > 1 {
+                format!("({inner})")
+            } else {
+                inner
+            }
+        } else {
+            format!("max(0, {inner})")
+        }
+    }
+
+    /// The human form: `14·max(0, h) + 7`.
+    pub fn render(&self, p: &Poly) -> String {
+        if p.is_zero() {
+            return "0".into();
+        }
+        // Highest degree first, constant last.
+        let mut terms: Vec<(&Mono, &Rat)> = p.terms.iter().collect();
+        terms.sort_by_key(|(m, _)| std::cmp::Reverse(m.len()));
+        let mut out = String::new();
+        for (i, (m, &c)) in terms.iter().enumerate() {
+            let neg = c < Rat::ZERO;
+            if i > 0 {
+                out.push_str(if neg { " − " } else { " + " });
+            } else if neg {
+                out.push('−');
+            }
+            let c = c.abs();
+            let factors: Vec<String> = m.iter().map(|a| self.atom(a, false)).collect();
+            let body = factors.join("·");
+            match (factors.is_empty(), c == Rat::ONE, c.is_integer()) {
+                (true, _, _) => out.push_str(&c.to_string()),
+                (false, true, _) => out.push_str(&body),
+                (false, false, true) => out.push_str(&format!("{c}·{body}")),
+                (false, false, false) if c.num() == 1 => {
+                    out.push_str(&format!("{body}/{}", c.den()))
+                }
+                (false, false, false) => out.push_str(&format!("{}·{body}/{}", c.num(), c.den())),
+            }
+        }
+        out
+    }
+
+    /// The machine form: monomials with exact coefficients over factors a
+    /// script can evaluate (`max0(h - 1)`, `ceil(max0(n) / (256*gridDim.x))`).
+    pub fn machine(&self, p: &Poly) -> Vec<TermJson> {
+        p.terms
+            .iter()
+            .map(|(m, c)| TermJson {
+                coeff: [c.num() as i64, c.den() as i64],
+                factors: m.iter().map(|a| self.atom(a, true)).collect(),
+            })
+            .collect()
+    }
+
+    fn value(&self, s: Sym, at: &Params) -> Option<f64> {
+        match s {
+            Sym::Param(i) => at.values.get(self.params.get(i as usize)?).copied(),
+            Sym::GridDim(d) => Some(f64::from(*at.grid.get(usize::from(d))?)),
+            Sym::Factor(f) => {
+                let x = self.factors.get(f);
+                let env = |s| self.value(s, at);
+                let (n, d) = (x.num.eval(&env)?, x.den.eval(&env)?);
+                (d > 0.0).then(|| (n.max(0.0) / d).ceil())
+            }
+            _ => None,
+        }
+    }
+
+    /// The bound at `at`: `None` if a parameter it mentions has no value.
+    pub fn eval(&self, p: &Poly, at: &Params) -> Option<f64> {
+        let env = |s| self.value(s, at);
+        let mut total = 0.0;
+        for (m, c) in &p.terms {
+            let mut v = c.to_f64();
+            for a in m {
+                v *= a.eval(&env)?.max(0.0);
+            }
+            total += v;
+        }
+        Some(total)
+    }
+}
+
+/// One monomial of the machine form.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TermJson {
+    /// `[numerator, denominator]`.
+    pub coeff: [i64; 2],
+    pub factors: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names() -> Names {
+        Names {
+            params: vec!["h".into(), "n".into()],
+            factors: Factors::default(),
+            unsigned: vec![false, true],
+        }
+    }
+
+    #[test]
+    fn renders_and_evaluates() {
+        let h = Affine::sym(Sym::Param(0));
+        let n = Affine::sym(Sym::Param(1));
+        let mut p = Poly::constant(Rat::int(7));
+        p.add(vec![h.plus(-Rat::ONE)], Rat::int(14));
+        p.add(vec![n.clone(), n.clone()], Rat::new(1, 2));
+        let names = names();
+        // Degree 2 first; n is unsigned, so no max; h − 1 may be negative.
+        assert_eq!(names.render(&p), "n·n/2 + 14·max(0, h − 1) + 7");
+        let at = Params {
+            values: BTreeMap::from([("h".to_string(), 0.0), ("n".to_string(), 4.0)]),
+            grid: [1, 1, 1],
+        };
+        // 16/2 + 14·max(0, −1) + 7 = 15.
+        assert_eq!(names.eval(&p, &at), Some(15.0));
+        let m = names.machine(&p);
+        assert!(m
+            .iter()
+            .any(|t| t.factors == ["max0(h - 1)"] && t.coeff == [14, 1]));
+    }
+
+    #[test]
+    fn factors_round_up() {
+        let mut names = names();
+        let f = names.factors.intern(Factor {
+            num: Affine::sym(Sym::Param(1)),
+            den: Affine::sym(Sym::GridDim(0)).scale(Rat::int(256)),
+        });
+        let mut p = Poly::default();
+        p.add(vec![Affine::sym(Sym::Factor(f))], Rat::int(3));
+        assert_eq!(names.render(&p), "3·⌈n/(256·gridDim.x)⌉");
+        let at = Params {
+            values: BTreeMap::from([("n".to_string(), 1000.0)]),
+            grid: [2, 1, 1],
+        };
+        // ⌈1000/512⌉ = 2.
+        assert_eq!(names.eval(&p, &at), Some(6.0));
+    }
+}

@@ -1,0 +1,417 @@
+//! Cost bounds: automated amortized resource analysis (RaCuda §4, §6) over
+//! the kernel's optimised IR, per warp, for the four metrics of RaCuda's
+//! Table 1, solved as linear programs.
+//!
+//! The pieces, in order:
+//!
+//! * [`metric`]: what each instruction, edge and divergent branch costs,
+//!   from the ACF checks' per-site figures (the simulator's counters are
+//!   the truth these must cover).
+//! * [`values`]: the logical conditions — per-lane affine bounds of the
+//!   integer values, loop counters split into start plus step times an
+//!   iteration counter, guards as facts.
+//! * [`trips`]: one trip bound per loop, from an exit test on a counter,
+//!   rotated `icmp eq/ne` exits and unrolled loops included.
+//! * [`warp_graph`]: the paths a warp takes, divergent branches serialised.
+//! * [`potential`]: templates of potential functions and the constraints
+//!   that make them pay; [`lp`] solves them (CBC, behind a trait).
+//! * [`bound`]: the result as a polynomial to print, write and evaluate.
+//!
+//! **Deviation from RaCuda, by design.** Potential is carried by one
+//! iteration counter per loop (the uniform `[i0]` of the ACF's split of a
+//! counter into `[i0] + tid`), not by the source's variables: the trip
+//! bound derived from the real counter, its guards and its lanes is the
+//! fact that releases it on the back edge. This handles rotated and
+//! unrolled loops, thread-dependent counters and grid strides alike, and
+//! the counter is uniform by construction, so RaCuda's set X of
+//! potential-carrying variables needs no tracking.
+//!
+//! **Invariant:** reads `ir`, `graph`, `analysis`, `acf` and the checks'
+//! figures, never `sim`; sees the LP solver only through [`lp::Solver`];
+//! a failed solve is "no bound" with a reason, not an error.
+
+pub mod affine;
+pub mod bound;
+pub mod lp;
+pub mod metric;
+pub mod potential;
+pub mod rat;
+pub mod report;
+pub mod trips;
+pub mod values;
+pub mod warp_graph;
+
+use crate::analysis::KernelAnalysis;
+use crate::budget::Meter;
+use crate::checks::SiteFigures;
+use crate::dataflow::FastMap as HashMap;
+use crate::graph::{FunctionGraphs, LoopId};
+use crate::ir::{BlockId, FileId, Module};
+use affine::Affine;
+use bound::{Factors, Names, Poly};
+pub use metric::{Metric, Weights};
+use rat::Rat;
+use std::time::Instant;
+use tracing::field::Empty;
+use trips::Trip;
+use warp_graph::{Pay, WarpGraph};
+
+/// What the user configured.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Highest degree of the base functions (products of atoms).
+    pub degree: usize,
+    pub weights: Weights,
+    /// The metrics to bound.
+    pub metrics: Vec<Metric>,
+    /// Also bound each loop's and each line's share.
+    pub attribution: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            degree: 2,
+            weights: Weights::default(),
+            metrics: Metric::ALL.to_vec(),
+            attribution: true,
+        }
+    }
+}
+
+/// Where part of a bound comes from: a loop or a source line.
+#[derive(Clone, Debug)]
+pub struct Share {
+    pub file: Option<FileId>,
+    pub line: u32,
+    pub bound: Poly,
+}
+
+/// One metric's bound for one kernel.
+#[derive(Clone, Debug)]
+pub struct MetricBound {
+    pub metric: Metric,
+    /// The per-warp bound, or why there is none.
+    pub bound: Result<Poly, String>,
+    /// Per loop (by its header's line): the part of the bound spent in it.
+    pub loops: Vec<Share>,
+    /// Per source line with a cost: the part spent on it.
+    pub lines: Vec<Share>,
+}
+
+/// The bounds of one kernel.
+#[derive(Clone, Debug)]
+pub struct KernelBounds {
+    pub names: Names,
+    pub metrics: Vec<MetricBound>,
+    /// Warps per block, for launch-wide bounds.
+    pub warps_per_block: u32,
+    pub lp_vars: usize,
+    pub lp_rows: usize,
+    pub seconds: f64,
+}
+
+impl KernelBounds {
+    pub fn get(&self, m: Metric) -> Option<&MetricBound> {
+        self.metrics.iter().find(|b| b.metric == m)
+    }
+}
+
+/// Where a loop is in the source: its back edge's branch (clang gives it
+/// the `for` or `while` line), else its header's first located instruction.
+fn loop_pos(m: &Module, f: &crate::ir::Function, lp: &crate::graph::Loop) -> Option<(FileId, u32)> {
+    let latch = lp
+        .latches
+        .iter()
+        .filter_map(|&t| f.blocks[t.index()].insts.last())
+        .find_map(|&i| line_of(m, f, i));
+    latch.or_else(|| {
+        f.blocks[lp.header.index()]
+            .insts
+            .iter()
+            .find_map(|&x| line_of(m, f, x))
+    })
+}
+
+/// A line of code, for attribution.
+fn line_of(m: &Module, f: &crate::ir::Function, i: crate::ir::InstId) -> Option<(FileId, u32)> {
+    m.inst_pos(f, i)
+        .filter(|p| p.line > 0)
+        .map(|p| (p.file, p.line))
+}
+
+/// Bounds every metric of one kernel.
+pub fn bound_kernel(
+    m: &Module,
+    g: &FunctionGraphs,
+    k: &KernelAnalysis,
+    figures: &[SiteFigures],
+    opts: &Options,
+    meter: &Meter,
+) -> KernelBounds {
+    let start = Instant::now();
+    let span = tracing::info_span!("cost", lp_vars = Empty, lp_rows = Empty, loops = Empty);
+    let _e = span.enter();
+    let f = m.func(k.kernel);
+    let unsigned = values::unsigned_params(&f.demangled, f.params.len());
+    let env = values::Env {
+        m,
+        f,
+        g,
+        block: k.block_dim.dims,
+        unsigned: unsigned.clone(),
+    };
+    let mut factors = Factors::default();
+    let inductions = values::inductions(&env);
+    let trips = trips::trip_bounds(&env, &inductions, &mut factors);
+    let names = Names {
+        params: f
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| p.name.clone().unwrap_or_else(|| format!("arg{i}")))
+            .collect(),
+        factors,
+        unsigned,
+    };
+    let threads: u32 = k.block_dim.dims.iter().product();
+    let mut out = KernelBounds {
+        names,
+        metrics: Vec::new(),
+        warps_per_block: threads.div_ceil(crate::hw::WARP_SIZE),
+        lp_vars: 0,
+        lp_rows: 0,
+        seconds: 0.0,
+    };
+    span.record("loops", g.loops.len());
+    let fail = |out: &mut KernelBounds, why: String| {
+        out.metrics = opts
+            .metrics
+            .iter()
+            .map(|&metric| MetricBound {
+                metric,
+                bound: Err(why.clone()),
+                loops: Vec::new(),
+                lines: Vec::new(),
+            })
+            .collect();
+    };
+    if !g.loops.is_reducible() {
+        fail(
+            &mut out,
+            "the control flow has a cycle with two entries".into(),
+        );
+        return finish(out, start);
+    }
+    let divergent = metric::divergent_branches(m, k, figures);
+    let graph = match WarpGraph::new(f, g, &|b| divergent.contains(&b)) {
+        Ok(x) => x,
+        Err(e) => {
+            fail(&mut out, e);
+            return finish(out, start);
+        }
+    };
+    // Facts per CFG edge, with the thread symbols weakened away; each edge
+    // narrows its own ranges.
+    let mut facts: HashMap<(BlockId, BlockId), Vec<Affine>> = HashMap::default();
+    for e in &graph.edges {
+        if facts.contains_key(&e.logical) || e.logical.0 == e.logical.1 && e.to.is_none() {
+            continue;
+        }
+        let mut vals = values::Values::new(&env, values::Ranges::default(), &inductions);
+        let fs = values::edge_facts(&mut vals, e.logical.0, e.logical.1)
+            .iter()
+            .map(|a| env.eliminate(a, true))
+            .collect();
+        facts.insert(e.logical, fs);
+    }
+    let trip_of: Vec<Option<Affine>> = trips
+        .iter()
+        .map(|t| match t {
+            Trip::Bounded(a) => Some(a.clone()),
+            Trip::Unknown(_) => None,
+        })
+        .collect();
+    let inputs = potential::Inputs {
+        env: &env,
+        trips: &trip_of,
+        facts: &facts,
+        degree: opts.degree,
+    };
+    let system = potential::System::new(&graph, &inputs);
+    out.lp_vars = system.lp.vars;
+    out.lp_rows = system.lp.rows.len();
+    span.record("lp_vars", out.lp_vars);
+    span.record("lp_rows", out.lp_rows);
+    if let Err(e) = meter.lp_rows(out.lp_rows) {
+        fail(&mut out, format!("the {e} ran out"));
+        return finish(out, start);
+    }
+    let unbounded: Vec<String> = trips
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| match t {
+            Trip::Unknown(why) => {
+                let line = loop_pos(m, f, g.loops.get(LoopId(i as u32)))
+                    .map_or(String::new(), |(_, l)| format!(" at line {l}"));
+                Some(format!("the loop{line} has no trip bound: {why}"))
+            }
+            _ => None,
+        })
+        .collect();
+    for &metric in &opts.metrics {
+        let costs = match metric::costs(m, k, figures, metric, &opts.weights) {
+            Ok(c) => c,
+            Err(e) => {
+                out.metrics.push(MetricBound {
+                    metric,
+                    bound: Err(e),
+                    loops: Vec::new(),
+                    lines: Vec::new(),
+                });
+                continue;
+            }
+        };
+        let solve = |keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool| -> Result<Poly, String> {
+            if let Err(e) = meter.time() {
+                return Err(format!("the {e} ran out"));
+            }
+            let edge_costs = edge_costs(m, f, &graph, &costs, keep);
+            let lp = system.with_costs(&edge_costs);
+            let seconds = meter.seconds_left().unwrap_or(30.0).min(30.0);
+            let solver = lp::Cbc { seconds };
+            let x = lp::lexicographic(&solver, &lp, &system.rounds()).map_err(|e| {
+                if unbounded.is_empty() {
+                    e
+                } else {
+                    unbounded.join("; ")
+                }
+            })?;
+            Ok(system.entry_poly(&x))
+        };
+        let bound = solve(&|_, _| true);
+        let mut mb = MetricBound {
+            metric,
+            bound,
+            loops: Vec::new(),
+            lines: Vec::new(),
+        };
+        if opts.attribution && mb.bound.as_ref().is_ok_and(|p| !p.is_zero()) {
+            for (_, lp) in g.loops.iter() {
+                let inside = |_: crate::ir::InstId, b: BlockId| lp.contains(b);
+                if let Ok(p) = solve(&inside) {
+                    if !p.is_zero() {
+                        let pos = loop_pos(m, f, lp);
+                        mb.loops.push(Share {
+                            file: pos.map(|p| p.0),
+                            line: pos.map_or(0, |p| p.1),
+                            bound: p,
+                        });
+                    }
+                }
+            }
+            let mut lines: Vec<(FileId, u32)> = costs
+                .inst
+                .keys()
+                .filter_map(|&i| line_of(m, f, i))
+                .collect();
+            lines.sort();
+            lines.dedup();
+            for (file, line) in lines.into_iter().take(MAX_LINES) {
+                let on_line =
+                    |i: crate::ir::InstId, _: BlockId| line_of(m, f, i) == Some((file, line));
+                if let Ok(p) = solve(&on_line) {
+                    if !p.is_zero() {
+                        mb.lines.push(Share {
+                            file: Some(file),
+                            line,
+                            bound: p,
+                        });
+                    }
+                }
+            }
+        }
+        out.metrics.push(mb);
+    }
+    finish(out, start)
+}
+
+/// Lines per metric that get their own share.
+const MAX_LINES: usize = 32;
+
+fn finish(mut out: KernelBounds, start: Instant) -> KernelBounds {
+    out.seconds = start.elapsed().as_secs_f64();
+    out
+}
+
+/// The cost of each warp-graph edge: the instructions of the block it
+/// leaves that `keep` selects, and what the edge itself pays (charged to
+/// the block it leaves).
+fn edge_costs(
+    m: &Module,
+    f: &crate::ir::Function,
+    graph: &WarpGraph,
+    costs: &metric::Costs,
+    keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool,
+) -> Vec<Rat> {
+    let _ = m;
+    let mut block_cost: HashMap<BlockId, Rat> = HashMap::default();
+    graph
+        .edges
+        .iter()
+        .map(|e| {
+            let b = graph.nodes[e.from].block;
+            let base = *block_cost.entry(b).or_insert_with(|| {
+                f.blocks[b.index()]
+                    .insts
+                    .iter()
+                    .filter(|&&i| keep(i, b))
+                    .filter_map(|i| costs.inst.get(i))
+                    .fold(Rat::ZERO, |a, &c| a + c)
+            });
+            let term = *f.blocks[b.index()]
+                .insts
+                .last()
+                .expect("a block has a terminator");
+            let pays = e.pays.iter().fold(Rat::ZERO, |a, p| match p {
+                Pay::Phis(u, v) if keep(term, *u) => {
+                    a + costs.phi * Rat::int(phi_count(f, *u, *v) as i128)
+                }
+                Pay::Divergence if keep(term, b) => a + costs.divergence,
+                _ => a,
+            });
+            base + pays
+        })
+        .collect()
+}
+
+/// Phis of `to` that copy a value in from `from`.
+fn phi_count(f: &crate::ir::Function, from: BlockId, to: BlockId) -> usize {
+    f.blocks[to.index()]
+        .insts
+        .iter()
+        .map(|&i| f.inst(i))
+        .take_while(|i| i.op == crate::ir::Opcode::Phi)
+        .filter(
+            |i| matches!(&i.kind, crate::ir::InstKind::Phi { blocks } if blocks.contains(&from)),
+        )
+        .count()
+}
+
+/// Bounds for every kernel of an analysed module, each within its own
+/// budget (time and LP rows), in the order of `a.kernels`.
+pub fn bound_module(
+    a: &crate::analysis::ModuleAnalysis<'_>,
+    figures: &[Vec<SiteFigures>],
+    opts: &Options,
+    budget: &crate::budget::Budget,
+) -> Vec<KernelBounds> {
+    a.kernels
+        .iter()
+        .zip(figures)
+        .map(|(k, figs)| {
+            let g = a.graphs.func(k.kernel);
+            bound_kernel(a.module, g, k, figs, opts, &budget.start())
+        })
+        .collect()
+}

@@ -1,0 +1,419 @@
+//! Potential functions and their constraints (Absynth-style, RaCuda §6).
+//!
+//! Each node of the warp graph gets a template: a nonnegative combination
+//! of base functions, the constant 1, atoms `max(0, e)` and products of two
+//! atoms. Atoms start as each loop's remaining iterations `max(0, T − k)`
+//! (its trip bound less its counter) and are closed backwards over the
+//! edges with the counters' assignments substituted (`k := 0` on entry,
+//! `k := k + 1` on the back edge); an atom reaching a node where one with
+//! the same linear part exists is rewritten onto it:
+//!
+//! * `max(0, e + d) ≤ max(0, e) + d` for `d ≥ 0` (increment),
+//! * `max(0, e − d) = max(0, e) − d` when a fact on the edge gives
+//!   `e − d ≥ 0` (decrement: the back edge's `T − k − 1 ≥ 0`, or a guard),
+//! * `max(0, e − d) ≤ max(0, e)` otherwise (monotonicity),
+//! * products multiply the right-hand sides (both are nonnegative).
+//!
+//! One row per edge and monomial says the potential before covers the
+//! edge's cost plus the potential after: coefficient-wise, which is sound
+//! as every monomial is nonnegative.
+
+use super::affine::{Affine, Sym};
+use super::bound::{Mono, Poly};
+use super::lp::{Lp, Row, VarId};
+use super::rat::Rat;
+use super::values::{Env, Ranges};
+use super::warp_graph::{NodeId, WarpGraph};
+use crate::dataflow::FastMap as HashMap;
+use crate::graph::LoopId;
+use crate::ir::BlockId;
+
+/// Atoms per node past which no more are added.
+const MAX_ATOMS: usize = 12;
+
+/// One node's template.
+#[derive(Default)]
+struct Template {
+    /// Atom arguments: `max(0, atom)`.
+    atoms: Vec<Affine>,
+    /// Linear part → atom index.
+    keys: HashMap<Affine, usize>,
+    /// Monomials as sorted atom indices; `[]` is the constant.
+    monos: Vec<Vec<usize>>,
+    mono_index: HashMap<Vec<usize>, usize>,
+    /// The LP variable of the first monomial.
+    first: usize,
+}
+
+/// A linear combination of one node's monomials: `(mono, coeff)`.
+type Lin = Vec<(usize, Rat)>;
+
+/// An atom carried over an edge: a combination of the source's atoms
+/// (`None`: the constant).
+type Carried = Vec<(Option<usize>, Rat)>;
+
+/// The constraint system of one kernel, without the costs.
+pub struct System {
+    templates: Vec<Template>,
+    pub lp: Lp,
+    /// Per edge of the graph: its rows, `(row, constant monomial?)`.
+    const_rows: Vec<Option<usize>>,
+    pub entry: NodeId,
+}
+
+/// What the system needs besides the graph.
+pub struct Inputs<'a, 'e> {
+    pub env: &'a Env<'e>,
+    /// Per loop, its trip bound (`None`: unknown; the loop must cost
+    /// nothing).
+    pub trips: &'a [Option<Affine>],
+    /// Facts `a ≥ 0` per CFG edge.
+    pub facts: &'a HashMap<(BlockId, BlockId), Vec<Affine>>,
+    pub degree: usize,
+}
+
+/// How an edge moves the loop counters.
+struct Updates {
+    entered: Vec<LoopId>,
+    back: Option<LoopId>,
+}
+
+fn updates(
+    g: &WarpGraph,
+    inp: &Inputs<'_, '_>,
+    from: NodeId,
+    to: NodeId,
+    logical: (BlockId, BlockId),
+) -> Updates {
+    let (a, b) = (&g.nodes[from].scope, &g.nodes[to].scope);
+    let entered = b.iter().filter(|l| !a.contains(l)).copied().collect();
+    let loops = &inp.env.g.loops;
+    let back = b
+        .iter()
+        .copied()
+        .filter(|l| a.contains(l))
+        .find(|&l| loops.get(l).header == logical.1 && loops.get(l).contains(logical.0));
+    Updates { entered, back }
+}
+
+fn apply(a: &Affine, u: &Updates) -> Affine {
+    let mut r = a.clone();
+    for &l in &u.entered {
+        r = r.subst(Sym::Ghost(l), &Affine::int(0));
+    }
+    if let Some(l) = u.back {
+        r = r.subst(Sym::Ghost(l), &Affine::sym(Sym::Ghost(l)).plus(Rat::ONE));
+    }
+    r
+}
+
+/// Whether the symbols of `a` are all in `scope`.
+fn in_scope(a: &Affine, scope: &[LoopId]) -> bool {
+    a.terms.keys().all(|s| match s {
+        Sym::Ghost(l) => scope.contains(l),
+        s => !s.is_per_thread(),
+    })
+}
+
+impl Template {
+    fn insert(&mut self, lin: Affine, off: Rat) -> bool {
+        if self.keys.contains_key(&lin) || self.atoms.len() >= MAX_ATOMS {
+            return false;
+        }
+        self.keys.insert(lin.clone(), self.atoms.len());
+        self.atoms.push(lin.plus(off));
+        true
+    }
+
+    fn build_monos(&mut self, degree: usize) {
+        let n = self.atoms.len();
+        let mut monos = vec![Vec::new()];
+        if degree >= 1 {
+            monos.extend((0..n).map(|i| vec![i]));
+        }
+        if degree >= 2 {
+            for i in 0..n {
+                for j in i..n {
+                    monos.push(vec![i, j]);
+                }
+            }
+        }
+        self.mono_index = monos
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(|(i, m)| (m, i))
+            .collect();
+        self.monos = monos;
+    }
+
+    fn var(&self, mono: usize) -> VarId {
+        VarId::new(self.first + mono)
+    }
+}
+
+impl System {
+    pub fn new(g: &WarpGraph, inp: &Inputs<'_, '_>) -> System {
+        let n = g.nodes.len();
+        let mut templates: Vec<Template> = (0..n).map(|_| Template::default()).collect();
+        // Seeds: every loop in scope, its remaining iterations.
+        for id in g.nodes.keys() {
+            for &l in &g.nodes[id].scope {
+                let Some(t) = &inp.trips[l.index()] else {
+                    continue;
+                };
+                let d = t.sub(&Affine::sym(Sym::Ghost(l)));
+                if let Some((lin, _, off)) = d.normalize() {
+                    templates[id.index()].insert(lin, off);
+                }
+            }
+        }
+        // Closure backwards over the edges.
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for e in &g.edges {
+                let Some(to) = e.to else { continue };
+                let u = updates(g, inp, e.from, to, e.logical);
+                let moved: Vec<Affine> = templates[to.index()]
+                    .atoms
+                    .iter()
+                    .map(|a| apply(a, &u))
+                    .collect();
+                let scope = &g.nodes[e.from].scope;
+                for a in moved {
+                    let Some((lin, _, _)) = a.normalize() else {
+                        continue;
+                    };
+                    if in_scope(&lin, scope) {
+                        changed |= templates[e.from.index()].insert(lin, Rat::ZERO);
+                    }
+                }
+            }
+        }
+        let mut first = 0;
+        for t in &mut templates {
+            t.build_monos(inp.degree);
+            t.first = first;
+            first += t.monos.len();
+        }
+        let mut sys = System {
+            templates,
+            lp: Lp {
+                vars: first,
+                rows: Vec::new(),
+            },
+            const_rows: Vec::new(),
+            entry: g.entry,
+        };
+        for e in &g.edges {
+            let row = sys.edge_rows(g, inp, e.from, e.to, e.logical);
+            sys.const_rows.push(row);
+        }
+        sys
+    }
+
+    /// `max(0, a)` after the edge, as a combination of the source's atoms
+    /// (`None` for the constant) that is at least it; `None` if the source
+    /// has no atom to carry it.
+    fn carry(
+        &self,
+        from: NodeId,
+        a: &Affine,
+        facts: &[Affine],
+        ranges: &Ranges,
+        env: &Env<'_>,
+    ) -> Option<Carried> {
+        let Some((lin, lambda, off)) = a.normalize() else {
+            let c = a.konst.max(Rat::ZERO);
+            return Some(if c.is_zero() {
+                Vec::new()
+            } else {
+                vec![(None, c)]
+            });
+        };
+        let t = &self.templates[from.index()];
+        let &i = t.keys.get(&lin)?;
+        let rep = t.atoms[i].sub(&lin).konst;
+        let delta = off - rep;
+        let mut out = vec![(Some(i), lambda)];
+        if delta > Rat::ZERO {
+            out.push((None, lambda * delta));
+        } else if delta < Rat::ZERO {
+            let arg = lin.plus(off);
+            let by_fact = facts.iter().any(|f| {
+                f.normalize()
+                    .is_some_and(|(fl, _, fo)| fl == lin && fo <= off)
+            });
+            if by_fact || ranges.nonneg(env, &arg) {
+                out.push((None, lambda * delta));
+            }
+        }
+        Some(out)
+    }
+
+    /// Adds the rows of one edge; returns the index of its constant row.
+    fn edge_rows(
+        &mut self,
+        g: &WarpGraph,
+        inp: &Inputs<'_, '_>,
+        from: NodeId,
+        to: Option<NodeId>,
+        logical: (BlockId, BlockId),
+    ) -> Option<usize> {
+        let src = &self.templates[from.index()];
+        // Σ over the source's monomials: q_from[μ] − (what the target needs).
+        let mut need: Vec<Lin> = vec![Vec::new(); src.monos.len()];
+        let mut forced_zero: Vec<VarId> = Vec::new();
+        if let Some(to) = to {
+            let u = updates(g, inp, from, to, logical);
+            let scope = &g.nodes[from].scope;
+            let mut facts: Vec<Affine> = inp
+                .facts
+                .get(&logical)
+                .map(|f| f.iter().filter(|a| in_scope(a, scope)).cloned().collect())
+                .unwrap_or_default();
+            if let Some(t) = u
+                .back
+                .and_then(|l| inp.trips[l.index()].as_ref().map(|t| (l, t)))
+            {
+                facts.push(t.1.sub(&Affine::sym(Sym::Ghost(t.0))).plus(-Rat::ONE));
+            }
+            let mut ranges = Ranges::default();
+            for f in &facts {
+                ranges.assume(inp.env, f);
+            }
+            let dst = &self.templates[to.index()];
+            let carried: Vec<Option<Carried>> = dst
+                .atoms
+                .iter()
+                .map(|a| {
+                    let moved = apply(a, &u);
+                    if !in_scope(&moved, scope) {
+                        return None;
+                    }
+                    self.carry(from, &moved, &facts, &ranges, inp.env)
+                })
+                .collect();
+            for (m, mono) in dst.monos.iter().enumerate() {
+                let var = dst.var(m);
+                // The product of the carried atoms.
+                let mut prod: Vec<(Vec<usize>, Rat)> = vec![(Vec::new(), Rat::ONE)];
+                let mut ok = true;
+                for &ai in mono {
+                    let Some(c) = &carried[ai] else {
+                        ok = false;
+                        break;
+                    };
+                    let mut next = Vec::new();
+                    for (pm, pc) in &prod {
+                        for (atom, ac) in c {
+                            let mut nm = pm.clone();
+                            if let Some(x) = atom {
+                                nm.push(*x);
+                            }
+                            nm.sort();
+                            next.push((nm, *pc * *ac));
+                        }
+                    }
+                    prod = next;
+                }
+                if !ok {
+                    forced_zero.push(var);
+                    continue;
+                }
+                for (pm, pc) in prod {
+                    match src.mono_index.get(&pm) {
+                        Some(&mi) => need[mi].push((m, pc)),
+                        None => {
+                            forced_zero.push(var);
+                            break;
+                        }
+                    }
+                }
+            }
+            let dst_first = dst.first;
+            let mut const_row = None;
+            for (mi, needs) in need.into_iter().enumerate() {
+                let mut terms = vec![(src.var(mi), 1.0)];
+                for (m, c) in needs {
+                    terms.push((VarId::new(dst_first + m), -c.to_f64()));
+                }
+                if terms.len() == 1 && mi != 0 {
+                    continue;
+                }
+                if mi == 0 {
+                    const_row = Some(self.lp.rows.len());
+                }
+                self.lp.rows.push(Row { terms, lo: 0.0 });
+            }
+            for v in forced_zero {
+                self.lp.rows.push(Row {
+                    terms: vec![(v, -1.0)],
+                    lo: 0.0,
+                });
+            }
+            return const_row;
+        }
+        let idx = self.lp.rows.len();
+        self.lp.rows.push(Row {
+            terms: vec![(src.var(0), 1.0)],
+            lo: 0.0,
+        });
+        Some(idx)
+    }
+
+    /// The LP with each edge's cost on its constant row.
+    pub fn with_costs(&self, costs: &[Rat]) -> Lp {
+        let mut lp = self.lp.clone();
+        for (row, c) in self.const_rows.iter().zip(costs) {
+            if let Some(r) = row {
+                lp.rows[*r].lo = c.to_f64();
+            }
+        }
+        lp
+    }
+
+    /// The entry's objectives, highest degree first.
+    pub fn rounds(&self) -> Vec<Vec<(VarId, f64)>> {
+        let t = &self.templates[self.entry.index()];
+        let maxdeg = t.monos.iter().map(Vec::len).max().unwrap_or(0);
+        (0..=maxdeg)
+            .rev()
+            .map(|d| {
+                (0..t.monos.len())
+                    .filter(|&m| t.monos[m].len() == d)
+                    .map(|m| (t.var(m), 1.0))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The entry's potential in a solution.
+    pub fn entry_poly(&self, x: &[f64]) -> Poly {
+        let t = &self.templates[self.entry.index()];
+        let mut p = Poly::default();
+        for (m, mono) in t.monos.iter().enumerate() {
+            let v = x[t.var(m).index()];
+            if v.abs() < 1e-9 {
+                continue;
+            }
+            let atoms: Mono = mono.iter().map(|&i| t.atoms[i].clone()).collect();
+            p.add(atoms, rational(v));
+        }
+        p
+    }
+}
+
+/// An LP value as an exact fraction: the simplest one within the solver's
+/// tolerance, else rounded up on a fine grid (never below the value).
+pub fn rational(x: f64) -> Rat {
+    let tol = 1e-5 * x.abs().max(1.0);
+    for den in 1..=1024i128 {
+        let num = (x * den as f64).round();
+        if (num / den as f64 - x).abs() <= tol {
+            return Rat::new(num as i128, den);
+        }
+    }
+    Rat::new((x * 1e6).ceil() as i128, 1_000_000)
+}

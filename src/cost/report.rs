@@ -1,0 +1,141 @@
+//! Bounds as the reports show them: the JSON `bounds` object of a kernel
+//! (a contract, like the rest of the JSON: fields are added, never
+//! renamed) and the note at the kernel's line that text output and the
+//! plugin's remarks carry.
+
+use super::bound::{Names, Poly, TermJson};
+use super::{KernelBounds, MetricBound, Share};
+use crate::analysis::KernelAnalysis;
+use crate::diag::{Finding, Position, Severity};
+use crate::ir::Module;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The check name of the bound notes.
+pub const COST_BOUND: &str = "cost-bound";
+
+#[derive(Serialize, Debug, Clone)]
+pub struct ShareJson {
+    pub file: String,
+    pub line: u32,
+    pub bound: String,
+    pub terms: Vec<TermJson>,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct MetricJson {
+    /// The per-warp bound for people (`no bound` when there is none).
+    pub bound: String,
+    /// The machine form: monomials with `[num, den]` coefficients over
+    /// factors a script can evaluate; absent when there is no bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terms: Option<Vec<TermJson>>,
+    /// Why there is no bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The part of the bound each loop carries, by its header's line.
+    pub loops: Vec<ShareJson>,
+    /// The part each source line costs.
+    pub lines: Vec<ShareJson>,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct BoundsJson {
+    /// Per metric (`sectors`, `conflicts`, `divwarps`, `steps`).
+    pub per_warp: BTreeMap<&'static str, MetricJson>,
+    /// A launch costs at most the per-warp bound times this times the
+    /// number of blocks.
+    pub warps_per_block: u32,
+    pub lp_variables: usize,
+    pub lp_rows: usize,
+    pub seconds: f64,
+}
+
+fn file_name(m: &Module, s: &Share) -> String {
+    s.file
+        .map(|f| m.file(f).path().display().to_string())
+        .unwrap_or_default()
+}
+
+fn shares(m: &Module, names: &Names, list: &[Share]) -> Vec<ShareJson> {
+    list.iter()
+        .map(|s| ShareJson {
+            file: file_name(m, s),
+            line: s.line,
+            bound: names.render(&s.bound),
+            terms: names.machine(&s.bound),
+        })
+        .collect()
+}
+
+fn metric_json(m: &Module, names: &Names, mb: &MetricBound) -> MetricJson {
+    let (bound, terms, reason) = match &mb.bound {
+        Ok(p) => (names.render(p), Some(names.machine(p)), None),
+        Err(e) => ("no bound".to_string(), None, Some(e.clone())),
+    };
+    MetricJson {
+        bound,
+        terms,
+        reason,
+        loops: shares(m, names, &mb.loops),
+        lines: shares(m, names, &mb.lines),
+    }
+}
+
+pub fn json(m: &Module, kb: &KernelBounds) -> BoundsJson {
+    BoundsJson {
+        per_warp: kb
+            .metrics
+            .iter()
+            .map(|mb| (mb.metric.name(), metric_json(m, &kb.names, mb)))
+            .collect(),
+        warps_per_block: kb.warps_per_block,
+        lp_variables: kb.lp_vars,
+        lp_rows: kb.lp_rows,
+        seconds: kb.seconds,
+    }
+}
+
+fn text(names: &Names, b: &Result<Poly, String>) -> String {
+    match b {
+        Ok(p) => names.render(p),
+        Err(_) => "no bound".into(),
+    }
+}
+
+/// The note at the kernel's line: each metric's bound, and which loop
+/// carries the most of the first bounded metric.
+pub fn note(m: &Module, k: &KernelAnalysis, kb: &KernelBounds) -> Finding {
+    let func = m.func(k.kernel);
+    let parts: Vec<String> = kb
+        .metrics
+        .iter()
+        .map(|mb| format!("{} ≤ {}", mb.metric.name(), text(&kb.names, &mb.bound)))
+        .collect();
+    let mut notes = Vec::new();
+    for mb in &kb.metrics {
+        if let Err(e) = &mb.bound {
+            notes.push(format!("no {} bound: {e}", mb.metric.name()));
+        }
+        for s in &mb.loops {
+            notes.push(format!(
+                "{} in the loop at line {}: {}",
+                mb.metric.name(),
+                s.line,
+                kb.names.render(&s.bound)
+            ));
+        }
+    }
+    Finding {
+        check: COST_BOUND,
+        severity: Severity::Note,
+        func: k.kernel,
+        inst: None,
+        pos: func.loc.as_ref().map(|p| Position::resolve(m, p)),
+        kernel: func.demangled.clone(),
+        function: func.demangled.clone(),
+        message: format!("cost per warp: {}", parts.join("; ")),
+        notes,
+        data: None,
+    }
+}

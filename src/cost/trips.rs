@@ -1,0 +1,512 @@
+//! Loop trip bounds: for each natural loop, an upper bound on how many
+//! times a warp takes its back edges per entry, over the symbols of the
+//! enclosing scope. This is the fact that releases a loop's potential
+//! (Q:While: the counter's distance to its bound pays for an iteration).
+//!
+//! A bound comes from an exit test that every iteration passes (its block
+//! dominates the latches) and that compares a counter `h + o` (a header phi
+//! moving by a step each iteration) with a loop-invariant bound `E`:
+//!
+//! * `h + o < E`, step `c > 0`: at most `⌈(E − s − o)/c⌉` back edges, with
+//!   `s` the start; `≤` one more; decreasing counters mirrored.
+//! * `h + o ≠ E` (clang's rotated `icmp eq/ne` exits, unrolled loops): when
+//!   `E ≡ s + o (mod c)` and `E − s − o ≥ 0` on entry (from the guards the
+//!   entry edge is under), the counter reaches `E` exactly: `(E − s − o)/c`.
+//! * A symbolic step (a grid stride `blockDim.x·gridDim.x`): the factor
+//!   `⌈(E − s)/step⌉`.
+//! * Counters that are not additive (`s *= 2`, `s >>= 1`) from a constant
+//!   start against a constant bound: counted by running them.
+//!
+//! Bounds hold per lane with the thread symbols at their worst, so they
+//! hold for the warp, whose trip count is its slowest lane's.
+
+use super::affine::{Affine, Sym};
+use super::bound::{Factor, Factors};
+use super::rat::Rat;
+use super::values::{self, congruence_bits, Env, Induction, Ranges, Step, Values};
+use crate::dataflow::FastMap as HashMap;
+use crate::graph::{Loop, LoopId};
+use crate::ir::{InstId, InstKind, IntPred, Opcode, Value};
+
+/// The bound on one loop's back edges per entry, or why there is none.
+#[derive(Clone, Debug)]
+pub enum Trip {
+    Bounded(Affine),
+    Unknown(String),
+}
+
+/// The most iterations a non-additive counter is run for.
+const RUN_LIMIT: i128 = 4096;
+
+/// Trip bounds for every loop of the kernel.
+pub fn trip_bounds(
+    env: &Env<'_>,
+    inductions: &HashMap<InstId, Induction>,
+    factors: &mut Factors,
+) -> Vec<Trip> {
+    env.g
+        .loops
+        .iter()
+        .map(|(l, lp)| loop_bound(env, inductions, factors, l, lp))
+        .collect()
+}
+
+fn loop_bound(
+    env: &Env<'_>,
+    inductions: &HashMap<InstId, Induction>,
+    factors: &mut Factors,
+    l: LoopId,
+    lp: &Loop,
+) -> Trip {
+    // Guards on the way in: from the single block that enters the loop, or
+    // what dominates the header.
+    let outside: Vec<_> = env
+        .g
+        .cfg
+        .preds(lp.header)
+        .iter()
+        .copied()
+        .filter(|&p| !lp.contains(p))
+        .collect();
+    let mut vals = Values::new(env, Ranges::default(), inductions);
+    if let [p] = outside.as_slice() {
+        values::edge_facts(&mut vals, *p, lp.header);
+    }
+    let mut best: Option<Affine> = None;
+    let mut why = "no exit compares a counter with a loop-invariant bound".to_string();
+    for &x in &lp.exiting {
+        if !lp.latches.iter().all(|&t| env.g.dom.dominates(x, t)) {
+            continue;
+        }
+        let Some(t) = env.f.terminator(x) else {
+            continue;
+        };
+        let InstKind::Br { targets } = &t.kind else {
+            continue;
+        };
+        if targets.len() != 2 {
+            continue;
+        }
+        // The outcome that stays in the loop.
+        let stay = match (lp.contains(targets[0]), lp.contains(targets[1])) {
+            (true, false) => true,
+            (false, true) => false,
+            _ => continue,
+        };
+        let mut atoms = Vec::new();
+        values::conjuncts(env, t.operands[0], stay, &mut atoms);
+        for (c, truth) in atoms {
+            let Value::Inst(ci) = c else { continue };
+            let cmp = env.f.inst(ci);
+            let InstKind::ICmp(p) = cmp.kind else {
+                continue;
+            };
+            let p = if truth { p } else { values::negate(p) };
+            match compare_bound(
+                env,
+                &mut vals,
+                factors,
+                lp,
+                l,
+                p,
+                cmp.operands[0],
+                cmp.operands[1],
+            ) {
+                Ok(b) => {
+                    let better = match &best {
+                        None => true,
+                        Some(old) => b.as_constant().is_some() && old.as_constant().is_none(),
+                    };
+                    if better {
+                        best = Some(b);
+                    }
+                }
+                Err(e) => why = e,
+            }
+        }
+    }
+    match best {
+        Some(b) => Trip::Bounded(b),
+        None => Trip::Unknown(why),
+    }
+}
+
+/// `v` as `h + o` for a counter `h` of loop `l`.
+fn as_counter<'i>(
+    env: &Env<'_>,
+    inductions: &'i HashMap<InstId, Induction>,
+    l: LoopId,
+    v: Value,
+) -> Option<(&'i Induction, Option<i128>)> {
+    let of = |x: Value| match x {
+        Value::Inst(i) => inductions.get(&i).filter(|ind| ind.lp == l),
+        _ => None,
+    };
+    if let Some(ind) = of(v) {
+        return Some((ind, Some(0)));
+    }
+    let Value::Inst(i) = v else { return None };
+    let inst = env.f.inst(i);
+    // The value the back edge carries: `h + step`.
+    if let Some(ind) = inductions.values().find(|ind| ind.lp == l && ind.next == v) {
+        let o = match ind.step {
+            Step::Const(c) => Some(c),
+            _ => None,
+        };
+        return Some((ind, o));
+    }
+    if matches!(inst.op, Opcode::Add) {
+        let (a, b) = (inst.operands[0], inst.operands[1]);
+        for (h, k) in [(a, b), (b, a)] {
+            if let (Some(ind), Some(c)) = (of(h), env.m.int_value(k)) {
+                return Some((ind, Some(i128::from(c))));
+            }
+        }
+    }
+    None
+}
+
+fn invariant(env: &Env<'_>, lp: &Loop, v: Value) -> bool {
+    match v {
+        Value::Inst(i) => !lp.contains(env.f.inst(i).block),
+        _ => true,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn compare_bound(
+    env: &Env<'_>,
+    vals: &mut Values<'_, '_>,
+    factors: &mut Factors,
+    lp: &Loop,
+    l: LoopId,
+    pred: IntPred,
+    a: Value,
+    b: Value,
+) -> Result<Affine, String> {
+    let inductions = vals_inductions(vals);
+    let (counter, bound, pred) = match (
+        as_counter(env, inductions, l, a),
+        as_counter(env, inductions, l, b),
+    ) {
+        (Some(c), None) if invariant(env, lp, b) => (c, b, pred),
+        (None, Some(c)) if invariant(env, lp, a) => (c, a, values::swap(pred)),
+        _ => return Err("the exit test compares no counter with an invariant".into()),
+    };
+    let (ind, offset) = counter;
+    let ind = ind.clone();
+    match (&ind.step, offset) {
+        (Step::Const(c), Some(o)) => additive(env, vals, &ind, *c, o, bound, pred),
+        (Step::Invariant(step), o) => {
+            strided(env, vals, factors, &ind, (*step, o.is_some()), bound, pred)
+        }
+        _ => run_counter(vals, lp, &ind, a, b, pred),
+    }
+}
+
+fn vals_inductions<'v>(vals: &Values<'v, '_>) -> &'v HashMap<InstId, Induction> {
+    vals.inductions()
+}
+
+/// An unsigned exit test compares the counter as we do only when its start
+/// and bound are nonnegative.
+fn unsigned_ok(
+    vals: &mut Values<'_, '_>,
+    ind: &Induction,
+    bound: Value,
+    pred: IntPred,
+) -> Result<(), String> {
+    let unsigned = matches!(
+        pred,
+        IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge
+    );
+    if unsigned && !(vals.nonneg(ind.start) && vals.nonneg(bound)) {
+        return Err("an unsigned exit test on a counter that may be negative".into());
+    }
+    Ok(())
+}
+
+/// The per-lane bound for `s + o + c·k  pred  E`.
+fn additive(
+    env: &Env<'_>,
+    vals: &mut Values<'_, '_>,
+    ind: &Induction,
+    c: i128,
+    o: i128,
+    bound: Value,
+    pred: IntPred,
+) -> Result<Affine, String> {
+    if c == 0 {
+        return Err("the counter does not move".into());
+    }
+    unsigned_ok(vals, ind, bound, pred)?;
+    let s = vals.val(ind.start);
+    let e = vals.val(bound);
+    // dist = how far the counter is from the bound, in its direction.
+    let (dist, cabs) = if c > 0 {
+        let (Some(eh), Some(sl)) = (e.hi, s.lo) else {
+            return Err("no bound on the exit test's operands".into());
+        };
+        (eh.sub(&sl).plus(Rat::int(-o)), c)
+    } else {
+        let (Some(el), Some(sh)) = (e.lo, s.hi) else {
+            return Err("no bound on the exit test's operands".into());
+        };
+        (sh.sub(&el).plus(Rat::int(o)), -c)
+    };
+    let dist = env.eliminate(&dist, true);
+    let inv = Rat::new(1, cabs);
+    let up = c > 0;
+    let t = match pred {
+        IntPred::Slt | IntPred::Ult if up => dist.scale(inv).plus(Rat::new(cabs - 1, cabs)),
+        IntPred::Sgt | IntPred::Ugt if !up => dist.scale(inv).plus(Rat::new(cabs - 1, cabs)),
+        IntPred::Sle | IntPred::Ule if up => dist.scale(inv).plus(Rat::ONE),
+        IntPred::Sge | IntPred::Uge if !up => dist.scale(inv).plus(Rat::ONE),
+        IntPred::Ne => {
+            exact_arrival(env, vals, (ind, bound), (c, o))?;
+            dist.scale(inv)
+        }
+        _ => return Err("the exit test does not stop the counter".into()),
+    };
+    Ok(t)
+}
+
+/// Proves that `s + o + c·k` meets `E` exactly: the same residue modulo
+/// `c`, and not past it on entry.
+fn exact_arrival(
+    env: &Env<'_>,
+    vals: &mut Values<'_, '_>,
+    (ind, bound): (&Induction, Value),
+    (c, o): (i128, i128),
+) -> Result<(), String> {
+    let cabs = c.unsigned_abs();
+    if cabs != 1 {
+        if !cabs.is_power_of_two() {
+            return Err("a not-equal exit test with a step that is no power of two".into());
+        }
+        let k = cabs.trailing_zeros();
+        let start = vals.val(ind.start);
+        let s_const = start.as_exact().and_then(|a| a.as_constant());
+        let aligned = s_const.is_some_and(|s| s.is_integer() && (s.num() + o) % c == 0)
+            || (congruence_bits(env, ind.start) >= k && o % c == 0);
+        if !(aligned && congruence_bits(env, bound) >= k) {
+            return Err("a not-equal exit test the counter may step over".into());
+        }
+    }
+    let (s, e) = (vals.val(ind.start), vals.val(bound));
+    let gap = if c > 0 {
+        e.lo.as_ref()
+            .zip(s.hi.as_ref())
+            .map(|(el, sh)| el.sub(sh).plus(Rat::int(-o)))
+    } else {
+        s.lo.as_ref()
+            .zip(e.hi.as_ref())
+            .map(|(sl, eh)| sl.sub(eh).plus(Rat::int(o)))
+    };
+    // The gap is a multiple of the step: more than −|c| means at least 0.
+    let slack = Rat::int(cabs as i128 - 1);
+    let gap = gap.map(|g| env.eliminate(&g, false).plus(slack));
+    if gap.is_some_and(|g| vals.ranges.nonneg(env, &g)) {
+        return Ok(());
+    }
+    // Numerically, with the integers rounded: the bound's least value
+    // rounded up to the step's multiples, against the start's largest.
+    let num = |a: &Option<Affine>, low: bool| {
+        let a = env.eliminate(a.as_ref()?, !low);
+        let (lo, hi) = vals.ranges.of(env, &a);
+        if low {
+            lo.map(|x| x.ceil())
+        } else {
+            hi.map(|x| x.floor())
+        }
+    };
+    let c128 = cabs as i128;
+    let ok = if c > 0 {
+        match (num(&e.lo, true), num(&s.hi, false)) {
+            (Some(el), Some(sh)) => {
+                el.div_euclid(c128) * c128 + c128 * i128::from(el.rem_euclid(c128) != 0) - sh - o
+                    >= 0
+            }
+            _ => false,
+        }
+    } else {
+        match (num(&s.lo, true), num(&e.hi, false)) {
+            (Some(sl), Some(eh)) => sl - (eh.div_euclid(c128) * c128) + o >= 0,
+            _ => false,
+        }
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err("cannot show the counter starts before its not-equal bound".into())
+    }
+}
+
+/// `h + step < E` with a loop-invariant symbolic step: `⌈(E − s)/step⌉ − 1`
+/// back edges when the test is on the next value, one more when it is on
+/// the counter itself (`on_counter`), as a factor.
+fn strided(
+    env: &Env<'_>,
+    vals: &mut Values<'_, '_>,
+    factors: &mut Factors,
+    ind: &Induction,
+    (step, on_counter): (Value, bool),
+    bound: Value,
+    pred: IntPred,
+) -> Result<Affine, String> {
+    if !matches!(pred, IntPred::Slt | IntPred::Ult) {
+        return Err("a strided counter with an exit test other than `<`".into());
+    }
+    unsigned_ok(vals, ind, bound, pred)?;
+    let (Some(eh), Some(sl)) = (vals.val(bound).hi, vals.val(ind.start).lo) else {
+        return Err("no bound on the exit test's operands".into());
+    };
+    let Some(den) = vals.val(step).as_exact().cloned() else {
+        return Err("a loop stride that is not known exactly".into());
+    };
+    let num = env.eliminate(&eh.sub(&sl), true);
+    // A stride known at compile time (the block's size): a plain count.
+    if let Some(d) = den.as_constant().filter(|d| *d > Rat::ZERO) {
+        let t = match num.as_constant() {
+            Some(n) => Affine::int((n * d.recip()).ceil().max(0)),
+            None => num.scale(d.recip()).plus(Rat::ONE - d.recip()),
+        };
+        return Ok(if on_counter { t } else { t.plus(-Rat::ONE) });
+    }
+    if num.mentions(|s| matches!(s, Sym::Ghost(_))) || den.mentions(|s| s.is_per_thread()) {
+        return Err("a strided loop inside another loop".into());
+    }
+    if vals.ranges.of(env, &den).0.is_none_or(|lo| lo < Rat::ONE) {
+        return Err("a loop stride that may not be positive".into());
+    }
+    let f = factors.intern(Factor { num, den });
+    let t = Affine::sym(Sym::Factor(f));
+    Ok(if on_counter { t } else { t.plus(-Rat::ONE) })
+}
+
+/// Runs a counter with a constant start through its update and exit test.
+fn run_counter(
+    vals: &mut Values<'_, '_>,
+    lp: &Loop,
+    ind: &Induction,
+    a: Value,
+    b: Value,
+    pred: IntPred,
+) -> Result<Affine, String> {
+    let start = vals
+        .val(ind.start)
+        .as_exact()
+        .and_then(|s| s.as_constant())
+        .filter(|s| s.is_integer())
+        .ok_or("a counter that is neither additive nor starts at a constant")?;
+    let env = vals.env;
+    let bits = env.bits(Value::Inst(ind.phi)).unwrap_or(64);
+    let mut h = start.num();
+    for k in 0..RUN_LIMIT {
+        let mut run = Runner {
+            env,
+            vals,
+            lp,
+            phi: ind.phi,
+            h,
+            depth: 0,
+        };
+        let (x, y) = match (run.eval(a), run.eval(b)) {
+            (Some(x), Some(y)) => (x, y),
+            _ => return Err("a counter update we cannot run".into()),
+        };
+        let bits_a = env.bits(a).unwrap_or(bits);
+        if !holds(pred, x, y, bits_a) {
+            return Ok(Affine::int(k));
+        }
+        h = run.eval(ind.next).ok_or("a counter update we cannot run")?;
+    }
+    Err(format!(
+        "a counter still running after {RUN_LIMIT} iterations"
+    ))
+}
+
+fn holds(p: IntPred, x: i128, y: i128, bits: u32) -> bool {
+    let m = if bits >= 64 {
+        u64::MAX as i128
+    } else {
+        (1i128 << bits) - 1
+    };
+    let (ux, uy) = (x & m, y & m);
+    let sign = |v: i128| {
+        let v = v & m;
+        if bits < 128 && v >> (bits.max(1) - 1) & 1 == 1 {
+            v - (m + 1)
+        } else {
+            v
+        }
+    };
+    let (sx, sy) = (sign(x), sign(y));
+    match p {
+        IntPred::Eq => ux == uy,
+        IntPred::Ne => ux != uy,
+        IntPred::Ult => ux < uy,
+        IntPred::Ule => ux <= uy,
+        IntPred::Ugt => ux > uy,
+        IntPred::Uge => ux >= uy,
+        IntPred::Slt => sx < sy,
+        IntPred::Sle => sx <= sy,
+        IntPred::Sgt => sx > sy,
+        IntPred::Sge => sx >= sy,
+    }
+}
+
+/// Evaluates values computed from one counter `phi = h` and constants.
+struct Runner<'r, 'v, 'a> {
+    env: &'v Env<'a>,
+    vals: &'r mut Values<'v, 'a>,
+    lp: &'r Loop,
+    phi: InstId,
+    h: i128,
+    depth: u32,
+}
+
+impl Runner<'_, '_, '_> {
+    fn eval(&mut self, v: Value) -> Option<i128> {
+        if v == Value::Inst(self.phi) {
+            return Some(self.h);
+        }
+        let inside = matches!(v, Value::Inst(i) if self.lp.contains(self.env.f.inst(i).block));
+        if !inside {
+            let c = self.vals.val(v).as_exact()?.as_constant()?;
+            return c.is_integer().then(|| c.num());
+        }
+        self.depth += 1;
+        if self.depth > 64 {
+            return None;
+        }
+        let Value::Inst(i) = v else { return None };
+        let inst = self.env.f.inst(i);
+        let bits = self.env.bits(v)?;
+        let mask = if bits >= 64 {
+            u64::MAX as i128
+        } else {
+            (1i128 << bits) - 1
+        };
+        let ops = inst.operands.clone();
+        let x = self.eval(ops[0])?;
+        let r = match inst.op {
+            Opcode::ZExt | Opcode::Trunc => x,
+            Opcode::SExt => x,
+            Opcode::Add => x + self.eval(ops[1])?,
+            Opcode::Sub => x - self.eval(ops[1])?,
+            Opcode::Mul => x * self.eval(ops[1])?,
+            Opcode::Shl => x << self.eval(ops[1])?.clamp(0, 63),
+            Opcode::LShr => (x & mask) >> self.eval(ops[1])?.clamp(0, 63),
+            Opcode::AShr => x >> self.eval(ops[1])?.clamp(0, 63),
+            Opcode::UDiv => (x & mask).checked_div(self.eval(ops[1])? & mask)?,
+            Opcode::SDiv => x.checked_div(self.eval(ops[1])?)?,
+            Opcode::And => x & self.eval(ops[1])?,
+            Opcode::Or => x | self.eval(ops[1])?,
+            Opcode::Xor => x ^ self.eval(ops[1])?,
+            _ => return None,
+        };
+        self.depth -= 1;
+        Some(r & mask)
+    }
+}

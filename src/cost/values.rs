@@ -1,0 +1,1021 @@
+//! Logical conditions: what is known of each integer SSA value, per lane,
+//! as affine bounds over the bound's symbols (RaCuda §6, the abstraction
+//! domain's constraint part). Loop counters are split into their start plus
+//! step times the loop's iteration counter (the ACF's `[i0] + tid` split),
+//! branch guards refine the numeric ranges of symbols, and the rest is
+//! interval arithmetic over `add`, `mul`, shifts, masks, divisions and
+//! extensions. Everything here holds for every lane of every warp, so a
+//! bound derived from it is a bound on the warp (the slowest lane).
+
+use super::affine::{Affine, Sym};
+use super::rat::Rat;
+use crate::dataflow::FastMap as HashMap;
+use crate::graph::{FunctionGraphs, LoopId};
+use crate::ir::intrinsics::SReg;
+use crate::ir::{BlockId, Function, InstKind, IntPred, Intrinsic, Module, Opcode, Value};
+
+/// Per-lane lower and upper bounds of a value (`None`: unbounded).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Val {
+    pub lo: Option<Affine>,
+    pub hi: Option<Affine>,
+}
+
+impl Val {
+    pub fn exact(a: Affine) -> Val {
+        Val {
+            lo: Some(a.clone()),
+            hi: Some(a),
+        }
+    }
+
+    pub fn range(lo: i128, hi: i128) -> Val {
+        Val {
+            lo: Some(Affine::int(lo)),
+            hi: Some(Affine::int(hi)),
+        }
+    }
+
+    /// The value itself, when the bounds meet.
+    pub fn as_exact(&self) -> Option<&Affine> {
+        match (&self.lo, &self.hi) {
+            (Some(a), Some(b)) if a == b => Some(a),
+            _ => None,
+        }
+    }
+}
+
+/// How a loop-header phi moves on each back edge.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// `h + c` for a constant `c`.
+    Const(i128),
+    /// `h + v` for a loop-invariant value `v` (a grid stride).
+    Invariant(Value),
+    /// Anything else computed from `h` and invariants (`h * 2`, `h >> 1`).
+    Other,
+}
+
+/// A loop-header phi with one start value and the same update on every
+/// back edge.
+#[derive(Clone, Debug)]
+pub struct Induction {
+    pub phi: crate::ir::InstId,
+    pub lp: LoopId,
+    pub start: Value,
+    /// The value flowing back on the back edges.
+    pub next: Value,
+    pub step: Step,
+}
+
+/// Numeric ranges of symbols, refined by guards.
+#[derive(Clone, Debug, Default)]
+pub struct Ranges {
+    map: HashMap<Sym, (Option<Rat>, Option<Rat>)>,
+}
+
+/// What the values of one kernel are computed from.
+pub struct Env<'a> {
+    pub m: &'a Module,
+    pub f: &'a Function,
+    pub g: &'a FunctionGraphs,
+    pub block: [u32; 3],
+    /// Per parameter: declared unsigned in the C++ signature.
+    pub unsigned: Vec<bool>,
+}
+
+impl Env<'_> {
+    /// Integer width of a value's type.
+    pub fn bits(&self, v: Value) -> Option<u32> {
+        self.m.types.int_bits(self.m.value_type(self.f, v))
+    }
+
+    /// The default numeric range of a symbol.
+    fn default_range(&self, s: Sym) -> (Option<Rat>, Option<Rat>) {
+        let int = |v: i128| Some(Rat::int(v));
+        match s {
+            Sym::Param(i) => {
+                let bits = self.bits(Value::Arg(i)).unwrap_or(32).min(64);
+                if self.unsigned.get(i as usize).copied().unwrap_or(false) {
+                    (int(0), int((1i128 << bits) - 1))
+                } else {
+                    (int(-(1i128 << (bits - 1))), int((1i128 << (bits - 1)) - 1))
+                }
+            }
+            Sym::GridDim(0) => (int(1), int(i32::MAX as i128)),
+            Sym::GridDim(_) => (int(1), int(65535)),
+            Sym::BlockIdx(0) => (int(0), int(i32::MAX as i128 - 1)),
+            Sym::BlockIdx(_) => (int(0), int(65534)),
+            Sym::Tid(d) => (int(0), int(i128::from(self.block[usize::from(d)]) - 1)),
+            Sym::LaneId => (int(0), int(31)),
+            Sym::Ghost(_) | Sym::Factor(_) => (int(0), None),
+        }
+    }
+
+    /// Replaces the symbols that differ between lanes and blocks by the
+    /// bound that keeps `a` an upper (`upper`) or lower bound for all of
+    /// them.
+    pub fn eliminate(&self, a: &Affine, upper: bool) -> Affine {
+        let mut r = a.clone();
+        for (&s, &c) in &a.terms {
+            if !s.is_per_thread() {
+                continue;
+            }
+            let take_high = (c > Rat::ZERO) == upper;
+            let by = match (s, take_high) {
+                (_, false) => Affine::int(0),
+                (Sym::BlockIdx(d), true) => Affine::sym(Sym::GridDim(d)).plus(-Rat::ONE),
+                (Sym::Tid(d), true) => Affine::int(i128::from(self.block[usize::from(d)]) - 1),
+                (_, true) => Affine::int(31),
+            };
+            r = r.subst(s, &by);
+        }
+        r
+    }
+}
+
+impl Ranges {
+    pub fn get(&self, env: &Env<'_>, s: Sym) -> (Option<Rat>, Option<Rat>) {
+        self.map
+            .get(&s)
+            .copied()
+            .unwrap_or_else(|| env.default_range(s))
+    }
+
+    /// The numeric range of `a`.
+    pub fn of(&self, env: &Env<'_>, a: &Affine) -> (Option<Rat>, Option<Rat>) {
+        let (mut lo, mut hi) = (Some(a.konst), Some(a.konst));
+        for (&s, &c) in &a.terms {
+            let (slo, shi) = self.get(env, s);
+            let (for_lo, for_hi) = if c > Rat::ZERO {
+                (slo, shi)
+            } else {
+                (shi, slo)
+            };
+            lo = lo
+                .zip(for_lo)
+                .and_then(|(x, y)| x.checked_add(c.checked_mul(y)?));
+            hi = hi
+                .zip(for_hi)
+                .and_then(|(x, y)| x.checked_add(c.checked_mul(y)?));
+        }
+        (lo, hi)
+    }
+
+    /// Whether `a ≥ 0` for every value of the symbols.
+    pub fn nonneg(&self, env: &Env<'_>, a: &Affine) -> bool {
+        self.of(env, a).0.is_some_and(|lo| lo >= Rat::ZERO)
+    }
+
+    /// Narrows the ranges with the fact `a ≥ 0` (one pass per symbol).
+    pub fn assume(&mut self, env: &Env<'_>, a: &Affine) {
+        for (&s, &c) in &a.terms {
+            let mut rest = a.clone();
+            rest.terms.remove(&s);
+            // c·s ≥ -rest ≥ -(max of rest).
+            let Some(rest_hi) = self.of(env, &rest).1 else {
+                continue;
+            };
+            let bound = -rest_hi * c.recip();
+            let (mut lo, mut hi) = self.get(env, s);
+            // Every symbol is an integer.
+            if c > Rat::ZERO {
+                let b = Rat::int(bound.ceil());
+                lo = Some(lo.map_or(b, |x| x.max(b)));
+            } else {
+                let b = Rat::int(bound.floor());
+                hi = Some(hi.map_or(b, |x| x.min(b)));
+            }
+            self.map.insert(s, (lo, hi));
+        }
+    }
+}
+
+/// The values of one kernel under one set of ranges, memoised.
+pub struct Values<'e, 'a> {
+    pub env: &'e Env<'a>,
+    pub ranges: Ranges,
+    memo: HashMap<Value, Val>,
+    busy: Vec<Value>,
+    inductions: &'e HashMap<crate::ir::InstId, Induction>,
+    /// Numeric bounds guards put on values that are no symbol
+    /// (`x & 3 ≠ 0` gives `x & 3 ≥ 1`).
+    refined: HashMap<Value, (Option<i128>, Option<i128>)>,
+}
+
+impl<'e, 'a> Values<'e, 'a> {
+    pub fn new(
+        env: &'e Env<'a>,
+        ranges: Ranges,
+        inductions: &'e HashMap<crate::ir::InstId, Induction>,
+    ) -> Self {
+        Values {
+            env,
+            ranges,
+            memo: HashMap::default(),
+            busy: Vec::new(),
+            inductions,
+            refined: HashMap::default(),
+        }
+    }
+
+    /// Narrows `v` to `lo..=hi` (a guard on it holds).
+    pub fn refine(&mut self, v: Value, lo: Option<i128>, hi: Option<i128>) {
+        let e = self.refined.entry(v).or_insert((None, None));
+        e.0 = e.0.max(lo).or(lo);
+        e.1 = match (e.1, hi) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.memo.clear();
+    }
+
+    /// Applies a guard `lhs pred rhs` (outcome `truth`) with a constant
+    /// side to the other side's numeric bounds.
+    pub fn refine_compare(&mut self, pred: IntPred, lhs: Value, rhs: Value, truth: bool) {
+        let pred = if truth { pred } else { negate(pred) };
+        let (x, c, pred) = match (self.konst(lhs), self.konst(rhs)) {
+            (None, Some(c)) => (lhs, c, pred),
+            (Some(c), None) => (rhs, c, swap(pred)),
+            _ => return,
+        };
+        let unsigned = matches!(
+            pred,
+            IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge
+        );
+        if unsigned && !(self.nonneg(x) && c >= 0) {
+            return;
+        }
+        let lo_num = self.val(x).lo.and_then(|l| self.ranges.of(self.env, &l).0);
+        let hi_num = self.val(x).hi.and_then(|h| self.ranges.of(self.env, &h).1);
+        let (lo, hi) = match pred {
+            IntPred::Slt | IntPred::Ult => (None, Some(c - 1)),
+            IntPred::Sle | IntPred::Ule => (None, Some(c)),
+            IntPred::Sgt | IntPred::Ugt => (Some(c + 1), None),
+            IntPred::Sge | IntPred::Uge => (Some(c), None),
+            IntPred::Eq => (Some(c), Some(c)),
+            IntPred::Ne if lo_num == Some(Rat::int(c)) => (Some(c + 1), None),
+            IntPred::Ne if hi_num == Some(Rat::int(c)) => (None, Some(c - 1)),
+            IntPred::Ne => return,
+        };
+        self.refine(x, lo, hi);
+    }
+
+    /// Narrows the ranges with `a ≥ 0` (values are recomputed).
+    pub fn assume(&mut self, a: &Affine) {
+        self.ranges.assume(self.env, a);
+        self.memo.clear();
+    }
+
+    /// The loop counters the values are built on.
+    pub fn inductions(&self) -> &'e HashMap<crate::ir::InstId, Induction> {
+        self.inductions
+    }
+
+    pub fn val(&mut self, v: Value) -> Val {
+        if let Some(x) = self.memo.get(&v) {
+            return x.clone();
+        }
+        if self.busy.contains(&v) || self.busy.len() > 200 {
+            return Val::default();
+        }
+        self.busy.push(v);
+        let mut r = self.compute(v);
+        self.busy.pop();
+        if let Some(&(lo, hi)) = self.refined.get(&v) {
+            let weaker = |a: &Option<Affine>, c: i128, low: bool, this: &Self| match a {
+                None => true,
+                Some(a) => {
+                    let (alo, ahi) = this.ranges.of(this.env, a);
+                    if low {
+                        alo.is_none_or(|x| x < Rat::int(c))
+                    } else {
+                        ahi.is_none_or(|x| x > Rat::int(c))
+                    }
+                }
+            };
+            if let Some(c) = lo.filter(|&c| weaker(&r.lo, c, true, self)) {
+                r.lo = Some(Affine::int(c));
+            }
+            if let Some(c) = hi.filter(|&c| weaker(&r.hi, c, false, self)) {
+                r.hi = Some(Affine::int(c));
+            }
+        }
+        self.memo.insert(v, r.clone());
+        r
+    }
+
+    /// `Some(true)` when `a ≥ b` always, `Some(false)` when `a ≤ b`.
+    fn order(&self, a: &Affine, b: &Affine) -> Option<bool> {
+        let d = a.sub(b);
+        let (lo, hi) = self.ranges.of(self.env, &d);
+        if lo.is_some_and(|x| x >= Rat::ZERO) {
+            Some(true)
+        } else if hi.is_some_and(|x| x <= Rat::ZERO) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    fn min(&self, a: Option<Affine>, b: Option<Affine>) -> Option<Affine> {
+        let (a, b) = (a?, b?);
+        match self.order(&a, &b) {
+            Some(true) => Some(b),
+            Some(false) => Some(a),
+            None => None,
+        }
+    }
+
+    fn max(&self, a: Option<Affine>, b: Option<Affine>) -> Option<Affine> {
+        let (a, b) = (a?, b?);
+        match self.order(&a, &b) {
+            Some(true) => Some(a),
+            Some(false) => Some(b),
+            None => None,
+        }
+    }
+
+    fn hull(&self, a: Val, b: Val) -> Val {
+        Val {
+            lo: self.min(a.lo, b.lo),
+            hi: self.max(a.hi, b.hi),
+        }
+    }
+
+    /// Whether the value is provably nonnegative.
+    pub fn nonneg(&mut self, v: Value) -> bool {
+        let lo = self.val(v).lo;
+        lo.is_some_and(|lo| self.ranges.nonneg(self.env, &lo))
+    }
+
+    fn width_range(&self, v: Value, signed: bool) -> Val {
+        match self.env.bits(v) {
+            Some(b) if b <= 62 && signed => Val::range(-(1 << (b - 1)), (1 << (b - 1)) - 1),
+            Some(b) if b <= 62 => Val::range(0, (1 << b) - 1),
+            _ => Val::default(),
+        }
+    }
+
+    fn compute(&mut self, v: Value) -> Val {
+        let env = self.env;
+        match v {
+            Value::Const(_) => match env.m.int_value(v) {
+                Some(c) if env.bits(v) == Some(1) => Val::exact(Affine::int(i128::from(c & 1))),
+                Some(c) => Val::exact(Affine::int(i128::from(c))),
+                None => Val::default(),
+            },
+            Value::Arg(i) if env.bits(v).is_some() => Val::exact(Affine::sym(Sym::Param(i))),
+            Value::Inst(i) => self.inst(i),
+            _ => Val::default(),
+        }
+    }
+
+    fn konst(&mut self, v: Value) -> Option<i128> {
+        self.val(v)
+            .as_exact()?
+            .as_constant()
+            .filter(|c| c.is_integer())
+            .map(|c| c.num())
+    }
+
+    fn inst(&mut self, id: crate::ir::InstId) -> Val {
+        let env = self.env;
+        let inst = env.f.inst(id);
+        let ops = &inst.operands;
+        let lin = |a: Val, b: Val, f: &dyn Fn(&Affine, &Affine) -> Affine, flip: bool| {
+            // a + b (flip = false) or a - b (flip = true).
+            let (blo, bhi) = if flip { (b.hi, b.lo) } else { (b.lo, b.hi) };
+            Val {
+                lo: a.lo.zip(blo).map(|(x, y)| f(&x, &y)),
+                hi: a.hi.zip(bhi).map(|(x, y)| f(&x, &y)),
+            }
+        };
+        match inst.op {
+            Opcode::Add => {
+                let (a, b) = (self.val(ops[0]), self.val(ops[1]));
+                lin(a, b, &|x, y| x.add(y), false)
+            }
+            Opcode::Sub => {
+                let (a, b) = (self.val(ops[0]), self.val(ops[1]));
+                lin(a, b, &|x, y| x.sub(y), true)
+            }
+            Opcode::Or if self.disjoint(ops[0], ops[1]) => {
+                let (a, b) = (self.val(ops[0]), self.val(ops[1]));
+                lin(a, b, &|x, y| x.add(y), false)
+            }
+            Opcode::Mul | Opcode::Shl => {
+                let (x, c) = match (self.konst(ops[0]), self.konst(ops[1])) {
+                    (_, Some(c)) => (ops[0], c),
+                    (Some(c), None) if inst.op == Opcode::Mul => (ops[1], c),
+                    _ => return self.product(ops[0], ops[1]),
+                };
+                let k = if inst.op == Opcode::Shl {
+                    if !(0..62).contains(&c) {
+                        return Val::default();
+                    }
+                    1i128 << c
+                } else {
+                    c
+                };
+                self.scaled(x, Rat::int(k))
+            }
+            Opcode::UDiv | Opcode::SDiv | Opcode::LShr | Opcode::AShr => {
+                let Some(c) = self.konst(ops[1]) else {
+                    return Val::default();
+                };
+                let d = if matches!(inst.op, Opcode::LShr | Opcode::AShr) {
+                    if !(0..62).contains(&c) {
+                        return Val::default();
+                    }
+                    1i128 << c
+                } else {
+                    c
+                };
+                self.divided(ops[0], d, inst.op)
+            }
+            Opcode::URem | Opcode::SRem => match self.konst(ops[1]) {
+                Some(c) if c > 0 && self.nonneg(ops[0]) => {
+                    let x = self.val(ops[0]).hi;
+                    let hi = self.min(x, Some(Affine::int(c - 1)));
+                    Val {
+                        lo: Some(Affine::int(0)),
+                        hi: hi.or(Some(Affine::int(c - 1))),
+                    }
+                }
+                Some(c) if c > 0 && inst.op == Opcode::SRem => Val::range(-(c - 1), c - 1),
+                _ => Val::default(),
+            },
+            Opcode::And => self.masked(ops[0], ops[1]),
+            Opcode::ZExt => {
+                if self.nonneg(ops[0]) {
+                    self.val(ops[0])
+                } else {
+                    self.width_range(ops[0], false)
+                }
+            }
+            Opcode::SExt | Opcode::Trunc | Opcode::Freeze => {
+                let x = self.val(ops[0]);
+                if x == Val::default() {
+                    self.width_range(Value::Inst(id), true)
+                } else {
+                    x
+                }
+            }
+            Opcode::ICmp => Val::range(0, 1),
+            Opcode::Select => {
+                let (a, b) = (self.val(ops[1]), self.val(ops[2]));
+                self.hull(a, b)
+            }
+            Opcode::Phi => self.phi(id),
+            Opcode::Call => self.call(id),
+            _ if env.bits(Value::Inst(id)) == Some(1) => Val::range(0, 1),
+            _ => Val::default(),
+        }
+    }
+
+    /// `x·k`.
+    fn scaled(&mut self, x: Value, k: Rat) -> Val {
+        let a = self.val(x);
+        if k >= Rat::ZERO {
+            Val {
+                lo: a.lo.map(|l| l.scale(k)),
+                hi: a.hi.map(|h| h.scale(k)),
+            }
+        } else {
+            Val {
+                lo: a.hi.map(|h| h.scale(k)),
+                hi: a.lo.map(|l| l.scale(k)),
+            }
+        }
+    }
+
+    /// A product of two non-constant values: only numeric bounds.
+    fn product(&mut self, a: Value, b: Value) -> Val {
+        let (x, y) = (self.val(a), self.val(b));
+        let num = |v: &Val, this: &Self| {
+            let lo = v.lo.as_ref().and_then(|l| this.ranges.of(this.env, l).0);
+            let hi = v.hi.as_ref().and_then(|h| this.ranges.of(this.env, h).1);
+            (lo, hi)
+        };
+        let ((al, ah), (bl, bh)) = (num(&x, self), num(&y, self));
+        match (al, ah, bl, bh) {
+            (Some(al), Some(ah), Some(bl), Some(bh)) => {
+                let c = [al * bl, al * bh, ah * bl, ah * bh];
+                let lo = *c.iter().min().unwrap();
+                let hi = *c.iter().max().unwrap();
+                Val {
+                    lo: Some(Affine::constant(lo)),
+                    hi: Some(Affine::constant(hi)),
+                }
+            }
+            _ => Val::default(),
+        }
+    }
+
+    /// `x / d` rounded as `op` does, for a positive constant `d`.
+    fn divided(&mut self, x: Value, d: i128, op: Opcode) -> Val {
+        if d <= 0 {
+            return Val::default();
+        }
+        let unsigned = matches!(op, Opcode::UDiv | Opcode::LShr);
+        let nonneg = self.nonneg(x);
+        if unsigned && !nonneg {
+            return Val::default();
+        }
+        let a = self.val(x);
+        let inv = Rat::new(1, d);
+        let slack = Rat::new(d - 1, d);
+        // Floor for nonnegative operands (and arithmetic shifts); sdiv of a
+        // negative operand rounds up.
+        let up_possible = op == Opcode::SDiv && !nonneg;
+        Val {
+            lo: a.lo.map(|l| l.scale(inv).plus(-slack)),
+            hi: a.hi.map(|h| {
+                let q = h.scale(inv);
+                if up_possible {
+                    q.plus(slack)
+                } else {
+                    q
+                }
+            }),
+        }
+    }
+
+    /// `x & mask`.
+    fn masked(&mut self, x: Value, mask: Value) -> Val {
+        let (x, c) = match (self.konst(x), self.konst(mask)) {
+            (_, Some(c)) => (x, c),
+            (Some(c), None) => (mask, c),
+            _ => return Val::default(),
+        };
+        if c >= 0 && (c + 1) & c == 0 {
+            // A low mask: the value mod 2^k, at most the value when that is
+            // nonnegative.
+            let hi = if self.nonneg(x) {
+                let h = self.val(x).hi;
+                self.min(h, Some(Affine::int(c)))
+            } else {
+                None
+            };
+            return Val {
+                lo: Some(Affine::int(0)),
+                hi: hi.or(Some(Affine::int(c))),
+            };
+        }
+        let low = c.trailing_zeros().min(62);
+        let clears_low = c >> low << low == c;
+        if self.nonneg(x) && clears_low {
+            // Clears the low bits (and maybe bits the value never has): the
+            // value rounded down to a multiple of 2^low.
+            // The mask keeps every bit a nonnegative value of its width can
+            // have above the low ones (or the value's bound says so).
+            let keep = c | ((1 << low) - 1);
+            let width_ok = self.env.bits(x).is_some_and(|b| {
+                b <= 63 && keep & ((1i128 << (b - 1)) - 1) == (1i128 << (b - 1)) - 1
+            });
+            let fits = c < 0
+                || width_ok
+                || self
+                    .val(x)
+                    .hi
+                    .and_then(|h| self.ranges.of(self.env, &h).1)
+                    .is_some_and(|h| h <= Rat::int(keep));
+            if fits {
+                let a = self.val(x);
+                return Val {
+                    lo: a.lo.map(|l| l.plus(-Rat::int((1 << low) - 1))),
+                    hi: a.hi,
+                };
+            }
+        }
+        if c >= 0 {
+            return Val::range(0, c);
+        }
+        Val::default()
+    }
+
+    /// Whether `a | b` adds: no bit set in both (one a multiple of a power
+    /// of two the other is below).
+    fn disjoint(&mut self, a: Value, b: Value) -> bool {
+        let (x, c) = match (self.konst(a), self.konst(b)) {
+            (_, Some(c)) => (a, c),
+            (Some(c), None) => (b, c),
+            _ => return false,
+        };
+        if c < 0 {
+            return false;
+        }
+        let need = 128 - (c as u128).leading_zeros();
+        congruence_bits(self.env, x) >= need
+    }
+
+    fn call(&mut self, id: crate::ir::InstId) -> Val {
+        let env = self.env;
+        let inst = env.f.inst(id);
+        match env.m.called_intrinsic(inst) {
+            Some(Intrinsic::SReg(r)) => match r {
+                SReg::Tid(d) => Val::exact(Affine::sym(Sym::Tid(d.index() as u8))),
+                SReg::Ntid(d) => Val::exact(Affine::int(i128::from(env.block[d.index()]))),
+                SReg::Ctaid(d) => Val::exact(Affine::sym(Sym::BlockIdx(d.index() as u8))),
+                SReg::Nctaid(d) => Val::exact(Affine::sym(Sym::GridDim(d.index() as u8))),
+                SReg::LaneId => Val::exact(Affine::sym(Sym::LaneId)),
+                SReg::WarpSize => Val::exact(Affine::int(32)),
+                _ => Val::default(),
+            },
+            _ => {
+                let name = match inst.callee() {
+                    Some(crate::ir::Callee::Direct(c)) => env.m.func(c).name.as_str(),
+                    _ => "",
+                };
+                let two = |s: &mut Self| (s.val(inst.operands[0]), s.val(inst.operands[1]));
+                if name.starts_with("llvm.smin.") || name.starts_with("llvm.umin.") {
+                    let (a, b) = two(self);
+                    let h = self.hull(a.clone(), b.clone());
+                    Val {
+                        lo: h.lo,
+                        hi: self.min(a.hi.clone(), b.hi.clone()).or(a.hi).or(b.hi),
+                    }
+                } else if name.starts_with("llvm.smax.") || name.starts_with("llvm.umax.") {
+                    let (a, b) = two(self);
+                    let h = self.hull(a.clone(), b.clone());
+                    Val {
+                        lo: self.max(a.lo.clone(), b.lo.clone()).or(a.lo).or(b.lo),
+                        hi: h.hi,
+                    }
+                } else {
+                    Val::default()
+                }
+            }
+        }
+    }
+
+    fn phi(&mut self, id: crate::ir::InstId) -> Val {
+        let env = self.env;
+        if let Some(ind) = self.inductions.get(&id).cloned() {
+            return self.induction(&ind);
+        }
+        let inst = env.f.inst(id);
+        let header = env
+            .g
+            .loops
+            .loop_of(inst.block)
+            .map(|l| env.g.loops.get(l).header);
+        if header == Some(inst.block) {
+            // A header phi that is no counter: only its width.
+            return Val::default();
+        }
+        let mut acc: Option<Val> = None;
+        for &x in &inst.operands {
+            let v = self.val(x);
+            acc = Some(match acc {
+                None => v,
+                Some(a) => self.hull(a, v),
+            });
+        }
+        acc.unwrap_or_default()
+    }
+
+    fn induction(&mut self, ind: &Induction) -> Val {
+        let s = self.val(ind.start);
+        let k = Affine::sym(Sym::Ghost(ind.lp));
+        match &ind.step {
+            Step::Const(c) => {
+                let ck = k.scale(Rat::int(*c));
+                Val {
+                    lo: s.lo.map(|l| l.add(&ck)),
+                    hi: s.hi.map(|h| h.add(&ck)),
+                }
+            }
+            Step::Invariant(v) if self.nonneg(*v) => Val { lo: s.lo, hi: None },
+            _ => Val::default(),
+        }
+    }
+}
+
+/// How many low bits of `v` are known zero (from shifts, multiplications
+/// by even constants and masks).
+pub fn congruence_bits(env: &Env<'_>, v: Value) -> u32 {
+    fn go(env: &Env<'_>, v: Value, depth: u32) -> u32 {
+        if depth > 16 {
+            return 0;
+        }
+        if let Some(c) = env.m.int_value(v) {
+            return if c == 0 { 64 } else { c.trailing_zeros() };
+        }
+        let Value::Inst(i) = v else { return 0 };
+        let inst = env.f.inst(i);
+        let ops = &inst.operands;
+        let k = |x: Value| env.m.int_value(x);
+        match inst.op {
+            Opcode::Shl => match k(ops[1]) {
+                Some(c) if (0..64).contains(&c) => go(env, ops[0], depth + 1) + c as u32,
+                _ => 0,
+            },
+            Opcode::Mul => go(env, ops[0], depth + 1) + go(env, ops[1], depth + 1),
+            Opcode::And => go(env, ops[0], depth + 1).max(go(env, ops[1], depth + 1)),
+            Opcode::Add | Opcode::Sub => go(env, ops[0], depth + 1).min(go(env, ops[1], depth + 1)),
+            Opcode::ZExt | Opcode::SExt | Opcode::Trunc => go(env, ops[0], depth + 1),
+            Opcode::Call => match env.m.called_intrinsic(inst) {
+                Some(Intrinsic::SReg(SReg::Ntid(d))) => env.block[d.index()].trailing_zeros(),
+                _ => 0,
+            },
+            _ => 0,
+        }
+        .min(64)
+    }
+    go(env, v, 0)
+}
+
+/// The counters of every loop of the kernel.
+pub fn inductions(env: &Env<'_>) -> HashMap<crate::ir::InstId, Induction> {
+    let mut out = HashMap::default();
+    for (l, lp) in env.g.loops.iter() {
+        for &i in &env.f.blocks[lp.header.index()].insts {
+            let inst = env.f.inst(i);
+            if inst.op != Opcode::Phi {
+                break;
+            }
+            if env.bits(Value::Inst(i)).is_none() {
+                continue;
+            }
+            let InstKind::Phi { blocks } = &inst.kind else {
+                continue;
+            };
+            let mut start = None;
+            let mut next = None;
+            let mut ok = true;
+            for (&b, &x) in blocks.iter().zip(&inst.operands) {
+                let slot = if lp.contains(b) {
+                    &mut next
+                } else {
+                    &mut start
+                };
+                match slot {
+                    None => *slot = Some(x),
+                    Some(y) if *y == x => {}
+                    Some(_) => ok = false,
+                }
+            }
+            let (Some(start), Some(next), true) = (start, next, ok) else {
+                continue;
+            };
+            let step = step_of(env, lp, Value::Inst(i), next);
+            out.insert(
+                i,
+                Induction {
+                    phi: i,
+                    lp: l,
+                    start,
+                    next,
+                    step,
+                },
+            );
+        }
+    }
+    out
+}
+
+fn invariant(env: &Env<'_>, lp: &crate::graph::Loop, v: Value) -> bool {
+    match v {
+        Value::Inst(i) => !lp.contains(env.f.inst(i).block),
+        _ => true,
+    }
+}
+
+fn step_of(env: &Env<'_>, lp: &crate::graph::Loop, h: Value, next: Value) -> Step {
+    let Value::Inst(n) = next else {
+        return Step::Other;
+    };
+    let inst = env.f.inst(n);
+    let ops = &inst.operands;
+    let other = match inst.op {
+        Opcode::Add if ops[0] == h => Some((ops[1], 1)),
+        Opcode::Add if ops[1] == h => Some((ops[0], 1)),
+        Opcode::Sub if ops[0] == h => Some((ops[1], -1)),
+        Opcode::Or if ops[0] == h && congruence_bits(env, h) > 0 => None,
+        _ => None,
+    };
+    match other {
+        Some((x, sign)) => match env.m.int_value(x) {
+            Some(c) => Step::Const(sign * i128::from(c)),
+            None if sign == 1 && invariant(env, lp, x) => Step::Invariant(x),
+            None => Step::Other,
+        },
+        None => Step::Other,
+    }
+}
+
+/// A comparison as a fact `a ≥ 0` on the symbols (or two), when its
+/// operands are known exactly enough: `lhs pred rhs` is `truth`.
+pub fn facts_of_compare(
+    vals: &mut Values<'_, '_>,
+    pred: IntPred,
+    lhs: Value,
+    rhs: Value,
+    truth: bool,
+) -> Vec<Affine> {
+    let pred = if truth { pred } else { negate(pred) };
+    let (a, b) = (vals.val(lhs), vals.val(rhs));
+    let unsigned = matches!(
+        pred,
+        IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge
+    );
+    if unsigned && !(vals.nonneg(lhs) && vals.nonneg(rhs)) {
+        // `a <u b` with b ≥ 0 still gives 0 ≤ a < b.
+        if matches!(pred, IntPred::Ult | IntPred::Ule) && vals.nonneg(rhs) {
+            let mut out = less(&a, &b, pred == IntPred::Ule);
+            if let Some(x) = a.as_exact() {
+                out.push(x.clone());
+            }
+            return out;
+        }
+        return Vec::new();
+    }
+    match pred {
+        IntPred::Slt | IntPred::Ult => less(&a, &b, false),
+        IntPred::Sle | IntPred::Ule => less(&a, &b, true),
+        IntPred::Sgt | IntPred::Ugt => less(&b, &a, false),
+        IntPred::Sge | IntPred::Uge => less(&b, &a, true),
+        IntPred::Eq => {
+            let mut v = less(&a, &b, true);
+            v.extend(less(&b, &a, true));
+            v
+        }
+        IntPred::Ne => {
+            // Only at an end of a range: x ≠ c with x ≥ c gives x ≥ c + 1.
+            let (Some(x), Some(c)) = (a.as_exact(), b.as_exact().and_then(|c| c.as_constant()))
+            else {
+                return Vec::new();
+            };
+            let (lo, hi) = vals.ranges.of(vals.env, x);
+            if lo == Some(c) {
+                vec![x.plus(-c - Rat::ONE)]
+            } else if hi == Some(c) {
+                vec![x.scale(-Rat::ONE).plus(c - Rat::ONE)]
+            } else {
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// Facts for `a < b` (or `a ≤ b`): `hi(b) - a - 1 ≥ 0` when `a` is exact,
+/// `b - lo(a) - 1 ≥ 0` when `b` is.
+fn less(a: &Val, b: &Val, or_equal: bool) -> Vec<Affine> {
+    let gap = if or_equal { Rat::ZERO } else { -Rat::ONE };
+    let mut out = Vec::new();
+    if let (Some(x), Some(bh)) = (a.as_exact(), &b.hi) {
+        out.push(bh.sub(x).plus(gap));
+    }
+    if let (Some(y), Some(al)) = (b.as_exact(), &a.lo) {
+        out.push(y.sub(al).plus(gap));
+    }
+    out
+}
+
+/// The same comparison with its operands swapped.
+pub fn swap(p: IntPred) -> IntPred {
+    match p {
+        IntPred::Ult => IntPred::Ugt,
+        IntPred::Ugt => IntPred::Ult,
+        IntPred::Ule => IntPred::Uge,
+        IntPred::Uge => IntPred::Ule,
+        IntPred::Slt => IntPred::Sgt,
+        IntPred::Sgt => IntPred::Slt,
+        IntPred::Sle => IntPred::Sge,
+        IntPred::Sge => IntPred::Sle,
+        p => p,
+    }
+}
+
+pub fn negate(p: IntPred) -> IntPred {
+    match p {
+        IntPred::Eq => IntPred::Ne,
+        IntPred::Ne => IntPred::Eq,
+        IntPred::Ult => IntPred::Uge,
+        IntPred::Uge => IntPred::Ult,
+        IntPred::Ule => IntPred::Ugt,
+        IntPred::Ugt => IntPred::Ule,
+        IntPred::Slt => IntPred::Sge,
+        IntPred::Sge => IntPred::Slt,
+        IntPred::Sle => IntPred::Sgt,
+        IntPred::Sgt => IntPred::Sle,
+    }
+}
+
+/// The conditions a boolean is the conjunction of (`and`, `select c, d,
+/// false`), or of whose negations it is the disjunction when `truth` is
+/// false: the atomic comparisons known to have outcome `truth` when `v`
+/// has.
+pub fn conjuncts(env: &Env<'_>, v: Value, truth: bool, out: &mut Vec<(Value, bool)>) {
+    if let Value::Inst(i) = v {
+        let inst = env.f.inst(i);
+        let ops = &inst.operands;
+        let is = |x: Value, c: i64| env.m.int_value(x).map(|y| y & 1) == Some(c);
+        let both = match inst.op {
+            // a && b true, or a || b false: both operands have that value.
+            Opcode::And if truth => Some((ops[0], ops[1])),
+            Opcode::Or if !truth => Some((ops[0], ops[1])),
+            Opcode::Select if truth && is(ops[2], 0) => Some((ops[0], ops[1])),
+            Opcode::Select if !truth && is(ops[1], 1) => Some((ops[0], ops[2])),
+            _ => None,
+        };
+        if let (Some((a, b)), Some(1)) = (both, env.bits(v)) {
+            conjuncts(env, a, truth, out);
+            conjuncts(env, b, truth, out);
+            return;
+        }
+        if inst.op == Opcode::Xor && ops.len() == 2 && is(ops[1], 1) && env.bits(v) == Some(1) {
+            conjuncts(env, ops[0], !truth, out);
+            return;
+        }
+    }
+    out.push((v, truth));
+}
+
+/// Facts that hold on the edge `from → to`: the conditions of the
+/// dominating branches whose outcome leads here, outermost first, and
+/// `from`'s own. Each narrows `vals`' ranges before the next is read
+/// (`w > 0` then `w ≠ 1` gives `w ≥ 2`).
+pub fn edge_facts(vals: &mut Values<'_, '_>, from: BlockId, to: BlockId) -> Vec<Affine> {
+    let env = vals.env;
+    let mut edges = vec![(from, to)];
+    let mut b = from;
+    while let Some(d) = env.g.dom.idom(b) {
+        // The edge d → s is certain if s dominates `from` and d is its
+        // only predecessor.
+        if let Some(&s) = env
+            .g
+            .cfg
+            .succs(d)
+            .iter()
+            .find(|&&s| env.g.dom.dominates(s, from) && env.g.cfg.preds(s).len() == 1 && s != d)
+        {
+            edges.push((d, s));
+        }
+        b = d;
+    }
+    let mut out = Vec::new();
+    for (d, s) in edges.into_iter().rev() {
+        let Some(t) = env.f.terminator(d) else {
+            continue;
+        };
+        let InstKind::Br { targets } = &t.kind else {
+            continue;
+        };
+        if targets.len() != 2 || targets[0] == targets[1] {
+            continue;
+        }
+        let truth = targets[0] == s;
+        let mut atoms = Vec::new();
+        conjuncts(env, t.operands[0], truth, &mut atoms);
+        for (c, tr) in atoms {
+            let Value::Inst(ci) = c else { continue };
+            let ci = env.f.inst(ci);
+            if let InstKind::ICmp(p) = ci.kind {
+                vals.refine_compare(p, ci.operands[0], ci.operands[1], tr);
+                for fact in facts_of_compare(vals, p, ci.operands[0], ci.operands[1], tr) {
+                    vals.assume(&env.eliminate(&fact, true));
+                    out.push(fact);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether a function parameter is declared unsigned, from the demangled
+/// signature `name(int, unsigned int, float*)`.
+pub fn unsigned_params(demangled: &str, count: usize) -> Vec<bool> {
+    let inside = demangled
+        .find('(')
+        .map(|i| &demangled[i + 1..demangled.rfind(')').unwrap_or(demangled.len())])
+        .unwrap_or("");
+    let mut parts = Vec::new();
+    let mut depth = 0;
+    let mut cur = String::new();
+    for ch in inside.chars() {
+        depth += match ch {
+            '<' | '(' => 1,
+            '>' | ')' => -1,
+            _ => 0,
+        };
+        if ch == ',' && depth == 0 {
+            parts.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(ch);
+        }
+    }
+    parts.push(cur);
+    if parts.len() != count {
+        return vec![false; count];
+    }
+    parts
+        .iter()
+        .map(|p| {
+            let p = p.trim();
+            !p.contains('*') && (p.starts_with("unsigned") || p == "size_t")
+        })
+        .collect()
+}

@@ -1,0 +1,149 @@
+//! Cost bounds checked against hand counts, through `warpcheck bound` and
+//! `check --bounds`.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+fn bound_json(file: &str, kernel: &str, metric: &str, extra: &[&str]) -> Value {
+    let out = run(warpcheck()
+        .args([
+            "bound", "--format", "json", "--kernel", kernel, "--metric", metric,
+        ])
+        .args(extra)
+        .arg(fixture(file)));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+#[test]
+fn vector_add_pays_three_aligned_requests_and_one_split() {
+    // A[i], B[i], C[i] with i = 256·blockIdx.x + threadIdx.x: 32 lanes × 4
+    // bytes from a 256-aligned buffer at a multiple of 128 bytes = 4 sectors
+    // each, 12 per warp, whatever N is.
+    let j = bound_json(
+        "cu/cost_vector_add.cu",
+        "vectorAdd",
+        "sectors",
+        &["--param", "N=1000"],
+    );
+    assert_eq!(j["kernel"], "vectorAdd");
+    assert_eq!(j["metric"], "sectors");
+    assert_eq!(j["bound"], "12");
+    assert_eq!(j["value"], 12.0);
+    // The bounds check `i < N` may split a warp once.
+    let j = bound_json("cu/cost_vector_add.cu", "vectorAdd", "divwarps", &[]);
+    assert_eq!(j["bound"], "1");
+    assert!(j["value"].is_null() || j["value"] == 1.0);
+}
+
+#[test]
+fn rotated_loop_costs_per_pair_of_rows() {
+    // addSub2 at 64 threads: per iteration j (j = 0, 2, 4, ...) two loads of
+    // A[i] (4 sectors each: i = 64·blockIdx.x + threadIdx.x is 128-byte
+    // aligned) and a load and a store of B[j·w + i] and of B[(j+1)·w + i]
+    // (w unknown: 5 sectors each) = 8 + 20 = 28. The rotated loop runs
+    // while j + 2 < h after a first iteration under h > 0: ⌈h/2⌉ ≤ (h+1)/2
+    // iterations, so 28·(h + 1)/2 = 14·h + 14.
+    let j = bound_json(
+        "cu/cost_addsub.cu",
+        "addSub2",
+        "sectors",
+        &["--block-dim", "64", "--param", "h=10", "--param", "w=64"],
+    );
+    assert_eq!(j["bound"], "14·max(0, h) + 14");
+    assert_eq!(j["value"], 154.0);
+}
+
+#[test]
+fn triangular_loops_give_a_quadratic_bound() {
+    // Row i reads i values, 4 sectors per warp each (32 consecutive floats
+    // at a multiple of 128 bytes): Σ_{i<n} 4·i = 2·n² − 2·n, so the leading
+    // term is 2·n² whatever the unrolling adds.
+    let out = run(warpcheck()
+        .args(["check", "--bounds", "--format", "json", "--block-dim", "32"])
+        .arg(fixture("cu/cost_triangular.cu")));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let b = &kernel(&report, "triangular")["bounds"]["per_warp"]["sectors"];
+    let bound = b["bound"].as_str().unwrap();
+    assert!(bound.starts_with("2·max(0, n)·max(0, n)"), "{bound}");
+    let quadratic = b["terms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["factors"].as_array().unwrap().len() == 2)
+        .expect("a degree-2 term");
+    assert_eq!(quadratic["coeff"], serde_json::json!([2, 1]));
+    assert_eq!(
+        quadratic["factors"],
+        serde_json::json!(["max0(n)", "max0(n)"])
+    );
+    // The outer loop (line 7) carries the whole quadratic part.
+    let outer = b["loops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["line"] == 7)
+        .expect("the outer loop's share");
+    assert!(outer["bound"]
+        .as_str()
+        .unwrap()
+        .starts_with("2·max(0, n)·max(0, n)"));
+}
+
+#[test]
+fn a_loop_on_memory_has_no_bound_for_what_it_costs() {
+    // `while (i >= 0) i = next[i]` can run any number of times: sectors and
+    // steps have no bound, and the reason names the loop's line. It has no
+    // shared access, so conflicts are bounded (by 0).
+    let j = bound_json("cu/cost_nobound.cu", "chase", "sectors", &[]);
+    assert_eq!(j["bound"], "no bound");
+    assert!(j["value"].is_null());
+    let reason = j["reason"].as_str().unwrap();
+    assert!(reason.contains("line 7"), "{reason}");
+    let j = bound_json("cu/cost_nobound.cu", "chase", "conflicts", &[]);
+    assert_eq!(j["bound"], "0");
+}
+
+#[test]
+fn weights_scale_steps() {
+    // Every instruction and phi copy weighing 2 doubles the steps bound.
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("weights");
+    std::fs::write(&w, "inst = 2\nphi = 2\n").unwrap();
+    let one = bound_json(
+        "cu/cost_vector_add.cu",
+        "vectorAdd",
+        "steps",
+        &["--param", "N=1"],
+    );
+    let two = bound_json(
+        "cu/cost_vector_add.cu",
+        "vectorAdd",
+        "steps",
+        &["--param", "N=1", "--weights", w.to_str().unwrap()],
+    );
+    assert_eq!(
+        two["value"].as_f64().unwrap(),
+        2.0 * one["value"].as_f64().unwrap()
+    );
+}
+
+#[test]
+fn bad_metric_and_weights_are_usage_errors() {
+    let out = run(warpcheck()
+        .args(["bound", "--metric", "flops"])
+        .arg(fixture("cu/cost_vector_add.cu")));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--metric"), "{}", stderr(&out));
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("weights");
+    std::fs::write(&w, "inst 2\n").unwrap();
+    let out = run(warpcheck()
+        .args(["bound", "--weights", w.to_str().unwrap()])
+        .arg(fixture("cu/cost_vector_add.cu")));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("line 1"), "{}", stderr(&out));
+}

@@ -1,0 +1,367 @@
+//! The acceptance core of the cost bounds: for every evaluation kernel
+//! (our versions of RaCuda's §7 suite), every metric and many random
+//! parameters and launch shapes (fixed seed), the simulated cost of every
+//! warp is at most the bound evaluated at those parameters. Zero
+//! violations. The bound/simulated ratios are printed per kernel and
+//! metric (`cargo test --test cost_soundness -- --nocapture`).
+
+#[path = "common/sim.rs"]
+mod helpers;
+
+use helpers::*;
+use std::collections::BTreeMap;
+use warpcheck::analysis::{self, BlockDim, BlockDimSource, Options};
+use warpcheck::cost::bound::Params;
+use warpcheck::cost::{self, Metric};
+use warpcheck::ir::Module;
+use warpcheck::sim::{ArgValue, Init, LaunchConfig};
+use warpcheck::taint::ifds::IfdsTaint;
+
+/// SplitMix64: the same draws on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `lo..=hi`.
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next() % (hi - lo + 1) as u64) as i64
+    }
+}
+
+/// One launch: grid, arguments, the integer parameters by name, and
+/// dynamic shared memory.
+struct Launch {
+    grid: [u32; 3],
+    args: Vec<(String, ArgValue)>,
+    ints: Vec<(&'static str, i64)>,
+    shared: u64,
+}
+
+impl Launch {
+    /// Buffers `args`, then the integer parameters `ints` in order.
+    fn new(
+        grid: [u32; 3],
+        mut args: Vec<(String, ArgValue)>,
+        ints: &[(&'static str, i64)],
+    ) -> Launch {
+        args.extend(ints.iter().map(|&(n, v)| int(n, i128::from(v))));
+        Launch {
+            grid,
+            args,
+            ints: ints.to_vec(),
+            shared: 0,
+        }
+    }
+}
+
+fn zeros(name: &str, bytes: u64) -> (String, ArgValue) {
+    buf(name, bytes.max(4), Init::Zero)
+}
+
+/// A kernel of the suite: where it is, the block shapes to analyse it
+/// at, and how to draw a launch for a block shape.
+struct Case {
+    file: &'static str,
+    kernel: &'static str,
+    blocks: &'static [[u32; 3]],
+    draw: fn(&mut Rng, [u32; 3]) -> Launch,
+}
+
+fn addsub(rng: &mut Rng, b: [u32; 3], rows_per_thread: u64) -> Launch {
+    let g = rng.range(1, 3) as u32;
+    let (w, h) = (rng.range(0, 150), 2 * rng.range(0, 40));
+    let threads = u64::from(g * b[0]);
+    let (w64, h64) = (w as u64, h as u64);
+    // addSub0/1 index B by thread row, addSub2/3 by row j < h and column i.
+    let b_bytes = 4 * (rows_per_thread * threads * w64 + (h64 + 1) * (w64 + threads) + threads);
+    Launch::new(
+        [g, 1, 1],
+        vec![zeros("A", 4 * (w64 + threads)), zeros("B", b_bytes)],
+        &[("w", w), ("h", h)],
+    )
+}
+
+fn addsub_rows(rng: &mut Rng, b: [u32; 3]) -> Launch {
+    addsub(rng, b, 2)
+}
+
+fn vector_add(rng: &mut Rng, b: [u32; 3]) -> Launch {
+    let n = rng.range(0, 2000);
+    let g = (n as u32).div_ceil(b[0]).max(1) + rng.range(0, 1) as u32;
+    let bytes = 4 * u64::from(g * b[0]);
+    Launch::new(
+        [g, 1, 1],
+        vec![zeros("A", bytes), zeros("B", bytes), zeros("C", bytes)],
+        &[("N", n)],
+    )
+}
+
+fn mat_mul(rng: &mut Rng, _b: [u32; 3]) -> Launch {
+    let n = 32 * rng.range(1, 4);
+    let g = (n / 32) as u32;
+    let bytes = 4 * (n * n) as u64;
+    Launch::new(
+        [g, g, 1],
+        vec![zeros("A", bytes), zeros("B", bytes), zeros("C", bytes)],
+        &[("N", n)],
+    )
+}
+
+fn reduce(rng: &mut Rng, b: [u32; 3]) -> Launch {
+    let g = rng.range(1, 4) as u32;
+    let n = rng.range(0, i64::from(2 * g * b[0]));
+    Launch {
+        shared: 4 * u64::from(b[0]),
+        ..Launch::new(
+            [g, 1, 1],
+            vec![
+                buf("g_idata", 8 * u64::from(g * b[0]), Init::Iota),
+                zeros("g_odata", 4 * u64::from(g)),
+            ],
+            &[("n", n)],
+        )
+    }
+}
+
+fn histogram(rng: &mut Rng, _b: [u32; 3]) -> Launch {
+    let g = rng.range(1, 4) as u32;
+    let n = rng.range(0, 3000);
+    Launch::new(
+        [g, 1, 1],
+        vec![
+            buf("data", (n as u64).max(4), Init::Random),
+            zeros("hist", 4 * 256),
+        ],
+        &[("n", n)],
+    )
+}
+
+fn mandelbrot(rng: &mut Rng, b: [u32; 3]) -> Launch {
+    let (w, h) = (rng.range(1, 100), rng.range(1, 6));
+    let max_iter = rng.range(0, 200);
+    let gx = (w as u32).div_ceil(b[0]) + rng.range(0, 1) as u32;
+    let gy = h as u32 + rng.range(0, 1) as u32;
+    Launch::new(
+        [gx, gy, 1],
+        vec![zeros("out", 4 * u64::from(gx * b[0]) * u64::from(gy))],
+        &[("w", w), ("h", h), ("max_iter", max_iter)],
+    )
+}
+
+fn triangular(rng: &mut Rng, b: [u32; 3]) -> Launch {
+    let n = rng.range(0, 40);
+    let g = rng.range(1, 2) as u32;
+    let m_bytes = 4 * 32 * (n * n + n + 1) as u64;
+    Launch::new(
+        [g, 1, 1],
+        vec![zeros("M", m_bytes), zeros("out", 4 * u64::from(g * b[0]))],
+        &[("n", n)],
+    )
+}
+
+const ONE_D: &[[u32; 3]] = &[[64, 1, 1], [96, 1, 1], [48, 1, 1]];
+const REDUCE: &[[u32; 3]] = &[[256, 1, 1], [64, 1, 1]];
+
+fn cases() -> Vec<Case> {
+    let addsub_file = "tests/fixtures/cu/cost_addsub.cu";
+    let reduce_file = "tests/fixtures/cu/cost_reduce.cu";
+    let mut v = Vec::new();
+    for k in ["addSub0", "addSub1", "addSub2", "addSub3"] {
+        v.push(Case {
+            file: addsub_file,
+            kernel: k,
+            blocks: ONE_D,
+            draw: addsub_rows,
+        });
+    }
+    v.push(Case {
+        file: "tests/fixtures/cu/cost_vector_add.cu",
+        kernel: "vectorAdd",
+        blocks: &[[256, 1, 1], [96, 1, 1]],
+        draw: vector_add,
+    });
+    v.push(Case {
+        file: "tests/fixtures/cu/cost_matmul.cu",
+        kernel: "matMul",
+        blocks: &[[32, 32, 1]],
+        draw: mat_mul,
+    });
+    for k in ["reduce0", "reduce1", "reduce2", "reduce3"] {
+        v.push(Case {
+            file: reduce_file,
+            kernel: k,
+            blocks: REDUCE,
+            draw: reduce,
+        });
+    }
+    v.push(Case {
+        file: "tests/fixtures/cu/cost_histogram.cu",
+        kernel: "histogram256",
+        blocks: &[[64, 1, 1], [256, 1, 1]],
+        draw: histogram,
+    });
+    v.push(Case {
+        file: "tests/fixtures/cu/cost_mandelbrot.cu",
+        kernel: "mandelbrot",
+        blocks: &[[32, 1, 1], [64, 1, 1]],
+        draw: mandelbrot,
+    });
+    v.push(Case {
+        file: "tests/fixtures/cu/cost_triangular.cu",
+        kernel: "triangular",
+        blocks: &[[32, 1, 1], [64, 1, 1]],
+        draw: triangular,
+    });
+    v
+}
+
+/// Launches per kernel and block shape.
+const DRAWS: usize = 6;
+
+fn counter(c: &warpcheck::sim::Counters, m: Metric) -> u64 {
+    match m {
+        Metric::Sectors => c.sectors,
+        Metric::Conflicts => c.conflicts,
+        Metric::Divwarps => c.divwarps,
+        Metric::Steps => c.steps,
+    }
+}
+
+#[derive(Default)]
+struct Ratios {
+    sum: f64,
+    count: usize,
+    worst: f64,
+}
+
+fn bounds_for(
+    m: &Module,
+    block: [u32; 3],
+) -> (
+    warpcheck::analysis::ModuleAnalysis<'_>,
+    Vec<cost::KernelBounds>,
+) {
+    let opts = Options {
+        block_dim: Some(
+            BlockDim::parse(
+                &format!("{},{},{}", block[0], block[1], block[2]),
+                BlockDimSource::Option,
+            )
+            .unwrap(),
+        ),
+        no_explanations: true,
+        ..Options::default()
+    };
+    let a = analysis::analyze(m, &opts, &IfdsTaint);
+    let figures = warpcheck::checks::measure_all(&a);
+    let copts = cost::Options {
+        attribution: false,
+        ..cost::Options::default()
+    };
+    let b = cost::bound_module(&a, &figures, &copts, &warpcheck::budget::Budget::CLI);
+    (a, b)
+}
+
+#[test]
+fn simulated_warps_stay_within_their_bounds() {
+    let mut rng = Rng(0x5eed_c057);
+    let mut modules: BTreeMap<&str, Module> = BTreeMap::new();
+    let mut violations = Vec::new();
+    let mut missing = Vec::new();
+    let mut ratios: BTreeMap<(String, &str), Ratios> = BTreeMap::new();
+    for case in cases() {
+        let m = modules
+            .entry(case.file)
+            .or_insert_with(|| compile(case.file));
+        let k = kernel(m, case.kernel);
+        for &block in case.blocks {
+            let (a, bounds) = bounds_for(m, block);
+            let i = a.kernels.iter().position(|x| x.kernel == k).unwrap();
+            let kb = &bounds[i];
+            for mb in &kb.metrics {
+                if let Err(e) = &mb.bound {
+                    missing.push(format!(
+                        "{} {:?} {}: {e}",
+                        case.kernel,
+                        block,
+                        mb.metric.name()
+                    ));
+                }
+            }
+            for _ in 0..DRAWS {
+                let l = (case.draw)(&mut rng, block);
+                let config = LaunchConfig {
+                    grid: l.grid,
+                    block,
+                    dynamic_shared: l.shared,
+                    ..LaunchConfig::default()
+                };
+                let o = run(m, case.kernel, &config, &l.args);
+                let at = Params {
+                    values: l
+                        .ints
+                        .iter()
+                        .map(|&(n, v)| (n.to_string(), v as f64))
+                        .collect(),
+                    grid: l.grid,
+                };
+                for mb in &kb.metrics {
+                    let Ok(p) = &mb.bound else { continue };
+                    let bound = kb.names.eval(p, &at).expect("every parameter has a value");
+                    let worst = o
+                        .warps
+                        .iter()
+                        .map(|w| counter(&w.counters, mb.metric))
+                        .max()
+                        .unwrap_or(0);
+                    if worst as f64 > bound + 1e-6 {
+                        violations.push(format!(
+                            "{} block {:?} grid {:?} {:?}: {} simulated {worst} > bound {bound} = {}",
+                            case.kernel,
+                            block,
+                            l.grid,
+                            l.ints,
+                            mb.metric.name(),
+                            kb.names.render(p)
+                        ));
+                    }
+                    if worst > 0 {
+                        let r = ratios
+                            .entry((case.kernel.to_string(), mb.metric.name()))
+                            .or_default();
+                        let x = bound / worst as f64;
+                        r.sum += x;
+                        r.count += 1;
+                        r.worst = r.worst.max(x);
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("kernel metric: mean and worst bound/simulated over launches with a cost");
+    for ((k, metric), r) in &ratios {
+        eprintln!(
+            "{k:14} {metric:10} mean {:.3} worst {:.3} ({} launches)",
+            r.sum / r.count as f64,
+            r.worst,
+            r.count
+        );
+    }
+    assert!(
+        violations.is_empty(),
+        "bounds below the simulation:\n{}",
+        violations.join("\n")
+    );
+    assert!(
+        missing.is_empty(),
+        "kernels without a bound:\n{}",
+        missing.join("\n")
+    );
+}
