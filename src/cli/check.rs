@@ -255,10 +255,8 @@ pub fn report_jobs(r: &ReportArgs, opts: &Options, jobs: &[Job], to_stderr: bool
             Ok(x) => x,
             Err(message) => return Some(Err(frontend::InputError { message })),
         };
-        std::panic::catch_unwind(|| {
-            check_file(&job.file, &compile, &opts, (need_report, r.bounds))
-        })
-        .ok()
+        std::panic::catch_unwind(|| check_file(&job.file, &compile, &opts, (need_report, r.bounds)))
+            .ok()
     });
     for (job, outcome) in jobs.iter().zip(outcomes) {
         let file = &job.file;
