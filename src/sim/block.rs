@@ -2,43 +2,86 @@
 //! `__syncthreads()`, exits or spins. A spinning warp is parked until some
 //! write changes memory. When no warp can run, parked warps are a livelock;
 //! otherwise the waiting warps meet at the barrier or cannot (`barrier`).
+//! A block whose threads all wait at the grid barrier is set aside, its
+//! warps and shared memory kept, until the launch releases it.
 
 use super::barrier;
 use super::cost::Counters;
 use super::error::{Details, ErrorKind, SimError};
-use super::exec::{lanes, Locator, Machine, Warp, Yield};
+use super::exec::{lanes, BlockMemory, Locator, Machine, Warp, Yield};
 use crate::diag::Position;
 use crate::hw;
 
-/// Runs block `block` to completion. Each warp's counters are appended to
-/// `counters` whether the block completes or stops; a stop caused by the
-/// kernel says where every warp's lanes were.
-pub fn run(
-    m: &mut Machine,
-    block: [u32; 3],
-    args: &[u64],
-    counters: &mut Vec<Counters>,
-) -> Result<(), SimError> {
-    m.block = block;
-    m.epoch += 1;
-    let threads: u32 = m.block_dim.iter().product();
-    m.shared.clear();
-    m.shared.resize(m.shared_bytes as usize, 0);
-    let mut warps: Vec<Warp> = (0..threads.div_ceil(hw::WARP_SIZE))
-        .map(|i| m.warp(i, args))
-        .collect();
-    let result = schedule(m, &mut warps);
-    counters.extend(warps.iter().map(|w| w.counters));
-    result.map_err(|mut e| {
-        if e.kind.is_kernel_fault() {
-            let mut locate = Locator::new(m);
-            e.details.warps = warps.iter().flat_map(|w| locate.warp(w)).collect();
-        }
-        e
-    })
+/// How far a block got.
+pub enum Step {
+    Done,
+    /// Every thread waits at the grid barrier; the block is set aside
+    /// until the other blocks get there.
+    AtGridBarrier,
 }
 
-fn schedule(m: &mut Machine, warps: &mut [Warp]) -> Result<(), SimError> {
+/// One block of the launch, with its warps, resumable at grid barriers.
+pub struct Block {
+    pub index: [u32; 3],
+    warps: Vec<Warp>,
+    aside: Option<BlockMemory>,
+}
+
+impl Block {
+    /// Block `index` about to start, with the argument words `args`.
+    pub fn new(m: &mut Machine, index: [u32; 3], args: &[u64]) -> Block {
+        m.block = index;
+        m.epoch += 1;
+        let threads: u32 = m.block_dim.iter().product();
+        m.shared.clear();
+        m.shared.resize(m.shared_bytes as usize, 0);
+        let warps = (0..threads.div_ceil(hw::WARP_SIZE))
+            .map(|i| m.warp(i, args))
+            .collect();
+        Block {
+            index,
+            warps,
+            aside: None,
+        }
+    }
+
+    /// Runs the block until it completes or waits at the grid barrier
+    /// (when it was waiting there, it passes first). A stop caused by the
+    /// kernel says where every warp's lanes were.
+    pub fn run(&mut self, m: &mut Machine) -> Result<Step, SimError> {
+        if let Some(aside) = self.aside.take() {
+            m.bring_back(aside);
+            for w in &mut self.warps {
+                w.wait = None;
+            }
+        }
+        let result = schedule(m, &mut self.warps);
+        if let Ok(Step::AtGridBarrier) = result {
+            self.aside = Some(m.set_aside());
+        }
+        result.map_err(|mut e| {
+            if e.kind.is_kernel_fault() {
+                let mut locate = Locator::new(m);
+                e.details.warps = self.warps.iter().flat_map(|w| locate.warp(w)).collect();
+            }
+            e
+        })
+    }
+
+    /// Each warp's counters, in warp order.
+    pub fn counters(&self) -> impl Iterator<Item = Counters> + '_ {
+        self.warps.iter().map(|w| w.counters)
+    }
+
+    /// Where the block waits at the grid barrier: function and op.
+    pub fn grid_wait(&self) -> Option<(u32, u32)> {
+        self.warps
+            .iter()
+            .find_map(|w| w.wait.as_ref().map(|x| (x.func, x.pc)))
+    }
+}
+
+fn schedule(m: &mut Machine, warps: &mut [Warp]) -> Result<Step, SimError> {
     loop {
         let mut ran = true;
         while ran {
@@ -61,9 +104,11 @@ fn schedule(m: &mut Machine, warps: &mut [Warp]) -> Result<(), SimError> {
             return Err(livelock(m, warps));
         }
         if warps.iter().all(|w| w.wait.is_none()) {
-            return Ok(());
+            return Ok(Step::Done);
         }
-        barrier::meet(m, warps)?;
+        if barrier::meet(m, warps)? == barrier::Met::Grid {
+            return Ok(Step::AtGridBarrier);
+        }
     }
 }
 
