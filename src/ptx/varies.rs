@@ -78,6 +78,8 @@ pub struct Variance {
     /// Per instruction: what its memory addresses vary with, in the order
     /// `ld`/`st`/`atom` (one), `cp.async` (destination, then source).
     pub addresses: Vec<Vec<Varies>>,
+    /// Per instruction: what the values a `st` or `atom` writes vary with.
+    pub stored: Vec<Varies>,
 }
 
 impl Variance {
@@ -87,6 +89,7 @@ impl Variance {
             ..Varies::default()
         };
         let mut addresses = vec![Vec::new(); body.insts.len()];
+        let mut stored = vec![Varies::default(); body.insts.len()];
         let regs = flow::forward(body, start, read, |index, inst, regs| {
             let get = |o: Operand| read(regs, o);
             let union = |ops: &[Operand]| {
@@ -103,12 +106,14 @@ impl Variance {
                     v.loads.push(index);
                     vec![v; n]
                 }
-                Op::St { addr, .. } => {
+                Op::St { addr, srcs, .. } => {
                     addresses[index].push(get(addr.base));
+                    stored[index] = union(srcs);
                     Vec::new()
                 }
-                Op::Atom { addr, .. } => {
+                Op::Atom { addr, srcs, .. } => {
                     addresses[index].push(get(addr.base));
+                    stored[index] = union(srcs);
                     vec![Varies::source(LaneSource::Atomic); n]
                 }
                 Op::CpAsync { dst, src, .. } => {
@@ -145,7 +150,11 @@ impl Variance {
             .filter(|&n| c.is_output(n))
             .map(|n| (n, regs.arg(n)))
             .collect();
-        Variance { outputs, addresses }
+        Variance {
+            outputs,
+            addresses,
+            stored,
+        }
     }
 
     /// What output `$n` varies with (the default for a non-output).

@@ -36,9 +36,9 @@ pub fn meet(m: &mut Machine, warps: &mut [Warp]) -> Result<Met, SimError> {
         .find_map(|w| w.wait.clone())
         .expect("a waiting warp");
     let passes = |w: &Warp| {
-        w.wait.as_ref().is_some_and(|x| {
-            x.mask == w.valid && x.reduce == first.reduce && x.grid == first.grid
-        })
+        w.wait
+            .as_ref()
+            .is_some_and(|x| x.mask == w.valid && x.reduce == first.reduce && x.grid == first.grid)
     };
     if !warps.iter().all(passes) {
         return Err(deadlock(m, warps, &first));

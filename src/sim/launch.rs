@@ -3,16 +3,16 @@
 
 use super::args::{self, ArgValue, Elem};
 use super::code::FTy;
-use super::error::{ErrorKind, SimError};
-use super::layout::Layout;
-use super::memory::Buffer;
 use super::code::Op;
+use super::error::{ErrorKind, SimError};
 use super::exec::asm::AsmEnv;
 use super::exec::Program;
+use super::layout::Layout;
+use super::memory::Buffer;
 use super::{addr, decode, params, scalar, LaunchConfig, ParamInfo};
-use crate::ptx::Special;
 use crate::ir::{addrspace, FuncId, Module, TypeKind};
 use crate::memory::Space;
+use crate::ptx::Special;
 
 pub fn check_shape(config: &LaunchConfig) -> Result<(), SimError> {
     let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();

@@ -16,7 +16,6 @@ mod addr;
 pub mod args;
 mod barrier;
 mod block;
-mod grid;
 pub mod budget;
 pub mod code;
 pub mod cost;
@@ -24,6 +23,7 @@ mod decode;
 pub mod error;
 mod exec;
 mod fp16;
+mod grid;
 mod launch;
 mod layout;
 mod math;
@@ -211,9 +211,9 @@ pub fn simulate(
         output: Vec::new(),
     };
     let partial_grid = all.len() as u64 != gx * gy * gz;
-    let mut fresh = all.into_iter().map(|linear| {
-        [linear % gx, (linear / gx) % gy, linear / (gx * gy)].map(|v| v as u32)
-    });
+    let mut fresh = all
+        .into_iter()
+        .map(|linear| [linear % gx, (linear / gx) % gy, linear / (gx * gy)].map(|v| v as u32));
     // Blocks run one after another. A block whose threads all reach the
     // grid barrier is set aside (`arrived`); once every block has, they
     // pass it and run again in order (`queue`), up to the next one.

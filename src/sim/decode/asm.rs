@@ -231,7 +231,11 @@ impl FuncDecoder<'_, '_> {
                 a: from,
             }
         } else {
-            Op::Copy { n: 1, dst, src: from }
+            Op::Copy {
+                n: 1,
+                dst,
+                src: from,
+            }
         });
     }
 
@@ -425,7 +429,11 @@ impl FuncDecoder<'_, '_> {
         let pair = |d: &mut Self, x: &mut AsmInst, w: Warp, tmp: Slot, dst: Operand, p| {
             x.ops.push(Op::Warp(Box::new(w)));
             let to = d.asm_write(x, dst);
-            x.ops.push(Op::Copy { n: 1, dst: to, src: tmp });
+            x.ops.push(Op::Copy {
+                n: 1,
+                dst: to,
+                src: tmp,
+            });
             if let Some(p) = p {
                 let to = d.asm_write(x, p);
                 x.ops.push(Op::Copy {

@@ -326,7 +326,9 @@ impl<'m> Machine<'m> {
                 Op::Guard { pred, negated } => {
                     let p = lanes::row(regs, pred);
                     let mut holds = 0u32;
-                    lanes::each(mask, |l| holds |= u32::from((p[l] & 1 != 0) != negated) << l);
+                    lanes::each(mask, |l| {
+                        holds |= u32::from((p[l] & 1 != 0) != negated) << l
+                    });
                     guard = holds;
                 }
                 Op::AsmRun { asm } => self.asm_runs[asm as usize] += 1,
