@@ -227,9 +227,13 @@ impl Spaces {
                         space: Space::Local,
                         root: Root::Alloca(f, i),
                     }),
-                    Opcode::GetElementPtr | Opcode::BitCast | Opcode::AddrSpaceCast => {
-                        self.trace(m, f, func, inst.operands[0], seen)
-                    }
+                    // An integer made of a pointer (for inline asm, say)
+                    // and back points where the pointer did.
+                    Opcode::GetElementPtr
+                    | Opcode::BitCast
+                    | Opcode::AddrSpaceCast
+                    | Opcode::PtrToInt
+                    | Opcode::IntToPtr => self.trace(m, f, func, inst.operands[0], seen),
                     Opcode::Phi => inst.operands.iter().fold(None, |acc, &o| {
                         join_opt(acc, self.trace(m, f, func, o, seen))
                     }),
