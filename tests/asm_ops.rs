@@ -245,7 +245,10 @@ fn check_counts_asm_loads_and_spaces() {
     assert_eq!(loads[0]["bytes"], 4);
     assert_eq!(loads[0]["thread_dependent"], true);
     let acf = loads[0]["acf"].as_str().unwrap();
-    assert!(acf.contains("4·tid.x·[stride]") && acf.contains("[in]"), "{acf}");
+    assert!(
+        acf.contains("4·tid.x·[stride]") && acf.contains("[in]"),
+        "{acf}"
+    );
     // With the stride known: 32 lanes x 4 bytes 4 or 8 bytes apart from a
     // 256-aligned buffer touch 128 or 256 bytes: 4 sectors (coalesced) or
     // 8 (uncoalesced, 4 over the ideal 4).
