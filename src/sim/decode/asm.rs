@@ -127,6 +127,19 @@ impl FuncDecoder<'_, '_> {
         Ok(Regs { args, locals })
     }
 
+    /// The value of an operand known when decoding: an immediate, or an
+    /// `n` operand the call passes as a constant.
+    fn asm_const(&self, i: InstId, body: &Body, o: Operand) -> Option<u64> {
+        match o {
+            Operand::Imm(v) => Some(v),
+            Operand::Reg(Reg::Arg(n)) => {
+                let v = body.input_value(self.func.inst(i), n)?;
+                self.d.m.int_value(v).map(|v| v as u64)
+            }
+            _ => None,
+        }
+    }
+
     /// A slot holding the immediate `v`, shared by the function's uses.
     fn imm(&mut self, v: u64) -> Slot {
         if let Some(&s) = self.imm_slot.get(&v) {
@@ -334,12 +347,15 @@ impl FuncDecoder<'_, '_> {
                 size,
                 src_size,
             } => {
-                let whole = match (size, src_size) {
-                    (Operand::Imm(n), None) => Some(*n),
-                    (Operand::Imm(n), Some(Operand::Imm(m))) if n == m => Some(*n),
-                    _ => None,
+                let size = self.asm_const(i, x.body, *size);
+                let whole = match src_size.map(|s| self.asm_const(i, x.body, s)) {
+                    None => size,
+                    Some(src) if src == size => size,
+                    Some(_) => None,
                 };
-                let n = whole.ok_or("a copy with a zero-filled tail is not simulated")?;
+                let n = whole.ok_or(
+                    "a copy with a zero-filled tail or a size known only at run time is not simulated",
+                )?;
                 let to = self.asm_addr(x, *dst, Space::Shared)?;
                 let from = self.asm_addr(x, *src, Space::Global)?;
                 let load_site = site(self, SiteKind::Load);
