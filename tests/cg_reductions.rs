@@ -248,7 +248,7 @@ fn both_routes_give_the_same_sites() {
     // lanes (coalesced) behind a bounds check; the final `tid == 0` splits
     // warp 0 alone of the 8 (partial).
     let r0 = line_of("__global__ void reduce0", 0);
-    let at = line_of("sdata[tid] = i < n", r0);
+    let at = line_of("sdata[tid] = i < n", 0);
     let load = on_line(&own, CASES[0].symbol, at);
     let coalesced =
         format!("load line {at} dependent true divergence - sectors coalesced conflict -");
@@ -263,14 +263,9 @@ fn both_routes_give_the_same_sites() {
     let partial =
         format!("branch line {at} dependent true divergence partial sectors - conflict -");
     assert_eq!(last, [partial.as_str()]);
-    // reduce2: sdata[tid] += sdata[tid + s] reads consecutive words: no
-    // bank conflict.
-    let r2 = line_of("__global__ void reduce2", 0);
-    let add = on_line(
-        &own,
-        CASES[2].symbol,
-        line_of("sdata[tid] += sdata[tid + s]", r2),
-    );
+    // reduce2: sdata[tid] = sum + sdata[tid + s] reads and writes
+    // consecutive words: no bank conflict.
+    let add = on_line(&own, CASES[2].symbol, line_of("sum + sdata[tid + s]", 0));
     assert!(
         add.iter()
             .filter(|s| s.starts_with("load"))
