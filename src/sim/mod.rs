@@ -216,24 +216,35 @@ pub fn simulate(
         .map(|linear| [linear % gx, (linear / gx) % gy, linear / (gx * gy)].map(|v| v as u32));
     // Blocks run one after another. A block whose threads all reach the
     // grid barrier is set aside (`arrived`); once every block has, they
-    // pass it and run again in order (`queue`), up to the next one.
+    // pass it and run again in order (`queue`), up to the next one. A
+    // block whose warps spin is set aside too (`stalled`), and runs again
+    // once the others have changed memory.
     let mut queue: std::collections::VecDeque<Block> = Default::default();
     let mut arrived: Vec<Block> = Vec::new();
+    let mut stalled: Vec<Block> = Vec::new();
     let mut returned: Option<[u32; 3]> = None;
     loop {
         let mut block = match fresh.next() {
             Some(b) => Block::new(&mut machine, b, &words),
             None => match queue.pop_front() {
                 Some(b) => b,
-                None if arrived.is_empty() => break,
-                None => {
-                    if let Some(gone) = returned {
-                        let e = grid::deadlock(&machine, &arrived[0], gone);
-                        return Err(stop(e, outcome, &arrived, machine, buffers));
+                None => match stalled.iter().position(|b| b.may_wake(&machine)) {
+                    Some(k) => stalled.remove(k),
+                    None if !stalled.is_empty() => {
+                        let e = stalled[0].livelock(&mut machine);
+                        let aside: Vec<Block> = stalled.into_iter().chain(arrived).collect();
+                        return Err(stop(e, outcome, &aside, machine, buffers));
                     }
-                    queue.extend(arrived.drain(..));
-                    continue;
-                }
+                    None if arrived.is_empty() => break,
+                    None => {
+                        if let Some(gone) = returned {
+                            let e = grid::deadlock(&machine, &arrived[0], gone);
+                            return Err(stop(e, outcome, &arrived, machine, buffers));
+                        }
+                        queue.extend(arrived.drain(..));
+                        continue;
+                    }
+                },
             },
         };
         match block.run(&mut machine) {
@@ -245,10 +256,11 @@ pub fn simulate(
                 return Err(grid::needs_every_block(&machine, &block, gx * gy * gz));
             }
             Ok(Step::AtGridBarrier) => arrived.push(block),
+            Ok(Step::Stalled) => stalled.push(block),
             Err(e) => {
-                let waiting: Vec<Block> = queue.into_iter().chain(arrived).collect();
+                let aside: Vec<Block> = queue.into_iter().chain(arrived).chain(stalled).collect();
                 record(&mut outcome, &block);
-                return Err(stop(e, outcome, &waiting, machine, buffers));
+                return Err(stop(e, outcome, &aside, machine, buffers));
             }
         }
     }
@@ -256,7 +268,7 @@ pub fn simulate(
 }
 
 /// A stopped launch: a kernel fault carries the outcome so far, with the
-/// blocks that were waiting at the grid barrier.
+/// blocks that were set aside.
 fn stop(
     mut e: SimError,
     mut outcome: Outcome,
