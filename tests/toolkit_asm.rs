@@ -2,8 +2,8 @@
 //! the cooperative-groups, atomic and warp entry points of
 //! `tests/fixtures/toolkit/entry_points.cu` (at sm_70, sm_80 and sm_90),
 //! taken from our IR's asm table, must be read by the PTX reader. New
-//! uses of these bodies (the simulator's, say) can iterate
-//! [`collected`]. Skipped, saying why, where the toolkit cannot be had.
+//! uses of these bodies can iterate [`collected`]; the simulator runs
+//! every one of them. Skipped, saying why, where the toolkit cannot be had.
 
 mod common;
 use common::*;
@@ -13,6 +13,7 @@ use warpcheck::ptx::run::run;
 use warpcheck::ptx::space::Windows;
 use warpcheck::ptx::summary::Summary;
 use warpcheck::ptx::Body;
+use warpcheck::sim::{self, ArgValue, BufferSpec, ErrorKind, Init, LaunchConfig};
 
 const ARCHES: &[&str] = &["sm_70", "sm_80", "sm_90"];
 
@@ -107,4 +108,95 @@ fn bodies_needing_no_memory_run_for_one_thread() {
     }
     // Lane registers, envregs, four funnel shifts, the reserved window.
     assert!(ran >= 8, "only {ran} pure bodies");
+}
+
+/// Every asm body of the entry points runs in the simulator: each kernel
+/// is simulated for one block at each architecture that emits the body
+/// (`groups` from sm_80, where CUDA's tiles of 64 keep their scratch in
+/// the reserved shared memory; at sm_70 they need a `block_tile_memory`
+/// the fixture does not declare), and `atomics_and_intrinsics` once more
+/// with `i[9] == 7`, which reaches `__trap()`.
+#[test]
+fn every_asm_body_runs_in_the_simulator() {
+    let Some(all) = collected() else { return };
+    let root = cuda_toolkit().unwrap();
+    let src = fixture("toolkit/entry_points.cu");
+    let mut ran: Vec<&str> = Vec::new();
+    for &arch in ARCHES {
+        let opts = CompileOptions {
+            gpu_arch: arch.into(),
+            cuda_path: Some(root.clone()),
+            full_debug: true,
+            ..CompileOptions::default()
+        };
+        let m = frontend::load(&src, &opts).unwrap_or_else(|e| panic!("{arch}: {e}"));
+        let mut kernels = vec!["grid", "atomics_and_intrinsics", "trap"];
+        if arch != "sm_70" {
+            kernels.push("groups");
+        }
+        if arch == "sm_90" {
+            kernels.push("sm90");
+        }
+        for name in kernels {
+            let (kernel, args) = arguments(&m, name);
+            let launch = LaunchConfig {
+                block: [64, 1, 1],
+                ..LaunchConfig::default()
+            };
+            let outcome = match sim::simulate(&m, kernel, &launch, &args) {
+                Ok(o) => o,
+                // The trap stops the kernel: the asm ran up to it.
+                Err(e) if name == "trap" && e.kind == ErrorKind::Trap => e.details.partial.unwrap(),
+                Err(e) => panic!("{arch} {name}: {e}"),
+            };
+            for (a, &runs) in m.asms.iter().zip(&outcome.asm_runs) {
+                if runs > 0 && !ran.contains(&a.text.as_str()) {
+                    let text = all.iter().find(|(b, _)| b.text == a.text).unwrap();
+                    ran.push(text.0.text.as_str());
+                }
+            }
+        }
+    }
+    let missing: Vec<&str> = all
+        .iter()
+        .map(|(a, _)| a.text.as_str())
+        .filter(|t| !ran.contains(t))
+        .collect();
+    assert!(missing.is_empty(), "never simulated: {missing:#?}");
+}
+
+/// The kernel of an entry-point name, with arguments: 4 KiB buffers, `i`
+/// counting 0, 1, 2, ... (so `i[9]` is 9) except for `trap`, which is
+/// `atomics_and_intrinsics` with `i[9] = 7`.
+fn arguments(
+    m: &warpcheck::ir::Module,
+    name: &str,
+) -> (warpcheck::ir::FuncId, Vec<(String, ArgValue)>) {
+    let real = if name == "trap" {
+        "atomics_and_intrinsics"
+    } else {
+        name
+    };
+    let kernel = m.find_function(real).unwrap_or_else(|| panic!("no {real}"));
+    let ints: Vec<u8> = (0..1024i32)
+        .map(|k| if name == "trap" && k == 9 { 7 } else { k })
+        .flat_map(|k| k.to_le_bytes())
+        .collect();
+    let args = sim::params(m, kernel)
+        .into_iter()
+        .map(|p| {
+            let init = if p.name == "i" {
+                Init::Bytes(ints.clone())
+            } else {
+                Init::Zero
+            };
+            let spec = BufferSpec {
+                bytes: 4096,
+                init,
+                elem: None,
+            };
+            (p.name, ArgValue::Buffer(spec))
+        })
+        .collect();
+    (kernel, args)
 }

@@ -202,6 +202,12 @@ impl<'a> Builder<'a> {
                 self.uniform(Uniform::Global(g), Congruence::new(align as i128, 0))
             }
             Value::Inst(i) => self.inst(c, i),
+            // What no IR value shows (an address inline asm computes from
+            // a lane register) may differ in every lane.
+            Value::Opaque => Poly::atom(
+                self.arena
+                    .intern_atom(Atom::Opaque(c, v), Congruence::UNKNOWN),
+            ),
             _ => self.leaf(c, v),
         }
     }
@@ -497,6 +503,9 @@ impl<'a> Builder<'a> {
     fn call(&mut self, c: CtxId, i: InstId) -> Option<Poly> {
         let f = self.arena.func_of(c);
         let inst = self.m.func(f).inst(i);
+        if let Callee::InlineAsm(a) = inst.callee()? {
+            return self.asm_copy(c, inst, a);
+        }
         let Callee::Direct(callee) = inst.callee()? else {
             return None;
         };
@@ -546,6 +555,37 @@ impl<'a> Builder<'a> {
                 }
             }
         })
+    }
+
+    /// An asm call whose one output is a copy of a register the ACF knows
+    /// (`mov.u32 %0, %laneid;`, as CUDA's headers read the lane) or of an
+    /// input.
+    fn asm_copy(&mut self, c: CtxId, inst: &crate::ir::Inst, a: crate::ir::AsmId) -> Option<Poly> {
+        let body = crate::ptx::Body::of(self.m.asm(a)).ok()?;
+        let k = &body.constraints;
+        let [n] = (0..k.operands.len() as u32)
+            .filter(|&n| k.is_output(n))
+            .collect::<Vec<_>>()[..]
+        else {
+            return None;
+        };
+        let atom = |b: &mut Self, atom| Poly::atom(b.arena.intern_atom(atom, Congruence::UNKNOWN));
+        match body.copy_of(n)? {
+            crate::ptx::Operand::Special(crate::ptx::Special::Sreg(r)) => match r {
+                SReg::LaneId => Some(atom(self, Atom::LaneId)),
+                SReg::Tid(d) => Some(atom(self, Atom::Tid(d))),
+                _ => None,
+            },
+            crate::ptx::Operand::Imm(v) => {
+                let bits = body.reg_bits(crate::ptx::Reg::Arg(n));
+                Some(Poly::constant(i128::from(v & crate::ptx::eval::mask(bits))))
+            }
+            crate::ptx::Operand::Reg(crate::ptx::Reg::Arg(k)) => {
+                let v = body.input_value(inst, k)?;
+                Some(self.poly(c, v))
+            }
+            _ => None,
+        }
     }
 
     /// IACF: the value a call returns, as the callee computes it in the

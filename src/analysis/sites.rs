@@ -58,8 +58,8 @@ pub fn collect(
             for &i in &func.blocks[b.index()].insts {
                 let inst = func.inst(i);
                 let pos = m.inst_pos(func, i);
-                let mut push = |kind, value: Value, space, bytes| {
-                    let thread_dependent = deps.is_dependent_at(f, value, i);
+                let mut push = |kind, value: Value, space, bytes, inside: bool| {
+                    let thread_dependent = inside || deps.is_dependent_at(f, value, i);
                     sites.push(Site {
                         kind,
                         func: f,
@@ -68,7 +68,9 @@ pub fn collect(
                         space,
                         bytes,
                         thread_dependent,
-                        why: if thread_dependent && explain {
+                        why: if inside && explain {
+                            vec!["an address computed inside inline asm".to_string()]
+                        } else if thread_dependent && explain {
                             explain_at(deps, m, f, value, i)
                         } else {
                             Vec::new()
@@ -77,7 +79,7 @@ pub fn collect(
                     });
                 };
                 if inst.is_conditional_branch() {
-                    push(SiteKind::Branch, inst.operands[0], None, 0);
+                    push(SiteKind::Branch, inst.operands[0], None, 0, false);
                 }
                 for a in access_of(m, func, i) {
                     let kind = match a.kind {
@@ -85,8 +87,8 @@ pub fn collect(
                         AccessKind::Store => SiteKind::Store,
                         AccessKind::Atomic => SiteKind::Atomic,
                     };
-                    let space = spaces.origin(m, f, a.address).space;
-                    push(kind, a.address, Some(space), a.bytes);
+                    let space = spaces.access_origin(m, f, &a).space;
+                    push(kind, a.address, Some(space), a.bytes, a.dependent_inside);
                 }
             }
         }

@@ -205,9 +205,57 @@ fn budget_note(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> Option<Finding> {
     })
 }
 
-/// Whether `name` names a check (or the retired name kept for it).
+/// The name of the note a kernel gets when it runs inline asm the PTX
+/// reader cannot read.
+pub const UNREAD_ASM: &str = "unread-asm";
+
+/// One note per kernel that runs inline asm the PTX reader cannot read,
+/// at the first such call, naming what it could not read: the analysis
+/// takes those calls' results as thread-dependent and their memory
+/// effects as unknown.
+fn unread_asm_note(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> Option<Finding> {
+    let m = a.module;
+    let mut unread = k.reached.iter().flat_map(|&f| {
+        let func = m.func(f);
+        func.inst_ids().filter_map(move |i| {
+            let e = crate::ptx::Body::of(m.called_asm(func.inst(i))?).err()?;
+            Some((f, i, e))
+        })
+    });
+    let (f, i, e) = unread.next()?;
+    let more = unread.count();
+    let func = m.func(f);
+    let others = match more {
+        0 => String::new(),
+        n => format!(" ({n} more asm calls of this kernel cannot be read either)"),
+    };
+    let at = match e.line {
+        0 => String::new(),
+        line => format!("asm line {line}: "),
+    };
+    Some(Finding {
+        check: UNREAD_ASM,
+        severity: Severity::Note,
+        func: f,
+        inst: Some(i),
+        pos: m
+            .inst_pos(func, i)
+            .map(|p| crate::diag::Position::resolve(m, &p)),
+        kernel: m.func(k.kernel).demangled.clone(),
+        function: func.demangled.clone(),
+        message: format!(
+            "cannot read this inline asm ({at}{}): its results are taken as thread-dependent and its memory effects as unknown{others}",
+            e.message
+        ),
+        notes: Vec::new(),
+        data: None,
+    })
+}
+
+/// Whether `name` names a check (or the retired name kept for it, or a
+/// note of its own).
 pub fn is_known(name: &str) -> bool {
-    name == THREAD_DEPENDENT_BRANCH || all().iter().any(|c| c.name() == name)
+    name == THREAD_DEPENDENT_BRANCH || name == UNREAD_ASM || all().iter().any(|c| c.name() == name)
 }
 
 /// Runs the enabled checks over every kernel. Identical findings that
@@ -219,6 +267,9 @@ pub fn run_all(
 ) -> Vec<Finding> {
     let disabled = |name: &str| opts.disabled.iter().any(|d| d == name);
     let mut out: Vec<Finding> = a.kernels.iter().filter_map(|k| budget_note(a, k)).collect();
+    if !disabled(UNREAD_ASM) {
+        out.extend(a.kernels.iter().filter_map(|k| unread_asm_note(a, k)));
+    }
     for check in all() {
         if disabled(check.name()) {
             continue;

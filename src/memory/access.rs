@@ -27,6 +27,13 @@ pub struct Access {
     pub address: Value,
     /// Bytes per thread; 0 when not known statically (a variable `memcpy`).
     pub bytes: u64,
+    /// The space the instruction itself names (a PTX `ld.shared` in
+    /// inline asm), which wins over where the address is traced to.
+    pub space: Option<super::Space>,
+    /// The address may differ between lanes for a reason no IR value
+    /// shows (an asm body computes it from a lane register, say); its
+    /// `address` is then `Value::Opaque`.
+    pub dependent_inside: bool,
 }
 
 /// The memory accesses an instruction performs.
@@ -38,6 +45,8 @@ pub fn access_of(m: &Module, func: &Function, i: InstId) -> Vec<Access> {
             kind,
             address,
             bytes,
+            space: None,
+            dependent_inside: false,
         }]
     };
     match inst.op {
@@ -45,6 +54,7 @@ pub fn access_of(m: &Module, func: &Function, i: InstId) -> Vec<Access> {
         Opcode::Store => one(AccessKind::Store, inst.operands[1], size(inst.operands[0])),
         Opcode::AtomicRmw => one(AccessKind::Atomic, inst.operands[0], size(inst.operands[1])),
         Opcode::CmpXchg => one(AccessKind::Atomic, inst.operands[0], size(inst.operands[1])),
+        Opcode::Call if m.called_asm(inst).is_some() => super::asm::accesses(m, inst),
         Opcode::Call => {
             let Some(intr) = m.called_intrinsic(inst) else {
                 return Vec::new();
@@ -67,11 +77,15 @@ pub fn access_of(m: &Module, func: &Function, i: InstId) -> Vec<Access> {
                         kind: AccessKind::Load,
                         address: inst.operands[1],
                         bytes: len(),
+                        space: None,
+                        dependent_inside: false,
                     },
                     Access {
                         kind: AccessKind::Store,
                         address: inst.operands[0],
                         bytes: len(),
+                        space: None,
+                        dependent_inside: false,
                     },
                 ],
                 Intrinsic::MemSet => one(AccessKind::Store, inst.operands[0], len()),

@@ -6,8 +6,11 @@
 //! (shared), an `alloca` (local) or an `addrspace(4)` global (constant).
 //! Device-function parameters take the join of what their call sites pass,
 //! per kernel, so the answer is specific to the kernel that reaches them.
+//! Inline asm is read with the PTX reader (`asm`): its loads and stores
+//! are accesses, and `cvta` says where the pointers it makes point.
 
 mod access;
+pub mod asm;
 mod origin;
 
 pub use access::{access_of, Access, AccessKind};

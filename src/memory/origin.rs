@@ -1,8 +1,11 @@
 //! Pointer origins: the address space and root object behind a pointer.
 
 use crate::ir::{
-    addrspace, Const, FuncId, Function, GlobalId, InstId, Module, Opcode, TypeKind, Value,
+    addrspace, AsmId, Callee, Const, FuncId, Function, GlobalId, InstId, InstKind, Module, Opcode,
+    TypeKind, Value,
 };
+use crate::ptx::summary::Summary;
+use crate::ptx::{Binding, Body};
 use std::collections::{HashMap, HashSet};
 
 /// An address space as warpcheck reports it.
@@ -93,6 +96,8 @@ pub struct Spaces {
     /// while no call site has been seen (or for non-pointers).
     args: HashMap<FuncId, Vec<Option<Origin>>>,
     kernel: FuncId,
+    /// The module's asm bodies that read, with their summaries.
+    asm: HashMap<AsmId, (Body, Summary)>,
 }
 
 impl Spaces {
@@ -102,6 +107,13 @@ impl Spaces {
         let mut spaces = Spaces {
             args: HashMap::new(),
             kernel,
+            asm: (0..m.asms.len())
+                .filter_map(|a| {
+                    let body = Body::of(&m.asms[a]).ok()?;
+                    let summary = Summary::of(&body);
+                    Some((AsmId::new(a), (body, summary)))
+                })
+                .collect(),
         };
         for &f in reached {
             spaces.args.insert(f, vec![None; m.func(f).params.len()]);
@@ -147,6 +159,44 @@ impl Spaces {
             .unwrap_or(Origin::UNKNOWN)
     }
 
+    /// Where access `a` of function `f` goes: where its address points,
+    /// in the space the instruction names if it names one.
+    pub fn access_origin(&self, m: &Module, f: FuncId, a: &super::Access) -> Origin {
+        let o = self.origin(m, f, a.address);
+        match a.space {
+            Some(space) => Origin { space, ..o },
+            None => o,
+        }
+    }
+
+    /// Where result field `field` of asm call `call` points.
+    fn asm_output(
+        &self,
+        m: &Module,
+        f: FuncId,
+        func: &Function,
+        call: InstId,
+        field: u32,
+        seen: &mut HashSet<Value>,
+    ) -> Option<Origin> {
+        let inst = func.inst(call);
+        let Some(Callee::InlineAsm(a)) = inst.callee() else {
+            return Some(Origin::UNKNOWN);
+        };
+        let Some((body, summary)) = self.asm.get(&a) else {
+            return Some(Origin::UNKNOWN);
+        };
+        let c = &body.constraints;
+        let Some((_, out)) = summary
+            .outputs
+            .iter()
+            .find(|(n, _)| c.binding(*n) == Some(Binding::Result(field)))
+        else {
+            return Some(Origin::UNKNOWN);
+        };
+        super::asm::output_origin(body, inst, out, &mut |v| self.trace(m, f, func, v, seen))
+    }
+
     /// `None` means "no information yet" (a phi cycle), which joins away.
     fn trace(
         &self,
@@ -177,15 +227,28 @@ impl Spaces {
                         space: Space::Local,
                         root: Root::Alloca(f, i),
                     }),
-                    Opcode::GetElementPtr | Opcode::BitCast | Opcode::AddrSpaceCast => {
-                        self.trace(m, f, func, inst.operands[0], seen)
-                    }
+                    // An integer made of a pointer (for inline asm, say)
+                    // and back points where the pointer did.
+                    Opcode::GetElementPtr
+                    | Opcode::BitCast
+                    | Opcode::AddrSpaceCast
+                    | Opcode::PtrToInt
+                    | Opcode::IntToPtr => self.trace(m, f, func, inst.operands[0], seen),
                     Opcode::Phi => inst.operands.iter().fold(None, |acc, &o| {
                         join_opt(acc, self.trace(m, f, func, o, seen))
                     }),
                     Opcode::Select => inst.operands[1..].iter().fold(None, |acc, &o| {
                         join_opt(acc, self.trace(m, f, func, o, seen))
                     }),
+                    Opcode::Call if m.called_asm(inst).is_some() => {
+                        self.asm_output(m, f, func, i, 0, seen)
+                    }
+                    Opcode::ExtractValue => match (inst.operands[0], &inst.kind) {
+                        (Value::Inst(c), InstKind::Indices(idx)) if idx.len() == 1 => {
+                            self.asm_output(m, f, func, c, idx[0], seen)
+                        }
+                        _ => Some(Origin::UNKNOWN),
+                    },
                     _ => Some(Origin::UNKNOWN),
                 }
             }

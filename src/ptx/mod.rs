@@ -14,6 +14,7 @@
 pub mod constraint;
 mod decode;
 pub mod eval;
+pub mod flow;
 pub mod inst;
 mod lex;
 mod parse;
@@ -21,6 +22,7 @@ pub mod run;
 pub mod space;
 pub mod sreg;
 pub mod summary;
+pub mod varies;
 
 pub use constraint::{Binding, Class, Constraints};
 pub use inst::{Inst, Op, Operand, Reg, Ty};
@@ -113,6 +115,39 @@ impl Body {
             }
         }
         Ok(())
+    }
+
+    /// The IR value a call of this body passes as input `$n` (an argument
+    /// of the call; `None` for outputs and operands the call lacks).
+    pub fn input_value(&self, call: &crate::ir::Inst, n: u32) -> Option<crate::ir::Value> {
+        match self.constraints.binding(n)? {
+            Binding::Arg(k) if !self.constraints.is_output(n) => {
+                call.operands.get(k as usize).copied()
+            }
+            _ => None,
+        }
+    }
+
+    /// What output `$n` holds when the body only copies something into
+    /// it: its last write is an unguarded `mov` of a special register, an
+    /// immediate or an input, at the output's full width.
+    pub fn copy_of(&self, n: u32) -> Option<Operand> {
+        let out = Operand::Reg(Reg::Arg(n));
+        let last = self
+            .insts
+            .iter()
+            .rev()
+            .find(|i| i.op.writes().contains(&out))?;
+        match (&last.op, last.guard) {
+            (Op::Mov { ty, src, .. }, None) if ty.bits() >= self.reg_bits(Reg::Arg(n)) => {
+                match *src {
+                    Operand::Reg(Reg::Arg(k)) if !self.constraints.is_output(k) => Some(*src),
+                    Operand::Special(_) | Operand::Imm(_) => Some(*src),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     /// The width in bits of a register of the body (0 for an immediate

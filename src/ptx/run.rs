@@ -9,6 +9,15 @@ use super::space::Windows;
 use super::sreg::Special;
 use super::Body;
 
+/// The results of one register-to-register instruction (a `cvta` or a
+/// form of [`eval::alu`]) from the values of its [`Op::reads`].
+pub fn step(op: &Op, inputs: &[u64], windows: &Windows) -> Result<Vec<u64>, EvalError> {
+    match op {
+        Op::Cvta { .. } => Ok(windows.cvta(op, inputs[0]).into_iter().collect()),
+        op => eval::alu(op, inputs),
+    }
+}
+
 /// Runs `body`. `operands[n]` is the value of input `$n` (entries of
 /// outputs are ignored); `special` reads a special register for this
 /// thread. Returns the value of every operand after the body, outputs
@@ -44,15 +53,12 @@ pub fn run(
             }
         }
         let inputs: Vec<u64> = inst.op.reads().into_iter().map(&mut value).collect();
-        let results = match &inst.op {
-            op @ Op::Cvta { .. } => windows.cvta(op, inputs[0]).into_iter().collect(),
-            op => eval::alu(op, &inputs).map_err(|e| EvalError {
-                message: format!(
-                    "`{}` (asm line {}) needs the simulator: {}",
-                    inst.opcode, inst.line, e.message
-                ),
-            })?,
-        };
+        let results = step(&inst.op, &inputs, windows).map_err(|e| EvalError {
+            message: format!(
+                "`{}` (asm line {}) needs the simulator: {}",
+                inst.opcode, inst.line, e.message
+            ),
+        })?;
         for (dst, v) in inst.op.writes().into_iter().zip(results) {
             let Operand::Reg(r) = dst else { continue };
             let v = v & eval::mask(body.reg_bits(r));

@@ -2,10 +2,10 @@
 //! from (asm inputs, special registers, memory, other lanes) and the
 //! memory and synchronisation effects in program order.
 
+use super::flow::{self, Join, Regs};
 use super::inst::*;
 use super::sreg::{Dependence, Special};
 use super::Body;
-use std::collections::HashMap;
 
 /// The origins of a value inside an asm body.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
@@ -19,9 +19,12 @@ pub struct Sources {
     /// Combines values of other lanes (shuffle, vote, match, `redux`,
     /// `elect`, `bar.red`).
     pub other_lanes: bool,
+    /// The windows (`cvta.shared` and the like) it was made a generic
+    /// address of: where it points, when it is a pointer.
+    pub windows: Vec<Space>,
 }
 
-impl Sources {
+impl Join for Sources {
     fn join(&mut self, other: &Sources) {
         for &n in &other.inputs {
             if let Err(at) = self.inputs.binary_search(&n) {
@@ -35,8 +38,15 @@ impl Sources {
         }
         self.memory |= other.memory;
         self.other_lanes |= other.other_lanes;
+        for &w in &other.windows {
+            if !self.windows.contains(&w) {
+                self.windows.push(w);
+            }
+        }
     }
+}
 
+impl Sources {
     /// The special registers it reads that differ between threads or
     /// between reads (`%laneid`, `%lanemask_*`, `%warpid`, `%smid`, clocks).
     pub fn varying_specials(&self) -> impl Iterator<Item = Special> + '_ {
@@ -114,6 +124,8 @@ pub struct Effect {
     pub kind: EffectKind,
     /// The instruction's line in the asm text.
     pub line: u32,
+    /// The instruction's position in [`Body::insts`].
+    pub index: usize,
     /// Runs only where a guard predicate holds.
     pub guarded: bool,
 }
@@ -128,50 +140,28 @@ pub struct Summary {
 
 impl Summary {
     pub fn of(body: &Body) -> Summary {
-        let c = &body.constraints;
-        let mut regs: HashMap<Reg, Sources> = HashMap::new();
-        for n in 0..c.operands.len() as u32 {
-            // An input is itself; an output starts as the input tied to it.
-            let start = if c.is_output(n) {
-                c.tied_input(n)
-            } else {
-                Some(n)
-            };
-            if let Some(k) = start {
-                let own = Sources {
-                    inputs: vec![k],
-                    ..Sources::default()
-                };
-                regs.insert(Reg::Arg(n), own);
-            }
-        }
+        let start = |k| Sources {
+            inputs: vec![k],
+            ..Sources::default()
+        };
         let mut effects = Vec::new();
-        for inst in &body.insts {
-            let read = |o: Operand| -> Sources {
-                match o {
-                    Operand::Reg(r) => regs.get(&r).cloned().unwrap_or_default(),
-                    Operand::Special(s) => Sources {
-                        specials: vec![s],
-                        ..Sources::default()
-                    },
-                    Operand::Imm(_) | Operand::Sink => Sources::default(),
-                }
-            };
+        let regs = flow::forward(body, start, read, |index, inst, regs| {
+            let read = |o: Operand| read(regs, o);
             let all = |ops: &[Operand]| {
                 ops.iter().fold(Sources::default(), |mut acc, &o| {
                     acc.join(&read(o));
                     acc
                 })
             };
-            let guard = inst.guard.map(|g| read(g.value));
-            let mut result = all(&inst.op.reads());
             if let Some(kind) = effect(&inst.op, &read, &all) {
                 effects.push(Effect {
                     kind,
                     line: inst.line,
-                    guarded: guard.is_some(),
+                    index,
+                    guarded: inst.guard.is_some(),
                 });
             }
+            let mut result = all(&inst.op.reads());
             match &inst.op {
                 Op::Ld { .. } | Op::Atom { .. } => result.memory = true,
                 Op::Shfl { .. }
@@ -180,22 +170,19 @@ impl Summary {
                 | Op::Redux { .. }
                 | Op::Elect { .. }
                 | Op::Bar { .. } => result.other_lanes = true,
+                Op::Cvta {
+                    to_generic: true,
+                    space,
+                    ..
+                } => result.windows = vec![*space],
                 _ => {}
             }
-            for dst in inst.op.writes() {
-                let Operand::Reg(r) = dst else { continue };
-                let mut value = result.clone();
-                if let Some(g) = &guard {
-                    // Where the guard fails the register keeps its value.
-                    value.join(g);
-                    value.join(&regs.get(&r).cloned().unwrap_or_default());
-                }
-                regs.insert(r, value);
-            }
-        }
+            vec![result; inst.op.writes().len()]
+        });
+        let c = &body.constraints;
         let outputs = (0..c.operands.len() as u32)
             .filter(|&n| c.is_output(n))
-            .map(|n| (n, regs.remove(&Reg::Arg(n)).unwrap_or_default()))
+            .map(|n| (n, regs.arg(n)))
             .collect();
         Summary { outputs, effects }
     }
@@ -204,6 +191,17 @@ impl Summary {
     /// computing its outputs).
     pub fn is_pure(&self) -> bool {
         self.effects.is_empty()
+    }
+}
+
+/// The sources of an operand: a register's, or a special register.
+fn read(regs: &Regs<Sources>, o: Operand) -> Sources {
+    match o {
+        Operand::Special(s) => Sources {
+            specials: vec![s],
+            ..Sources::default()
+        },
+        o => regs.get(o),
     }
 }
 

@@ -19,9 +19,18 @@ use super::error::{ErrorKind, LaneState, SimError};
 use super::exec::{lanes, BarrierWait, Locator, Machine, Warp};
 use crate::ir::intrinsics::BarrierReduce;
 
+/// Which barrier the block's threads met at.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Met {
+    /// `__syncthreads()`: its warps are released.
+    Block,
+    /// The grid barrier: they wait there until the launch releases them.
+    Grid,
+}
+
 /// Releases the block's warps from their barrier, or reports why they
 /// cannot all pass.
-pub fn meet(m: &mut Machine, warps: &mut [Warp]) -> Result<(), SimError> {
+pub fn meet(m: &mut Machine, warps: &mut [Warp]) -> Result<Met, SimError> {
     let first = warps
         .iter()
         .find_map(|w| w.wait.clone())
@@ -29,18 +38,22 @@ pub fn meet(m: &mut Machine, warps: &mut [Warp]) -> Result<(), SimError> {
     let passes = |w: &Warp| {
         w.wait
             .as_ref()
-            .is_some_and(|x| x.mask == w.valid && x.reduce == first.reduce)
+            .is_some_and(|x| x.mask == w.valid && x.reduce == first.reduce && x.grid == first.grid)
     };
     if !warps.iter().all(passes) {
         return Err(deadlock(m, warps, &first));
     }
+    if first.grid {
+        return Ok(Met::Grid);
+    }
     release(m, warps, first.reduce);
-    Ok(())
+    Ok(Met::Block)
 }
 
 /// The name of a barrier as the source calls it.
-fn name(reduce: BarrierReduce) -> &'static str {
-    match reduce {
+fn name(wait: &BarrierWait) -> &'static str {
+    match wait.reduce {
+        _ if wait.grid => "grid barrier (this_grid().sync())",
         BarrierReduce::None => "__syncthreads()",
         BarrierReduce::Popc => "__syncthreads_count()",
         BarrierReduce::And => "__syncthreads_and()",
@@ -64,19 +77,21 @@ fn deadlock(m: &Machine, warps: &[Warp], first: &BarrierWait) -> SimError {
         let (message, at, wait) = match &w.wait {
             None => (
                 format!(
-                    "__syncthreads() is reached by warp {} but warp {} of the block returns without reaching it; {never}",
-                    waiting.index, w.index
+                    "{} is reached by warp {} but warp {} of the block returns without reaching it; {never}",
+                    name(first),
+                    waiting.index,
+                    w.index
                 ),
                 waiting,
                 first,
             ),
-            Some(wait) if wait.reduce != first.reduce => (
+            Some(wait) if wait.reduce != first.reduce || wait.grid != first.grid => (
                 format!(
                     "warp {} waits at the {} on {}, other warps at the {} on {}; {never}",
                     w.index,
-                    name(wait.reduce),
+                    name(wait),
                     line(wait),
-                    name(first.reduce),
+                    name(first),
                     line(first)
                 ),
                 w,
@@ -128,7 +143,7 @@ fn split(locate: &mut Locator, w: &Warp, wait: &BarrierWait) -> String {
     };
     format!(
         "{} is reached by lanes {} of warp {} while {}; {consequence}",
-        name(wait.reduce),
+        name(wait),
         lanes::describe(wait.mask),
         w.index,
         why.join(" and ")

@@ -1,44 +1,132 @@
 //! One thread block: its warps run in turn, each until it waits at
 //! `__syncthreads()`, exits or spins. A spinning warp is parked until some
-//! write changes memory. When no warp can run, parked warps are a livelock;
-//! otherwise the waiting warps meet at the barrier or cannot (`barrier`).
+//! write changes memory. When no warp can run, a block with parked warps
+//! is stalled: the launch sets it aside, its warps and shared memory kept,
+//! and runs it again once memory has changed, or reports the livelock
+//! when nothing can change it. Otherwise the waiting warps meet at the
+//! barrier or cannot (`barrier`); a block whose threads all wait at the
+//! grid barrier is set aside until the launch releases it.
 
 use super::barrier;
 use super::cost::Counters;
 use super::error::{Details, ErrorKind, SimError};
-use super::exec::{lanes, Locator, Machine, Warp, Yield};
+use super::exec::{lanes, BlockMemory, Locator, Machine, Warp, Yield};
 use crate::diag::Position;
 use crate::hw;
 
-/// Runs block `block` to completion. Each warp's counters are appended to
-/// `counters` whether the block completes or stops; a stop caused by the
-/// kernel says where every warp's lanes were.
-pub fn run(
-    m: &mut Machine,
-    block: [u32; 3],
-    args: &[u64],
-    counters: &mut Vec<Counters>,
-) -> Result<(), SimError> {
-    m.block = block;
-    m.epoch += 1;
-    let threads: u32 = m.block_dim.iter().product();
-    m.shared.clear();
-    m.shared.resize(m.shared_bytes as usize, 0);
-    let mut warps: Vec<Warp> = (0..threads.div_ceil(hw::WARP_SIZE))
-        .map(|i| m.warp(i, args))
-        .collect();
-    let result = schedule(m, &mut warps);
-    counters.extend(warps.iter().map(|w| w.counters));
-    result.map_err(|mut e| {
-        if e.kind.is_kernel_fault() {
-            let mut locate = Locator::new(m);
-            e.details.warps = warps.iter().flat_map(|w| locate.warp(w)).collect();
-        }
-        e
-    })
+/// How far a block got.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Step {
+    Done,
+    /// Every thread waits at the grid barrier; the block is set aside
+    /// until the other blocks get there.
+    AtGridBarrier,
+    /// No warp can run and some spin, waiting for memory to change.
+    Stalled,
 }
 
-fn schedule(m: &mut Machine, warps: &mut [Warp]) -> Result<(), SimError> {
+/// Why a block is set aside.
+enum Aside {
+    Running,
+    AtGridBarrier(BlockMemory),
+    /// Stalled when the launch had made this many memory writes.
+    Stalled(BlockMemory, u64),
+}
+
+/// One block of the launch, with its warps, resumable where it is set
+/// aside.
+pub struct Block {
+    pub index: [u32; 3],
+    warps: Vec<Warp>,
+    aside: Aside,
+}
+
+impl Block {
+    /// Block `index` about to start, with the argument words `args`.
+    pub fn new(m: &mut Machine, index: [u32; 3], args: &[u64]) -> Block {
+        m.block = index;
+        m.epoch += 1;
+        let threads: u32 = m.block_dim.iter().product();
+        m.shared.clear();
+        m.shared.resize(m.shared_bytes as usize, 0);
+        let warps = (0..threads.div_ceil(hw::WARP_SIZE))
+            .map(|i| m.warp(i, args))
+            .collect();
+        Block {
+            index,
+            warps,
+            aside: Aside::Running,
+        }
+    }
+
+    /// Makes the block the machine's again, if it was set aside.
+    fn bring_back(&mut self, m: &mut Machine) {
+        match std::mem::replace(&mut self.aside, Aside::Running) {
+            Aside::Running => {}
+            Aside::Stalled(memory, _) => m.bring_back(memory),
+            Aside::AtGridBarrier(memory) => {
+                m.bring_back(memory);
+                // It passes the barrier.
+                for w in &mut self.warps {
+                    w.wait = None;
+                }
+            }
+        }
+    }
+
+    /// Runs the block until it completes, waits at the grid barrier (when
+    /// it was waiting there, it passes first) or stalls. A stop caused by
+    /// the kernel says where every warp's lanes were.
+    pub fn run(&mut self, m: &mut Machine) -> Result<Step, SimError> {
+        self.bring_back(m);
+        let result = schedule(m, &mut self.warps);
+        match result {
+            Ok(Step::AtGridBarrier) => self.aside = Aside::AtGridBarrier(m.set_aside()),
+            Ok(Step::Stalled) => {
+                let writes = m.writes;
+                self.aside = Aside::Stalled(m.set_aside(), writes);
+            }
+            _ => {}
+        }
+        result.map_err(|e| self.locate(m, e))
+    }
+
+    /// Whether the block is stalled and memory has changed since: its
+    /// spinning warps may leave their loops.
+    pub fn may_wake(&self, m: &Machine) -> bool {
+        matches!(self.aside, Aside::Stalled(_, at) if at != m.writes)
+    }
+
+    /// The livelock of a stalled block that nothing can wake.
+    pub fn livelock(&mut self, m: &mut Machine) -> SimError {
+        self.bring_back(m);
+        let e = livelock(m, &self.warps);
+        self.locate(m, e)
+    }
+
+    /// Adds where every warp's lanes are to a kernel fault.
+    fn locate(&self, m: &Machine, mut e: SimError) -> SimError {
+        if e.kind.is_kernel_fault() {
+            let mut locate = Locator::new(m);
+            e.details.warps = self.warps.iter().flat_map(|w| locate.warp(w)).collect();
+        }
+        e
+    }
+
+    /// Each warp's counters, in warp order.
+    pub fn counters(&self) -> impl Iterator<Item = Counters> + '_ {
+        self.warps.iter().map(|w| w.counters)
+    }
+
+    /// Where the block waits at the grid barrier: function and op.
+    pub fn grid_wait(&self) -> Option<(u32, u32)> {
+        self.warps
+            .iter()
+            .find_map(|w| w.wait.as_ref().map(|x| (x.func, x.pc)))
+    }
+}
+
+fn schedule(m: &mut Machine, warps: &mut [Warp]) -> Result<Step, SimError> {
     loop {
         let mut ran = true;
         while ran {
@@ -58,12 +146,14 @@ fn schedule(m: &mut Machine, warps: &mut [Warp]) -> Result<(), SimError> {
             }
         }
         if warps.iter().any(|w| w.parked.is_some()) {
-            return Err(livelock(m, warps));
+            return Ok(Step::Stalled);
         }
         if warps.iter().all(|w| w.wait.is_none()) {
-            return Ok(());
+            return Ok(Step::Done);
         }
-        barrier::meet(m, warps)?;
+        if barrier::meet(m, warps)? == barrier::Met::Grid {
+            return Ok(Step::AtGridBarrier);
+        }
     }
 }
 

@@ -279,6 +279,27 @@ pub enum Warp {
     ActiveMask {
         dst: Slot,
     },
+    /// `elect.sync`: the lowest active lane of the mask leads; `dst` gets
+    /// its lane number, `dst + 1` whether this lane is it.
+    Elect {
+        dst: Slot,
+        mask: Slot,
+    },
+}
+
+/// A register-to-register instruction of an inline-asm body
+/// ([`crate::ptx::run::step`]), lane by lane.
+#[derive(Clone, Debug)]
+pub struct PtxAlu {
+    pub op: crate::ptx::Op,
+    /// The values of [`crate::ptx::Op::reads`], in order.
+    pub reads: Vec<Slot>,
+    /// Where each result goes, with the register's width in bits.
+    pub writes: Vec<(Slot, u32)>,
+    /// The instruction as written, for errors.
+    pub opcode: String,
+    /// Its line in the asm text.
+    pub line: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -469,6 +490,36 @@ pub enum Op {
     },
     /// Decoding failed; running it is an error naming the instruction.
     Unsupported(Box<String>),
+    /// A PTX register-to-register instruction of an asm body.
+    Ptx(Box<PtxAlu>),
+    /// The address a PTX memory instruction uses: `base + offset`, where
+    /// a base without a space tag (a 32-bit shared offset, or one
+    /// `cvta.to.shared` made) gets the instruction's space `tag` (0:
+    /// global or generic, used as it is).
+    AsmAddr {
+        dst: Slot,
+        base: Slot,
+        offset: i32,
+        tag: u8,
+    },
+    /// A PTX special register that no NVVM intrinsic reads (the reserved
+    /// shared-memory window, shared-memory sizes, environment registers).
+    AsmSpecial {
+        dst: Slot,
+        reg: crate::ptx::Special,
+    },
+    /// The next op runs only in the lanes whose predicate `pred` holds
+    /// (fails, when `negated`): a PTX guard `@p`.
+    Guard {
+        pred: Slot,
+        negated: bool,
+    },
+    /// Entering the asm body with this index in the module's table.
+    AsmRun {
+        asm: u32,
+    },
+    /// `__warpcheck_grid_sync()`: every thread of the grid meets here.
+    GridSync,
 }
 
 /// A CFG edge with the phi copies it performs.

@@ -3,12 +3,16 @@
 
 use super::args::{self, ArgValue, Elem};
 use super::code::FTy;
+use super::code::Op;
 use super::error::{ErrorKind, SimError};
+use super::exec::asm::AsmEnv;
+use super::exec::Program;
 use super::layout::Layout;
 use super::memory::Buffer;
 use super::{addr, decode, params, scalar, LaunchConfig, ParamInfo};
 use crate::ir::{addrspace, FuncId, Module, TypeKind};
 use crate::memory::Space;
+use crate::ptx::Special;
 
 pub fn check_shape(config: &LaunchConfig) -> Result<(), SimError> {
     let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
@@ -181,4 +185,42 @@ fn describe_param(p: &ParamInfo) -> String {
         "=VALUE"
     };
     format!("{} ({ty}, {}{hint})", p.name, p.name)
+}
+
+/// What the launch's asm bodies read of it: the reserved shared memory
+/// (placed after the block's own `user_shared` bytes, 128-byte aligned) when some body
+/// reads `%reserved_smem_offset_*`, and a zeroed grid-barrier workspace
+/// (a new object) when some body reads `%envreg1`/`%envreg2`, as a
+/// cooperative launch gives CUDA's `this_grid()`.
+pub fn asm_env(
+    program: &Program,
+    config: &LaunchConfig,
+    user_shared: u64,
+    objects: &mut Vec<Buffer>,
+) -> AsmEnv {
+    let reads = |want: &dyn Fn(Special) -> bool| {
+        program
+            .funcs
+            .iter()
+            .flat_map(|f| &f.code)
+            .any(|op| matches!(op, Op::AsmSpecial { reg, .. } if want(*reg)))
+    };
+    let reserved = reads(&|r| matches!(r, Special::ReservedSmem(_)));
+    let workspace = if reads(&|r| matches!(r, Special::EnvReg(1 | 2))) {
+        let object = objects.len() as u32;
+        objects.push(Buffer {
+            name: "<grid workspace>".into(),
+            space: Space::Global,
+            data: vec![0; 8],
+            writable: true,
+        });
+        addr::encode(addr::GLOBAL, object, 0)
+    } else {
+        0
+    };
+    AsmEnv {
+        dynamic_smem: config.dynamic_shared,
+        reserved_smem: reserved.then_some(user_shared.next_multiple_of(128)),
+        workspace,
+    }
 }

@@ -23,6 +23,7 @@ mod decode;
 pub mod error;
 mod exec;
 mod fp16;
+mod grid;
 mod launch;
 mod layout;
 mod math;
@@ -41,6 +42,7 @@ pub use cost::{Counters, SiteStats};
 pub use error::{Details, ErrorKind, LaneGroup, LaneState, SimError};
 
 use crate::ir::{FuncId, Module, TypeKind};
+use block::{Block, Step};
 use exec::{Machine, Program};
 use layout::Layout;
 
@@ -132,6 +134,9 @@ pub struct Outcome {
     pub sites: Vec<(SiteInfo, SiteStats)>,
     /// Pointer arguments' buffers, in parameter order.
     pub buffers: Vec<BufferResult>,
+    /// Warp-level runs of each asm body of the module's table
+    /// ([`crate::ir::Module::asms`]), by index.
+    pub asm_runs: Vec<u64>,
     /// Device `printf` output.
     pub output: Vec<String>,
 }
@@ -179,7 +184,11 @@ pub fn simulate(
     };
     let mut objects = launch::module_objects(m, &program.layout)?;
     let (words, buffers) = launch::bind_arguments(m, kernel, config, arguments, &mut objects)?;
-    let shared = program.layout.shared_bytes(config.dynamic_shared);
+    let user_shared = program.layout.shared_bytes(config.dynamic_shared);
+    let env = launch::asm_env(&program, config, user_shared, &mut objects);
+    let shared = env
+        .reserved_smem
+        .map_or(user_shared, |begin| begin + exec::asm::RESERVED_SMEM);
     let mut machine = Machine::new(
         m,
         &program,
@@ -189,6 +198,7 @@ pub fn simulate(
         shared,
         config.budget,
     );
+    machine.asm_env = env;
     let mut outcome = Outcome {
         kernel,
         config: config.clone(),
@@ -197,34 +207,100 @@ pub fn simulate(
         warps: Vec::new(),
         sites: Vec::new(),
         buffers: Vec::new(),
+        asm_runs: Vec::new(),
         output: Vec::new(),
     };
-    for linear in all {
-        let b = [linear % gx, (linear / gx) % gy, linear / (gx * gy)].map(|v| v as u32);
-        let mut warps = Vec::new();
-        let result = block::run(&mut machine, b, &words, &mut warps);
-        let mut sum = Counters::default();
-        for (i, c) in warps.into_iter().enumerate() {
-            sum += c;
-            outcome.warps.push(WarpResult {
-                block: b,
-                warp: i as u32,
-                counters: c,
-            });
-        }
-        outcome.totals += sum;
-        outcome.blocks.push(BlockResult {
-            block: b,
-            counters: sum,
-        });
-        if let Err(mut e) = result {
-            if e.kind.is_kernel_fault() {
-                e.details.partial = Some(finish(outcome, machine, buffers));
+    let partial_grid = all.len() as u64 != gx * gy * gz;
+    let mut fresh = all
+        .into_iter()
+        .map(|linear| [linear % gx, (linear / gx) % gy, linear / (gx * gy)].map(|v| v as u32));
+    // Blocks run one after another. A block whose threads all reach the
+    // grid barrier is set aside (`arrived`); once every block has, they
+    // pass it and run again in order (`queue`), up to the next one. A
+    // block whose warps spin is set aside too (`stalled`), and runs again
+    // once the others have changed memory.
+    let mut queue: std::collections::VecDeque<Block> = Default::default();
+    let mut arrived: Vec<Block> = Vec::new();
+    let mut stalled: Vec<Block> = Vec::new();
+    let mut returned: Option<[u32; 3]> = None;
+    loop {
+        let mut block = match fresh.next() {
+            Some(b) => Block::new(&mut machine, b, &words),
+            None => match queue.pop_front() {
+                Some(b) => b,
+                None => match stalled.iter().position(|b| b.may_wake(&machine)) {
+                    Some(k) => stalled.remove(k),
+                    None if !stalled.is_empty() => {
+                        let e = stalled[0].livelock(&mut machine);
+                        let aside: Vec<Block> = stalled.into_iter().chain(arrived).collect();
+                        return Err(stop(e, outcome, &aside, machine, buffers));
+                    }
+                    None if arrived.is_empty() => break,
+                    None => {
+                        if let Some(gone) = returned {
+                            let e = grid::deadlock(&machine, &arrived[0], gone);
+                            return Err(stop(e, outcome, &arrived, machine, buffers));
+                        }
+                        queue.extend(arrived.drain(..));
+                        continue;
+                    }
+                },
+            },
+        };
+        match block.run(&mut machine) {
+            Ok(Step::Done) => {
+                returned.get_or_insert(block.index);
+                record(&mut outcome, &block);
             }
-            return Err(e);
+            Ok(Step::AtGridBarrier) if partial_grid => {
+                return Err(grid::needs_every_block(&machine, &block, gx * gy * gz));
+            }
+            Ok(Step::AtGridBarrier) => arrived.push(block),
+            Ok(Step::Stalled) => stalled.push(block),
+            Err(e) => {
+                let aside: Vec<Block> = queue.into_iter().chain(arrived).chain(stalled).collect();
+                record(&mut outcome, &block);
+                return Err(stop(e, outcome, &aside, machine, buffers));
+            }
         }
     }
     Ok(finish(outcome, machine, buffers))
+}
+
+/// A stopped launch: a kernel fault carries the outcome so far, with the
+/// blocks that were set aside.
+fn stop(
+    mut e: SimError,
+    mut outcome: Outcome,
+    waiting: &[Block],
+    machine: Machine,
+    buffers: Vec<launch::Bound>,
+) -> SimError {
+    if e.kind.is_kernel_fault() {
+        for b in waiting {
+            record(&mut outcome, b);
+        }
+        e.details.partial = Some(finish(outcome, machine, buffers));
+    }
+    e
+}
+
+/// Adds a finished (or stopped) block's counters to the outcome.
+fn record(outcome: &mut Outcome, block: &Block) {
+    let mut sum = Counters::default();
+    for (i, c) in block.counters().enumerate() {
+        sum += c;
+        outcome.warps.push(WarpResult {
+            block: block.index,
+            warp: i as u32,
+            counters: c,
+        });
+    }
+    outcome.totals += sum;
+    outcome.blocks.push(BlockResult {
+        block: block.index,
+        counters: sum,
+    });
 }
 
 /// Adds what the machine holds at the end (or the stop) to the outcome.
@@ -237,6 +313,7 @@ fn finish(mut outcome: Outcome, mut machine: Machine, buffers: Vec<launch::Bound
         .zip(machine.sites)
         .collect();
     outcome.output = machine.output;
+    outcome.asm_runs = machine.asm_runs;
     outcome.buffers = buffers
         .into_iter()
         .map(|(object, name, elem)| BufferResult {

@@ -149,3 +149,77 @@ fn memory_effects() {
         }
     ));
 }
+
+#[test]
+fn lanes_see_warp_primitives_as_the_taint_rules_do() {
+    use crate::ptx::varies::{LaneSource, Variance, Varies};
+    let lane = Special::Sreg(SReg::LaneId);
+    // %laneid differs per lane; the reserved window does not.
+    let v = Variance::of(&body("mov.u32 $0, %laneid;", "=r"));
+    assert_eq!(v.output(0).sources, [LaneSource::Special(lane)]);
+    let v = Variance::of(&body("mov.u32 $0, %reserved_smem_offset_1;", "=r"));
+    assert!(v.output(0).is_uniform());
+    // A ballot of a per-lane predicate ($2) is one answer for the mask's
+    // lanes: it varies with the mask ($1) only.
+    let v = Variance::of(&body(
+        "{ .reg .pred p; setp.ne.u32 p, $2, 0; vote.sync.ballot.b32 $0, p, $1; }",
+        "=r,r,r",
+    ));
+    assert_eq!(v.output(0).inputs, [1]);
+    // A whole-warp broadcast (c = 0x1f: segment mask 0) depends on the
+    // source lane ($2), not the value ($1); a shuffle down on the value,
+    // and its in-range predicate on the lane.
+    let v = Variance::of(&body("shfl.sync.idx.b32 $0, $1, $2, 0x1f, -1;", "=r,r,r"));
+    assert_eq!(v.output(0).inputs, [2]);
+    let v = Variance::of(&body(
+        "{ .reg .pred p; shfl.sync.down.b32 $0|p, $2, 1, 0x1f, -1; selp.u32 $1, 1, 0, p; }",
+        "=r,=r,r",
+    ));
+    assert_eq!(v.output(0).inputs, [2]);
+    assert_eq!(v.output(1).sources, [LaneSource::ShuffleRange]);
+    // A load varies with its address and the memory it reads (instruction
+    // 0); an atomic's result in any case.
+    let v = Variance::of(&body("ld.global.u32 $0, [$1];", "=r,l"));
+    assert_eq!(
+        v.output(0),
+        Varies {
+            inputs: vec![1],
+            loads: vec![0],
+            ..Varies::default()
+        }
+    );
+    assert_eq!(
+        v.addresses[0],
+        [Varies {
+            inputs: vec![1],
+            ..Varies::default()
+        }]
+    );
+    let v = Variance::of(&body("atom.add.u32 $0, [$1], $2;", "=r,l,r"));
+    assert_eq!(v.output(0).sources, [LaneSource::Atomic]);
+    // elect.sync: the leader's id is one per mask, the predicate is not.
+    let elect = "{\n\t .reg .pred p;\n\t  elect.sync $0|p, $2;\n\t @p mov.s32 $1, 1;\n\t}";
+    let v = Variance::of(&body(elect, "=r,=r,r,0,1"));
+    assert_eq!(v.output(0).inputs, [2]);
+    assert_eq!(v.output(1).sources, [LaneSource::Elected]);
+}
+
+#[test]
+fn copies_and_bound_inputs() {
+    let b = body("mov.u32 $0, %laneid;", "=r");
+    assert_eq!(
+        b.copy_of(0),
+        Some(Operand::Special(Special::Sreg(SReg::LaneId)))
+    );
+    // A narrower mov, or one after arithmetic, is not a plain copy.
+    assert_eq!(body("add.u32 $0, $1, 1;", "=r,r").copy_of(0), None);
+    assert_eq!(body("mov.u16 $0, $1;", "=r,r").copy_of(0), None);
+    assert_eq!(
+        body("mov.b32 $0, $1;", "=r,r").copy_of(0),
+        Some(Operand::Reg(Reg::Arg(1)))
+    );
+    // The cvta window of the reserved shared memory marks the output.
+    let text = "{\n\t .reg .u32 start;\n\t .reg .u64 extended;\n\t mov.u32 start, %reserved_smem_offset_1;\n\t cvt.u64.u32 extended, start;\n\t cvta.shared.u64 $0, extended;\n\t}";
+    let s = Summary::of(&body(text, "=l"));
+    assert_eq!(s.outputs[0].1.windows, [Space::Shared]);
+}

@@ -17,7 +17,7 @@ impl FuncDecoder<'_, '_> {
         let inst = self.func.inst(i);
         let callee = match inst.callee() {
             Some(Callee::Direct(f)) => f,
-            Some(Callee::InlineAsm(_)) => return Err("inline asm cannot be simulated".into()),
+            Some(Callee::InlineAsm(_)) => unreachable!("asm calls are decoded by `asm`"),
             _ => return Err("calls through function pointers are not simulated".into()),
         };
         let target = m.func(callee);
@@ -79,6 +79,7 @@ impl FuncDecoder<'_, '_> {
             return some(Op::Nop);
         }
         match name {
+            "__warpcheck_grid_sync" => return some(Op::GridSync),
             "llvm.nvvm.activemask" => return some(Op::Warp(Box::new(Warp::ActiveMask { dst }))),
             "llvm.nvvm.nanosleep" => return some(Op::Nop),
 

@@ -7,6 +7,7 @@
 //! cannot run decodes to [`Op::Unsupported`], which names the instruction if
 //! it is ever executed and costs nothing otherwise.
 
+mod asm;
 mod call;
 mod consts;
 mod inst;
@@ -84,6 +85,8 @@ struct FuncDecoder<'d, 'a> {
     inst_slot: Vec<Slot>,
     params: Vec<(Slot, u32)>,
     const_slot: HashMap<Value, Slot>,
+    /// Slots of asm immediates, by value.
+    imm_slot: HashMap<u64, Slot>,
     template: Vec<(Slot, u64)>,
     next: Slot,
     ret_slot: Slot,
@@ -110,6 +113,7 @@ impl<'d, 'a> FuncDecoder<'d, 'a> {
             inst_slot: Vec::with_capacity(func.insts.len()),
             params: Vec::new(),
             const_slot: HashMap::new(),
+            imm_slot: HashMap::new(),
             template: Vec::new(),
             next: 0,
             ret_slot: 0,
@@ -169,6 +173,13 @@ impl<'d, 'a> FuncDecoder<'d, 'a> {
                 if inst.op == Opcode::Phi {
                     continue;
                 }
+                if let Some(Callee::InlineAsm(a)) = inst.callee() {
+                    for op in self.asm(i, a) {
+                        self.code.push(op);
+                        self.origin.push(i);
+                    }
+                    continue;
+                }
                 let op = self
                     .inst(i)
                     .unwrap_or_else(|why| Some(Op::Unsupported(Box::new(self.describe(i, &why)))));
@@ -180,7 +191,7 @@ impl<'d, 'a> FuncDecoder<'d, 'a> {
             syncs.push(
                 self.code[first..]
                     .iter()
-                    .any(|op| matches!(op, Op::Barrier { .. } | Op::Call(_))),
+                    .any(|op| matches!(op, Op::Barrier { .. } | Op::Call(_) | Op::GridSync)),
             );
         }
         for e in &mut self.edges {

@@ -151,6 +151,19 @@ pub fn exec(op: &Op, regs: &mut [u64], mask: u32) -> bool {
         }
         Op::ShuffleVector(ref s) => shuffle_vector(s, regs, mask),
         Op::Math(ref m) => math(m, regs, mask),
+        Op::AsmAddr {
+            dst,
+            base,
+            offset,
+            tag,
+        } => map1(regs, mask, dst, base, |b| {
+            let b = if tag != 0 && crate::sim::addr::tag(b) == 0 {
+                b | u64::from(tag) << crate::sim::addr::SPACE_SHIFT
+            } else {
+                b
+            };
+            b.wrapping_add(offset as i64 as u64)
+        }),
         _ => return false,
     }
     true

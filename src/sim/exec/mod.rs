@@ -7,6 +7,7 @@
 //! warp's lanes are.
 
 mod alu;
+pub mod asm;
 mod control;
 mod diagnose;
 mod flow;
@@ -32,6 +33,7 @@ use super::layout::Layout;
 use super::memory::{Buffer, View};
 use super::report;
 use crate::analysis::SiteKind;
+use crate::ir::intrinsics::BarrierReduce;
 use crate::ir::Module;
 
 /// Most arguments a math function takes.
@@ -86,12 +88,45 @@ pub struct Machine<'m> {
     /// Each site's branch group.
     groups: Vec<u32>,
     warps_per_block: usize,
+    /// What asm bodies read of the launch.
+    pub asm_env: asm::AsmEnv,
+    /// Runs of each asm body of the module's table (warp-level entries).
+    pub asm_runs: Vec<u64>,
     pools: Pools,
     scratch: Scratch,
     phi_tmp: Vec<[u64; LANES]>,
 }
 
+/// The per-block state of the machine, kept aside while other blocks run
+/// (a block waiting at the grid barrier).
+pub struct BlockMemory {
+    block: [u32; 3],
+    epoch: u32,
+    shared: Vec<u8>,
+    seen: Vec<[u32; 2]>,
+}
+
 impl<'m> Machine<'m> {
+    /// Takes the running block's memory out, leaving a fresh machine state
+    /// for the next block.
+    pub fn set_aside(&mut self) -> BlockMemory {
+        let fresh = vec![[0; 2]; self.seen.len()];
+        BlockMemory {
+            block: self.block,
+            epoch: self.epoch,
+            shared: std::mem::take(&mut self.shared),
+            seen: std::mem::replace(&mut self.seen, fresh),
+        }
+    }
+
+    /// Makes a block set aside the running one again.
+    pub fn bring_back(&mut self, b: BlockMemory) {
+        self.block = b.block;
+        self.epoch = b.epoch;
+        self.shared = b.shared;
+        self.seen = b.seen;
+    }
+
     pub fn new(
         module: &'m Module,
         program: &'m Program,
@@ -132,6 +167,8 @@ impl<'m> Machine<'m> {
             seen: vec![[0; 2]; n_groups * warps_per_block],
             groups,
             warps_per_block,
+            asm_env: asm::AsmEnv::default(),
+            asm_runs: vec![0; module.asms.len()],
             pools: Pools::new(program.funcs.len()),
             scratch: Scratch::default(),
             phi_tmp: Vec::new(),
@@ -207,12 +244,15 @@ impl<'m> Machine<'m> {
         w: &mut Warp,
         func: &Func,
         mut pc: u32,
-        mask: u32,
+        live: u32,
     ) -> Result<Option<Yield>, (u32, Stop)> {
-        let active = u64::from(mask.count_ones());
+        let active = u64::from(live.count_ones());
         let fi = w.frames.len() - 1;
+        // The lanes a PTX guard lets run the next op.
+        let mut guard = lanes::FULL;
         loop {
             let op = &func.code[pc as usize];
+            let mask = live & std::mem::replace(&mut guard, lanes::FULL);
             w.counters.steps += 1;
             w.counters.thread_instructions += active;
             let regs = &mut w.frames[fi].regs;
@@ -274,9 +314,24 @@ impl<'m> Machine<'m> {
                     self.printf(w, (dst, format, args), mask).map_err(at)?
                 }
                 Op::Barrier { reduce, dst, pred } => {
-                    Self::arrive(w, (reduce, dst, pred), mask, pc);
+                    Self::arrive(w, (reduce, dst, pred), mask, pc, false);
                     return Ok(Some(Yield::Barrier));
                 }
+                Op::GridSync => {
+                    Self::arrive(w, (BarrierReduce::None, 0, 0), mask, pc, true);
+                    return Ok(Some(Yield::Barrier));
+                }
+                Op::Ptx(ref x) => asm::alu(x, regs, mask).map_err(at)?,
+                Op::AsmSpecial { dst, reg } => self.asm_special(w, reg, dst, mask),
+                Op::Guard { pred, negated } => {
+                    let p = lanes::row(regs, pred);
+                    let mut holds = 0u32;
+                    lanes::each(mask, |l| {
+                        holds |= u32::from((p[l] & 1 != 0) != negated) << l
+                    });
+                    guard = holds;
+                }
+                Op::AsmRun { asm } => self.asm_runs[asm as usize] += 1,
                 Op::Trap(ref t) => return Err(at(self.trap(w, t, mask))),
                 Op::Unsupported(ref msg) => {
                     let why = msg.to_string();

@@ -34,6 +34,8 @@ pub struct BarrierWait {
     pub pc: u32,
     pub mask: u32,
     pub reduce: BarrierReduce,
+    /// The grid-wide barrier (`__warpcheck_grid_sync()`), not the block's.
+    pub grid: bool,
     pub dst: Slot,
     /// Lanes whose predicate is non-zero (reducing forms).
     pub pred: u32,
@@ -237,6 +239,7 @@ impl Machine<'_> {
         (reduce, dst, pred): (BarrierReduce, Slot, Slot),
         mask: u32,
         pc: u32,
+        grid: bool,
     ) {
         let frame = w.frames.last_mut().expect("running");
         let pred = match reduce {
@@ -251,6 +254,7 @@ impl Machine<'_> {
             pc,
             mask,
             reduce,
+            grid,
             dst,
             pred,
         });

@@ -104,6 +104,15 @@ pub fn exec(op: &Warp, regs: &mut [u64], active: u32) {
         Warp::ActiveMask { dst } => {
             each(active, |l| row_mut(regs, dst)[l] = u64::from(active));
         }
+        Warp::Elect { dst, mask: m } => {
+            let members = *row(regs, m);
+            each(active, |l| {
+                let group = members[l] as u32 & active;
+                let leader = group.trailing_zeros();
+                row_mut(regs, dst)[l] = u64::from(leader.min(31));
+                row_mut(regs, dst + 1)[l] = u64::from(group != 0 && leader == l as u32);
+            });
+        }
     }
 }
 

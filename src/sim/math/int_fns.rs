@@ -214,9 +214,46 @@ pub fn ffs(a: &[u64], bits: u32) -> u64 {
     }
 }
 
+/// PTX `fns` (`llvm.nvvm.fns(mask, base, offset)`): the position of the
+/// |offset|-th set bit of `mask` counting from bit `base` up (offset > 0)
+/// or down (offset < 0); offset 0 asks whether bit `base` itself is set.
+/// `0xffffffff` when there is none.
+pub fn find_nth_set(a: &[u64], _: u32) -> u64 {
+    let (m, base, offset) = (a[0] as u32, a[1] as u32 & 31, sext(a[2], 32));
+    let set = |p: u32| m >> p & 1 != 0;
+    let found = if offset == 0 {
+        set(base).then_some(base)
+    } else {
+        let positions: Box<dyn Iterator<Item = u32>> = match offset > 0 {
+            true => Box::new(base..32),
+            false => Box::new((0..=base).rev()),
+        };
+        positions
+            .filter(|&p| set(p))
+            .nth(offset.unsigned_abs() as usize - 1)
+    };
+    found.map_or(0xffff_ffff, u64::from)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nth_set_bit_follows_the_ptx_examples() {
+        // The PTX ISA's examples on 0xaaaaaaaa (the odd bits): from bit 3
+        // either way, bit 3 itself; from bit 2 up, 3; down, 1.
+        let m = 0xaaaa_aaaa;
+        let neg = |v: i64| v as u64 & mask(32);
+        assert_eq!(find_nth_set(&[m, 3, 1], 32), 3);
+        assert_eq!(find_nth_set(&[m, 3, neg(-1)], 32), 3);
+        assert_eq!(find_nth_set(&[m, 2, 1], 32), 3);
+        assert_eq!(find_nth_set(&[m, 2, neg(-1)], 32), 1);
+        // The third odd bit from 0 is 5; bit 2 is not set; no 17th.
+        assert_eq!(find_nth_set(&[m, 0, 3], 32), 5);
+        assert_eq!(find_nth_set(&[m, 2, 0], 32), 0xffff_ffff);
+        assert_eq!(find_nth_set(&[m, 0, 17], 32), 0xffff_ffff);
+    }
 
     #[test]
     fn bit_functions() {

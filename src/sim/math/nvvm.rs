@@ -23,6 +23,7 @@ pub fn nvvm(rest: &str) -> Option<PureFn> {
     }
     Some(match name {
         "prmt" => PureFn::Raw(i::byte_perm),
+        "fns" => PureFn::Raw(i::find_nth_set),
         "brev32" => PureFn::Raw(|a, _| i::bitreverse(a, 32)),
         "brev64" => PureFn::Raw(|a, _| i::bitreverse(a, 64)),
         "clz.i" => PureFn::Raw(|a, _| i::ctlz(a, 32)),

@@ -19,6 +19,7 @@
 //! not start over: the solver re-applies the flow functions of the reads of
 //! shared memory and extends its fixpoint from there.
 
+mod asm;
 mod bits;
 mod control;
 mod facts;

@@ -3,8 +3,9 @@
 //!
 //! Sources (dependent in every lane, whatever the operands): `tid.x/y/z`,
 //! the lane id and lane masks, clocks, the old value an atomic returns, and
-//! anything opaque (inline asm, indirect or external calls, unknown
-//! intrinsics). Warp-uniform whatever the operands: `ctaid`, `ntid`,
+//! anything opaque (indirect or external calls, unknown intrinsics, inline
+//! asm the PTX reader cannot read). Inline asm it reads has rules of its
+//! own (`asm`). Warp-uniform whatever the operands: `ctaid`, `ntid`,
 //! `nctaid`, `warpid`, `nwarpid`, `smid` and the other special registers,
 //! and the block-wide `__syncthreads_count/and/or`.
 //!
@@ -144,6 +145,9 @@ impl RuleBuilder<'_> {
                 InstRule::result(ResultRule::Source(Source::Opaque))
             }
             op if op.is_terminator() => InstRule::result(ResultRule::Uniform),
+            Opcode::ExtractValue => self
+                .asm_field(func, i)
+                .unwrap_or_else(|| InstRule::result(ResultRule::Operands(ops.clone()))),
             _ => InstRule::result(ResultRule::Operands(ops.clone())),
         };
         if matches!(self.m.types.kind(inst.ty), TypeKind::Void) {
@@ -198,8 +202,13 @@ impl RuleBuilder<'_> {
             Some(Callee::Direct(g)) => self.m.func(g).intrinsic,
             _ => None,
         };
+        if self.m.called_asm(inst).is_some() {
+            return self
+                .asm(f, func, i)
+                .unwrap_or_else(|| self.opaque(f, func, i));
+        }
         let Some(intr) = intrinsic else {
-            // Inline asm, a call through a pointer, or an external function.
+            // A call through a pointer, or an external function.
             return self.opaque(f, func, i);
         };
         let uniform = || InstRule::result(ResultRule::Uniform);

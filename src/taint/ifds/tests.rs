@@ -650,3 +650,83 @@ fn condition_also_used_before_its_branch_still_decides_the_join() {
     let (_, d) = finish(mb);
     assert!(matches!(d.why(FuncId(0), merged), Some(Why::Join { .. })));
 }
+
+/// Inline asm read with the PTX reader:
+/// `%l = asm "mov.u32 $0, %laneid;"` is a lane-id source;
+/// `%r = asm "mov.u32 $0, %reserved_smem_offset_1;"` is uniform, and so
+/// is `asm "add.u32 $0, $1, 1;" (%r)`; the same add of `tid.x` depends on
+/// it; a ballot of `tid.x & 1` over mask -1 is one answer per warp; a body
+/// the reader cannot read is an opaque source.
+#[test]
+fn inline_asm_by_its_ptx() {
+    let mut mb = ModuleBuilder::new();
+    let i32t = i32t(&mut mb);
+    let mut fb = define_kernel(&mut mb, &[]);
+    let lane = fb.asm("mov.u32 $0, %laneid;", "=r", false, i32t, vec![]);
+    let reserved = fb.asm(
+        "mov.u32 $0, %reserved_smem_offset_1;",
+        "=r",
+        false,
+        i32t,
+        vec![],
+    );
+    let add = "add.u32 $0, $1, 1;";
+    let from_reserved = fb.asm(add, "=r,r", false, i32t, vec![reserved]);
+    let tid = fb.sreg("tid.x");
+    let from_tid = fb.asm(add, "=r,r", false, i32t, vec![tid]);
+    let one = fb.const_int(32, 1);
+    let bit = fb.binary(Opcode::And, tid, one);
+    let all = fb.const_int(32, -1);
+    let ballot = fb.asm(
+        "{ .reg .pred p; setp.ne.u32 p, $1, 0; vote.sync.ballot.b32 $0, p, $2; }",
+        "=r,r,r",
+        false,
+        i32t,
+        vec![bit, all],
+    );
+    let unread = fb.asm("frobnicate.u32 $0;", "=r", false, i32t, vec![]);
+    fb.ret(None);
+    let (_, d) = finish(mb);
+    let f = FuncId(0);
+    assert_eq!(
+        d.why(f, lane),
+        Some(Why::Source(crate::taint::Source::LaneId))
+    );
+    assert!(!d.is_dependent(f, reserved));
+    assert!(!d.is_dependent(f, from_reserved));
+    assert_eq!(d.why(f, from_tid), Some(Why::Operand(tid)));
+    assert!(!d.is_dependent(f, ballot));
+    assert_eq!(
+        d.why(f, unread),
+        Some(Why::Source(crate::taint::Source::Opaque))
+    );
+}
+
+/// `asm volatile("st.shared.u32 [$0], $1;" :: "l"(&s), "r"(v))` writes
+/// `s` like a store: `load s` depends on it when `v` is `tid.x`
+/// (kernel `k`), not when it is `ctaid.x` (kernel `u`).
+#[test]
+fn inline_asm_stores_write_memory() {
+    for (reg, dependent) in [("tid.x", true), ("ctaid.x", false)] {
+        let mut mb = ModuleBuilder::new();
+        let i32t = i32t(&mut mb);
+        let void = mb.void();
+        let s = mb.global("s", i32t, addrspace::SHARED);
+        let mut fb = define_kernel(&mut mb, &[]);
+        let v = fb.sreg(reg);
+        fb.asm(
+            "st.shared.u32 [$0], $1;",
+            "l,r,~{memory}",
+            true,
+            void,
+            vec![s, v],
+        );
+        let x = fb.load(i32t, s);
+        fb.ret(None);
+        let (_, d) = finish(mb);
+        assert_eq!(d.is_dependent(FuncId(0), x), dependent, "{reg}");
+        if dependent {
+            assert!(matches!(d.why(FuncId(0), x), Some(Why::Memory { .. })));
+        }
+    }
+}
