@@ -351,8 +351,13 @@ fn combined(
             u8::from(!(if and { p && q } else { p || q }))
         }))),
         // A side that is one unknown value for the whole warp either
-        // decides alone (then uniformly) or leaves it to the other side.
-        (Cond::Uniform, c) | (c, Cond::Uniform) => Some(c),
+        // decides alone (then uniformly) or leaves it to the other side:
+        // the other side's split can happen, not must. A threshold says
+        // just that; a per-lane split becomes unknown.
+        (Cond::Uniform, c) | (c, Cond::Uniform) => match c {
+            Cond::PerLane(_) => Some(Cond::Unknown),
+            c => Some(c),
+        },
         _ => None,
     }
 }

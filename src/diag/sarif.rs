@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
-/// The rules: every check, and the note of a kernel over budget.
+/// The rules: every check, and the notes that are not checks'.
 fn rules() -> Vec<(String, &'static str, &'static str, &'static str)> {
     let mut rules: Vec<_> = crate::checks::all()
         .into_iter()
@@ -21,14 +21,11 @@ fn rules() -> Vec<(String, &'static str, &'static str, &'static str)> {
             )
         })
         .collect();
-    rules.push((
-        format!("warpcheck-{}", crate::checks::ANALYSIS_BUDGET),
-        crate::checks::ANALYSIS_BUDGET,
-        "a kernel's analysis stopped on a budget; its sites are unknown",
-        "warpcheck bounds each kernel's analysis in time and size so that no build waits on it. \
-         A kernel that runs out gets this note and no other findings; raise the budget with \
-         `check --budget` or the plugin's `budget-*` settings.",
-    ));
+    rules.extend(
+        super::other_kinds()
+            .into_iter()
+            .map(|(name, summary, help)| (format!("warpcheck-{name}"), name, summary, help)),
+    );
     rules
 }
 

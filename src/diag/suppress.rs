@@ -162,7 +162,11 @@ pub fn filter(findings: Vec<Finding>, bare: bool) -> (Vec<Finding>, Vec<String>)
     let known: Vec<String> = crate::checks::all()
         .iter()
         .map(|c| format!("warpcheck-{}", c.name()))
-        .chain([format!("warpcheck-{}", crate::checks::ANALYSIS_BUDGET)])
+        .chain(
+            super::other_kinds()
+                .iter()
+                .map(|(name, ..)| format!("warpcheck-{name}")),
+        )
         .collect();
     let mut files: HashMap<PathBuf, FileRules> = HashMap::default();
     let mut problems = Vec::new();
