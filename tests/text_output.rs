@@ -54,10 +54,21 @@ fn checks_and_explain_commands() {
     for name in ["divergent-branch", "uncoalesced-access", "bank-conflict"] {
         assert!(stdout(&out).contains(name), "{}", stdout(&out));
     }
-    for name in ["bank-conflict", "uncoalesced-access"] {
+    // Each explains itself: what it finds, the model, an example with
+    // its fix, and what to do.
+    for name in ["divergent-branch", "bank-conflict", "uncoalesced-access"] {
         let out = run(warpcheck().args(["explain", name]));
         assert_eq!(out.status.code(), Some(0));
-        assert!(stdout(&out).contains("## What to do"), "{}", stdout(&out));
+        let text = stdout(&out);
+        for part in [
+            "## What it does",
+            "## The model",
+            "## Example",
+            "Fix:",
+            "## What to do",
+        ] {
+            assert!(text.contains(part), "{name}: no {part} in {text}");
+        }
     }
     // The retired name still explains what replaced it.
     let out = run(warpcheck().args(["explain", "thread-dependent-branch"]));
