@@ -134,13 +134,15 @@ fn nolint_comments() {
     );
 }
 
-/// A copy of the Makefile project in a temp dir.
+/// A copy of the Makefile project in a temp dir (its `odd.cu` is the
+/// database project's).
 fn make_project(dir: &Path) {
     let src = fixture("projects/nvcc_make");
     for e in std::fs::read_dir(&src).unwrap() {
         let p = e.unwrap().path();
         std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
     }
+    std::fs::copy(fixture("projects/nvcc_db/src/odd.cu"), dir.join("odd.cu")).unwrap();
 }
 
 /// `odd.cu` line 6, `if (t % 2)`: odd and even lanes part in all 4 warps.
