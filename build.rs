@@ -1,30 +1,79 @@
-//! Compiles the C++ plugin shim (passes/*.cpp) against LLVM 19's headers.
+//! Compiles the C++ plugin shim (passes/*.cpp) against the headers of the
+//! LLVM major the cargo features pick (`llvm19`, the default, or `llvm22`),
+//! and refuses any other LLVM before a line of ours is compiled.
 
 use std::path::PathBuf;
 use std::process::Command;
 
-fn llvm_config() -> PathBuf {
-    let prefix = std::env::var("LLVM_SYS_191_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-19".into());
-    PathBuf::from(prefix).join("bin/llvm-config")
+/// Supported majors: (cargo feature, major, llvm-sys prefix variable).
+const SUPPORTED: &[(&str, u32, &str)] = &[
+    ("llvm19", 19, "LLVM_SYS_191_PREFIX"),
+    ("llvm22", 22, "LLVM_SYS_221_PREFIX"),
+];
+
+fn supported_list() -> String {
+    SUPPORTED
+        .iter()
+        .map(|(feature, major, _)| format!("LLVM {major} (feature `{feature}`)"))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+/// Stops the build with a message that says what would work.
+fn fail(message: &str) -> ! {
+    eprintln!("error: {message}; warpcheck supports {}", supported_list());
+    std::process::exit(1);
+}
+
+/// The one (major, prefix variable) the features select.
+fn selected() -> (u32, &'static str) {
+    let on: Vec<_> = SUPPORTED
+        .iter()
+        .filter(|(feature, _, _)| {
+            std::env::var_os(format!("CARGO_FEATURE_{}", feature.to_uppercase())).is_some()
+        })
+        .collect();
+    match on.as_slice() {
+        [(_, major, var)] => (*major, var),
+        [] => fail("no LLVM major selected (enable one of the features)"),
+        _ => {
+            fail("more than one LLVM major selected (use --no-default-features --features llvm22)")
+        }
+    }
 }
 
 fn main() {
-    println!("cargo:rerun-if-env-changed=LLVM_SYS_191_PREFIX");
-    let config = llvm_config();
-    let out = Command::new(&config)
-        .arg("--cxxflags")
-        .output()
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot run {}: {e}; install llvm-19-dev (scripts/setup.sh)",
+    for (_, _, var) in SUPPORTED {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    let (major, var) = selected();
+    // clang loads the plugin into every device compile: resolve its
+    // symbols (and the LP solver's) on first use, not all at load time,
+    // which Rust's default `-z now` would do (~30 ms per compile).
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-z,lazy");
+    let prefix = std::env::var(var).unwrap_or_else(|_| format!("/usr/lib/llvm-{major}"));
+    let config = PathBuf::from(&prefix).join("bin/llvm-config");
+    let query = |arg: &str| -> String {
+        let out = Command::new(&config).arg(arg).output().unwrap_or_else(|e| {
+            fail(&format!(
+                "cannot run {}: {e}; install llvm-{major}-dev (scripts/setup.sh) or set {var}",
                 config.display()
-            )
+            ))
         });
-    let flags = String::from_utf8_lossy(&out.stdout).into_owned();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let version = query("--version");
+    let found: Option<u32> = version.split('.').next().and_then(|m| m.parse().ok());
+    if found != Some(major) {
+        fail(&format!(
+            "{} is LLVM {version}, but this build is for LLVM {major} ({var})",
+            config.display()
+        ));
+    }
 
     let mut build = cc::Build::new();
     build.cpp(true).warnings(false).flag("-fno-rtti").pic(true);
-    for flag in flags.split_whitespace() {
+    for flag in query("--cxxflags").split_whitespace() {
         // Keep our own optimisation and warning choices.
         if !(flag.starts_with("-O") || flag.starts_with("-W") || flag == "-g") {
             build.flag(flag);

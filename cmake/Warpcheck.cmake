@@ -6,14 +6,19 @@
 #       -> a target `warpcheck_my_kernels` (and part of `warpcheck_all`) that runs
 #          `warpcheck check` on the sources with the target's include dirs and definitions.
 #   warpcheck_enable_plugin(my_target)
-#       -> when CUDA is compiled by clang, adds -fpass-plugin=libwarpcheck.so so warnings
-#          appear in the normal build.
+#       -> when CUDA is compiled by clang, adds -fpass-plugin=<plugin> so warnings
+#          appear in the normal build; the plugin is the one built for that clang's
+#          LLVM major, and configuring stops when there is none.
+#   warpcheck_plugin_for(compiler out_var)
+#       -> the plugin for a clang (`warpcheck print-plugin-path --clang`), or a
+#          configure error with warpcheck's reason.
 #
-# Set WARPCHECK_EXECUTABLE to pick a binary; the plugin is found with
-# `warpcheck print-plugin-path`.
+# Set WARPCHECK_EXECUTABLE to pick a binary.
 
 find_program(WARPCHECK_EXECUTABLE NAMES warpcheck
-  HINTS ${CMAKE_CURRENT_LIST_DIR}/../target/release ${CMAKE_CURRENT_LIST_DIR}/../target/debug)
+  HINTS ${CMAKE_CURRENT_LIST_DIR}/../target/release ${CMAKE_CURRENT_LIST_DIR}/../target/debug
+        ${CMAKE_CURRENT_LIST_DIR}/../target/llvm22/release ${CMAKE_CURRENT_LIST_DIR}/../target/llvm22/debug
+        ${CMAKE_CURRENT_LIST_DIR}/../../../bin)
 if(NOT WARPCHECK_EXECUTABLE)
   message(FATAL_ERROR "warpcheck not found: build it (cargo build --release) or set WARPCHECK_EXECUTABLE")
 endif()
@@ -46,12 +51,18 @@ function(warpcheck_add_check name)
   add_dependencies(warpcheck_all warpcheck_${name})
 endfunction()
 
-function(warpcheck_enable_plugin target)
-  execute_process(COMMAND ${WARPCHECK_EXECUTABLE} print-plugin-path
-    OUTPUT_VARIABLE plugin OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+function(warpcheck_plugin_for compiler out_var)
+  execute_process(COMMAND ${WARPCHECK_EXECUTABLE} print-plugin-path --clang ${compiler}
+    OUTPUT_VARIABLE plugin ERROR_VARIABLE why
+    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "warpcheck: libwarpcheck.so not found next to ${WARPCHECK_EXECUTABLE}")
+    message(FATAL_ERROR "warpcheck: no pass plugin for ${compiler}: ${why}")
   endif()
+  set(${out_var} "${plugin}" PARENT_SCOPE)
+endfunction()
+
+function(warpcheck_enable_plugin target)
+  warpcheck_plugin_for("${CMAKE_CUDA_COMPILER}" plugin)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:-fpass-plugin=${plugin} -gline-tables-only>)
 endfunction()

@@ -3,10 +3,12 @@
 #   find_package(warpcheck REQUIRED CONFIG PATHS /path/to/warpcheck/cmake)
 #   target_link_libraries(my_kernels PRIVATE warpcheck::plugin)
 #       -> CUDA sources compiled by Clang (language CUDA, or CXX with -x cuda)
-#          get -fpass-plugin=libwarpcheck.so and line tables, so findings are
-#          warnings in the normal build. The compiler's LLVM major version must
-#          match the plugin's (19); otherwise the target adds nothing and
-#          configuring warns.
+#          get -fpass-plugin=<plugin> and line tables, so findings are
+#          warnings in the normal build. The plugin is the one built for the
+#          compiler's LLVM major (`warpcheck print-plugin-path --clang`, e.g.
+#          libwarpcheck-llvm22.so for clang 22); configuring stops with
+#          warpcheck's reason when there is none. WARPCHECK_LANGUAGES (default
+#          "CUDA;CXX") says which languages' Clang compilers get it.
 #   warpcheck_add_check_target(name [TARGET tgt] SOURCES a.cu ... [ARGS ...])
 #       -> a `warpcheck_<name>` target running `warpcheck check` with the
 #          target's include directories and definitions (see Warpcheck.cmake).
@@ -16,44 +18,34 @@
 
 include("${CMAKE_CURRENT_LIST_DIR}/Warpcheck.cmake")
 
-set(WARPCHECK_LLVM_MAJOR 19)
-
 function(warpcheck_add_check_target name)
   warpcheck_add_check(${name} ${ARGN})
 endfunction()
 
+if(NOT DEFINED WARPCHECK_LANGUAGES)
+  set(WARPCHECK_LANGUAGES CUDA CXX)
+endif()
+
 if(NOT TARGET warpcheck::plugin)
   add_library(warpcheck::plugin INTERFACE IMPORTED)
-  execute_process(COMMAND ${WARPCHECK_EXECUTABLE} print-plugin-path
-    OUTPUT_VARIABLE _wc_plugin OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _wc_rc)
-  if(NOT _wc_rc EQUAL 0)
-    message(FATAL_ERROR "warpcheck: libwarpcheck.so not found next to ${WARPCHECK_EXECUTABLE}")
-  endif()
-  set(WARPCHECK_PLUGIN "${_wc_plugin}" CACHE FILEPATH "The warpcheck pass plugin")
-  # For each language Clang compiles here, the plugin's flags when its
-  # LLVM major version matches ours.
-  set(_wc_langs "")
-  foreach(_lang IN ITEMS CUDA CXX)
-    get_property(_enabled GLOBAL PROPERTY ENABLED_LANGUAGES)
-    if(NOT _lang IN_LIST _enabled)
+  # For each language Clang compiles here, the plugin of its LLVM major.
+  set(_wc_options "")
+  get_property(_enabled GLOBAL PROPERTY ENABLED_LANGUAGES)
+  foreach(_lang IN LISTS WARPCHECK_LANGUAGES)
+    if(NOT _lang IN_LIST _enabled OR NOT CMAKE_${_lang}_COMPILER_ID STREQUAL "Clang")
       continue()
     endif()
-    if(NOT CMAKE_${_lang}_COMPILER_ID STREQUAL "Clang")
-      continue()
+    warpcheck_plugin_for("${CMAKE_${_lang}_COMPILER}" _wc_plugin)
+    set(WARPCHECK_PLUGIN_${_lang} "${_wc_plugin}" CACHE FILEPATH
+      "The warpcheck pass plugin for the ${_lang} compiler")
+    if(NOT WARPCHECK_PLUGIN)
+      set(WARPCHECK_PLUGIN "${_wc_plugin}" CACHE FILEPATH "The warpcheck pass plugin")
     endif()
-    string(REGEX MATCH "^[0-9]+" _major "${CMAKE_${_lang}_COMPILER_VERSION}")
-    if(NOT _major EQUAL WARPCHECK_LLVM_MAJOR)
-      message(WARNING "warpcheck: the plugin is built for LLVM ${WARPCHECK_LLVM_MAJOR}, "
-        "but the ${_lang} compiler is Clang ${CMAKE_${_lang}_COMPILER_VERSION}: "
-        "warpcheck::plugin adds nothing for ${_lang}")
-      continue()
-    endif()
-    list(APPEND _wc_langs ${_lang})
+    list(APPEND _wc_options
+      "$<$<COMPILE_LANGUAGE:${_lang}>:-fpass-plugin=${_wc_plugin};-gline-tables-only>")
   endforeach()
-  if(_wc_langs)
-    list(JOIN _wc_langs "," _wc_list)
-    set_property(TARGET warpcheck::plugin PROPERTY INTERFACE_COMPILE_OPTIONS
-      "$<$<COMPILE_LANGUAGE:${_wc_list}>:-fpass-plugin=${WARPCHECK_PLUGIN};-gline-tables-only>")
+  if(_wc_options)
+    set_property(TARGET warpcheck::plugin PROPERTY INTERFACE_COMPILE_OPTIONS "${_wc_options}")
   endif()
 endif()
 set(warpcheck_FOUND TRUE)

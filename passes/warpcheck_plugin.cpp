@@ -4,6 +4,7 @@
 // Rust, because a cdylib does not export C++ symbols from static archives.
 
 #include "llvm-c/Types.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
@@ -71,7 +72,7 @@ void warpcheck_emit(LLVMValueRef Fn, LLVMValueRef Inst, unsigned InlinedHops,
 }
 
 // A problem with warpcheck itself, reported without stopping the compile.
-// It is attached to the module's first function, the only anchor LLVM 19
+// It is attached to the module's first function, the only anchor LLVM
 // offers for a warning that clang will show and count.
 void warpcheck_emit_module_warning(LLVMModuleRef M, const char *Message) {
   for (Function &F : *unwrap(M)) {
@@ -85,10 +86,18 @@ void warpcheck_emit_module_warning(LLVMModuleRef M, const char *Message) {
 }
 
 void warpcheck_register_callbacks(PassBuilder &PB) {
+  // LLVM 20 added the LTO phase to this callback; we run in every phase.
+#if LLVM_VERSION_MAJOR >= 20
+  PB.registerOptimizerLastEPCallback(
+      [](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
+        MPM.addPass(WarpcheckPass());
+      });
+#else
   PB.registerOptimizerLastEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel) {
         MPM.addPass(WarpcheckPass());
       });
+#endif
   PB.registerPipelineParsingCallback(
       [](StringRef Name, ModulePassManager &MPM,
          ArrayRef<PassBuilder::PipelineElement>) {

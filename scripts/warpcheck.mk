@@ -6,6 +6,9 @@
 #                         device side only, and line tables, so findings are
 #                         warnings of the normal build:
 #                           NVCCFLAGS += $(WARPCHECK_CUDAFLAGS)   (with clang)
+#                         The plugin is the one built for the LLVM major of
+#                         WARPCHECK_CLANG (default $(CLANG), else $(CXX)); the
+#                         build stops with warpcheck's reason if there is none.
 #   make warpcheck        runs `warpcheck check` over WARPCHECK_DB (a
 #                         compile_commands.json, e.g. from `bear -- make`)
 #                         when it exists, else over WARPCHECK_SOURCES;
@@ -13,8 +16,12 @@
 
 WARPCHECK_MK_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
 WARPCHECK ?= $(firstword $(wildcard $(WARPCHECK_MK_DIR)../target/release/warpcheck \
-                                    $(WARPCHECK_MK_DIR)../target/debug/warpcheck) warpcheck)
-WARPCHECK_PLUGIN ?= $(shell $(WARPCHECK) print-plugin-path)
+                                    $(WARPCHECK_MK_DIR)../target/debug/warpcheck \
+                                    $(WARPCHECK_MK_DIR)../../bin/warpcheck) warpcheck)
+WARPCHECK_CLANG ?= $(or $(CLANG),$(CXX))
+# The plugin for $(1)'s LLVM major, or stop with warpcheck's reason.
+warpcheck_plugin_for = $(strip $(eval WARPCHECK_PLUGIN_OUT := $(shell $(WARPCHECK) print-plugin-path --clang '$(1)' 2>&1))$(if $(filter 0,$(.SHELLSTATUS)),$(WARPCHECK_PLUGIN_OUT),$(error $(WARPCHECK_PLUGIN_OUT))))
+WARPCHECK_PLUGIN ?= $(call warpcheck_plugin_for,$(WARPCHECK_CLANG))
 WARPCHECK_CUDAFLAGS = -Xarch_device -fpass-plugin=$(WARPCHECK_PLUGIN) -gline-tables-only
 WARPCHECK_DB ?= compile_commands.json
 WARPCHECK_SOURCES ?= $(wildcard *.cu)

@@ -9,6 +9,7 @@
 //! Kernels:                                   # launch shapes by name glob
 //!   "reduce*": {block: [256, 1, 1], grid: [1024, 1, 1]}
 //! CompileFlags: {Add: ["-DNDEBUG"], Remove: ["-DDEBUG*"]}
+//! Machine: {preset: a100, issue_rate: 4, global_latency: 400}   # time model
 //! ```
 //!
 //! An unknown key, a wrong type or bad YAML is an input error that names
@@ -66,6 +67,14 @@ pub struct Config {
     pub kernels: BTreeMap<String, Launch>,
     #[serde(rename = "CompileFlags", default)]
     pub compile_flags: CompileFlags,
+    /// Overrides of the time model's constants (see [`crate::timing::machine`]),
+    /// `preset` first whatever its place.
+    #[serde(
+        rename = "Machine",
+        default,
+        skip_serializing_if = "serde_yaml::Mapping::is_empty"
+    )]
+    pub machine: serde_yaml::Mapping,
 }
 
 /// A clang-tidy check list: comma-separated globs, `-` to remove; the
@@ -98,6 +107,13 @@ impl Config {
             None => format!("1:1: {e}"),
         })?;
         c.validate()?;
+        if let Err(e) = c.machine() {
+            let line = text
+                .lines()
+                .position(|l| l.trim_start().starts_with("Machine"))
+                .map_or(1, |i| i + 1);
+            return Err(format!("{line}:1: Machine: {e}"));
+        }
         Ok(c)
     }
 
@@ -114,6 +130,38 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// The time model: the defaults with `Machine:` applied.
+    pub fn machine(&self) -> Result<crate::timing::Machine, String> {
+        let mut m = crate::timing::Machine::default();
+        let text = |v: &serde_yaml::Value| match v {
+            serde_yaml::Value::String(s) => Ok(s.clone()),
+            serde_yaml::Value::Number(n) => Ok(n.to_string()),
+            other => Err(format!("expected a number or a name, got {other:?}")),
+        };
+        let mut entries: Vec<(String, String)> = Vec::new();
+        for (k, v) in &self.machine {
+            let key = k
+                .as_str()
+                .ok_or_else(|| format!("expected a key name, got {k:?}"))?;
+            entries.push((key.to_string(), text(v).map_err(|e| format!("{key}: {e}"))?));
+        }
+        entries.sort_by_key(|(k, _)| k != "preset");
+        for (k, v) in &entries {
+            m.set(k, v)?;
+        }
+        Ok(m)
+    }
+
+    /// The time model for a source file: the nearest config's `Machine:`,
+    /// else (also when that config is bad, which `check` reports) the
+    /// defaults.
+    pub fn machine_near(file: &Path) -> crate::timing::Machine {
+        Config::find_for(file)
+            .and_then(|p| Config::read(&p).ok())
+            .and_then(|c| c.machine().ok())
+            .unwrap_or_default()
     }
 
     /// The nearest config above `file` (its directory first), if any.
@@ -205,6 +253,18 @@ mod tests {
     }
 
     #[test]
+    fn machine_overrides_apply_the_preset_first() {
+        let c = Config::parse("Machine: {global_latency: 20, preset: paper}\n").unwrap();
+        let m = c.machine().unwrap();
+        // The paper machine, then its memory latency changed to 20.
+        assert_eq!((m.issue_rate, m.alu_latency, m.global_latency), (1, 1, 20));
+        assert_eq!(
+            Config::default().machine().unwrap(),
+            crate::timing::Machine::a100()
+        );
+    }
+
+    #[test]
     fn errors_name_line_and_key() {
         let e = Config::parse("Checks: '*'\nKernel:\n  k: {}\n").unwrap_err();
         assert!(e.starts_with("2:1: unknown field `Kernel`"), "{e}");
@@ -214,6 +274,13 @@ mod tests {
             e.contains("Kernels.k.block") || e.contains("invalid type"),
             "{e}"
         );
+        let e = Config::parse("Checks: '*'\nMachine: {issue_rate: 0}\n").unwrap_err();
+        assert!(
+            e.starts_with("2:1: Machine: issue_rate: must be at least 1"),
+            "{e}"
+        );
+        let e = Config::parse("Machine: {latency: 3}\n").unwrap_err();
+        assert!(e.contains("unknown machine key 'latency'"), "{e}");
         let e = Config::parse("Kernels:\n  k: {block: [0, 1]}\n").unwrap_err();
         assert!(
             e.contains("Kernels.k.block: expected 1 to 3 positive"),

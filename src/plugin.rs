@@ -1,7 +1,7 @@
 //! The pass plugin's Rust half: the entry point opt and clang look up, and
 //! the analysis run on a module they lend us.
 //!
-//! Configuration cannot come from `-mllvm` (clang 19 does not pass it to
+//! Configuration cannot come from `-mllvm` (clang does not pass it to
 //! plugins), so it comes from the environment: `WARPCHECK_BLOCK_DIM`,
 //! `WARPCHECK_DISABLE` (comma-separated check names), `WARPCHECK_BUDGET`
 //! (`time=2,ifds-facts=N,acf-exprs=N`), or a file named by
@@ -19,8 +19,9 @@ use crate::budget::Budget;
 use crate::config::Config;
 use crate::diag::Severity;
 use crate::ir;
+use crate::ir::major::PassPluginLibraryInfo;
 use crate::taint::ifds::IfdsTaint;
-use llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
+use inkwell::llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -37,27 +38,14 @@ extern "C" {
     fn warpcheck_emit_module_warning(module: LLVMModuleRef, message: *const c_char);
 }
 
-/// `llvm::PassPluginLibraryInfo`, laid out as LLVM 19 declares it.
-#[repr(C)]
-pub struct PassPluginLibraryInfo {
-    api_version: u32,
-    plugin_name: *const c_char,
-    plugin_version: *const c_char,
-    register_callbacks: unsafe extern "C" fn(*mut c_void),
-}
-
-/// `LLVM_PLUGIN_API_VERSION` in LLVM 19.
-const PLUGIN_API_VERSION: u32 = 1;
-
-/// The symbol opt and clang look up in `libwarpcheck.so`.
+/// The symbol opt and clang look up in the plugin.
 #[no_mangle]
 pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
-    PassPluginLibraryInfo {
-        api_version: PLUGIN_API_VERSION,
-        plugin_name: c"warpcheck".as_ptr(),
-        plugin_version: concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast(),
-        register_callbacks: warpcheck_register_callbacks,
-    }
+    PassPluginLibraryInfo::new(
+        c"warpcheck",
+        concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast(),
+        warpcheck_register_callbacks,
+    )
 }
 
 fn cstring(s: &str) -> CString {
@@ -111,6 +99,9 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
             for (k, kb) in a.kernels.iter().zip(&kbs) {
                 findings.push(crate::cost::report::note(&m, k, kb));
             }
+            let machine = Config::machine_near(std::path::Path::new(&m.source_file));
+            let notes = crate::timing::report::module_notes(&a, &figures, &machine, &opts.budget);
+            findings.extend(notes);
         }
         Ok::<_, String>(findings)
     })?;

@@ -126,12 +126,12 @@ fn bitcode_loads_like_text() {
     let dir = tempfile::tempdir().unwrap();
     let ll = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ir/loader.ll");
     let bc = dir.path().join("loader.bc");
-    let status = std::process::Command::new("llvm-as-19")
+    let status = std::process::Command::new(format!("llvm-as-{}", ir::major::LLVM_MAJOR))
         .arg(&ll)
         .arg("-o")
         .arg(&bc)
         .status()
-        .expect("run llvm-as-19");
+        .expect("run llvm-as");
     assert!(status.success());
     let from_bc = ir::llvm::load_file(&bc).unwrap();
     let from_ll = load();

@@ -305,3 +305,99 @@ fn regress_header_exit_loop() {
 fn regress_unsigned_wrap() {
     replay("tests/fixtures/regress/random-unsigned-wrap.json");
 }
+
+/// Was a bug: `if (threadIdx.x + (-1 >> 0) <= 0)` with `>>` logical: a
+/// shift by 0 leaves -1 (0xffffffff read as signed), so the test is
+/// `t <= 1` and splits warp 0 (lanes 0 and 1 take it). The analysis read
+/// the shift's result as the unsigned 2^32 - 1 and called the branch
+/// uniform. Unsigned divisions, remainders and shifts now read their
+/// result back as signed unless it stays below 2^31.
+#[test]
+fn regress_lshr_by_zero() {
+    replay("tests/fixtures/regress/random-lshr-by-zero.json");
+}
+
+/// Was a bug: `if ((-t >> 0) < 5)` (logical shift): `-t` again, below 5
+/// in every lane, so no warp splits; the analysis took `2^32 - t` for
+/// lanes 1..31 and said warp 0 splits.
+#[test]
+fn regress_lshr_negative_by_zero() {
+    replay("tests/fixtures/regress/random-lshr-negative-by-zero.json");
+}
+
+/// Was an oracle bug: `if (t + all(true) <= 31) {} else if (t >= 8) {}`
+/// with 64 threads. The outer test is a bounds check on a uniform value
+/// (`all` is 1 here): warp 0 sends only lane 31 to the inner test and
+/// warp 1 all 32 lanes, all of them `>= 8`: warp 1 runs it whole and
+/// undivided, warp 0 with one lane. The analysis says a bounds check
+/// passes whole warps and claims the split for warp 0 as if all its lanes
+/// came (true of every warp the threshold does not fall in). The oracle excused partial runs per site
+/// (some warp ran it whole) instead of per warp; it now asks, per warp,
+/// whether that warp ran the branch with all its lanes.
+#[test]
+fn regress_bounded_then_lane_test() {
+    replay("tests/fixtures/regress/random-bounded-then-lane-test.json");
+}
+
+/// The same with a [16, 4, 2] block: `t + shfl_xor(0, 0) <= 64` leaves
+/// warp 2 only lane 0 (t = 64) for `laneid >= 3`.
+#[test]
+fn regress_bounded_then_lane_test_3d() {
+    replay("tests/fixtures/regress/random-bounded-then-lane-test-3d.json");
+}
+
+/// Was an oracle bug: `((long *)p)[(t | min(7, t)) & 0xfff] = 0` with 64
+/// threads. Warp 0 writes elements 0..7, 15, 23 and 31 (11 distinct
+/// 8-byte words): sectors 0, 1, 3, 5, 7, five where three would do. Warp 1
+/// writes 39, 47, 55 and 63: sectors 9, 11, 13, 15, four where one would
+/// do. Both are uncoalesced, as the analysis says; the oracle compared
+/// every warp with the site's one static ideal (3, warp 0's) and took
+/// warp 1's 4 for "at most one over". The simulator now reports each
+/// request's sectors over its own ideal, and the oracle checks that.
+#[test]
+fn regress_per_warp_ideal() {
+    replay("tests/fixtures/regress/random-per-warp-ideal.json");
+}
+
+/// The same through calling contexts: a device function stores to
+/// `p[2 * i]` (ints) with `i = threadIdx.x` in one call and `laneid` in
+/// the other, block [16, 4, 2]. With `threadIdx.x` (0..15 twice per warp)
+/// a warp writes 16 distinct words 8 bytes apart: 4 sectors, ideal 2.
+/// With the lane id, 32 words 8 bytes apart: 8 sectors, ideal 4. Both
+/// uncoalesced; the site's static ideal is 4.
+#[test]
+fn regress_contexts_ideal() {
+    replay("tests/fixtures/regress/random-contexts-ideal.json");
+}
+
+/// Was a bug: `if (any(true) >= threadIdx.x) s[0] = f0();` where `f0`
+/// loads `p[threadIdx.x]`, 64 threads. The test is a bounds check (`1 >=
+/// t`): warp 0 sends lanes 0 and 1 into `f0`, whose load then takes one
+/// sector (8 bytes). The static minimum was 4, the whole warp's: the
+/// strict lanes (a bounds check cutting a warp) stopped at the call, so
+/// the callee assumed the whole warp. Callees now enter with the callers'
+/// strict lanes.
+#[test]
+fn regress_bounded_caller_sectors() {
+    replay("tests/fixtures/regress/random-bounded-caller-sectors.json");
+}
+
+/// The same with a [16, 4, 2] block and `if (n <= t) f0()` (n = 100),
+/// `f0` loading `p[17 * (t % 32)]`: warp 3 (t = 96..127) sends lanes
+/// 4..31, 28 lanes each in its own sector (68 bytes apart), against the
+/// 32 of a whole warp.
+#[test]
+fn regress_bounded_caller_sectors_3d() {
+    replay("tests/fixtures/regress/random-bounded-caller-sectors-3d.json");
+}
+
+/// Was a bug: `if ((-(64 * n + t)) % 32 < 0)` with C's truncating `%`:
+/// `-(t % 32)`, negative in every lane but those with `t % 32 == 0`, so
+/// lane 0 parts from the rest in each warp. The analysis took the
+/// remainder as flooring (`32 - t % 32 >= 0`) and called it uniform.
+/// Truncating division and remainder are now decided per lane only on
+/// values known to be non-negative.
+#[test]
+fn regress_srem_negative() {
+    replay("tests/fixtures/regress/random-srem-negative.json");
+}

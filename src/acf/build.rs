@@ -292,21 +292,23 @@ impl<'a> Builder<'a> {
             }
             Opcode::LShr | Opcode::AShr => {
                 let (a, b) = bin(self);
-                let a = if op == Opcode::LShr {
-                    self.unsigned(c, ops[0], a)
+                let s = b.as_const().filter(|s| (0..64).contains(s))?;
+                let k = Poly::constant(1i128 << s);
+                if op == Opcode::LShr {
+                    self.unsigned_result(c, ops, Op::Div(Round::Floor), (a, k))
                 } else {
-                    a
-                };
-                match b.as_const() {
-                    Some(s) if (0..64).contains(&s) => {
-                        self.op(Op::Div(Round::Floor), vec![a, Poly::constant(1i128 << s)])
-                    }
-                    _ => return None,
+                    self.op(Op::Div(Round::Floor), vec![a, k])
                 }
             }
-            Opcode::UDiv => self.unsigned_binop(c, ops, Op::Div(Round::Floor)),
+            Opcode::UDiv => {
+                let (a, b) = bin(self);
+                self.unsigned_result(c, ops, Op::Div(Round::Floor), (a, b))
+            }
             Opcode::SDiv => self.binop(c, ops, Op::Div(Round::Trunc)),
-            Opcode::URem => self.unsigned_binop(c, ops, Op::Rem(Round::Floor)),
+            Opcode::URem => {
+                let (a, b) = bin(self);
+                self.unsigned_result(c, ops, Op::Rem(Round::Floor), (a, b))
+            }
             Opcode::SRem => self.binop(c, ops, Op::Rem(Round::Trunc)),
             Opcode::And => {
                 let (a, b) = bin(self);
@@ -374,6 +376,36 @@ impl<'a> Builder<'a> {
         self.op(op, vec![a, b])
     }
 
+    /// `a op b` (a division or remainder) on the unsigned readings of the
+    /// operands `ops`, read back as signed when the result can reach
+    /// 2^(width-1): `-t >> 0` is `-t` again, not `2^32 - t`. A dividend
+    /// that is already non-negative, or a constant divisor of at least 2
+    /// (a remainder: at most 2^(width-1)), keeps the result below it.
+    fn unsigned_result(&mut self, c: CtxId, ops: &[Value], op: Op, (a, b): (Poly, Poly)) -> Poly {
+        let wraps = !self.non_negative(&a);
+        let (ua, ub) = (
+            self.unsigned(c, ops[0], a),
+            self.unsigned(c, ops[1], b.clone()),
+        );
+        let r = self.op(op, vec![ua, ub]);
+        let bits = {
+            let f = self.arena.func_of(c);
+            self.m
+                .types
+                .int_bits(self.m.value_type(self.m.func(f), ops[0]))
+        };
+        let small = match (op, b.as_const(), bits) {
+            (Op::Div(_), Some(k), _) => k >= 2,
+            (Op::Rem(_), Some(k), Some(w)) if w < 127 => k >= 1 && k <= 1i128 << (w - 1),
+            _ => false,
+        };
+        if wraps && !small {
+            self.signed(c, ops[0], r)
+        } else {
+            r
+        }
+    }
+
     /// `p`, the value of `v`, as an unsigned operation reads it: itself
     /// when it cannot be negative, else `p mod 2^width` (the ACF's
     /// integers do not wrap; `0u - t` is `2^32 - t`, not `-t`).
@@ -413,42 +445,9 @@ impl<'a> Builder<'a> {
         shifted.sub(&half)
     }
 
-    /// Whether `p` is at least 0: non-negative coefficients over atoms
-    /// that are (thread and block indices and sizes, pointers, counters
-    /// from 0 up, remainders and quotients of such).
+    /// Whether `p` is at least 0 (see [`Arena::non_negative`]).
     fn non_negative(&self, p: &Poly) -> bool {
-        p.terms
-            .iter()
-            .all(|(mono, k)| *k >= 0 && mono.iter().all(|&a| self.non_negative_atom(a)))
-    }
-
-    fn non_negative_atom(&self, a: AtomId) -> bool {
-        match self.arena.atom(a) {
-            Atom::Tid(_) | Atom::LaneId => true,
-            Atom::Uniform(
-                Uniform::BlockIdx(_)
-                | Uniform::GridDim(_)
-                | Uniform::BlockDim(_)
-                | Uniform::Global(_)
-                | Uniform::Param(_, Pointer::Yes),
-            ) => true,
-            // A counter that starts at 0 or above and counts up.
-            Atom::Uniform(Uniform::LoopPhi(..)) => self
-                .arena
-                .counter(a)
-                .is_some_and(|(start, step)| start >= 0 && step >= 0),
-            Atom::Uniform(Uniform::Op(op, args)) | Atom::Op(op, args) => match (op, &args[..]) {
-                (Op::Rem(Round::Floor), [_, k]) => {
-                    self.arena.poly(*k).as_const().is_some_and(|k| k > 0)
-                }
-                (Op::Div(Round::Floor), [x, k]) => {
-                    self.non_negative(self.arena.poly(*x))
-                        && self.arena.poly(*k).as_const().is_some_and(|k| k > 0)
-                }
-                _ => false,
-            },
-            _ => false,
-        }
+        self.arena.non_negative(p)
     }
 
     /// `a & b`: masks `2^k - 1` are remainders, masks `-2^k` round down.

@@ -238,8 +238,47 @@ impl Arena {
     }
 
     /// `(start, step)` of a loop-counter atom, when both are constants.
+    /// Whether `p` is at least 0: non-negative coefficients over atoms
+    /// that are (thread and block indices and sizes, pointers, counters
+    /// from 0 up, remainders and quotients of such).
+    pub fn non_negative(&self, p: &Poly) -> bool {
+        p.terms
+            .iter()
+            .all(|(mono, k)| *k >= 0 && mono.iter().all(|&a| self.non_negative_atom(a)))
+    }
+
+    fn non_negative_atom(&self, a: AtomId) -> bool {
+        match self.atom(a) {
+            Atom::Tid(_) | Atom::LaneId => true,
+            Atom::Uniform(
+                Uniform::BlockIdx(_)
+                | Uniform::GridDim(_)
+                | Uniform::BlockDim(_)
+                | Uniform::Global(_)
+                | Uniform::Param(_, Pointer::Yes),
+            ) => true,
+            // A counter that starts at 0 or above and counts up.
+            Atom::Uniform(Uniform::LoopPhi(..)) => self
+                .counter(a)
+                .is_some_and(|(start, step)| start >= 0 && step >= 0),
+            Atom::Uniform(Uniform::Op(op, args)) | Atom::Op(op, args) => match (op, &args[..]) {
+                (Op::Rem(Round::Floor), [_, k]) => self.poly(*k).as_const().is_some_and(|k| k > 0),
+                (Op::Div(Round::Floor), [x, k]) => {
+                    self.non_negative(self.poly(*x))
+                        && self.poly(*k).as_const().is_some_and(|k| k > 0)
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
     pub fn counter(&self, a: AtomId) -> Option<(i128, i128)> {
         self.counters.get(&a).copied()
+    }
+
+    pub fn num_atoms(&self) -> usize {
+        self.atoms.len()
     }
 
     pub fn num_exprs(&self) -> usize {
@@ -452,6 +491,7 @@ pub fn remainder(a: i128, b: i128, round: Round) -> Option<i128> {
 }
 
 /// Applies a binary operator to constants.
+#[inline]
 pub fn fold(op: Op, args: &[i128]) -> Option<i128> {
     Some(match (op, args) {
         (Op::Div(r), [a, b]) => divide(*a, *b, r)?,

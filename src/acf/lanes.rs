@@ -32,9 +32,16 @@ fn widen(c: &Store) -> Column {
 }
 
 /// One warp's view of an expression.
+///
+/// The constant term is kept apart from the others, inline: most
+/// instantiated expressions are just a number per lane (anything of
+/// `threadIdx` and constants), and those then allocate nothing.
 #[derive(Clone, PartialEq, Debug, Default)]
 pub struct Lanes {
-    /// Per monomial of uniform atoms, each lane's coefficient.
+    /// Each lane's constant term (zero where there is none).
+    konst: Store,
+    /// Per non-empty monomial of uniform atoms, each lane's coefficient:
+    /// sorted by monomial, no column all zero.
     terms: Vec<(Mono, Store)>,
     /// Lanes whose value is unknown.
     pub unknown: u32,
@@ -45,47 +52,35 @@ pub const ALL: u32 = u32::MAX;
 impl Lanes {
     pub fn unknown() -> Lanes {
         Lanes {
-            terms: Vec::new(),
             unknown: ALL,
+            ..Lanes::default()
         }
     }
 
     pub fn column(c: Column) -> Lanes {
-        Lanes::from_terms(vec![(Mono::new(), narrow(&c))], 0)
+        Lanes::numbers(narrow(&c))
+    }
+
+    /// Each lane's number, as stored.
+    fn numbers(konst: Store) -> Lanes {
+        Lanes {
+            konst,
+            terms: Vec::new(),
+            unknown: 0,
+        }
     }
 
     pub fn constant(k: i128) -> Lanes {
-        Lanes::from_terms(vec![(Mono::new(), [k as i64; LANES])], 0)
+        Lanes::numbers([k as i64; LANES])
     }
 
     /// The same uniform polynomial in every lane.
     pub fn broadcast(p: &Poly) -> Lanes {
-        Lanes::from_terms(
-            p.terms
-                .iter()
-                .map(|(m, c)| (m.clone(), [*c as i64; LANES]))
-                .collect(),
-            0,
-        )
-    }
-
-    fn from_terms(mut terms: Vec<(Mono, Store)>, unknown: u32) -> Lanes {
-        if terms.len() > 1 {
-            terms.sort_by(|a, b| a.0.cmp(&b.0));
-            // `dedup_by` hands the later element first: fold it into the
-            // earlier one it matches.
-            terms.dedup_by(|later, kept| {
-                if later.0 != kept.0 {
-                    return false;
-                }
-                for (x, y) in kept.1.iter_mut().zip(&later.1) {
-                    *x = x.wrapping_add(*y);
-                }
-                true
-            });
+        let mut sum = Sum::default();
+        for (m, c) in &p.terms {
+            sum.push(m, [*c as i64; LANES]);
         }
-        terms.retain(|(_, c)| c.iter().any(|&x| x != 0));
-        Lanes { terms, unknown }
+        sum.finish()
     }
 
     pub fn add(&self, o: &Lanes) -> Lanes {
@@ -109,36 +104,45 @@ impl Lanes {
     }
 
     pub fn mul(&self, o: &Lanes) -> Lanes {
-        let mut terms = Vec::new();
+        let times =
+            |a: &Store, b: &Store| -> Store { std::array::from_fn(|l| a[l].wrapping_mul(b[l])) };
+        let mut sum = Sum {
+            konst: times(&self.konst, &o.konst),
+            unknown: self.unknown | o.unknown,
+            ..Sum::default()
+        };
+        for (m, c) in &o.terms {
+            sum.push(m, times(&self.konst, c));
+        }
         for (m1, c1) in &self.terms {
+            sum.push(m1, times(c1, &o.konst));
             for (m2, c2) in &o.terms {
                 let mut m = m1.clone();
                 m.extend_from_slice(m2);
                 m.sort_unstable();
-                let mut c = [0; LANES];
-                for l in 0..LANES {
-                    c[l] = c1[l].wrapping_mul(c2[l]);
-                }
-                terms.push((m, c));
+                sum.terms.push((m, times(c1, c2)));
             }
         }
-        Lanes::from_terms(terms, self.unknown | o.unknown)
+        sum.finish()
+    }
+
+    /// Whether no lane of `mask` is unknown or has a uniform term.
+    fn is_concrete(&self, mask: u32) -> bool {
+        self.unknown & mask == 0
+            && self
+                .terms
+                .iter()
+                .all(|(_, c)| lanes(mask).all(|l| c[l] == 0))
     }
 
     /// Each lane's number, when no lane of `mask` has a uniform unknown.
     pub fn concrete(&self, mask: u32) -> Option<Column> {
-        if self.unknown & mask != 0 {
-            return None;
-        }
-        let mut out = [0; LANES];
-        for (m, c) in &self.terms {
-            if m.is_empty() {
-                out = widen(c);
-            } else if lanes(mask).any(|l| c[l] != 0) {
-                return None;
-            }
-        }
-        Some(out)
+        self.is_concrete(mask).then(|| widen(&self.konst))
+    }
+
+    /// [`Lanes::concrete`] over every lane, as stored.
+    fn numbers_of_all(&self) -> Option<&Store> {
+        (self.unknown == 0 && self.terms.is_empty()).then_some(&self.konst)
     }
 
     /// The uniform part `U` (no constant term) and each lane's number `d`,
@@ -148,72 +152,98 @@ impl Lanes {
             return None;
         }
         let first = mask.trailing_zeros() as usize;
-        let mut d = [0; LANES];
-        let mut u = Vec::new();
+        let mut u = Vec::with_capacity(self.terms.len());
         for (m, c) in &self.terms {
-            if m.is_empty() {
-                d = widen(c);
-            } else if lanes(mask).all(|l| c[l] == c[first]) {
-                u.push((m.clone(), i128::from(c[first])));
-            } else {
+            if !same_over(c, mask) {
                 return None;
             }
+            u.push((m.clone(), i128::from(c[first])));
         }
-        Some((Poly::from_terms(u), d))
+        Some((Poly::from_terms(u), widen(&self.konst)))
     }
 
     /// Whether every lane has the same value (a cheap test before
     /// [`Lanes::uniform`]).
     pub fn is_lane_constant(&self) -> bool {
-        self.unknown == 0 && self.terms.iter().all(|(_, c)| c.iter().all(|&x| x == c[0]))
+        self.unknown == 0
+            && same_over(&self.konst, ALL)
+            && self.terms.iter().all(|(_, c)| same_over(c, ALL))
+    }
+
+    /// Whether every lane of `mask` has the same value: whether
+    /// [`Lanes::uniform`] gives one.
+    pub fn is_uniform(&self, mask: u32) -> bool {
+        self.unknown & mask == 0
+            && mask != 0
+            && same_over(&self.konst, mask)
+            && self.terms.iter().all(|(_, c)| same_over(c, mask))
     }
 
     /// The one value all lanes of `mask` share, if they do.
     pub fn uniform(&self, mask: u32) -> Option<Poly> {
-        if self.unknown & mask != 0 || mask == 0 {
+        if !self.is_uniform(mask) {
             return None;
         }
         let first = mask.trailing_zeros() as usize;
-        let same = |c: &Store| lanes(mask).all(|l| c[l] == c[first]);
-        if !self.terms.iter().all(|(_, c)| same(c)) {
-            return None;
-        }
-        Some(Poly::from_terms(
-            self.terms
-                .iter()
-                .map(|(m, c)| (m.clone(), i128::from(c[first])))
-                .collect::<Vec<_>>(),
-        ))
+        let konst = (Mono::new(), i128::from(self.konst[first]));
+        let rest = self
+            .terms
+            .iter()
+            .map(|(m, c)| (m.clone(), i128::from(c[first])));
+        Some(Poly::from_terms(std::iter::once(konst).chain(rest)))
+    }
+
+    /// [`Lanes::uniform`] when it is a constant.
+    pub fn uniform_constant(&self, mask: u32) -> Option<i128> {
+        let first = mask.trailing_zeros() as usize;
+        (self.is_uniform(mask) && self.terms.iter().all(|(_, c)| c[first] == 0))
+            .then(|| i128::from(self.konst[first]))
     }
 
     /// Picks lane by lane: `self` where `cond[l]`, else `other`.
     pub fn pick(&self, other: &Lanes, cond: &[bool; LANES]) -> Lanes {
-        let mut terms = Vec::new();
-        for (m, c) in &self.terms {
-            terms.push((
-                m.clone(),
-                std::array::from_fn(|l| if cond[l] { c[l] } else { 0 }),
-            ));
-        }
-        for (m, c) in &other.terms {
-            terms.push((
-                m.clone(),
-                std::array::from_fn(|l| if cond[l] { 0 } else { c[l] }),
-            ));
-        }
+        let choose = |a: &Store, b: &Store| -> Store {
+            std::array::from_fn(|l| if cond[l] { a[l] } else { b[l] })
+        };
+        let zero = [0; LANES];
         let mut unknown = 0;
         for (l, &t) in cond.iter().enumerate() {
             let src = if t { self.unknown } else { other.unknown };
             unknown |= src & (1 << l);
         }
-        Lanes::from_terms(terms, unknown)
+        let mut sum = Sum {
+            konst: choose(&self.konst, &other.konst),
+            unknown,
+            ..Sum::default()
+        };
+        for (m, c) in &self.terms {
+            sum.push(m, choose(c, &zero));
+        }
+        for (m, c) in &other.terms {
+            sum.push(m, choose(&zero, c));
+        }
+        sum.finish()
     }
 }
 
+/// Whether the lanes of `mask` hold one coefficient.
+fn same_over(c: &Store, mask: u32) -> bool {
+    if mask == 0 {
+        return true;
+    }
+    if mask == ALL {
+        return c.iter().all(|&x| x == c[0]);
+    }
+    let first = c[mask.trailing_zeros() as usize];
+    lanes(mask).all(|l| c[l] == first)
+}
+
 /// A sum of lanes built term by term and merged once at the end: the
-/// evaluation of a polynomial allocates one list, not one per term.
+/// evaluation of a polynomial allocates one list, not one per term, and
+/// none when it has only constant terms.
 #[derive(Default)]
 pub struct Sum {
+    konst: Store,
     terms: Vec<(Mono, Store)>,
     unknown: u32,
 }
@@ -223,6 +253,9 @@ impl Sum {
     pub fn add_scaled(&mut self, x: &Lanes, k: i128) {
         self.unknown |= x.unknown;
         let k = k as i64;
+        for (s, v) in self.konst.iter_mut().zip(&x.konst) {
+            *s = s.wrapping_add(v.wrapping_mul(k));
+        }
         self.terms.extend(
             x.terms
                 .iter()
@@ -233,22 +266,70 @@ impl Sum {
     /// Adds `x`, taking its terms.
     pub fn add(&mut self, x: Lanes) {
         self.unknown |= x.unknown;
+        for (s, v) in self.konst.iter_mut().zip(&x.konst) {
+            *s = s.wrapping_add(*v);
+        }
         self.terms.extend(x.terms);
     }
 
     /// Adds the same number in every lane.
     pub fn add_constant(&mut self, k: i128) {
-        self.terms.push((Mono::new(), [k as i64; LANES]));
+        let k = k as i64;
+        for s in &mut self.konst {
+            *s = s.wrapping_add(k);
+        }
+    }
+
+    /// Adds the term `c · m`, the constant one when `m` is empty.
+    fn push(&mut self, m: &Mono, c: Store) {
+        if m.is_empty() {
+            for (s, v) in self.konst.iter_mut().zip(&c) {
+                *s = s.wrapping_add(*v);
+            }
+        } else {
+            self.terms.push((m.clone(), c));
+        }
     }
 
     pub fn finish(self) -> Lanes {
-        Lanes::from_terms(self.terms, self.unknown)
+        let Sum {
+            konst,
+            mut terms,
+            unknown,
+        } = self;
+        if terms.len() > 1 {
+            terms.sort_by(|a, b| a.0.cmp(&b.0));
+            // `dedup_by` hands the later element first: fold it into the
+            // earlier one it matches.
+            terms.dedup_by(|later, kept| {
+                if later.0 != kept.0 {
+                    return false;
+                }
+                for (x, y) in kept.1.iter_mut().zip(&later.1) {
+                    *x = x.wrapping_add(*y);
+                }
+                true
+            });
+        }
+        terms.retain(|(_, c)| c.iter().any(|&x| x != 0));
+        Lanes {
+            konst,
+            terms,
+            unknown,
+        }
     }
 }
 
-/// The lanes set in `mask`.
+/// The lanes set in `mask`, lowest first.
 pub fn lanes(mask: u32) -> impl Iterator<Item = usize> {
-    (0..LANES).filter(move |&l| mask & (1 << l) != 0)
+    let mut rest = mask;
+    std::iter::from_fn(move || {
+        (rest != 0).then(|| {
+            let l = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            l
+        })
+    })
 }
 
 /// Applies `op` lane by lane where the operands allow it. Operands that
@@ -258,7 +339,7 @@ pub fn apply(arena: &mut Arena, op: Op, args: &[&Lanes]) -> Lanes {
     let all = ALL;
     match (op, args) {
         (Op::Div(r) | Op::Rem(r), [x, k]) => {
-            let Some(k) = k.uniform(all).and_then(|p| p.as_const()).filter(|&k| k > 0) else {
+            let Some(k) = k.uniform_constant(all).filter(|&k| k > 0) else {
                 return per_lane(op, args);
             };
             divide_lanes(arena, op, r, x, k)
@@ -284,23 +365,53 @@ pub fn apply(arena: &mut Arena, op: Op, args: &[&Lanes]) -> Lanes {
 
 /// Folds lane by lane when every operand is a number in every lane.
 fn per_lane(op: Op, args: &[&Lanes]) -> Lanes {
-    let cols: Option<Vec<Column>> = args.iter().map(|a| a.concrete(ALL)).collect();
-    let Some(cols) = cols else {
-        return Lanes::unknown();
-    };
-    let mut out = [0; LANES];
-    let mut vals = [0i128; 3];
-    let n = cols.len().min(3);
-    for (l, slot) in out.iter_mut().enumerate() {
-        for (v, c) in vals.iter_mut().zip(&cols) {
-            *v = c[l];
+    let cols: Option<smallvec::SmallVec<[&Store; 3]>> =
+        args.iter().map(|a| a.numbers_of_all()).collect();
+    cols.and_then(|cols| fold_lanes(op, &cols))
+        .map_or_else(Lanes::unknown, Lanes::numbers)
+}
+
+/// [`fold`] in every lane, `None` if it fails in one. Each operator gets
+/// its own loop (the `fold` inside is inlined with the operator known),
+/// so the match on the operator runs once per warp, not once per lane.
+fn fold_lanes(op: Op, cols: &[&Store]) -> Option<Store> {
+    match (op, cols) {
+        (Op::Cmp(p), [a, b]) => each2(a, b, |x, y| fold(Op::Cmp(p), &[x, y])),
+        (Op::Div(r), [a, b]) => each2(a, b, |x, y| fold(Op::Div(r), &[x, y])),
+        (Op::Rem(r), [a, b]) => each2(a, b, |x, y| fold(Op::Rem(r), &[x, y])),
+        (Op::And, [a, b]) => each2(a, b, |x, y| fold(Op::And, &[x, y])),
+        (Op::Select, [c, a, b]) => {
+            let mut out = [0; LANES];
+            for (l, slot) in out.iter_mut().enumerate() {
+                let v = [c[l], a[l], b[l]].map(i128::from);
+                *slot = fold(Op::Select, &v)? as i64;
+            }
+            Some(out)
         }
-        match fold(op, &vals[..n]) {
-            Some(v) => *slot = v,
-            None => return Lanes::unknown(),
+        _ => {
+            let mut out = [0; LANES];
+            let n = cols.len().min(3);
+            let mut vals = [0i128; 3];
+            for (l, slot) in out.iter_mut().enumerate() {
+                for (v, c) in vals.iter_mut().zip(cols) {
+                    *v = i128::from(c[l]);
+                }
+                *slot = fold(op, &vals[..n])? as i64;
+            }
+            Some(out)
         }
     }
-    Lanes::column(out)
+}
+
+/// `f` on each lane's pair of numbers (as `i128`, like the IR's constant
+/// folding), narrowed back to the store.
+#[inline(always)]
+fn each2(a: &Store, b: &Store, f: impl Fn(i128, i128) -> Option<i128>) -> Option<Store> {
+    let mut out = [0; LANES];
+    for (l, slot) in out.iter_mut().enumerate() {
+        *slot = f(i128::from(a[l]), i128::from(b[l]))? as i64;
+    }
+    Some(out)
 }
 
 /// `x / k` or `x % k` for `x = U + d`: decided when `U`'s residue modulo
@@ -317,7 +428,16 @@ fn divide_lanes(arena: &mut Arena, op: Op, r: Round, x: &Lanes, k: i128) -> Lane
         };
     };
     let low: Column = d.map(|v| v + rc);
+    // Truncation is flooring on non-negative values only: with a uniform
+    // part, that needs `U >= 0` and every lane's `d >= 0`; `(-64n - t) %
+    // 32` is `-(t % 32)`, not `32 - t % 32`, and `n`'s sign is unknown.
     let round = if u.terms.is_empty() { r } else { Round::Floor };
+    if r == Round::Trunc
+        && !u.terms.is_empty()
+        && !(arena.non_negative(&u) && d.iter().all(|&v| v >= 0))
+    {
+        return Lanes::unknown();
+    }
     match op {
         Op::Rem(_) => {
             let col = low.map(|v| remainder(v, k, round).unwrap_or(0));

@@ -37,7 +37,8 @@ use warp::{Cond, Evaluator, Warp};
 /// Per warp: what the checks read.
 #[derive(Default)]
 pub struct WarpFacts {
-    values: HashMap<ExprId, std::rc::Rc<Lanes>>,
+    /// The lanes of every expression the warp evaluated.
+    values: warp::Dense<ExprId>,
     conds: HashMap<(CtxId, BlockId), Cond>,
     /// Per context, `(may, must)` per block.
     active: HashMap<CtxId, Vec<(u32, u32)>>,
@@ -147,7 +148,11 @@ impl KernelAcf {
         let over_budget = b.over_budget;
         let mut arena = b.arena;
         let warps = warp::warps(block);
-        let mut evs: Vec<Evaluator> = warps.iter().map(Evaluator::new).collect();
+        let shared = warp::Shared::new(&warps, &arena);
+        let mut evs: Vec<Evaluator> = warps
+            .iter()
+            .map(|w| Evaluator::new(w, &shared, &arena))
+            .collect();
         let mut facts: Vec<WarpFacts> = warps.iter().map(|_| WarpFacts::default()).collect();
         for &(c, blk, e) in &branches {
             let f = arena.func_of(c);
@@ -190,15 +195,19 @@ impl KernelAcf {
                 let Some(edges) = control.get(&f) else {
                     continue;
                 };
-                let entry = entry_lanes(w, c, k, &order, &calls, wf, f == kernel);
+                let at = |x: CtxId, b: BlockId| wf.active[&x][b.index()];
+                let entry = entry_lanes(w, c, k, (&order, &calls), at, f == kernel);
+                // Strict: a caller's bounds check cuts the lanes it passes.
+                let strict_at = |x: CtxId, b: BlockId| (at(x, b).0, wf.strict[&x][b.index()]);
+                let strict_entry = entry_lanes(w, c, k, (&order, &calls), strict_at, f == kernel);
                 let g = graphs.func(f);
                 let cond = |b: BlockId| wf.conds.get(&(c, b));
                 let lanes = active::active_lanes(g, edges, entry, cond, true);
                 let bounded = wf.conds.iter().any(|((h, _), x)| {
                     *h == c && matches!(x, Cond::Threshold { bounded: true, .. })
                 });
-                let strict = if bounded {
-                    active::active_lanes(g, edges, entry, cond, false)
+                let strict = if bounded || strict_entry != entry {
+                    active::active_lanes(g, edges, strict_entry, cond, false)
                 } else {
                     lanes.clone()
                 };
@@ -206,8 +215,7 @@ impl KernelAcf {
                 wf.active.insert(c, lanes);
             }
             for &e in exprs.values() {
-                let l = ev.eval(&mut arena, e);
-                wf.values.insert(e, l);
+                ev.eval(&mut arena, e);
             }
             check(&arena)?;
             for &(c, blk, _) in &branches {
@@ -224,7 +232,9 @@ impl KernelAcf {
                 }
             }
         }
-        drop(evs);
+        for (ev, wf) in evs.into_iter().zip(&mut facts) {
+            wf.values = ev.into_values();
+        }
         let span = tracing::Span::current();
         span.record("exprs", arena.num_exprs());
         span.record("contexts", order.len());
@@ -286,7 +296,7 @@ impl KernelAcf {
 
     /// `v` instantiated for warp `w`.
     pub fn lanes(&self, w: usize, c: CtxId, v: Value) -> Option<&Lanes> {
-        self.facts[w].values.get(&self.expr(c, v)?).map(|l| &**l)
+        self.facts[w].values.get(self.expr(c, v)?).map(|l| &**l)
     }
 
     /// The condition of the branch ending `b`, in warp `w`.
@@ -380,14 +390,14 @@ fn discover_contexts(
 }
 
 /// The lanes that enter context `c` (the `k`-th in `order`): those active
-/// at its call sites, when every caller's lanes are already known.
+/// at its call sites (`lanes_at`: may and must), when every caller's lanes
+/// are already known.
 fn entry_lanes(
     w: &Warp,
     c: CtxId,
     k: usize,
-    order: &[CtxId],
-    calls: &CallSites,
-    wf: &WarpFacts,
+    (order, calls): (&[CtxId], &CallSites),
+    lanes_at: impl Fn(CtxId, BlockId) -> (u32, u32),
     is_kernel: bool,
 ) -> (u32, u32) {
     if is_kernel && k == 0 {
@@ -406,8 +416,8 @@ fn entry_lanes(
         return (w.exists, 0);
     }
     let (mut may, mut must) = (0, u32::MAX);
-    for (caller, blk) in sites {
-        let (a, b) = wf.active[caller][blk.index()];
+    for &(caller, blk) in sites {
+        let (a, b) = lanes_at(caller, blk);
         may |= a;
         must &= b;
     }

@@ -19,8 +19,8 @@
 
 use super::expr::*;
 use super::lanes::{self, Column, Lanes, ALL, LANES};
-use crate::dataflow::FastMap as HashMap;
 use crate::ir::{BlockId, Function, InstKind, IntPred};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 /// One warp of the block.
@@ -62,43 +62,161 @@ pub fn warps(block: [u32; 3]) -> Vec<Warp> {
         .collect()
 }
 
-/// Instantiates expressions for one warp, memoised.
+/// What the warps of a block share: the lanes of every expression that
+/// comes out the same in each warp, worked out once. An expression's lanes
+/// depend on the warp only through `threadIdx`, and only through a
+/// dimension whose column differs between warps (`threadIdx.x` of a
+/// `32 × 8` block is the same `0..32` in all of them).
+pub struct Shared {
+    /// Per dimension, whether every warp has the same `threadIdx` column.
+    same_tid: [bool; 3],
+    /// Per atom: unknown yet, or whether its lanes differ between warps.
+    varies: Vec<Option<bool>>,
+    memo: Dense<ExprId>,
+    atoms: Dense<AtomId>,
+}
+
+impl Shared {
+    pub fn new(warps: &[Warp], arena: &Arena) -> RefCell<Self> {
+        let same_tid = std::array::from_fn(|k| {
+            warps
+                .iter()
+                .all(|w| (0..LANES).all(|l| w.tid[l][k] == warps[0].tid[l][k]))
+        });
+        RefCell::new(Shared {
+            same_tid,
+            varies: vec![None; arena.num_atoms()],
+            memo: Dense::with_len(arena.num_exprs()),
+            atoms: Dense::with_len(arena.num_atoms()),
+        })
+    }
+
+    /// Whether the lanes of `e` may differ between warps.
+    fn expr_varies(&mut self, arena: &Arena, e: ExprId) -> bool {
+        arena
+            .poly(e)
+            .terms
+            .iter()
+            .any(|(m, _)| m.iter().any(|&a| self.atom_varies(arena, a)))
+    }
+
+    fn atom_varies(&mut self, arena: &Arena, a: AtomId) -> bool {
+        if let Some(&Some(v)) = self.varies.get(a.index()) {
+            return v;
+        }
+        let v = match arena.atom(a) {
+            Atom::Tid(d) => !self.same_tid[super::build::dim_index(*d)],
+            Atom::Op(_, args) => args.iter().any(|&x| self.expr_varies(arena, x)),
+            Atom::Uniform(_) | Atom::LaneId | Atom::Opaque(..) | Atom::Pending(..) => false,
+        };
+        if self.varies.len() <= a.index() {
+            self.varies.resize(a.index() + 1, None);
+        }
+        self.varies[a.index()] = Some(v);
+        v
+    }
+}
+
+/// Lanes by dense id, filled on demand.
+pub struct Dense<K> {
+    slots: Vec<Option<Rc<Lanes>>>,
+    key: std::marker::PhantomData<K>,
+}
+
+impl<K> Default for Dense<K> {
+    fn default() -> Self {
+        Dense::with_len(0)
+    }
+}
+
+impl<K> Dense<K> {
+    /// Room for the ids below `n` (more are added as they come).
+    fn with_len(n: usize) -> Self {
+        Dense {
+            slots: vec![None; n],
+            key: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<K: crate::ir::entity::Entity> Dense<K> {
+    pub fn get(&self, k: K) -> Option<&Rc<Lanes>> {
+        self.slots.get(k.index()).and_then(Option::as_ref)
+    }
+
+    fn insert(&mut self, k: K, l: Rc<Lanes>) {
+        if self.slots.len() <= k.index() {
+            self.slots.resize(k.index() + 1, None);
+        }
+        self.slots[k.index()] = Some(l);
+    }
+}
+
+/// Instantiates expressions for one warp, memoised; what is the same in
+/// every warp goes to (and comes from) the block's [`Shared`] tables.
 pub struct Evaluator<'w> {
     warp: &'w Warp,
-    memo: HashMap<ExprId, Rc<Lanes>>,
-    atoms: HashMap<AtomId, Rc<Lanes>>,
+    shared: &'w RefCell<Shared>,
+    memo: Dense<ExprId>,
+    atoms: Dense<AtomId>,
 }
 
 impl<'w> Evaluator<'w> {
-    pub fn new(warp: &'w Warp) -> Self {
+    pub fn new(warp: &'w Warp, shared: &'w RefCell<Shared>, arena: &Arena) -> Self {
         Evaluator {
             warp,
-            memo: HashMap::default(),
-            atoms: HashMap::default(),
+            shared,
+            memo: Dense::with_len(arena.num_exprs()),
+            atoms: Dense::with_len(arena.num_atoms()),
         }
     }
 
+    /// The lanes of every expression evaluated so far.
+    pub fn into_values(self) -> Dense<ExprId> {
+        self.memo
+    }
+
     pub fn eval(&mut self, arena: &mut Arena, e: ExprId) -> Rc<Lanes> {
-        if let Some(l) = self.memo.get(&e) {
+        if let Some(l) = self.memo.get(e) {
             return l.clone();
         }
+        let l = {
+            let mut shared = self.shared.borrow_mut();
+            if shared.expr_varies(arena, e) {
+                None
+            } else {
+                Some(shared.memo.get(e).cloned())
+            }
+        };
+        let l = match l {
+            // The same in every warp, and done.
+            Some(Some(l)) => l,
+            // The same in every warp: the first to need it works it out.
+            Some(None) => {
+                let l = self.compute(arena, e);
+                self.shared.borrow_mut().memo.insert(e, l.clone());
+                l
+            }
+            None => self.compute(arena, e),
+        };
+        self.memo.insert(e, l.clone());
+        l
+    }
+
+    fn compute(&mut self, arena: &mut Arena, e: ExprId) -> Rc<Lanes> {
         if !arena.is_thread(e) {
             // Uniform: the same polynomial in every lane, nothing to
             // instantiate.
-            let l = Rc::new(Lanes::broadcast(arena.poly(e)));
-            self.memo.insert(e, l.clone());
-            return l;
+            return Rc::new(Lanes::broadcast(arena.poly(e)));
+        }
+        if let [(mono, 1)] = arena.poly(e).terms.as_slice() {
+            if let [a] = mono.as_slice() {
+                // The expression is one atom: share its lanes.
+                return self.atom(arena, *a);
+            }
         }
         let terms: smallvec::SmallVec<[(Mono, i128); 4]> =
             arena.poly(e).terms.iter().cloned().collect();
-        if let [(mono, 1)] = terms.as_slice() {
-            if let [a] = mono.as_slice() {
-                // The expression is one atom: share its lanes.
-                let l = self.atom(arena, *a);
-                self.memo.insert(e, l.clone());
-                return l;
-            }
-        }
         let mut sum = lanes::Sum::default();
         for (mono, c) in terms {
             match mono.as_slice() {
@@ -117,46 +235,60 @@ impl<'w> Evaluator<'w> {
                 }
             }
         }
-        let sum = Rc::new(sum.finish());
-        self.memo.insert(e, sum.clone());
-        sum
+        Rc::new(sum.finish())
     }
 
     fn atom(&mut self, arena: &mut Arena, a: AtomId) -> Rc<Lanes> {
-        if let Some(l) = self.atoms.get(&a) {
+        if let Some(l) = self.atoms.get(a) {
             return l.clone();
         }
-        let l = Rc::new(self.compute_atom(arena, a));
+        let l = {
+            let mut shared = self.shared.borrow_mut();
+            if shared.atom_varies(arena, a) {
+                None
+            } else {
+                Some(shared.atoms.get(a).cloned())
+            }
+        };
+        let l = match l {
+            Some(Some(l)) => l,
+            Some(None) => {
+                let l = Rc::new(self.compute_atom(arena, a));
+                self.shared.borrow_mut().atoms.insert(a, l.clone());
+                l
+            }
+            None => Rc::new(self.compute_atom(arena, a)),
+        };
         self.atoms.insert(a, l.clone());
         l
     }
 
     fn compute_atom(&mut self, arena: &mut Arena, a: AtomId) -> Lanes {
-        match arena.atom(a).clone() {
-            Atom::Uniform(_) => Lanes::broadcast(&Poly::atom(a)),
+        let (op, args): (Op, smallvec::SmallVec<[ExprId; 3]>) = match arena.atom(a) {
+            Atom::Uniform(_) => return Lanes::broadcast(&Poly::atom(a)),
             Atom::Tid(d) => {
-                let k = super::build::dim_index(d);
-                Lanes::column(std::array::from_fn(|l| self.warp.tid[l][k].into()))
+                let k = super::build::dim_index(*d);
+                return Lanes::column(std::array::from_fn(|l| self.warp.tid[l][k].into()));
             }
-            Atom::LaneId => Lanes::column(std::array::from_fn(|l| l as i128)),
-            Atom::Opaque(..) | Atom::Pending(..) => Lanes::unknown(),
-            Atom::Op(op, args) => {
-                let vals: Vec<Rc<Lanes>> = args.iter().map(|&x| self.eval(arena, x)).collect();
-                let uniform: Option<Vec<Poly>> = if vals.iter().all(|v| v.is_lane_constant()) {
-                    vals.iter().map(|v| v.uniform(ALL)).collect()
-                } else {
-                    None
-                };
-                match uniform {
-                    Some(polys) => {
-                        let ids = polys.into_iter().map(|p| arena.intern(p)).collect();
-                        Lanes::broadcast(&arena.op(op, ids))
-                    }
-                    None => {
-                        let refs: Vec<&Lanes> = vals.iter().map(|v| &**v).collect();
-                        lanes::apply(arena, op, &refs)
-                    }
-                }
+            Atom::LaneId => return Lanes::column(std::array::from_fn(|l| l as i128)),
+            Atom::Opaque(..) | Atom::Pending(..) => return Lanes::unknown(),
+            Atom::Op(op, args) => (*op, args.iter().copied().collect()),
+        };
+        let vals: smallvec::SmallVec<[Rc<Lanes>; 3]> =
+            args.iter().map(|&x| self.eval(arena, x)).collect();
+        let uniform: Option<Vec<Poly>> = if vals.iter().all(|v| v.is_lane_constant()) {
+            vals.iter().map(|v| v.uniform(ALL)).collect()
+        } else {
+            None
+        };
+        match uniform {
+            Some(polys) => {
+                let ids = polys.into_iter().map(|p| arena.intern(p)).collect();
+                Lanes::broadcast(&arena.op(op, ids))
+            }
+            None => {
+                let refs: smallvec::SmallVec<[&Lanes; 3]> = vals.iter().map(|v| &**v).collect();
+                lanes::apply(arena, op, &refs)
             }
         }
     }

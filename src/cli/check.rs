@@ -48,6 +48,10 @@ pub struct CompileArgs {
     /// Any other clang flag (repeatable), e.g. --clang-arg=-std=c++17.
     #[arg(long = "clang-arg", value_name = "FLAG", allow_hyphen_values = true)]
     pub clang_args: Vec<String>,
+    /// The clang for .cu files (default: $WARPCHECK_CLANG, else the clang of
+    /// the LLVM this warpcheck is built for). An older major works too.
+    #[arg(long, value_name = "PATH")]
+    pub clang: Option<PathBuf>,
 }
 
 impl CompileArgs {
@@ -59,13 +63,15 @@ impl CompileArgs {
             cuda_path: self.cuda_path.clone(),
             no_toolkit: self.no_cuda,
             extra: self.clang_args.clone(),
+            clang: self.clang.clone(),
             ..CompileOptions::default()
         }
     }
 }
 
+/// Which files to analyse: shared by `check` and `report`.
 #[derive(Args, Debug)]
-pub struct CheckArgs {
+pub struct Inputs {
     /// Files to analyse: .cu, .ll or .bc. With -p: which of the database's
     /// files (default all).
     #[arg(required_unless_present = "build_path")]
@@ -74,8 +80,25 @@ pub struct CheckArgs {
     /// its CUDA entries with their own flags, nvcc's translated.
     #[arg(short = 'p', long = "build-path", value_name = "BUILD_DIR")]
     pub build_path: Option<PathBuf>,
+}
+
+impl Inputs {
+    /// The jobs these name; problems with single entries go to `problems`.
+    pub fn jobs(
+        &self,
+        compile: &CompileArgs,
+        problems: &mut Vec<String>,
+    ) -> Result<Vec<Job>, String> {
+        super::jobs::collect(&self.files, self.build_path.as_deref(), compile, problems)
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub inputs: Inputs,
     /// Instead of findings, compare warpcheck's thread dependence with LLVM's
-    /// UniformityAnalysis (opt-19 -passes='print<uniformity>') per function.
+    /// UniformityAnalysis (opt -passes='print<uniformity>', of this build's LLVM) per function.
     #[arg(long)]
     pub compare_uniformity: bool,
     #[command(flatten)]
@@ -141,13 +164,8 @@ pub fn run(args: &CheckArgs) -> i32 {
     if args.compare_uniformity {
         return compare_files(args, &args.report.compile.options(), &opts);
     }
-    let mut failed = false;
-    let jobs = match super::jobs::collect(
-        &args.files,
-        args.build_path.as_deref(),
-        &args.report.compile,
-        &mut failed,
-    ) {
+    let mut failed = Vec::new();
+    let jobs = match args.inputs.jobs(&args.report.compile, &mut failed) {
         Ok(j) => j,
         Err(e) => {
             eprintln!("warpcheck: error: {e}");
@@ -155,7 +173,7 @@ pub fn run(args: &CheckArgs) -> i32 {
         }
     };
     let code = report_jobs(&args.report, &opts, &jobs, false).code;
-    if failed {
+    if !failed.is_empty() {
         code.max(exit::INPUT)
     } else {
         code
@@ -166,45 +184,67 @@ pub fn run(args: &CheckArgs) -> i32 {
 /// message is printed and the exit code returned. Installs the tracing
 /// subscriber `--timing` and `WARPCHECK_LOG` ask for.
 pub fn options(r: &ReportArgs) -> Result<Options, i32> {
-    let block_dim = r
-        .block_dim
-        .as_deref()
-        .map(|s| BlockDim::parse(s, BlockDimSource::Option))
-        .transpose()
-        .map_err(|e| {
-            eprintln!("warpcheck: error: --block-dim: {e}");
-            exit::INPUT
-        })?;
-    for d in &r.disable {
-        if !crate::checks::is_known(d) {
-            eprintln!("warpcheck: error: --disable: no check named '{d}' (see `warpcheck checks`)");
-            return Err(exit::INPUT);
-        }
-    }
-    let mut budget = crate::budget::Budget::CLI;
-    for b in &r.budget {
-        let set = b
-            .split_once('=')
-            .ok_or_else(|| format!("expected KEY=VALUE, got '{b}'"))
-            .and_then(|(k, v)| budget.set(k.trim(), v));
-        if let Err(e) = set {
-            eprintln!("warpcheck: error: --budget: {e}");
-            return Err(exit::INPUT);
-        }
-    }
+    let limits = Limits {
+        block_dim: r.block_dim.as_deref(),
+        disable: &r.disable,
+        budget: &r.budget,
+    };
+    let mut o = limits.options()?;
     crate::trace::install(r.timing);
-    Ok(Options {
-        block_dim,
-        disabled: r.disable.clone(),
-        no_explanations: r.format == ReportFormat::Text && !r.explain,
-        budget,
-        ..Options::default()
-    })
+    o.no_explanations = r.format == ReportFormat::Text && !r.explain;
+    Ok(o)
+}
+
+/// The analysis settings `check` and `report` share.
+pub(super) struct Limits<'a> {
+    pub block_dim: Option<&'a str>,
+    pub disable: &'a [String],
+    pub budget: &'a [String],
+}
+
+impl Limits<'_> {
+    /// The analysis options these give; on a bad one, the message is
+    /// printed and the exit code returned.
+    pub fn options(&self) -> Result<Options, i32> {
+        let block_dim = self
+            .block_dim
+            .map(|s| BlockDim::parse(s, BlockDimSource::Option))
+            .transpose()
+            .map_err(|e| {
+                eprintln!("warpcheck: error: --block-dim: {e}");
+                exit::INPUT
+            })?;
+        for d in self.disable {
+            if !crate::checks::is_known(d) {
+                eprintln!(
+                    "warpcheck: error: --disable: no check named '{d}' (see `warpcheck checks`)"
+                );
+                return Err(exit::INPUT);
+            }
+        }
+        let mut budget = crate::budget::Budget::CLI;
+        for b in self.budget {
+            let set = b
+                .split_once('=')
+                .ok_or_else(|| format!("expected KEY=VALUE, got '{b}'"))
+                .and_then(|(k, v)| budget.set(k.trim(), v));
+            if let Err(e) = set {
+                eprintln!("warpcheck: error: --budget: {e}");
+                return Err(exit::INPUT);
+            }
+        }
+        Ok(Options {
+            block_dim,
+            disabled: self.disable.to_vec(),
+            budget,
+            ..Options::default()
+        })
+    }
 }
 
 /// `opts` and `job`'s compile options with the `.warpcheck.yaml` nearest
 /// the job's file applied.
-fn configured(job: &Job, opts: &Options) -> Result<(Options, CompileOptions), String> {
+pub(super) fn configured(job: &Job, opts: &Options) -> Result<(Options, CompileOptions), String> {
     let mut opts = opts.clone();
     let mut compile = job.options.clone();
     if let Some(path) = crate::config::Config::find_for(&job.file) {
@@ -381,6 +421,15 @@ fn check_file(
     for (k, kb) in a.kernels.iter().zip(&kernel_bounds) {
         findings.push(crate::cost::report::note(&m, k, kb));
     }
+    if bounds {
+        let machine = crate::config::Config::machine_near(file);
+        findings.extend(crate::timing::report::module_notes(
+            &a,
+            &figures,
+            &machine,
+            &opts.budget,
+        ));
+    }
     let mut report = json::Report::new();
     if need_report {
         report.add(&a, &figures, &findings);
@@ -402,7 +451,7 @@ fn check_file(
 fn compare_files(args: &CheckArgs, compile: &CompileOptions, opts: &Options) -> i32 {
     let mut code = exit::OK;
     let mut files = Vec::new();
-    for file in &args.files {
+    for file in &args.inputs.files {
         let outcome = std::panic::catch_unwind(|| compare_file(file, compile, opts));
         match outcome {
             Ok(Ok(functions)) => {
@@ -463,7 +512,7 @@ fn compare_file(
     Ok(compare::compare(&a, &llvm))
 }
 
-fn require_nvptx(
+pub(super) fn require_nvptx(
     file: &std::path::Path,
     m: &crate::ir::Module,
 ) -> Result<(), frontend::InputError> {

@@ -18,14 +18,18 @@ pub struct Job {
 /// The jobs of a run: every file named, with the command line's options;
 /// or, with `-p`, the database's CUDA entries (only those named, if any),
 /// each with its own options plus the command line's. Problems with single
-/// entries are printed and make the run's exit code 2 (`failed`); the
-/// other entries still run.
+/// entries are printed and collected in `problems` (they make the run's
+/// exit code 2); the other entries still run.
 pub fn collect(
     files: &[PathBuf],
     build: Option<&Path>,
     compile: &CompileArgs,
-    failed: &mut bool,
+    problems: &mut Vec<String>,
 ) -> Result<Vec<Job>, String> {
+    let mut problem = |message: String| {
+        eprintln!("warpcheck: error: {message}");
+        problems.push(message);
+    };
     let cli = compile.options();
     let Some(build) = build else {
         return Ok(files
@@ -41,8 +45,7 @@ pub fn collect(
     let is_wanted = |f: &Path| wanted.is_empty() || wanted.iter().any(|w| same_file(w, f));
     for (file, e) in &db.errors {
         if is_wanted(file) {
-            eprintln!("warpcheck: error: {e}");
-            *failed = true;
+            problem(e.to_string());
         }
     }
     for u in &db.unknown_options {
@@ -69,12 +72,11 @@ pub fn collect(
         let known = jobs.iter().any(|j| same_file(w, &j.file))
             || db.errors.iter().any(|(f, _)| same_file(w, f));
         if !known {
-            eprintln!(
-                "warpcheck: error: {}: not a CUDA entry of {}",
+            problem(format!(
+                "{}: not a CUDA entry of {}",
                 w.display(),
                 build.display()
-            );
-            *failed = true;
+            ));
         }
     }
     Ok(jobs)

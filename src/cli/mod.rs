@@ -4,7 +4,10 @@ mod bound;
 mod check;
 mod jobs;
 mod launch;
+mod plugin_path;
+mod report;
 mod simulate;
+mod time;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -46,8 +49,9 @@ pub enum Command {
         /// The check name, e.g. divergent-branch.
         check: String,
     },
-    /// Print the path of libwarpcheck.so, for -fpass-plugin / -load-pass-plugin.
-    PrintPluginPath,
+    /// Print the path of the pass plugin for -fpass-plugin / -load-pass-plugin:
+    /// the one built for the LLVM major of --clang (default: this build's).
+    PrintPluginPath(plugin_path::PluginPathArgs),
     /// Run one kernel launch on the CPU and report its exact cost.
     Simulate(simulate::SimulateArgs),
     /// Run a compiler command unchanged, then analyse what it compiled
@@ -58,6 +62,12 @@ pub enum Command {
     Build(launch::BuildArgs),
     /// Print a kernel's per-warp cost bound for one metric (AARA, solved as an LP).
     Bound(bound::BoundArgs),
+    /// Write a self-contained HTML report: findings with source excerpts,
+    /// sites, cost bounds, and bound vs simulated cost over a sweep.
+    Report(report::ReportArgs),
+    /// Bound a kernel's time in cycles on the machine model (work/span and
+    /// abstract CTA simulation); `--simulate` runs it in cycle mode beside.
+    Time(time::TimeArgs),
     /// Print warpcheck's own IR for a file (for debugging).
     DumpIr {
         file: PathBuf,
@@ -86,6 +96,8 @@ pub fn main() -> i32 {
         Command::Build(args) => launch::build(&args),
         Command::DumpConfig { file } => dump_config(file.as_deref()),
         Command::Bound(args) => bound::run(&args),
+        Command::Report(args) => report::run(&args),
+        Command::Time(args) => time::run(&args),
         Command::Checks => {
             for c in crate::checks::all() {
                 println!("{:28} {}", c.name(), c.summary());
@@ -106,16 +118,7 @@ pub fn main() -> i32 {
                 exit::INPUT
             }
         },
-        Command::PrintPluginPath => match plugin_path() {
-            Some(p) => {
-                println!("{}", p.display());
-                exit::OK
-            }
-            None => {
-                eprintln!("warpcheck: error: libwarpcheck.so not found next to the warpcheck binary or in ../lib");
-                exit::INPUT
-            }
-        },
+        Command::PrintPluginPath(args) => plugin_path::run(&args),
         Command::DumpIr { file, compile } => match crate::frontend::load(&file, &compile.options())
         {
             Ok(m) => {
@@ -158,18 +161,4 @@ fn dump_config(file: Option<&std::path::Path>) -> i32 {
             exit::INTERNAL
         }
     }
-}
-
-/// The plugin sits beside the binary (cargo's target dir) or in `../lib`
-/// (an install prefix).
-pub fn plugin_path() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let dir = exe.parent()?;
-    [
-        dir.join("libwarpcheck.so"),
-        dir.join("../lib/libwarpcheck.so"),
-    ]
-    .into_iter()
-    .find(|p| p.is_file())
-    .map(|p| p.canonicalize().unwrap_or(p))
 }

@@ -45,6 +45,14 @@ pub struct SimulateArgs {
     /// Report the simulation speed on stderr.
     #[arg(long)]
     pub timing: bool,
+    /// Also time the launch in cycles on the machine model (round-robin
+    /// warp scheduling, latencies, barriers, waves of blocks on SMs).
+    #[arg(long)]
+    pub cycles: bool,
+    /// A machine-model constant for --cycles, KEY=VALUE (repeatable; after
+    /// the Machine: of .warpcheck.yaml), e.g. preset=paper or issue_rate=2.
+    #[arg(long = "machine", value_name = "KEY=VALUE")]
+    pub machine: Vec<String>,
     /// Stop the launch once it has issued this many warp instructions, summed
     /// over its blocks (0: no limit).
     #[arg(long, value_name = "N", default_value_t = budget::DEFAULT_MAX_STEPS)]
@@ -73,10 +81,18 @@ pub fn run(args: &SimulateArgs) -> i32 {
         Ok(k) => k,
         Err(e) => return usage(e),
     };
-    let config = match launch_config(&m, kernel, args) {
+    let mut config = match launch_config(&m, kernel, args) {
         Ok(c) => c,
         Err(e) => return usage(e),
     };
+    if args.cycles {
+        match super::time::machine_for(&args.file, &args.machine) {
+            Ok(machine) => config.machine = Some(machine),
+            Err(e) => return usage(e),
+        }
+    } else if !args.machine.is_empty() {
+        return usage("--machine needs --cycles".into());
+    }
     let mut arguments = Vec::new();
     for a in &args.args {
         match sim::args::parse_named(a) {
@@ -192,6 +208,7 @@ fn launch_config(m: &Module, kernel: FuncId, args: &SimulateArgs) -> Result<Laun
         dynamic_shared: args.shared_bytes,
         seed: args.seed,
         budget: launch_budget(args.max_steps, args.timeout)?,
+        machine: None,
     })
 }
 

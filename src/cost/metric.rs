@@ -154,7 +154,7 @@ pub fn divergent_branches(
 pub type Unboundable = String;
 
 /// Sectors one lane's access of `bytes` at alignment `align` touches.
-fn uniform_sectors(bytes: u64, align: u64) -> u64 {
+pub fn uniform_sectors(bytes: u64, align: u64) -> u64 {
     let fits = bytes <= hw::SECTOR_BYTES && bytes.is_power_of_two() && align >= bytes;
     if fits {
         1

@@ -53,7 +53,7 @@ pub use metric::{Metric, Weights};
 use rat::Rat;
 use std::time::Instant;
 use tracing::field::Empty;
-use trips::Trip;
+pub use trips::Trip;
 use warp_graph::{Pay, WarpGraph};
 
 /// What the user configured.
@@ -140,18 +140,35 @@ fn line_of(m: &Module, f: &crate::ir::Function, i: crate::ir::InstId) -> Option<
         .map(|p| (p.file, p.line))
 }
 
-/// Bounds every metric of one kernel.
-pub fn bound_kernel(
+/// A kernel's bound problem before any costs: the warp graph, each
+/// loop's trip bound and the potential system. One is solved for each
+/// metric (and by `timing` for its own per-instruction costs).
+pub struct Problem {
+    pub graph: WarpGraph,
+    system: potential::System,
+    /// Why each loop without a trip bound has none (why a solve fails).
+    unbounded: Vec<String>,
+    pub lp_vars: usize,
+    pub lp_rows: usize,
+}
+
+/// What [`prepare`] finds: the names bounds are written in, the trip
+/// bounds, and the problem, or why there is none.
+pub struct Prepared {
+    pub names: Names,
+    pub trips: Vec<Trip>,
+    pub problem: Result<Problem, String>,
+}
+
+/// Builds `k`'s bound problem (within `meter`'s LP rows).
+pub fn prepare(
     m: &Module,
     g: &FunctionGraphs,
     k: &KernelAnalysis,
     figures: &[SiteFigures],
-    opts: &Options,
+    degree: usize,
     meter: &Meter,
-) -> KernelBounds {
-    let start = Instant::now();
-    let span = tracing::info_span!("cost", lp_vars = Empty, lp_rows = Empty, loops = Empty);
-    let _e = span.enter();
+) -> Prepared {
     let f = m.func(k.kernel);
     let unsigned = values::unsigned_params(&f.demangled, f.params.len());
     let env = values::Env {
@@ -174,43 +191,28 @@ pub fn bound_kernel(
         factors,
         unsigned,
     };
-    let threads: u32 = k.block_dim.dims.iter().product();
-    let mut out = KernelBounds {
+    let problem = problem(&env, &inductions, (k, figures), &trips, degree, meter);
+    Prepared {
         names,
-        metrics: Vec::new(),
-        warps_per_block: threads.div_ceil(crate::hw::WARP_SIZE),
-        lp_vars: 0,
-        lp_rows: 0,
-        seconds: 0.0,
-    };
-    span.record("loops", g.loops.len());
-    let fail = |out: &mut KernelBounds, why: String| {
-        out.metrics = opts
-            .metrics
-            .iter()
-            .map(|&metric| MetricBound {
-                metric,
-                bound: Err(why.clone()),
-                loops: Vec::new(),
-                lines: Vec::new(),
-            })
-            .collect();
-    };
+        trips,
+        problem,
+    }
+}
+
+fn problem(
+    env: &values::Env<'_>,
+    inductions: &HashMap<crate::ir::InstId, values::Induction>,
+    (k, figures): (&KernelAnalysis, &[SiteFigures]),
+    trips: &[Trip],
+    degree: usize,
+    meter: &Meter,
+) -> Result<Problem, String> {
+    let (m, f, g) = (env.m, env.f, env.g);
     if !g.loops.is_reducible() {
-        fail(
-            &mut out,
-            "the control flow has a cycle with two entries".into(),
-        );
-        return finish(out, start);
+        return Err("the control flow has a cycle with two entries".into());
     }
     let divergent = metric::divergent_branches(m, k, figures);
-    let graph = match WarpGraph::new(f, g, &|b| divergent.contains(&b)) {
-        Ok(x) => x,
-        Err(e) => {
-            fail(&mut out, e);
-            return finish(out, start);
-        }
-    };
+    let graph = WarpGraph::new(f, g, &|b| divergent.contains(&b))?;
     // Facts per CFG edge, with the thread symbols weakened away; each edge
     // narrows its own ranges.
     let mut facts: HashMap<(BlockId, BlockId), Vec<Affine>> = HashMap::default();
@@ -218,7 +220,7 @@ pub fn bound_kernel(
         if facts.contains_key(&e.logical) || e.logical.0 == e.logical.1 && e.to.is_none() {
             continue;
         }
-        let mut vals = values::Values::new(&env, values::Ranges::default(), &inductions);
+        let mut vals = values::Values::new(env, values::Ranges::default(), inductions);
         let fs = values::edge_facts(&mut vals, e.logical.0, e.logical.1)
             .iter()
             .map(|a| env.eliminate(a, true))
@@ -233,21 +235,19 @@ pub fn bound_kernel(
         })
         .collect();
     let inputs = potential::Inputs {
-        env: &env,
+        env,
         trips: &trip_of,
         facts: &facts,
-        degree: opts.degree,
+        degree,
     };
     let system = potential::System::new(&graph, &inputs);
-    out.lp_vars = system.lp.vars;
-    out.lp_rows = system.lp.rows.len();
-    span.record("lp_vars", out.lp_vars);
-    span.record("lp_rows", out.lp_rows);
-    if let Err(e) = meter.lp_rows(out.lp_rows) {
-        fail(&mut out, format!("the {e} ran out"));
-        return finish(out, start);
-    }
-    let unbounded: Vec<String> = trips
+    let (lp_vars, lp_rows) = (system.lp.vars, system.lp.rows.len());
+    tracing::Span::current().record("lp_vars", lp_vars);
+    tracing::Span::current().record("lp_rows", lp_rows);
+    meter
+        .lp_rows(lp_rows)
+        .map_err(|e| format!("the {e} ran out"))?;
+    let unbounded = trips
         .iter()
         .enumerate()
         .filter_map(|(i, t)| match t {
@@ -259,6 +259,102 @@ pub fn bound_kernel(
             _ => None,
         })
         .collect();
+    Ok(Problem {
+        graph,
+        system,
+        unbounded,
+        lp_vars,
+        lp_rows,
+    })
+}
+
+impl Problem {
+    /// The least bound on the costs `costs` of the instructions `keep`
+    /// selects, as a polynomial, or why there is none.
+    pub fn solve(
+        &self,
+        f: &crate::ir::Function,
+        costs: &metric::Costs,
+        keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool,
+        meter: &Meter,
+    ) -> Result<Poly, String> {
+        if let Err(e) = meter.time() {
+            return Err(format!("the {e} ran out"));
+        }
+        let edge_costs = self.edge_costs(f, costs, keep);
+        let lp = self.system.with_costs(&edge_costs);
+        let seconds = meter.seconds_left().unwrap_or(30.0).min(30.0);
+        let solver = lp::Cbc { seconds };
+        let x = lp::lexicographic(&solver, &lp, &self.system.rounds()).map_err(|e| {
+            if self.unbounded.is_empty() {
+                e
+            } else {
+                self.unbounded.join("; ")
+            }
+        })?;
+        Ok(self.system.entry_poly(&x))
+    }
+
+    /// The cost of each warp-graph edge: the instructions of the block it
+    /// leaves that `keep` selects, and what the edge itself pays (charged
+    /// to the block it leaves).
+    pub fn edge_costs(
+        &self,
+        f: &crate::ir::Function,
+        costs: &metric::Costs,
+        keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool,
+    ) -> Vec<Rat> {
+        edge_costs(f, &self.graph, costs, keep)
+    }
+
+    /// Why each loop without a trip bound has none.
+    pub fn unbounded(&self) -> &[String] {
+        &self.unbounded
+    }
+}
+
+/// Bounds every metric of one kernel.
+pub fn bound_kernel(
+    m: &Module,
+    g: &FunctionGraphs,
+    k: &KernelAnalysis,
+    figures: &[SiteFigures],
+    opts: &Options,
+    meter: &Meter,
+) -> KernelBounds {
+    let start = Instant::now();
+    let span = tracing::info_span!("cost", lp_vars = Empty, lp_rows = Empty, loops = Empty);
+    let _e = span.enter();
+    let f = m.func(k.kernel);
+    span.record("loops", g.loops.len());
+    let prepared = prepare(m, g, k, figures, opts.degree, meter);
+    let threads: u32 = k.block_dim.dims.iter().product();
+    let mut out = KernelBounds {
+        names: prepared.names,
+        metrics: Vec::new(),
+        warps_per_block: threads.div_ceil(crate::hw::WARP_SIZE),
+        lp_vars: 0,
+        lp_rows: 0,
+        seconds: 0.0,
+    };
+    let problem = match prepared.problem {
+        Ok(p) => p,
+        Err(why) => {
+            out.metrics = opts
+                .metrics
+                .iter()
+                .map(|&metric| MetricBound {
+                    metric,
+                    bound: Err(why.clone()),
+                    loops: Vec::new(),
+                    lines: Vec::new(),
+                })
+                .collect();
+            return finish(out, start);
+        }
+    };
+    out.lp_vars = problem.lp_vars;
+    out.lp_rows = problem.lp_rows;
     for &metric in &opts.metrics {
         let costs = match metric::costs(m, k, figures, metric, &opts.weights) {
             Ok(c) => c,
@@ -272,22 +368,8 @@ pub fn bound_kernel(
                 continue;
             }
         };
-        let solve = |keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool| -> Result<Poly, String> {
-            if let Err(e) = meter.time() {
-                return Err(format!("the {e} ran out"));
-            }
-            let edge_costs = edge_costs(m, f, &graph, &costs, keep);
-            let lp = system.with_costs(&edge_costs);
-            let seconds = meter.seconds_left().unwrap_or(30.0).min(30.0);
-            let solver = lp::Cbc { seconds };
-            let x = lp::lexicographic(&solver, &lp, &system.rounds()).map_err(|e| {
-                if unbounded.is_empty() {
-                    e
-                } else {
-                    unbounded.join("; ")
-                }
-            })?;
-            Ok(system.entry_poly(&x))
+        let solve = |keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool| {
+            problem.solve(f, &costs, keep, meter)
         };
         let bound = solve(&|_, _| true);
         let mut mb = MetricBound {
@@ -348,13 +430,11 @@ fn finish(mut out: KernelBounds, start: Instant) -> KernelBounds {
 /// leaves that `keep` selects, and what the edge itself pays (charged to
 /// the block it leaves).
 fn edge_costs(
-    m: &Module,
     f: &crate::ir::Function,
     graph: &WarpGraph,
     costs: &metric::Costs,
     keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool,
 ) -> Vec<Rat> {
-    let _ = m;
     let mut block_cost: HashMap<BlockId, Rat> = HashMap::default();
     graph
         .edges

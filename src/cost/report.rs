@@ -106,7 +106,6 @@ fn text(names: &Names, b: &Result<Poly, String>) -> String {
 /// The note at the kernel's line: each metric's bound, and which loop
 /// carries the most of the first bounded metric.
 pub fn note(m: &Module, k: &KernelAnalysis, kb: &KernelBounds) -> Finding {
-    let func = m.func(k.kernel);
     let parts: Vec<String> = kb
         .metrics
         .iter()
@@ -126,6 +125,12 @@ pub fn note(m: &Module, k: &KernelAnalysis, kb: &KernelBounds) -> Finding {
             ));
         }
     }
+    kernel_note(m, k, format!("cost per warp: {}", parts.join("; ")), notes)
+}
+
+/// A `cost-bound` note at the kernel's line.
+pub fn kernel_note(m: &Module, k: &KernelAnalysis, message: String, notes: Vec<String>) -> Finding {
+    let func = m.func(k.kernel);
     Finding {
         check: COST_BOUND,
         severity: Severity::Note,
@@ -134,7 +139,7 @@ pub fn note(m: &Module, k: &KernelAnalysis, kb: &KernelBounds) -> Finding {
         pos: func.loc.as_ref().map(|p| Position::resolve(m, p)),
         kernel: func.demangled.clone(),
         function: func.demangled.clone(),
-        message: format!("cost per warp: {}", parts.join("; ")),
+        message,
         notes,
         data: None,
     }

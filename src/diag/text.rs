@@ -12,17 +12,33 @@ pub struct SourceCache {
 }
 
 impl SourceCache {
+    fn lines(&mut self, path: &std::path::Path) -> Option<&Vec<String>> {
+        self.files
+            .entry(path.to_path_buf())
+            .or_insert_with(|| {
+                std::fs::read_to_string(path)
+                    .ok()
+                    .map(|t| t.lines().map(str::to_string).collect())
+            })
+            .as_ref()
+    }
+
     /// The text of `pos`'s line, if the file can be read.
     pub fn line(&mut self, pos: &Position) -> Option<String> {
-        let lines = self.files.entry(pos.path.clone()).or_insert_with(|| {
-            std::fs::read_to_string(&pos.path)
-                .ok()
-                .map(|t| t.lines().map(str::to_string).collect())
-        });
-        lines
-            .as_ref()?
-            .get(pos.line.checked_sub(1)? as usize)
-            .cloned()
+        let n = pos.line.checked_sub(1)? as usize;
+        self.lines(&pos.path)?.get(n).cloned()
+    }
+
+    /// `pos`'s line with up to `around` lines either side, numbered from 1;
+    /// empty if the file cannot be read.
+    pub fn excerpt(&mut self, pos: &Position, around: u32) -> Vec<(u32, String)> {
+        let Some(lines) = self.lines(&pos.path) else {
+            return Vec::new();
+        };
+        let first = pos.line.saturating_sub(around).max(1);
+        (first..=pos.line.saturating_add(around))
+            .filter_map(|n| Some((n, lines.get(n as usize - 1)?.clone())))
+            .collect()
     }
 }
 

@@ -1,6 +1,9 @@
-//! Compiling `.cu` files to device IR with clang-19.
+//! Compiling `.cu` files to device IR with the clang of this build's LLVM
+//! major (clang-19 by default, clang-22 in an `llvm22` build), or the one
+//! `--clang`/`$WARPCHECK_CLANG` names.
 
 use super::{pch, InputError, Toolkit};
+use crate::ir::major::LLVM_MAJOR;
 use crate::ir::{self, Module};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -52,6 +55,8 @@ pub struct CompileOptions {
     pub full_debug: bool,
     /// More flags for clang, as given.
     pub extra: Vec<String>,
+    /// `--clang`: the clang to compile with, before `$WARPCHECK_CLANG`.
+    pub clang: Option<PathBuf>,
 }
 
 impl Default for CompileOptions {
@@ -64,29 +69,82 @@ impl Default for CompileOptions {
             no_toolkit: false,
             full_debug: false,
             extra: Vec::new(),
+            clang: None,
         }
     }
 }
 
-/// `$WARPCHECK_CLANG`, `clang-19` on the PATH, or Debian's LLVM 19 prefix.
+/// `$WARPCHECK_CLANG`, else this build's clang: `clang-<major>` on the
+/// PATH or in Debian's LLVM prefix.
 pub fn find_clang() -> Option<PathBuf> {
-    find_llvm_tool("WARPCHECK_CLANG", "clang-19", "clang")
+    find_llvm_tool("WARPCHECK_CLANG", "clang")
 }
 
-/// An LLVM 19 tool: named by `env`, else `versioned` on the PATH, else
-/// `plain` in Debian's LLVM 19 prefix.
-pub fn find_llvm_tool(env: &str, versioned: &str, plain: &str) -> Option<PathBuf> {
+/// An LLVM tool of this build's major: named by `env` (a path, or a name
+/// looked up on the PATH), else `tool-<major>` on the PATH, else `tool` in
+/// `/usr/lib/llvm-<major>/bin`.
+pub fn find_llvm_tool(env: &str, tool: &str) -> Option<PathBuf> {
     if let Some(p) = std::env::var_os(env) {
-        return Some(PathBuf::from(p));
+        return Some(on_path(Path::new(&p)));
     }
-    let on_path = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join(versioned))
-            .find(|p| p.is_file())
-    });
-    on_path.or_else(|| {
-        let p = PathBuf::from("/usr/lib/llvm-19/bin").join(plain);
-        p.is_file().then_some(p)
+    let versioned = PathBuf::from(format!("{tool}-{LLVM_MAJOR}"));
+    let found = on_path(&versioned);
+    if found != versioned {
+        return Some(found);
+    }
+    let p = PathBuf::from(format!("/usr/lib/llvm-{LLVM_MAJOR}/bin")).join(tool);
+    p.is_file().then_some(p)
+}
+
+/// A bare program name resolved on the PATH (as the shell would), so that
+/// the precompiled header can be keyed by the file; anything else as given.
+pub fn on_path(program: &Path) -> PathBuf {
+    if program.components().count() != 1 {
+        return program.to_path_buf();
+    }
+    std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(program))
+                .find(|p| p.is_file())
+        })
+        .unwrap_or_else(|| program.to_path_buf())
+}
+
+/// The LLVM major of a clang, from the first line of `clang --version`
+/// (`Debian clang version 22.1.8 (...)`, `clang version 19.1.7`).
+pub fn clang_major(clang: &Path) -> Result<u32, String> {
+    let out = Command::new(clang)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", clang.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    parse_clang_major(&text).ok_or_else(|| {
+        format!(
+            "{}: not a clang (`--version` says: {})",
+            clang.display(),
+            text.lines().next().unwrap_or("").trim()
+        )
+    })
+}
+
+fn parse_clang_major(version_text: &str) -> Option<u32> {
+    let line = version_text.lines().next()?;
+    let rest = &line[line.find("clang version ")? + "clang version ".len()..];
+    rest.split('.').next()?.trim().parse().ok()
+}
+
+/// Why a clang's IR may not load here: a newer major writes bitcode an
+/// older LLVM cannot read. `None` when the majors do not explain it.
+fn newer_clang(clang: &Path) -> Option<String> {
+    let major = clang_major(clang).ok()?;
+    (major > LLVM_MAJOR).then(|| {
+        format!(
+            "{} is LLVM {major}, whose IR this warpcheck (built for LLVM {LLVM_MAJOR}) cannot \
+             read: use a warpcheck built for LLVM {major} (see README, \"Supported clang \
+             versions\") or --clang clang-{LLVM_MAJOR}",
+            clang.display()
+        )
     })
 }
 
@@ -217,12 +275,16 @@ fn compile_in(
     opts: &CompileOptions,
     keep_bitcode: bool,
 ) -> Result<(Module, Option<Vec<u8>>), InputError> {
-    let clang = find_clang().ok_or_else(|| InputError {
-        message: format!(
-            "{}: cannot compile CUDA: clang-19 not found (run scripts/setup.sh, or set WARPCHECK_CLANG)",
-            src.display()
-        ),
-    })?;
+    let clang = match &opts.clang {
+        Some(c) => on_path(c),
+        None => find_clang().ok_or_else(|| InputError {
+            message: format!(
+                "{}: cannot compile CUDA: clang-{LLVM_MAJOR} not found (run scripts/setup.sh, \
+                 or pass --clang or set WARPCHECK_CLANG)",
+                src.display()
+            ),
+        })?,
+    };
     let tk = toolkit(opts)?;
     let dir = tempfile::tempdir().map_err(|e| InputError {
         message: format!("cannot create a temporary directory: {e}"),
@@ -265,7 +327,12 @@ fn compile_in(
             ),
         });
     }
-    let mut m = ir::llvm::load_file(&out)?;
+    let mut m = ir::llvm::load_file(&out).map_err(|e| match newer_clang(&clang) {
+        Some(why) => InputError {
+            message: format!("{}: {why}", src.display()),
+        },
+        None => InputError::from(e),
+    })?;
     m.system_dirs.push(match tk {
         Some(tk) => tk.root.join("include"),
         // Our own headers: the force-included one and those of `stubs/`.
@@ -279,4 +346,21 @@ fn compile_in(
         None
     };
     Ok((m, bitcode))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_clang_major;
+
+    #[test]
+    fn reads_the_major_from_clang_version() {
+        // The first line of Debian's and upstream's `clang --version`.
+        assert_eq!(
+            parse_clang_major("Debian clang version 22.1.8 (++20250101)\nTarget: x86_64"),
+            Some(22)
+        );
+        assert_eq!(parse_clang_major("clang version 19.1.7\n"), Some(19));
+        assert_eq!(parse_clang_major("gcc (Debian 12.2.0-14) 12.2.0\n"), None);
+        assert_eq!(parse_clang_major(""), None);
+    }
 }

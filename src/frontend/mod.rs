@@ -1,5 +1,6 @@
 //! Turns what the user names on the command line into our IR: `.ll` and
-//! `.bc` are read directly, `.cu` files go through clang-19 first.
+//! `.bc` are read directly, `.cu` files go through clang first (the one of
+//! this build's LLVM major, unless told otherwise).
 
 mod clang;
 pub mod compdb;
@@ -8,7 +9,7 @@ mod opt;
 pub mod pch;
 mod toolkit;
 
-pub use clang::{find_clang, find_llvm_tool, CompileOptions};
+pub use clang::{clang_major, find_clang, find_llvm_tool, on_path, CompileOptions};
 pub use opt::{find_opt, print_uniformity};
 pub use toolkit::Toolkit;
 

@@ -1,20 +1,23 @@
-//! LLVM's own UniformityAnalysis, run by `opt-19` on the IR a module came
-//! from, for `warpcheck check --compare-uniformity`.
+//! LLVM's own UniformityAnalysis, run by the `opt` of this build's LLVM
+//! major on the IR a module came from, for `warpcheck check
+//! --compare-uniformity`.
 
 use super::{clang::find_llvm_tool, InputError, IrSource};
 use std::path::PathBuf;
 use std::process::Command;
 
-/// `$WARPCHECK_OPT`, `opt-19` on the PATH, or Debian's LLVM 19 prefix.
+/// `$WARPCHECK_OPT`, `opt-<major>` on the PATH, or Debian's LLVM prefix.
 pub fn find_opt() -> Option<PathBuf> {
-    find_llvm_tool("WARPCHECK_OPT", "opt-19", "opt")
+    find_llvm_tool("WARPCHECK_OPT", "opt")
 }
 
 /// What `opt -passes='print<uniformity>' -disable-output` prints.
 pub fn print_uniformity(ir: &IrSource) -> Result<String, InputError> {
     let opt = find_opt().ok_or_else(|| InputError {
-        message: "--compare-uniformity needs opt-19 (run scripts/setup.sh, or set WARPCHECK_OPT)"
-            .into(),
+        message: format!(
+            "--compare-uniformity needs opt-{} (run scripts/setup.sh, or set WARPCHECK_OPT)",
+            crate::ir::major::LLVM_MAJOR
+        ),
     })?;
     let err = |message: String| InputError { message };
     // Bitcode from clang goes through a temporary file, kept until opt ran.

@@ -136,20 +136,8 @@ impl Module {
     }
 
     fn push_function(&mut self, name: &str, params: &[TypeId], ret: TypeId) -> FuncId {
-        self.funcs.push(Function {
-            name: name.into(),
-            demangled: demangle(name),
-            params: params.iter().map(|&ty| Param { ty, name: None }).collect(),
-            ret,
-            blocks: Vec::new(),
-            insts: Vec::new(),
-            is_declaration: true,
-            is_kernel: false,
-            launch: LaunchBounds::default(),
-            noreturn: crate::ir::intrinsics::never_returns(name),
-            intrinsic: Intrinsic::from_name(name),
-            loc: None,
-        });
+        let params = params.iter().map(|&ty| Param { ty, name: None }).collect();
+        self.funcs.push(Function::declaration(name, params, ret));
         FuncId::new(self.funcs.len() - 1)
     }
 }

@@ -6,16 +6,17 @@
 //! beyond the call.
 
 use super::intrinsics::never_returns;
+use super::upgrade;
 use super::*;
 use inkwell::context::Context;
-use inkwell::memory_buffer::MemoryBuffer;
-use llvm_sys::core::*;
-use llvm_sys::debuginfo::*;
-use llvm_sys::prelude::*;
-use llvm_sys::{
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::debuginfo::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::{
     LLVMAtomicRMWBinOp, LLVMAttributeFunctionIndex, LLVMIntPredicate, LLVMOpcode,
     LLVMRealPredicate, LLVMTypeKind,
 };
+use inkwell::memory_buffer::MemoryBuffer;
 use std::collections::HashMap;
 use std::ffi::{c_char, CStr};
 use std::path::Path;
@@ -103,14 +104,16 @@ fn parse_buffer(buffer: MemoryBuffer, name: &str) -> Result<Module, LoadError> {
 /// Parameter names from each function's `llvm.dbg.declare`/`llvm.dbg.value`
 /// records, by function position. Unoptimised builds describe parameters
 /// only there: their subprograms retain no variables. LLVM 19's C API cannot
-/// walk debug records, so the module is switched to the intrinsic format
-/// for the scan and back. Only for modules we own; a borrowed module (opt,
-/// clang) is never touched.
+/// walk debug records, so there the module is switched to the intrinsic
+/// format for the scan and back; LLVM 22 has no intrinsic format left, and
+/// its C API walks the records. Only for modules we own; a borrowed module
+/// (opt, clang) is never touched.
 unsafe fn debug_param_names(m: LLVMModuleRef) -> Vec<Vec<Option<String>>> {
-    let records = LLVMIsNewDbgInfoFormat(m) != 0;
+    let records = cfg!(feature = "llvm19") && LLVMIsNewDbgInfoFormat(m) != 0;
     if records {
         LLVMSetIsNewDbgInfoFormat(m, 0);
     }
+    let ctx = LLVMGetModuleContext(m);
     let mut all = Vec::new();
     let mut f = LLVMGetFirstFunction(m);
     while !f.is_null() {
@@ -124,9 +127,15 @@ unsafe fn debug_param_names(m: LLVMModuleRef) -> Vec<Vec<Option<String>>> {
         while !bb.is_null() {
             let mut i = LLVMGetFirstInstruction(bb);
             while !i.is_null() {
-                if let Some((index, name)) = debug_parameter(i, sp) {
-                    if let Some(slot) = names.get_mut(index) {
-                        slot.get_or_insert(name);
+                for var in described_variables(i) {
+                    if LLVMDIVariableGetScope(var) != sp {
+                        continue;
+                    }
+                    let text = print_value(LLVMMetadataAsValue(ctx, var));
+                    if let Some((index, name)) = parameter_variable(&text) {
+                        if let Some(slot) = names.get_mut(index) {
+                            slot.get_or_insert(name);
+                        }
                     }
                 }
                 i = LLVMGetNextInstruction(i);
@@ -142,21 +151,44 @@ unsafe fn debug_param_names(m: LLVMModuleRef) -> Vec<Vec<Option<String>>> {
     all
 }
 
-/// The parameter a debug intrinsic describes, if it describes one of the
-/// function whose subprogram is `sp` (not of a function inlined into it).
-unsafe fn debug_parameter(i: LLVMValueRef, sp: LLVMMetadataRef) -> Option<(usize, String)> {
+/// The `DILocalVariable`s instruction `i` describes: as an
+/// `llvm.dbg.declare`/`llvm.dbg.value` call (LLVM 19, intrinsic format).
+#[cfg(feature = "llvm19")]
+unsafe fn described_variables(i: LLVMValueRef) -> Vec<LLVMMetadataRef> {
     if LLVMIsACallInst(i).is_null() {
-        return None;
+        return Vec::new();
     }
     let callee = value_name(LLVMGetCalledValue(i));
     if callee != "llvm.dbg.declare" && callee != "llvm.dbg.value" {
-        return None;
+        return Vec::new();
     }
     let var = LLVMGetOperand(i, 1);
-    if var.is_null() || LLVMDIVariableGetScope(LLVMValueAsMetadata(var)) != sp {
-        return None;
+    if var.is_null() {
+        return Vec::new();
     }
-    parameter_variable(&print_value(var))
+    vec![LLVMValueAsMetadata(var)]
+}
+
+/// The `DILocalVariable`s the `#dbg_declare`/`#dbg_value` records attached
+/// to instruction `i` describe (LLVM 22).
+#[cfg(feature = "llvm22")]
+unsafe fn described_variables(i: LLVMValueRef) -> Vec<LLVMMetadataRef> {
+    use inkwell::llvm_sys::LLVMDbgRecordKind as K;
+    let mut vars = Vec::new();
+    let mut rec = LLVMGetFirstDbgRecord(i);
+    while !rec.is_null() {
+        if matches!(
+            LLVMDbgRecordGetKind(rec),
+            K::LLVMDbgRecordDeclare | K::LLVMDbgRecordValue
+        ) {
+            let var = LLVMDbgVariableRecordGetVariable(rec);
+            if !var.is_null() {
+                vars.push(var);
+            }
+        }
+        rec = LLVMGetNextDbgRecord(rec);
+    }
+    vars
 }
 
 /// `(index, name)` of a printed `DILocalVariable` with `arg: N` (1-based).
@@ -286,6 +318,9 @@ impl Loader {
             let origins = self.function_body(FuncId::new(i), f);
             self.origins.insts.push(origins);
         }
+        // Declarations the upgrade added have no LLVM handle.
+        self.origins.funcs.resize(self.m.funcs.len(), 0);
+        self.origins.insts.resize(self.m.funcs.len(), Vec::new());
     }
 
     unsafe fn function_header(&mut self, f: LLVMValueRef) -> Function {
@@ -320,6 +355,7 @@ impl Loader {
                 LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, kind)
             });
         Function {
+            launch: launch_attributes(f),
             demangled: demangle(&name),
             intrinsic: if is_declaration {
                 Intrinsic::from_name(&name)
@@ -334,9 +370,35 @@ impl Loader {
             is_declaration,
             is_kernel: LLVMGetFunctionCallConv(f) == PTX_KERNEL_CC,
             noreturn,
-            launch: LaunchBounds::default(),
             loc,
         }
+    }
+
+    /// The function a call to `f` stands for in LLVM 19's spelling (see
+    /// [`upgrade::barrier_call`]), dropping `args`' barrier id if that
+    /// spelling has none; `f` itself for every other callee.
+    fn upgraded_callee(&mut self, f: FuncId, args: &mut Vec<Value>) -> FuncId {
+        let declared = self.m.func(f);
+        let id_is_zero = args
+            .first()
+            .is_some_and(|&a| self.m.int_value(a) == Some(0));
+        let Some(rewrite) = upgrade::barrier_call(&declared.name, id_is_zero) else {
+            return f;
+        };
+        let (mut params, ret) = (declared.params.clone(), declared.ret);
+        if rewrite.drop_id && !args.is_empty() {
+            args.remove(0);
+            params.remove(0);
+        }
+        if let Some(at) = self.m.funcs.iter().position(|g| g.name == rewrite.callee) {
+            return FuncId::new(at);
+        }
+        // A declaration of the LLVM 19 intrinsic, which this module lacks;
+        // added after the module's own functions, with no LLVM behind it.
+        self.m
+            .funcs
+            .push(Function::declaration(rewrite.callee, params, ret));
+        FuncId::new(self.m.funcs.len() - 1)
     }
 
     /// Parameter names from the `DILocalVariable`s a full `-g` build keeps
@@ -521,7 +583,7 @@ impl Loader {
                 let n = LLVMGetNumSuccessors(i);
                 let mut cases = Vec::new();
                 for k in 1..n {
-                    let val = LLVMGetOperand(i, 2 * k);
+                    let val = switch_case_value(i, k);
                     let v = if LLVMIsAConstantInt(val).is_null() {
                         0
                     } else {
@@ -543,10 +605,11 @@ impl Loader {
             }
             Opcode::Call => {
                 let n = LLVMGetNumArgOperands(i);
-                let args = (0..n).map(|k| self.value(LLVMGetOperand(i, k))).collect();
+                let mut args: Vec<Value> =
+                    (0..n).map(|k| self.value(LLVMGetOperand(i, k))).collect();
                 let target = LLVMGetCalledValue(i);
                 let callee = if let Some(&f) = self.funcs.get(&target) {
-                    Callee::Direct(f)
+                    Callee::Direct(self.upgraded_callee(f, &mut args))
                 } else if !LLVMIsAInlineAsm(target).is_null() {
                     Callee::InlineAsm(self.inline_asm(i, target))
                 } else {
@@ -852,6 +915,44 @@ impl Loader {
     }
 }
 
+/// The value of successor `k`'s case (`k >= 1`; 0 is the default). LLVM 19
+/// keeps case values among the operands, `[cond, default, v1, dest1, ...]`;
+/// LLVM 22 keeps them apart and has an accessor.
+#[cfg(feature = "llvm19")]
+unsafe fn switch_case_value(switch: LLVMValueRef, k: u32) -> LLVMValueRef {
+    LLVMGetOperand(switch, 2 * k)
+}
+
+#[cfg(feature = "llvm22")]
+unsafe fn switch_case_value(switch: LLVMValueRef, k: u32) -> LLVMValueRef {
+    LLVMGetSwitchCaseValue(switch, k)
+}
+
+/// `__launch_bounds__` and `reqntid` as LLVM 20 and later carry them:
+/// `"nvvm.maxntid"="128,2"`, `"nvvm.reqntid"`, `"nvvm.minctasm"="4"`. LLVM
+/// 19's `nvvm.annotations`, read later, fill the same fields.
+unsafe fn launch_attributes(f: LLVMValueRef) -> LaunchBounds {
+    let text = |key: &str| -> Option<String> {
+        let attr = LLVMGetStringAttributeAtIndex(
+            f,
+            LLVMAttributeFunctionIndex,
+            key.as_ptr().cast(),
+            key.len() as u32,
+        );
+        if attr.is_null() {
+            return None;
+        }
+        let mut len = 0;
+        let p = LLVMGetStringAttributeValue(attr, &mut len);
+        Some(string_from(p, len as usize))
+    };
+    LaunchBounds {
+        maxntid: text("nvvm.maxntid").and_then(|t| upgrade::launch_dims(&t)),
+        reqntid: text("nvvm.reqntid").and_then(|t| upgrade::launch_dims(&t)),
+        minctasm: text("nvvm.minctasm").and_then(|t| t.trim().parse().ok()),
+    }
+}
+
 /// Whether the enum attribute `name` is set, as `lookup(kind)` finds it.
 unsafe fn has_enum_attribute(name: &str, lookup: impl FnOnce(u32) -> LLVMAttributeRef) -> bool {
     let kind = LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
@@ -1004,5 +1105,13 @@ fn rmw_op(op: LLVMAtomicRMWBinOp) -> RmwOp {
         A::LLVMAtomicRMWBinOpFMin => RmwOp::FMin,
         A::LLVMAtomicRMWBinOpUIncWrap => RmwOp::UIncWrap,
         A::LLVMAtomicRMWBinOpUDecWrap => RmwOp::UDecWrap,
+        #[cfg(feature = "llvm22")]
+        A::LLVMAtomicRMWBinOpUSubCond => RmwOp::USubCond,
+        #[cfg(feature = "llvm22")]
+        A::LLVMAtomicRMWBinOpUSubSat => RmwOp::USubSat,
+        #[cfg(feature = "llvm22")]
+        A::LLVMAtomicRMWBinOpFMaximum => RmwOp::FMaximum,
+        #[cfg(feature = "llvm22")]
+        A::LLVMAtomicRMWBinOpFMinimum => RmwOp::FMinimum,
     }
 }

@@ -11,8 +11,10 @@ pub(crate) mod entity;
 pub mod gep;
 pub mod intrinsics;
 pub mod llvm;
+pub mod major;
 mod opcode;
 mod types;
+pub mod upgrade;
 
 pub use demangle::{base_name, demangle};
 pub use entity::{
@@ -297,6 +299,24 @@ pub struct Function {
 }
 
 impl Function {
+    /// A declaration (no body), classified as an intrinsic by its name.
+    pub fn declaration(name: &str, params: Vec<Param>, ret: TypeId) -> Function {
+        Function {
+            name: name.into(),
+            demangled: demangle(name),
+            params,
+            ret,
+            blocks: Vec::new(),
+            insts: Vec::new(),
+            is_declaration: true,
+            is_kernel: false,
+            launch: LaunchBounds::default(),
+            noreturn: intrinsics::never_returns(name),
+            intrinsic: Intrinsic::from_name(name),
+            loc: None,
+        }
+    }
+
     pub fn entry(&self) -> BlockId {
         BlockId(0)
     }

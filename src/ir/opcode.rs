@@ -247,4 +247,12 @@ pub enum RmwOp {
     UIncWrap,
     /// `atomicDec`: `old == 0 || old > v ? v : old - 1`.
     UDecWrap,
+    /// `old >= v ? old - v : old` (unsigned; LLVM 20 and later).
+    USubCond,
+    /// `old >= v ? old - v : 0` (unsigned; LLVM 20 and later).
+    USubSat,
+    /// IEEE 754-2019 `maximum`: NaN wins, +0 > -0 (LLVM 20 and later).
+    FMaximum,
+    /// IEEE 754-2019 `minimum`: NaN wins, -0 < +0 (LLVM 20 and later).
+    FMinimum,
 }

@@ -118,6 +118,14 @@ impl Block {
         self.warps.iter().map(|w| w.counters)
     }
 
+    /// Cycle mode: each warp's timeline, in warp order.
+    pub fn take_timelines(&mut self) -> Vec<Vec<crate::sim::cycles::timeline::Event>> {
+        self.warps
+            .iter_mut()
+            .map(|w| w.timeline.take().map(|t| t.events).unwrap_or_default())
+            .collect()
+    }
+
     /// Where the block waits at the grid barrier: function and op.
     pub fn grid_wait(&self) -> Option<(u32, u32)> {
         self.warps
@@ -140,7 +148,11 @@ fn schedule(m: &mut Machine, warps: &mut [Warp]) -> Result<Step, SimError> {
                 w.parked = None;
                 match m.run_warp(w)? {
                     Yield::Done => m.retire(w),
-                    Yield::Barrier => {}
+                    Yield::Barrier => {
+                        if let Some(t) = w.timeline.as_deref_mut() {
+                            t.barrier(w.wait.as_ref().is_some_and(|x| x.grid));
+                        }
+                    }
                     Yield::Spin(spin) => w.parked = Some((m.writes, spin)),
                 }
             }

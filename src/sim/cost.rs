@@ -120,6 +120,10 @@ pub struct SiteStats {
     /// Sectors per global request over the executions with `lanes_max`
     /// active lanes.
     pub sectors_at_max: Range,
+    /// Sectors over the ideal of the same request, over the executions
+    /// with `lanes_max` lanes: what a coalescing class claims, request by
+    /// request (warps of one site can have different ideals).
+    pub excess_at_max: Range,
     /// Conflict degree per shared access over the executions with
     /// `lanes_max` active lanes.
     pub conflict_at_max: Range,
@@ -132,8 +136,9 @@ pub struct SiteStats {
     /// Distinct warps this branch split at least once.
     pub divergent_warps: u64,
     /// Per warp of the block (linear thread id / 32): in how many blocks
-    /// that warp ran this branch, and in how many it split there.
-    pub by_warp: Vec<(u64, u64)>,
+    /// that warp ran this branch, in how many it split there, and in how
+    /// many it ran it at least once with all 32 lanes.
+    pub by_warp: Vec<(u64, u64, u64)>,
 }
 
 impl SiteStats {
@@ -144,6 +149,7 @@ impl SiteStats {
         if lanes > self.lanes_max {
             self.lanes_max = lanes;
             self.sectors_at_max = Range::default();
+            self.excess_at_max = Range::default();
             self.conflict_at_max = Range::default();
         }
         lanes == self.lanes_max
@@ -161,10 +167,12 @@ impl SiteStats {
             std::cmp::Ordering::Greater => {
                 self.lanes_max = o.lanes_max;
                 self.sectors_at_max = o.sectors_at_max;
+                self.excess_at_max = o.excess_at_max;
                 self.conflict_at_max = o.conflict_at_max;
             }
             std::cmp::Ordering::Equal => {
                 self.sectors_at_max.merge(&o.sectors_at_max);
+                self.excess_at_max.merge(&o.excess_at_max);
                 self.conflict_at_max.merge(&o.conflict_at_max);
             }
             std::cmp::Ordering::Less => {}
@@ -174,11 +182,12 @@ impl SiteStats {
         self.warps += o.warps;
         self.divergent_warps += o.divergent_warps;
         if self.by_warp.len() < o.by_warp.len() {
-            self.by_warp.resize(o.by_warp.len(), (0, 0));
+            self.by_warp.resize(o.by_warp.len(), (0, 0, 0));
         }
         for (a, b) in self.by_warp.iter_mut().zip(&o.by_warp) {
             a.0 += b.0;
             a.1 += b.1;
+            a.2 += b.2;
         }
     }
 }
@@ -462,7 +471,7 @@ mod tests {
         let mut fewer = SiteStats::default();
         fewer.lanes(16);
         fewer.sectors_at_max.add(1);
-        fewer.by_warp = vec![(1, 0)];
+        fewer.by_warp = vec![(1, 0, 1)];
         let mut m = fewer.clone();
         m.merge(&st);
         assert_eq!((m.lanes_max, m.sectors_at_max), (32, st.sectors_at_max));
@@ -470,6 +479,6 @@ mod tests {
         assert_eq!((m.lanes_max, m.sectors_at_max), (32, st.sectors_at_max));
         m.merge(&st);
         assert_eq!((m.sectors_at_max.count, m.sectors_at_max.total), (4, 24));
-        assert_eq!(m.by_warp, vec![(2, 0)]);
+        assert_eq!(m.by_warp, vec![(2, 0, 2)]);
     }
 }

@@ -19,6 +19,7 @@ mod block;
 pub mod budget;
 pub mod code;
 pub mod cost;
+pub mod cycles;
 mod decode;
 pub mod error;
 mod exec;
@@ -59,6 +60,8 @@ pub struct LaunchConfig {
     pub seed: u64,
     /// How long the launch may run.
     pub budget: Budget,
+    /// Cycle mode: time the launch on this machine model.
+    pub machine: Option<crate::timing::Machine>,
 }
 
 impl Default for LaunchConfig {
@@ -70,6 +73,7 @@ impl Default for LaunchConfig {
             dynamic_shared: 0,
             seed: 0,
             budget: Budget::default(),
+            machine: None,
         }
     }
 }
@@ -139,6 +143,8 @@ pub struct Outcome {
     pub asm_runs: Vec<u64>,
     /// Device `printf` output.
     pub output: Vec<String>,
+    /// Cycle mode's timing, when the launch ran to its end.
+    pub cycles: Option<cycles::CycleReport>,
 }
 
 impl Outcome {
@@ -199,6 +205,11 @@ pub fn simulate(
         config.budget,
     );
     machine.asm_env = env;
+    let mut timing = match &config.machine {
+        Some(model) => Some(cycle_collector(m, &program, model, config, &all)?),
+        None => None,
+    };
+    machine.cycles = timing.as_ref().map(|(t, _)| t.clone());
     let mut outcome = Outcome {
         kernel,
         config: config.clone(),
@@ -209,6 +220,7 @@ pub fn simulate(
         buffers: Vec::new(),
         asm_runs: Vec::new(),
         output: Vec::new(),
+        cycles: None,
     };
     let partial_grid = all.len() as u64 != gx * gy * gz;
     let mut fresh = all
@@ -251,6 +263,9 @@ pub fn simulate(
             Ok(Step::Done) => {
                 returned.get_or_insert(block.index);
                 record(&mut outcome, &block);
+                if let Some((_, c)) = &mut timing {
+                    c.add(block.index, block.take_timelines());
+                }
             }
             Ok(Step::AtGridBarrier) if partial_grid => {
                 return Err(grid::needs_every_block(&machine, &block, gx * gy * gz));
@@ -264,7 +279,29 @@ pub fn simulate(
             }
         }
     }
+    outcome.cycles = timing.map(|(_, c)| c.finish(m));
     Ok(finish(outcome, machine, buffers))
+}
+
+/// Cycle mode's tables and the collector of finished blocks, for the
+/// blocks `run` of the launch.
+fn cycle_collector(
+    m: &Module,
+    program: &Program,
+    model: &crate::timing::Machine,
+    config: &LaunchConfig,
+    run: &[u64],
+) -> Result<(std::rc::Rc<cycles::Tables>, cycles::Collector), SimError> {
+    let threads: u32 = config.block.iter().product();
+    let shared = crate::timing::machine::static_shared_bytes(m) + config.dynamic_shared;
+    let residency = model.residency(threads, shared).map_err(SimError::usage)?;
+    let tables = std::rc::Rc::new(cycles::Tables::new(m, program, model.clone()));
+    let grid_barrier = program
+        .funcs
+        .iter()
+        .any(|f| f.code.iter().any(|op| matches!(op, code::Op::GridSync)));
+    let c = cycles::Collector::new(tables.clone(), residency, config.grid, run, grid_barrier);
+    Ok((tables, c))
 }
 
 /// A stopped launch: a kernel fault carries the outcome so far, with the

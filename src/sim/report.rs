@@ -40,6 +40,9 @@ pub struct Report {
     /// Device `printf` output, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub printf: Vec<String>,
+    /// `--cycles`: the launch's time on the machine model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<super::cycles::CycleReport>,
 }
 
 #[derive(Serialize, Debug, PartialEq, Eq)]
@@ -126,6 +129,9 @@ pub struct SiteJson {
     /// (global sites).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sectors_at_max: Option<MinMaxJson>,
+    /// Sectors over each request's own ideal, over the same executions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excess_at_max: Option<MinMaxJson>,
     /// Conflict degree over the executions with `lanes_max` lanes (shared
     /// sites).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -153,6 +159,9 @@ pub struct SiteJson {
 pub struct WarpSiteJson {
     pub executed: u64,
     pub diverged: u64,
+    /// Blocks where this warp ran the branch with all 32 lanes at least
+    /// once: where a whole-warp claim can be checked.
+    pub whole: u64,
 }
 
 /// A site's key in the report.
@@ -249,6 +258,7 @@ pub fn sites(m: &Module, outcome: &Outcome) -> Vec<SiteJson> {
                 nonuniform: s.nonuniform,
                 lanes_max: s.lanes_max,
                 sectors_at_max: global.then(|| min_max(&s.sectors_at_max)),
+                excess_at_max: global.then(|| min_max(&s.excess_at_max)),
                 conflict_at_max: shared.then(|| min_max(&s.conflict_at_max)),
                 wavefronts: shared.then(|| min_max(&s.wavefronts)),
                 ideal_wavefronts: shared.then_some(s.ideal_wavefronts),
@@ -257,7 +267,11 @@ pub fn sites(m: &Module, outcome: &Outcome) -> Vec<SiteJson> {
                 by_warp: branch.then(|| {
                     s.by_warp
                         .iter()
-                        .map(|&(executed, diverged)| WarpSiteJson { executed, diverged })
+                        .map(|&(executed, diverged, whole)| WarpSiteJson {
+                            executed,
+                            diverged,
+                            whole,
+                        })
                         .collect()
                 }),
             }
@@ -331,6 +345,7 @@ pub fn build(
         sites: sites(m, outcome),
         buffers,
         printf: outcome.output.clone(),
+        cycles: outcome.cycles.clone(),
     })
 }
 
@@ -427,6 +442,9 @@ pub fn text(r: &Report) -> String {
         let shown: Vec<String> = values.iter().map(|v| v.to_string()).collect();
         let _ = writeln!(out, "{name} = [{}]", shown.join(", "));
     }
+    if let Some(c) = &r.cycles {
+        out.push_str(&super::cycles::text::render(c));
+    }
     out
 }
 
@@ -453,6 +471,7 @@ mod tests {
             nonuniform: 0,
             lanes_max: 32,
             sectors_at_max: None,
+            excess_at_max: None,
             conflict_at_max: None,
             wavefronts: None,
             ideal_wavefronts: None,
@@ -489,10 +508,12 @@ mod tests {
                 WarpSiteJson {
                     executed: 1,
                     diverged: 1,
+                    whole: 1,
                 },
                 WarpSiteJson {
                     executed: 1,
                     diverged: 0,
+                    whole: 0,
                 },
             ]),
             ..base("branch", None)
@@ -503,7 +524,8 @@ mod tests {
                 "kind": "branch", "file": "k.cu", "line": 3, "column": 5,
                 "executions": 2, "divergent": 0, "nonuniform": 0, "lanes_max": 32,
                 "warps": 2, "divergent_warps": 1,
-                "by_warp": [{"executed": 1, "diverged": 1}, {"executed": 1, "diverged": 0}]
+                "by_warp": [{"executed": 1, "diverged": 1, "whole": 1},
+                            {"executed": 1, "diverged": 0, "whole": 0}]
             })
         );
     }

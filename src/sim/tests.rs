@@ -149,5 +149,8 @@ fn loop_phis_swap_in_parallel_and_exits_diverge() {
     // One warp, split three times, counts once; the first test has all 32
     // lanes.
     assert_eq!((stats.warps, stats.divergent_warps), (1, 1));
-    assert_eq!((stats.by_warp.clone(), stats.lanes_max), (vec![(1, 1)], 32));
+    assert_eq!(
+        (stats.by_warp.clone(), stats.lanes_max),
+        (vec![(1, 1, 1)], 32)
+    );
 }

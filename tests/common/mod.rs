@@ -51,6 +51,12 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// The JSON a command printed, which must have exited 0.
+pub fn ok_json(out: &Output) -> Value {
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// Runs `warpcheck check --format json` on a fixture and parses the report.
 pub fn check_json(rel: &str, extra: &[&str]) -> Value {
     let out = run(warpcheck()
@@ -108,8 +114,72 @@ pub fn spaces(report: &Value, kernel_name: &str, kind: &str, line: u64) -> Vec<S
     v
 }
 
+/// An LLVM tool of the major this build reads (`opt-19`, `clang-22`, ...).
+pub fn llvm_tool(name: &str) -> String {
+    format!("{name}-{}", warpcheck::ir::major::LLVM_MAJOR)
+}
+
+/// The column clang gives a conditional branch: clang 19 the start of the
+/// condition, clang 22 its comparison operator (`i < n` at the `<`; a bare
+/// `t % 2` stays at its start). See ARCHITECTURE.md, "LLVM 19 and 22".
+pub fn branch_col(clang19: u32, clang22: u32) -> u32 {
+    if warpcheck::ir::major::LLVM_MAJOR >= 22 {
+        clang22
+    } else {
+        clang19
+    }
+}
+
+/// The clang for the cost-bound tests. Clang 22 shapes some loops in ways
+/// the trip-count analysis cannot bound yet (an unrolled loop's remainder
+/// entered under `llvm.assume`, a counter starting at `blockDim.x / 2`), so
+/// an LLVM 22 build checks the bounds on clang 19's IR, which it reads too;
+/// `tests/llvm22_parity.rs` holds the gap (ARCHITECTURE.md, "LLVM 19 and 22").
+pub fn cost_clang() -> String {
+    if warpcheck::ir::major::LLVM_MAJOR >= 22 {
+        "clang-19".into()
+    } else {
+        clang()
+    }
+}
+
+/// Whether each program runs here (`clang-22 --version`).
+pub fn have_tools(tools: &[&str]) -> Result<(), String> {
+    for t in tools {
+        let ok = Command::new(t)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            return Err(format!(
+                "{t} is not installed (bash scripts/setup.sh --llvm22)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Why a test of the LLVM 22 build cannot run here, if it cannot.
+pub fn llvm22_build_missing(tools: &[&str]) -> Option<String> {
+    if warpcheck::ir::major::LLVM_MAJOR != 22 {
+        return Some(
+            "this is the LLVM 19 build; run `cargo test --no-default-features --features \
+             llvm22 --target-dir target/llvm22`"
+                .into(),
+        );
+    }
+    have_tools(tools).err()
+}
+
+/// Says on the terminal (past the test harness' capture) why a test did
+/// nothing.
+pub fn skip(test: &str, why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{test}: skipped: {why}");
+}
+
 pub fn clang() -> String {
-    std::env::var("WARPCHECK_CLANG").unwrap_or_else(|_| "clang-19".into())
+    std::env::var("WARPCHECK_CLANG").unwrap_or_else(|_| llvm_tool("clang"))
 }
 
 /// Flags that let clang compile a plain .cu without a toolkit: the

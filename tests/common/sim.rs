@@ -32,6 +32,17 @@ pub fn compile_with(rel: &str, flags: &[&str]) -> Module {
     frontend::load(&fixture(rel), &opts).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
+/// Like [`compile`], with the clang of the cost-bound tests
+/// ([`common::cost_clang`]).
+pub fn compile_for_bounds(rel: &str) -> Module {
+    let opts = CompileOptions {
+        full_debug: true,
+        clang: Some(common::cost_clang().into()),
+        ..CompileOptions::default()
+    };
+    frontend::load(&fixture(rel), &opts).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
 /// Like [`compile`], with warpcheck's own headers whatever toolkit the
 /// machine has (`--no-cuda`).
 pub fn compile_no_cuda(rel: &str) -> Module {
@@ -41,6 +52,21 @@ pub fn compile_no_cuda(rel: &str) -> Module {
         ..CompileOptions::default()
     };
     frontend::load(&fixture(rel), &opts).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// The module's analysis for blocks of `block` threads, as `--block-dim`
+/// gives it.
+pub fn analyze_at(m: &Module, block: [u32; 3]) -> warpcheck::analysis::ModuleAnalysis<'_> {
+    use warpcheck::analysis::{self, BlockDim, BlockDimSource, Options};
+    let opts = Options {
+        block_dim: Some(BlockDim {
+            dims: block,
+            source: BlockDimSource::Option,
+        }),
+        no_explanations: true,
+        ..Options::default()
+    };
+    analysis::analyze(m, &opts, &warpcheck::taint::ifds::IfdsTaint)
 }
 
 pub fn kernel(m: &Module, name: &str) -> FuncId {

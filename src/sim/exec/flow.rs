@@ -10,6 +10,8 @@ use crate::sim::scalar;
 /// Which of a warp's marks in `Machine::seen` to set.
 const RAN: usize = 0;
 const SPLIT: usize = 1;
+/// Ran with all 32 lanes active.
+const WHOLE: usize = 2;
 
 impl Machine<'_> {
     /// An unconditional branch: every active lane along `edge`.
@@ -36,6 +38,9 @@ impl Machine<'_> {
             stats.nonuniform += 1;
         }
         self.warp_at(w.index, site, RAN);
+        if mask == u32::MAX {
+            self.warp_at(w.index, site, WHOLE);
+        }
         let mut groups = Groups::new();
         for (&edge, &m) in edges.iter().zip(&split) {
             groups.add(edge, &func.edges[edge as usize], m);
@@ -65,6 +70,9 @@ impl Machine<'_> {
             stats.nonuniform += 1;
         }
         self.warp_at(w.index, s.site, RAN);
+        if mask == u32::MAX {
+            self.warp_at(w.index, s.site, WHOLE);
+        }
         self.take(w, func, &groups, s.ipdom, Some(s.site));
     }
 
@@ -77,6 +85,9 @@ impl Machine<'_> {
         for g in groups {
             let e = &func.edges[g.edge as usize];
             w.counters.steps += u64::from(e.phis);
+            if let Some(t) = w.timeline.as_deref_mut() {
+                t.phis(e.phis);
+            }
             w.counters.thread_instructions += u64::from(e.phis) * u64::from(g.mask.count_ones());
             control::phi_copies(&mut frame.regs, e, g.mask, &mut self.phi_tmp);
         }
@@ -94,7 +105,8 @@ impl Machine<'_> {
     }
 
     /// Counts warp `warp` of the current block as having run branch `site`
-    /// (`RAN`) or been split by it (`SPLIT`), once per block.
+    /// (`RAN`), run it with the whole warp (`WHOLE`) or been split by it
+    /// (`SPLIT`), once per block.
     #[inline]
     fn warp_at(&mut self, warp: u32, site: u32, what: usize) {
         let slot = self.groups[site as usize] as usize * self.warps_per_block + warp as usize;
@@ -105,12 +117,16 @@ impl Machine<'_> {
         *last = self.epoch;
         let stats = &mut self.sites[site as usize];
         let per_warp = &mut stats.by_warp[warp as usize];
-        if what == RAN {
-            stats.warps += 1;
-            per_warp.0 += 1;
-        } else {
-            stats.divergent_warps += 1;
-            per_warp.1 += 1;
+        match what {
+            RAN => {
+                stats.warps += 1;
+                per_warp.0 += 1;
+            }
+            SPLIT => {
+                stats.divergent_warps += 1;
+                per_warp.1 += 1;
+            }
+            _ => per_warp.2 += 1,
         }
     }
 

@@ -71,6 +71,7 @@ impl MemCtx<'_, '_> {
             stats.ideal_sectors += ideal;
             if at_max {
                 stats.sectors_at_max.add(sectors);
+                stats.excess_at_max.add(sectors.saturating_sub(ideal));
             }
             self.counters.requests += 1;
             self.counters.sectors += sectors;
@@ -271,9 +272,31 @@ pub fn rmw(kind: RmwKind, s: Scalar, old: u64, v: u64, cmp: u64) -> u64 {
             RmwOp::UIncWrap => old + 1,
             RmwOp::UDecWrap if old == 0 || old > v & m => v,
             RmwOp::UDecWrap => old - 1,
+            RmwOp::USubCond if old >= v & m => old - (v & m),
+            RmwOp::USubCond => old,
+            RmwOp::USubSat => old.saturating_sub(v & m),
+            RmwOp::FMaximum => float(ieee_maximum),
+            RmwOp::FMinimum => float(|a, b| -ieee_maximum(-a, -b)),
         },
     };
     r & m
+}
+
+/// IEEE 754-2019 `maximum`: a NaN operand gives NaN, and +0 is above -0
+/// (`f64::max` returns the other operand of a NaN).
+fn ieee_maximum(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a == b {
+        // Only the zeros differ while equal: +0 if either is +0.
+        if a.is_sign_positive() {
+            a
+        } else {
+            b
+        }
+    } else {
+        a.max(b)
+    }
 }
 
 #[cfg(test)]
@@ -294,6 +317,29 @@ mod tests {
         assert_eq!(rmw(RmwKind::Cas, i32_, 7, 9, 7), 9);
         assert_eq!(rmw(RmwKind::Cas, i32_, 7, 9, 8), 7);
         assert_eq!(rmw(RmwKind::Rmw(RmwOp::Sub), i32_, 0, 1, 0), m1);
+        // LLVM 20's unsigned subtractions: 5 - 3 = 2; 3 - 5 keeps 3
+        // (usub_cond) or clamps to 0 (usub_sat).
+        assert_eq!(rmw(RmwKind::Rmw(RmwOp::USubCond), i32_, 5, 3, 0), 2);
+        assert_eq!(rmw(RmwKind::Rmw(RmwOp::USubCond), i32_, 3, 5, 0), 3);
+        assert_eq!(rmw(RmwKind::Rmw(RmwOp::USubSat), i32_, 5, 3, 0), 2);
+        assert_eq!(rmw(RmwKind::Rmw(RmwOp::USubSat), i32_, 3, 5, 0), 0);
+        // maximum/minimum propagate NaN where max/min drop it, and order
+        // the zeros.
+        let f = |op, a: f32, b: f32| {
+            f32_of(rmw(
+                RmwKind::Rmw(op),
+                Scalar::F32,
+                bits_f32(a),
+                bits_f32(b),
+                0,
+            ))
+        };
+        assert!(f(RmwOp::FMaximum, f32::NAN, 1.0).is_nan());
+        assert_eq!(f(RmwOp::FMax, f32::NAN, 1.0), 1.0);
+        assert!(f(RmwOp::FMinimum, 1.0, f32::NAN).is_nan());
+        assert!(f(RmwOp::FMaximum, -0.0, 0.0).is_sign_positive());
+        assert!(f(RmwOp::FMinimum, 0.0, -0.0).is_sign_negative());
+        assert_eq!(f(RmwOp::FMinimum, 2.0, -3.0), -3.0);
         let f = rmw(
             RmwKind::Rmw(RmwOp::FAdd),
             Scalar::F32,

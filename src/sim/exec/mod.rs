@@ -28,6 +28,7 @@ use self::warp::Pools;
 use super::budget::{Budget, Meter};
 use super::code::{Func, Op, SiteInfo};
 use super::cost::{Scratch, SiteStats};
+use super::cycles::timeline;
 use super::error::{ErrorKind, SimError};
 use super::layout::Layout;
 use super::memory::{Buffer, View};
@@ -84,7 +85,7 @@ pub struct Machine<'m> {
     /// Per branch group (see [`report::branch_groups`]) and warp of the
     /// block: the last epoch the warp ran the branch and the last it split
     /// there, so each (block, warp) counts once.
-    seen: Vec<[u32; 2]>,
+    seen: Vec<[u32; 3]>,
     /// Each site's branch group.
     groups: Vec<u32>,
     warps_per_block: usize,
@@ -92,6 +93,8 @@ pub struct Machine<'m> {
     pub asm_env: asm::AsmEnv,
     /// Runs of each asm body of the module's table (warp-level entries).
     pub asm_runs: Vec<u64>,
+    /// Cycle mode: what each op costs; warps then record timelines.
+    pub cycles: Option<std::rc::Rc<crate::sim::cycles::Tables>>,
     pools: Pools,
     scratch: Scratch,
     phi_tmp: Vec<[u64; LANES]>,
@@ -103,14 +106,14 @@ pub struct BlockMemory {
     block: [u32; 3],
     epoch: u32,
     shared: Vec<u8>,
-    seen: Vec<[u32; 2]>,
+    seen: Vec<[u32; 3]>,
 }
 
 impl<'m> Machine<'m> {
     /// Takes the running block's memory out, leaving a fresh machine state
     /// for the next block.
     pub fn set_aside(&mut self) -> BlockMemory {
-        let fresh = vec![[0; 2]; self.seen.len()];
+        let fresh = vec![[0; 3]; self.seen.len()];
         BlockMemory {
             block: self.block,
             epoch: self.epoch,
@@ -144,7 +147,7 @@ impl<'m> Machine<'m> {
             .iter()
             .map(|s| SiteStats {
                 by_warp: match s.kind {
-                    SiteKind::Branch => vec![(0, 0); warps_per_block],
+                    SiteKind::Branch => vec![(0, 0, 0); warps_per_block],
                     _ => Vec::new(),
                 },
                 ..SiteStats::default()
@@ -164,11 +167,12 @@ impl<'m> Machine<'m> {
             writes: 0,
             meter: Meter::start(budget),
             epoch: 0,
-            seen: vec![[0; 2]; n_groups * warps_per_block],
+            seen: vec![[0; 3]; n_groups * warps_per_block],
             groups,
             warps_per_block,
             asm_env: asm::AsmEnv::default(),
             asm_runs: vec![0; module.asms.len()],
+            cycles: None,
             pools: Pools::new(program.funcs.len()),
             scratch: Scratch::default(),
             phi_tmp: Vec::new(),
@@ -248,6 +252,9 @@ impl<'m> Machine<'m> {
     ) -> Result<Option<Yield>, (u32, Stop)> {
         let active = u64::from(live.count_ones());
         let fi = w.frames.len() - 1;
+        let fidx = w.frames[fi].func;
+        // Cycle mode: some live lanes of the warp wait elsewhere.
+        let split = live != w.valid & !w.exited;
         // The lanes a PTX guard lets run the next op.
         let mut guard = lanes::FULL;
         loop {
@@ -255,11 +262,15 @@ impl<'m> Machine<'m> {
             let mask = live & std::mem::replace(&mut guard, lanes::FULL);
             w.counters.steps += 1;
             w.counters.thread_instructions += active;
+            if let Some(t) = w.timeline.as_deref_mut() {
+                t.issue(fidx, pc, split);
+            }
             let regs = &mut w.frames[fi].regs;
             if alu::exec(op, regs, mask) {
                 pc += 1;
                 continue;
             }
+            let before = w.counters;
             let at = |stop| (pc, stop);
             let fault = |(lane, f)| at(Stop::Fault(lane, f));
             // The memory a warp sees, built per op from disjoint borrows.
@@ -363,6 +374,9 @@ impl<'m> Machine<'m> {
                     return Ok(None);
                 }
                 _ => unreachable!("register-only ops are run by alu::exec"),
+            }
+            if let Some(t) = w.timeline.as_deref_mut() {
+                t.memory(timeline::access_of(op), &before, &w.counters);
             }
             pc += 1;
         }

@@ -54,6 +54,8 @@ pub struct Warp {
     pub done: bool,
     /// Spinning since [`Machine::writes`] had this value (see `spin`).
     pub parked: Option<(u64, Spin)>,
+    /// Cycle mode: what the warp issued.
+    pub timeline: Option<Box<crate::sim::cycles::timeline::Timeline>>,
     pub(super) watch: SpinWatch,
     pub(super) frames: Vec<Frame>,
     pub(super) sp: [u32; LANES],
@@ -152,6 +154,10 @@ impl Machine<'_> {
             wait: None,
             done: valid == 0,
             parked: None,
+            timeline: self
+                .cycles
+                .clone()
+                .map(|t| Box::new(crate::sim::cycles::timeline::Timeline::new(t))),
             watch: SpinWatch::new(),
             frames: vec![frame],
             sp: [0; LANES],

@@ -1,0 +1,326 @@
+//! `warpcheck report`: analyse files (or a compile database), bound each
+//! kernel's cost, run each kernel in the simulator over a parameter sweep,
+//! and write one self-contained HTML page ([`crate::diag::html`]).
+
+use super::check::{self, CompileArgs, Limits};
+use super::exit;
+use super::jobs::Job;
+use crate::analysis::{self, KernelAnalysis, Options};
+use crate::cost::bound::Params;
+use crate::cost::{KernelBounds, Metric};
+use crate::diag::html::{self, FileResult, KernelSweep, MetricSweep};
+use crate::diag::json;
+use crate::frontend;
+use crate::ir::{FuncId, Module, TypeKind};
+use crate::sim::{self, ArgValue, BufferSpec, Init, LaunchConfig};
+use crate::taint::ifds::IfdsTaint;
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub inputs: check::Inputs,
+    /// Where to write the page.
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        default_value = "warpcheck-report.html"
+    )]
+    pub output: PathBuf,
+    /// The page's title.
+    #[arg(long, default_value = "warpcheck report")]
+    pub title: String,
+    /// The values every integer parameter takes in the sweep, comma-separated.
+    #[arg(
+        long,
+        value_name = "N,N,...",
+        default_value = "32,64,128,256,512,1024,2048"
+    )]
+    pub sweep: String,
+    /// Grid shape of the simulated launches (and gridDim in the bounds).
+    #[arg(long, value_name = "X[,Y[,Z]]", default_value = "1")]
+    pub grid: String,
+    /// Bytes of the zeroed buffer each pointer parameter gets.
+    #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
+    pub buffer_bytes: u64,
+    /// Wall-clock limit of one simulated launch, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    pub sim_timeout: f64,
+    /// Bounds only: no simulated launches and no charts.
+    #[arg(long)]
+    pub no_simulate: bool,
+    /// Block shape X[,Y[,Z]] for every kernel (a kernel's reqntid still wins).
+    #[arg(long, value_name = "X[,Y[,Z]]")]
+    pub block_dim: Option<String>,
+    /// Switch a check off (repeatable).
+    #[arg(long, value_name = "CHECK")]
+    pub disable: Vec<String>,
+    /// A per-kernel analysis limit, KEY=VALUE, as for `check`.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub budget: Vec<String>,
+    /// Files analysed at once (default: the number of cores).
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub compile: CompileArgs,
+}
+
+/// How each kernel is swept.
+struct SweepPlan {
+    xs: Vec<f64>,
+    grid: [u32; 3],
+    buffer_bytes: u64,
+    timeout: Duration,
+    simulate: bool,
+}
+
+fn usage(message: String) -> i32 {
+    eprintln!("warpcheck: error: {message}");
+    exit::INPUT
+}
+
+pub fn run(args: &ReportArgs) -> i32 {
+    let limits = Limits {
+        block_dim: args.block_dim.as_deref(),
+        disable: &args.disable,
+        budget: &args.budget,
+    };
+    let opts = match limits.options() {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    let plan = match plan(args) {
+        Ok(p) => p,
+        Err(e) => return usage(e),
+    };
+    let mut failed = Vec::new();
+    let jobs = match args.inputs.jobs(&args.compile, &mut failed) {
+        Ok(j) => j,
+        Err(e) => return usage(e),
+    };
+    let threads = args.jobs.unwrap_or_else(super::jobs::default_threads);
+    let outcomes = super::jobs::run_all(&jobs, threads, |job| {
+        std::panic::catch_unwind(|| report_file(job, &opts, &plan)).ok()
+    });
+    let mut files = Vec::new();
+    let mut errors = failed;
+    for (job, outcome) in jobs.iter().zip(outcomes) {
+        match outcome.flatten() {
+            Some(Ok(f)) => files.push(f),
+            Some(Err(e)) => {
+                eprintln!("warpcheck: error: {e}");
+                errors.push(e);
+            }
+            None => {
+                let e = format!(
+                    "internal error while analysing {}; other files are unaffected. Please report this.",
+                    job.file.display()
+                );
+                eprintln!("warpcheck: {e}");
+                errors.push(e);
+            }
+        }
+    }
+    let page = html::render(&html::Page {
+        title: &args.title,
+        files: &files,
+        errors: &errors,
+    });
+    if let Err(e) = std::fs::write(&args.output, page) {
+        return usage(format!("{}: {e}", args.output.display()));
+    }
+    let kernels: usize = files.iter().map(|f| f.kernels.len()).sum();
+    let findings: usize = files.iter().map(|f| f.findings.len()).sum();
+    eprintln!(
+        "warpcheck: wrote {} ({} files, {kernels} kernels, {findings} findings)",
+        args.output.display(),
+        files.len()
+    );
+    if !errors.is_empty() {
+        exit::INPUT
+    } else {
+        exit::OK
+    }
+}
+
+fn plan(args: &ReportArgs) -> Result<SweepPlan, String> {
+    let xs = args
+        .sweep
+        .split(',')
+        .map(|v| {
+            v.trim()
+                .parse::<u32>()
+                .map(f64::from)
+                .map_err(|_| format!("--sweep: '{}' is not a whole number", v.trim()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let grid = analysis::BlockDim::parse(&args.grid, analysis::BlockDimSource::Option)
+        .map_err(|e| format!("--grid: {e}"))?
+        .dims;
+    if !(args.sim_timeout > 0.0 && args.sim_timeout.is_finite()) {
+        return Err("--sim-timeout: expected a positive number of seconds".into());
+    }
+    Ok(SweepPlan {
+        xs,
+        grid,
+        buffer_bytes: args.buffer_bytes,
+        timeout: Duration::from_secs_f64(args.sim_timeout),
+        simulate: !args.no_simulate,
+    })
+}
+
+/// One file's page section: its kernels, findings, bounds and sweeps.
+fn report_file(job: &Job, opts: &Options, plan: &SweepPlan) -> Result<FileResult, String> {
+    let (opts, mut compile) = check::configured(job, opts)?;
+    // Full debug info names the parameters the bounds are written in.
+    compile.full_debug = true;
+    let m = frontend::load(&job.file, &compile).map_err(|e| e.to_string())?;
+    check::require_nvptx(&job.file, &m).map_err(|e| e.to_string())?;
+    let a = analysis::analyze(&m, &opts, &IfdsTaint);
+    let figures = crate::checks::measure_all(&a);
+    let findings = crate::checks::run_all(&a, &figures, &opts);
+    let (findings, problems) = crate::diag::suppress::filter(findings, opts.bare_nolint);
+    for p in problems {
+        eprintln!("{p}");
+    }
+    let bounds = crate::cost::bound_module(&a, &figures, &Default::default(), &opts.budget);
+    let mut report = json::Report::new();
+    report.add(&a, &figures, &findings);
+    report.attach_bounds(
+        bounds
+            .iter()
+            .map(|kb| crate::cost::report::json(&m, kb))
+            .collect(),
+    );
+    let sweeps = a
+        .kernels
+        .iter()
+        .zip(&bounds)
+        .map(|(k, kb)| sweep(&m, k, kb, plan))
+        .collect();
+    Ok(FileResult {
+        name: job.file.display().to_string(),
+        kernels: report.kernels,
+        findings,
+        sweeps,
+    })
+}
+
+/// The kernel's integer parameters by name: they take the sweep's values.
+fn integer_params(m: &Module, kernel: FuncId) -> Vec<String> {
+    let f = m.func(kernel);
+    sim::params(m, kernel)
+        .into_iter()
+        .zip(&f.params)
+        .filter(|(_, p)| matches!(m.types.kind(p.ty), TypeKind::Int(_)))
+        .map(|(info, _)| info.name)
+        .collect()
+}
+
+/// The bound and the simulated figure of every metric at each x.
+fn sweep(
+    m: &Module,
+    k: &KernelAnalysis,
+    kb: &KernelBounds,
+    plan: &SweepPlan,
+) -> Result<KernelSweep, String> {
+    if !plan.simulate {
+        return Err("not simulated (--no-simulate)".into());
+    }
+    let ints = integer_params(m, k.kernel);
+    if ints.is_empty() {
+        return Err("no integer parameter to sweep".into());
+    }
+    let mut metrics: Vec<MetricSweep> = kb
+        .metrics
+        .iter()
+        .filter(|mb| mb.bound.is_ok())
+        .map(|mb| MetricSweep {
+            metric: mb.metric.name(),
+            bound: Vec::new(),
+            simulated: Vec::new(),
+        })
+        .collect();
+    if metrics.is_empty() {
+        return Err("no metric has a bound".into());
+    }
+    let mut notes = Vec::new();
+    for &x in &plan.xs {
+        let at = Params {
+            values: ints.iter().map(|n| (n.clone(), x)).collect(),
+            grid: plan.grid,
+        };
+        let simulated = simulate(m, k, plan, &ints, x);
+        if let Err(e) = &simulated {
+            notes.push(format!("{} = {x}: not simulated: {e}", ints.join(" = ")));
+        }
+        for ms in &mut metrics {
+            let Some(mb) = kb.metrics.iter().find(|b| b.metric.name() == ms.metric) else {
+                continue;
+            };
+            let bound = mb.bound.as_ref().ok().and_then(|p| kb.names.eval(p, &at));
+            ms.bound.push(bound);
+            let value = simulated
+                .as_ref()
+                .ok()
+                .map(|o| largest(o, mb.metric) as f64);
+            ms.simulated.push(value);
+        }
+    }
+    Ok(KernelSweep {
+        param: ints.join(", "),
+        xs: plan.xs.clone(),
+        metrics,
+        notes,
+    })
+}
+
+/// The largest per-warp figure of `metric` in a launch.
+fn largest(o: &sim::Outcome, metric: Metric) -> u64 {
+    o.warps
+        .iter()
+        .map(|w| super::bound::metric_of(&w.counters, metric))
+        .max()
+        .unwrap_or(0)
+}
+
+/// One launch with every integer parameter at `x`, zeroed buffers for
+/// pointers and 1.0 for floating-point parameters.
+fn simulate(
+    m: &Module,
+    k: &KernelAnalysis,
+    plan: &SweepPlan,
+    ints: &[String],
+    x: f64,
+) -> Result<sim::Outcome, String> {
+    let arguments: Vec<(String, ArgValue)> = sim::params(m, k.kernel)
+        .into_iter()
+        .map(|p| {
+            let v = if p.is_pointer {
+                ArgValue::Buffer(BufferSpec {
+                    bytes: plan.buffer_bytes,
+                    init: Init::Zero,
+                    elem: None,
+                })
+            } else if ints.contains(&p.name) {
+                ArgValue::Int(x as i128)
+            } else {
+                ArgValue::Float(1.0)
+            };
+            (p.name, v)
+        })
+        .collect();
+    let config = LaunchConfig {
+        grid: plan.grid,
+        block: k.block_dim.dims,
+        budget: sim::budget::Budget {
+            timeout: Some(plan.timeout),
+            ..Default::default()
+        },
+        ..LaunchConfig::default()
+    };
+    sim::simulate(m, k.kernel, &config, &arguments).map_err(|e| e.to_string())
+}

@@ -1,0 +1,125 @@
+//! `warpcheck time`: static bounds on a kernel's cycles (work/span and
+//! abstract CTA simulation, the smaller reported), with `--simulate` the
+//! simulator's cycles beside them; and the machine model both it and
+//! `simulate --cycles` use.
+
+use super::bound::{analyse, sim_arguments, KernelLaunch};
+use super::check::{CompileArgs, Format};
+use super::exit;
+use crate::config::Config;
+use crate::cost::bound::Params;
+use crate::sim::{self, LaunchConfig};
+use crate::timing::bounds::{time_kernel, Request};
+use crate::timing::report::{self, Simulated};
+use crate::timing::Machine;
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct TimeArgs {
+    /// The .cu, .ll or .bc file.
+    pub file: PathBuf,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// A machine-model constant, KEY=VALUE (repeatable; after the Machine:
+    /// of .warpcheck.yaml), e.g. preset=paper or global_latency=600.
+    #[arg(long = "machine", value_name = "KEY=VALUE")]
+    pub machine: Vec<String>,
+    /// Also run the launch in the simulator's cycle mode.
+    #[arg(long)]
+    pub simulate: bool,
+    #[command(flatten)]
+    pub launch: KernelLaunch,
+    #[command(flatten)]
+    pub compile: CompileArgs,
+}
+
+/// The machine model for `file`: the defaults, the `Machine:` of the
+/// nearest `.warpcheck.yaml`, then `--machine KEY=VALUE` settings.
+pub fn machine_for(file: &Path, settings: &[String]) -> Result<Machine, String> {
+    let base = match Config::find_for(file) {
+        Some(p) => Config::read(&p)?
+            .machine()
+            .map_err(|e| format!("{}: Machine: {e}", p.display()))?,
+        None => Machine::default(),
+    };
+    base.with_settings(settings)
+}
+
+pub fn run(args: &TimeArgs) -> i32 {
+    match run_inner(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("warpcheck: error: {e}");
+            exit::INPUT
+        }
+    }
+}
+
+fn run_inner(args: &TimeArgs) -> Result<i32, String> {
+    let machine = machine_for(&args.file, &args.machine)?;
+    let (launch, m, kernel) = args.launch.load(&args.file, &args.compile)?;
+    let (values, grid, budget) = (launch.params, launch.grid, launch.budget);
+    let (a, figures, ki) = analyse(&m, kernel, launch.block_dim, budget)?;
+    let k = &a.kernels[ki];
+    let at = Params {
+        values: values.clone(),
+        grid,
+    };
+    let req = Request {
+        machine: &machine,
+        at: &at,
+        dynamic_shared: args.launch.shared_bytes,
+    };
+    let g = a.graphs.func(kernel);
+    let tb = time_kernel(&m, g, k, &figures[ki], &req, &budget.start());
+    let simulated = match args.simulate {
+        true => Some(simulate(args, &m, kernel, k.block_dim.dims, &at, &machine)?),
+        false => None,
+    };
+    let j = report::json(&m, k, &tb, (&machine, &values, grid), simulated.as_ref());
+    match args.format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?
+        ),
+        Format::Text => {
+            let poly = tb
+                .work_span
+                .as_ref()
+                .ok()
+                .map(|ws| tb.names.render(&ws.block_poly()));
+            print!("{}", report::text(&j, poly));
+            let note = report::note(&m, k, &tb, &machine);
+            let mut cache = crate::diag::text::SourceCache::default();
+            print!("{}", crate::diag::text::render(&note, true, &mut cache));
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// The launch in the simulator's cycle mode: its cycles and its slowest
+/// block's.
+fn simulate(
+    args: &TimeArgs,
+    m: &crate::ir::Module,
+    kernel: crate::ir::FuncId,
+    block: [u32; 3],
+    at: &Params,
+    machine: &Machine,
+) -> Result<Simulated, String> {
+    let arguments = sim_arguments(m, kernel, &args.launch, at)?;
+    let config = LaunchConfig {
+        grid: at.grid,
+        block,
+        dynamic_shared: args.launch.shared_bytes,
+        machine: Some(machine.clone()),
+        ..LaunchConfig::default()
+    };
+    let o = sim::simulate(m, kernel, &config, &arguments).map_err(|e| e.to_string())?;
+    let c = o.cycles.ok_or("the simulator gave no cycles")?;
+    Ok(Simulated {
+        launch: c.launch_cycles,
+        block: c.max_block_cycles(),
+    })
+}

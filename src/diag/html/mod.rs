@@ -1,0 +1,414 @@
+//! `warpcheck report`: one self-contained HTML page. Per kernel: its
+//! findings with source excerpts, every site with its class and figures,
+//! the cost bounds, and a chart of each bound against the simulator over a
+//! parameter sweep. Inline CSS and SVG only: the page opens offline, from
+//! a CI artifact or an email.
+
+pub mod plot;
+
+use super::json::{KernelJson, SiteJson};
+use super::text::SourceCache;
+use super::{Finding, Severity};
+use std::fmt::Write;
+
+/// One metric over a sweep: the static per-warp bound and the largest
+/// simulated per-warp figure at each x.
+pub struct MetricSweep {
+    pub metric: &'static str,
+    pub bound: Vec<Option<f64>>,
+    pub simulated: Vec<Option<f64>>,
+}
+
+/// A kernel's sweep: which parameters took the x values, and per metric
+/// the two series.
+pub struct KernelSweep {
+    pub param: String,
+    pub xs: Vec<f64>,
+    pub metrics: Vec<MetricSweep>,
+    /// What went wrong at single points (a fault, a budget), for the page.
+    pub notes: Vec<String>,
+}
+
+/// One analysed file.
+pub struct FileResult {
+    pub name: String,
+    pub kernels: Vec<KernelJson>,
+    pub findings: Vec<Finding>,
+    /// Parallel to `kernels`: why there is no chart, or the sweep.
+    pub sweeps: Vec<Result<KernelSweep, String>>,
+}
+
+/// What the page shows.
+pub struct Page<'a> {
+    pub title: &'a str,
+    pub files: &'a [FileResult],
+    /// Files that could not be analysed, with why.
+    pub errors: &'a [String],
+}
+
+/// `s` with HTML's special characters escaped.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "
+body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1c1c1c;background:#f4f5f7}
+header{background:#1f2d3d;color:#fff;padding:14px 24px}
+header h1{margin:0;font-size:20px}
+main{padding:16px 24px;max-width:1200px}
+section.kernel{background:#fff;border:1px solid #d8dce2;border-radius:6px;margin:16px 0;padding:12px 16px}
+h2{font-size:17px;margin:6px 0}
+h3{font-size:15px;margin:14px 0 6px}
+table{border-collapse:collapse;font-size:13px}
+td,th{border:1px solid #e1e4e8;padding:3px 7px;text-align:left;vertical-align:top}
+th{background:#f0f2f5}
+code,pre{font:12px/1.4 ui-monospace,monospace}
+pre{background:#f7f7f9;border:1px solid #e1e4e8;padding:6px;margin:4px 0;overflow-x:auto}
+.hl{background:#fff3c4;display:block}
+.warning{color:#b35900;font-weight:600}
+.error{color:#c0392b;font-weight:600}
+.note{color:#555;font-weight:600}
+.bad{background:#fdecea}
+.within{background:#eaf7ee}
+.over{background:#f5b7b1;font-weight:600}
+.plots{display:flex;flex-wrap:wrap;gap:10px}
+.plot{border:1px solid #e1e4e8}
+.plot-title{font:600 13px system-ui,sans-serif}
+.tick{font:11px system-ui,sans-serif;fill:#555}
+.axis,.legend{font:12px system-ui,sans-serif}
+.summary td{border:none;padding:2px 12px 2px 0}
+.muted{color:#666}
+";
+
+/// The page.
+pub fn render(p: &Page) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body>",
+        escape(p.title)
+    );
+    let kernels: usize = p.files.iter().map(|f| f.kernels.len()).sum();
+    let count = |sev: Severity| -> usize {
+        p.files
+            .iter()
+            .flat_map(|f| &f.findings)
+            .filter(|f| f.severity == sev)
+            .count()
+    };
+    let _ = write!(
+        s,
+        "<header><h1>{}</h1><table class=\"summary\"><tr><td>{} files</td><td>{kernels} kernels</td><td>{} warnings</td><td>{} errors</td><td>{} notes</td><td>warpcheck {}</td></tr></table></header><main>",
+        escape(p.title),
+        p.files.len(),
+        count(Severity::Warning),
+        count(Severity::Error),
+        count(Severity::Note),
+        env!("CARGO_PKG_VERSION")
+    );
+    for e in p.errors {
+        let _ = write!(s, "<p class=\"error\">{}</p>", escape(e));
+    }
+    let mut cache = SourceCache::default();
+    for f in p.files {
+        if f.kernels.is_empty() {
+            let _ = write!(s, "<p class=\"muted\">{}: no kernels</p>", escape(&f.name));
+        }
+        for (k, sweep) in f.kernels.iter().zip(&f.sweeps) {
+            kernel(&mut s, f, k, sweep, &mut cache);
+        }
+    }
+    s.push_str("</main></body></html>\n");
+    s
+}
+
+fn kernel(
+    s: &mut String,
+    f: &FileResult,
+    k: &KernelJson,
+    sweep: &Result<KernelSweep, String>,
+    cache: &mut SourceCache,
+) {
+    let [x, y, z] = k.block_dim;
+    let _ = write!(
+        s,
+        "<section class=\"kernel\"><h2><code>{}</code></h2><div class=\"muted\">{}:{} · block {x}×{y}×{z} ({}) · {} sites</div>",
+        escape(&k.name),
+        escape(&k.file),
+        k.line,
+        k.block_dim_source,
+        k.sites.len()
+    );
+    let mine: Vec<&Finding> = f.findings.iter().filter(|x| x.kernel == k.name).collect();
+    findings(s, &mine, cache);
+    sites(s, &k.sites);
+    bounds(s, k);
+    match sweep {
+        Ok(sw) => charts(s, sw),
+        Err(why) => {
+            let _ = write!(
+                s,
+                "<h3>Bound vs simulated</h3><p class=\"muted\">{}</p>",
+                escape(why)
+            );
+        }
+    }
+    s.push_str("</section>");
+}
+
+fn findings(s: &mut String, list: &[&Finding], cache: &mut SourceCache) {
+    let _ = write!(s, "<h3>Findings ({})</h3>", list.len());
+    if list.is_empty() {
+        s.push_str("<p class=\"muted\">none</p>");
+    }
+    for f in list {
+        let at = f
+            .pos
+            .as_ref()
+            .map(|p| format!("{}:{}:{}", p.file, p.line, p.col))
+            .unwrap_or_else(|| f.function.clone());
+        let _ = write!(
+            s,
+            "<div><span class=\"{sev}\">{sev}</span> <code>{}</code> {} <code class=\"muted\">[{}]</code></div>",
+            escape(&at),
+            escape(&f.message),
+            escape(&f.tag()),
+            sev = f.severity.name()
+        );
+        if let Some(p) = &f.pos {
+            let lines = cache.excerpt(p, 2);
+            if !lines.is_empty() {
+                s.push_str("<pre>");
+                for (n, text) in lines {
+                    let row = format!("{n:>5} | {}", escape(&text));
+                    if n == p.line {
+                        let _ = write!(s, "<span class=\"hl\">{row}</span>");
+                    } else {
+                        let _ = writeln!(s, "{row}");
+                    }
+                }
+                s.push_str("</pre>");
+            }
+        }
+        for n in &f.notes {
+            let _ = write!(s, "<div class=\"muted\">note: {}</div>", escape(n));
+        }
+    }
+}
+
+/// A site's class and figures in a few words, from its JSON figures.
+fn figures(site: &SiteJson) -> (String, String) {
+    let v = serde_json::to_value(&site.figures).unwrap_or_default();
+    let range = |o: &serde_json::Value, lo: &str, hi: &str| match (o.get(lo), o.get(hi)) {
+        (Some(a), Some(b)) if a == b => a.to_string(),
+        (Some(a), Some(b)) => format!("{a}–{b}"),
+        _ => "?".into(),
+    };
+    for (key, what) in [
+        ("divergence", "diverging warps"),
+        ("sectors", "sectors per request"),
+        ("conflict", "wavefronts"),
+    ] {
+        let Some(o) = v.get(key) else { continue };
+        let class = o.get("class").and_then(|c| c.as_str()).unwrap_or("?");
+        let fig = match key {
+            "divergence" => format!(
+                "{} of {} {what}",
+                range(o, "split_min", "split_max"),
+                o.get("warps").map(|w| w.to_string()).unwrap_or_default()
+            ),
+            "conflict" => format!(
+                "{} {what} (ideal {})",
+                range(o, "min", "max"),
+                o.get("ideal_wavefronts")
+                    .map(|w| w.to_string())
+                    .unwrap_or_default()
+            ),
+            _ => format!(
+                "{} {what} (ideal {})",
+                range(o, "min", "max"),
+                o.get("ideal").map(|w| w.to_string()).unwrap_or_default()
+            ),
+        };
+        return (class.to_string(), fig);
+    }
+    let reason = v.get("reason").and_then(|r| r.as_str()).unwrap_or("");
+    (String::from("—"), reason.to_string())
+}
+
+fn sites(s: &mut String, list: &[SiteJson]) {
+    let _ = write!(s, "<h3>Sites ({})</h3>", list.len());
+    if list.is_empty() {
+        return;
+    }
+    s.push_str("<table><tr><th>line</th><th>kind</th><th>space</th><th>thread-dependent</th><th>class</th><th>figures</th><th>per lane</th></tr>");
+    for site in list {
+        let (class, fig) = figures(site);
+        let bad = matches!(
+            class.as_str(),
+            "total" | "partial" | "uncoalesced" | "conflict"
+        );
+        let _ = write!(
+            s,
+            "<tr class=\"{}\"><td>{}:{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
+            if bad { "bad" } else { "" },
+            site.line,
+            site.column,
+            site.kind,
+            site.space.unwrap_or(""),
+            if site.thread_dependent { "yes" } else { "no" },
+            escape(&class),
+            escape(&fig),
+            escape(site.acf.as_deref().unwrap_or(""))
+        );
+    }
+    s.push_str("</table>");
+}
+
+fn bounds(s: &mut String, k: &KernelJson) {
+    s.push_str("<h3>Cost bounds per warp</h3>");
+    let Some(b) = &k.bounds else {
+        s.push_str("<p class=\"muted\">not computed</p>");
+        return;
+    };
+    s.push_str("<table><tr><th>metric</th><th>bound</th><th>largest loop shares</th></tr>");
+    for (metric, mb) in &b.per_warp {
+        let loops: Vec<String> = mb
+            .loops
+            .iter()
+            .map(|l| format!("line {}: {}", l.line, l.bound))
+            .collect();
+        let bound = match &mb.reason {
+            Some(r) => format!("no bound ({r})"),
+            None => mb.bound.clone(),
+        };
+        let _ = write!(
+            s,
+            "<tr><td>{metric}</td><td><code>{}</code></td><td>{}</td></tr>",
+            escape(&bound),
+            escape(&loops.join("; "))
+        );
+    }
+    let _ = write!(
+        s,
+        "</table><div class=\"muted\">{} warps per block; LP {} variables, {} rows, {:.3} s</div>",
+        b.warps_per_block, b.lp_variables, b.lp_rows, b.seconds
+    );
+}
+
+fn charts(s: &mut String, sw: &KernelSweep) {
+    let _ = write!(
+        s,
+        "<h3>Bound vs simulated, sweeping {}</h3><div class=\"plots\">",
+        escape(&sw.param)
+    );
+    // A metric whose bound is zero everywhere has nothing to draw: the
+    // table below still shows it.
+    let drawn = sw
+        .metrics
+        .iter()
+        .filter(|m| m.bound.iter().any(|b| b.is_none_or(|b| b > 0.0)));
+    for m in drawn {
+        let title = format!("{} per warp", m.metric);
+        let chart = plot::Chart {
+            title: &title,
+            x_label: &sw.param,
+            xs: &sw.xs,
+            series: vec![
+                plot::Series {
+                    label: "static bound",
+                    color: "#c0392b",
+                    line: true,
+                    values: m.bound.clone(),
+                },
+                plot::Series {
+                    label: "simulated (largest warp)",
+                    color: "#2471a3",
+                    line: false,
+                    values: m.simulated.clone(),
+                },
+            ],
+        };
+        s.push_str(&plot::svg(&chart));
+    }
+    s.push_str("</div>");
+    // The numbers behind the charts, and any point the bound misses.
+    s.push_str("<table><tr><th>");
+    s.push_str(&escape(&sw.param));
+    s.push_str("</th>");
+    for m in &sw.metrics {
+        let _ = write!(s, "<th>{0} bound</th><th>{0} simulated</th>", m.metric);
+    }
+    s.push_str("</tr>");
+    let num = |v: Option<f64>| v.map_or("—".to_string(), plot_label);
+    for (i, x) in sw.xs.iter().enumerate() {
+        let _ = write!(s, "<tr><td>{x}</td>");
+        for m in &sw.metrics {
+            let (b, v) = (m.bound[i], m.simulated[i]);
+            let class = match (b, v) {
+                (Some(b), Some(v)) if v > b + 1e-9 => "over",
+                (Some(_), Some(_)) => "within",
+                _ => "",
+            };
+            let _ = write!(
+                s,
+                "<td>{}</td><td class=\"{class}\">{}</td>",
+                num(b),
+                num(v)
+            );
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</table>");
+    for n in &sw.notes {
+        let _ = write!(s, "<div class=\"muted\">{}</div>", escape(n));
+    }
+}
+
+fn plot_label(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup() {
+        assert_eq!(
+            escape("a<b && c>\"d\""),
+            "a&lt;b &amp;&amp; c&gt;&quot;d&quot;"
+        );
+    }
+
+    #[test]
+    fn empty_page_is_a_whole_document() {
+        let p = Page {
+            title: "t <1>",
+            files: &[],
+            errors: &["x.cu: missing".to_string()],
+        };
+        let h = render(&p);
+        assert!(h.starts_with("<!DOCTYPE html>"));
+        assert!(h.trim_end().ends_with("</html>"));
+        assert!(h.contains("t &lt;1&gt;"));
+        assert!(h.contains("x.cu: missing"));
+        // Self-contained: nothing fetched from anywhere.
+        assert!(!h.contains("src=") && !h.contains("href="));
+    }
+}

@@ -1,0 +1,225 @@
+//! A small SVG line chart: a static bound against simulated figures over
+//! a parameter sweep. Written by hand so the report needs no script or
+//! network asset; the chart is plain SVG that any browser draws.
+
+use std::fmt::Write;
+
+/// One series: a label, a colour and its points (`None` where the value
+/// is missing at that x).
+pub struct Series<'a> {
+    pub label: &'a str,
+    pub color: &'a str,
+    /// Joined by a line (a bound) or drawn as separate marks (measurements).
+    pub line: bool,
+    pub values: Vec<Option<f64>>,
+}
+
+/// The chart's frame.
+pub struct Chart<'a> {
+    pub title: &'a str,
+    pub x_label: &'a str,
+    pub xs: &'a [f64],
+    pub series: Vec<Series<'a>>,
+}
+
+const W: f64 = 420.0;
+const H: f64 = 260.0;
+const LEFT: f64 = 64.0;
+const RIGHT: f64 = 14.0;
+const TOP: f64 = 46.0;
+const BOTTOM: f64 = 44.0;
+
+/// Whether the x values grow geometrically (a doubling sweep): then the
+/// axis is logarithmic so the points are evenly spaced.
+fn logarithmic(xs: &[f64]) -> bool {
+    xs.len() > 2 && xs.iter().all(|&x| x > 0.0) && xs.windows(2).all(|w| w[1] >= 1.5 * w[0])
+}
+
+/// A round step for about `n` ticks over `[0, max]`.
+fn tick_step(max: f64, n: f64) -> f64 {
+    let raw = (max / n).max(f64::MIN_POSITIVE);
+    let mag = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|k| k * mag)
+        .find(|&s| s >= raw)
+        .unwrap_or(10.0 * mag)
+}
+
+/// A number as a tick label: integers plainly, large ones with a suffix.
+fn label(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e9 {
+        format!("{:.3}G", v / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.3}M", v / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.3}k", v / 1e3)
+    } else if v.fract() == 0.0 {
+        format!("{v}")
+    } else {
+        format!("{v:.2}")
+    }
+    .replace(".000", "")
+}
+
+/// The chart as an `<svg>` element.
+pub fn svg(c: &Chart) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="{W}" height="{H}" viewBox="0 0 {W} {H}" role="img"><title>{}</title>"#,
+        super::escape(c.title)
+    );
+    let _ = write!(
+        s,
+        r##"<rect x="0" y="0" width="{W}" height="{H}" fill="#ffffff"/><text x="{}" y="16" text-anchor="middle" class="plot-title">{}</text>"##,
+        W / 2.0,
+        super::escape(c.title)
+    );
+    let ymax = c
+        .series
+        .iter()
+        .flat_map(|se| se.values.iter().flatten().copied())
+        .fold(0.0f64, f64::max);
+    let step = tick_step(if ymax > 0.0 { ymax } else { 1.0 }, 4.0);
+    let top = (ymax / step).ceil().max(1.0) * step;
+    let log = logarithmic(c.xs);
+    let fx = |x: f64| if log { x.log2() } else { x };
+    let (x0, x1) =
+        c.xs.iter()
+            .map(|&x| fx(x))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+                (a.min(x), b.max(x))
+            });
+    let span = if x1 > x0 { x1 - x0 } else { 1.0 };
+    let px = |x: f64| LEFT + (fx(x) - x0) / span * (W - LEFT - RIGHT);
+    let py = |y: f64| H - BOTTOM - y / top * (H - TOP - BOTTOM);
+    // Axes and grid.
+    let mut y = 0.0;
+    while y <= top + step / 2.0 {
+        let _ = write!(
+            s,
+            r##"<line x1="{LEFT}" y1="{py:.1}" x2="{x2}" y2="{py:.1}" stroke="#e0e0e0"/><text x="{tx}" y="{ty:.1}" text-anchor="end" class="tick">{l}</text>"##,
+            py = py(y),
+            x2 = W - RIGHT,
+            tx = LEFT - 6.0,
+            ty = py(y) + 4.0,
+            l = label(y)
+        );
+        y += step;
+    }
+    for &x in c.xs {
+        let _ = write!(
+            s,
+            r#"<text x="{:.1}" y="{}" text-anchor="middle" class="tick">{}</text>"#,
+            px(x),
+            H - BOTTOM + 16.0,
+            label(x)
+        );
+    }
+    let _ = write!(
+        s,
+        r##"<line x1="{LEFT}" y1="{b}" x2="{r}" y2="{b}" stroke="#444"/><line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{b}" stroke="#444"/><text x="{cx}" y="{ly}" text-anchor="middle" class="axis">{xl}</text>"##,
+        b = H - BOTTOM,
+        r = W - RIGHT,
+        cx = (LEFT + W - RIGHT) / 2.0,
+        ly = H - 8.0,
+        xl = super::escape(c.x_label)
+    );
+    for (i, se) in c.series.iter().enumerate() {
+        let pts: Vec<(f64, f64)> =
+            c.xs.iter()
+                .zip(&se.values)
+                .filter_map(|(&x, v)| v.map(|v| (px(x), py(v))))
+                .collect();
+        if se.line && pts.len() > 1 {
+            let d: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+            let _ = write!(
+                s,
+                r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="2.5"/>"#,
+                d.join(" "),
+                se.color
+            );
+        }
+        for (x, y) in &pts {
+            if se.line {
+                let _ = write!(
+                    s,
+                    r#"<rect x="{:.1}" y="{:.1}" width="7" height="7" fill="{}"/>"#,
+                    x - 3.5,
+                    y - 3.5,
+                    se.color
+                );
+            } else {
+                let _ = write!(
+                    s,
+                    r#"<circle cx="{x:.1}" cy="{y:.1}" r="4.5" fill="{}"/>"#,
+                    se.color
+                );
+            }
+        }
+        // Legend: one row under the title, above the plot area.
+        let lx = LEFT + 170.0 * i as f64;
+        let _ = write!(
+            s,
+            r#"<rect x="{}" y="24" width="10" height="10" fill="{}"/><text x="{}" y="33" class="legend">{}</text>"#,
+            lx,
+            se.color,
+            lx + 14.0,
+            super::escape(se.label)
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round() {
+        assert_eq!(tick_step(147.0, 4.0), 50.0);
+        assert_eq!(tick_step(9.0, 4.0), 5.0);
+        assert_eq!(tick_step(1.0, 4.0), 0.5);
+    }
+
+    #[test]
+    fn doubling_sweeps_get_a_log_axis() {
+        assert!(logarithmic(&[32.0, 64.0, 128.0]));
+        assert!(!logarithmic(&[1.0, 2.0, 3.0, 4.0]));
+    }
+
+    #[test]
+    fn one_mark_per_present_point_and_a_line_for_the_bound() {
+        let xs = [32.0, 64.0, 128.0];
+        let c = Chart {
+            title: "steps <per warp>",
+            x_label: "n",
+            xs: &xs,
+            series: vec![
+                Series {
+                    label: "bound",
+                    color: "#c0392b",
+                    line: true,
+                    values: vec![Some(10.0), Some(20.0), Some(40.0)],
+                },
+                Series {
+                    label: "simulated",
+                    color: "#2471a3",
+                    line: false,
+                    values: vec![Some(8.0), None, Some(30.0)],
+                },
+            ],
+        };
+        let s = svg(&c);
+        assert_eq!(s.matches("<polyline").count(), 1);
+        // Three bound squares plus two legend squares, and two circles.
+        assert_eq!(s.matches("<circle").count(), 2);
+        assert!(s.contains("steps &lt;per warp&gt;"));
+        // The y axis runs to the largest value, 40, in round steps of 10.
+        assert!(s.contains(">40</text>") && s.contains(">10</text>"));
+        assert!(!s.contains(">50</text>"));
+    }
+}

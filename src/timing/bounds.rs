@@ -1,0 +1,277 @@
+//! Static bounds on a kernel's cycles, by two methods, the smaller one
+//! reported (both are sound for the machine of `sim::cycles`):
+//!
+//! * **Work and span** (RaCuda §5, Theorem 2). The SM's scheduler is
+//!   greedy, so the blocks resident on it finish within W/P + S cycles: W
+//!   the warp instructions they issue, S their longest chain of latencies
+//!   (RaCuda's span). Per warp, the cost stage bounds the instructions
+//!   (its `steps` metric) and the latencies (each instruction weighted by
+//!   its latency, barriers by their cost). W is the per-warp bound times
+//!   the warps resident on the SM. When every warp meets the same
+//!   barriers, the per-warp latency bound is also the block's span (each
+//!   stretch between barriers is bounded by one path of the warp graph);
+//!   otherwise S is the sum over the block's warps.
+//! * **Abstract CTA simulation** ([`super::abstract_cta`]): the longest
+//!   path of the abstract warp with every instruction charged its latency
+//!   plus the most cycles round-robin can make a ready warp wait.
+//!
+//! A launch runs in waves: the busiest SM runs at most `waves` of them,
+//! each bounded as above.
+
+use super::abstract_cta::{self, AbstractPath, LineShare, Shares};
+use super::costs::{barriers_uniform, kernel_costs};
+use super::machine::{static_shared_bytes, Machine, Residency, Waves};
+use crate::analysis::KernelAnalysis;
+use crate::budget::Meter;
+use crate::checks::SiteFigures;
+use crate::cost::bound::{Names, Params, Poly};
+use crate::cost::metric::{self, Metric, Weights};
+use crate::cost::rat::Rat;
+use crate::graph::FunctionGraphs;
+use crate::ir::Module;
+use std::time::Instant;
+
+/// Back edges per entry taken for a loop whose trip bound needs a
+/// parameter that was not given, to find where the time goes.
+pub const NOMINAL_TRIPS: f64 = 1000.0;
+
+/// Which method gave the reported bound.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Method {
+    WorkSpan,
+    AbstractCta,
+}
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::WorkSpan => "work-span",
+            Method::AbstractCta => "abstract-cta",
+        }
+    }
+}
+
+/// One method's bounds: a block (in its wave) and the launch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cycles {
+    pub block: f64,
+    pub launch: f64,
+}
+
+/// The work/span method's pieces.
+#[derive(Clone, Debug)]
+pub struct WorkSpan {
+    /// Warp instructions per warp, at most.
+    pub work: Poly,
+    /// A warp's chain of latencies, at most.
+    pub span: Poly,
+    /// Per block in its wave: `work_factor·work + span_factor·span`.
+    pub work_factor: Rat,
+    pub span_factor: Rat,
+    /// Why the span is the sum over the warps, when it is.
+    pub span_note: Option<String>,
+    /// At the parameters (`None`: one is missing).
+    pub work_value: Option<f64>,
+    pub span_value: Option<f64>,
+}
+
+impl WorkSpan {
+    /// The block bound as one polynomial.
+    pub fn block_poly(&self) -> Poly {
+        let mut p = Poly::default();
+        for (k, poly) in [
+            (self.work_factor, &self.work),
+            (self.span_factor, &self.span),
+        ] {
+            for (mono, c) in &poly.terms {
+                p.add(mono.clone(), *c * k);
+            }
+        }
+        p
+    }
+}
+
+/// Everything `warpcheck time` reports about one kernel.
+#[derive(Clone, Debug)]
+pub struct TimeBound {
+    pub names: Names,
+    pub residency: Result<Residency, String>,
+    pub waves: Option<Waves>,
+    /// Warps resident on an SM with the block: N_high.
+    pub resident_warps: u64,
+    /// The most cycles a ready warp waits for an issue slot.
+    pub wait: u64,
+    pub work_span: Result<WorkSpan, String>,
+    pub work_span_cycles: Result<Cycles, String>,
+    pub abstract_cta: Result<Cycles, String>,
+    /// The abstract warp's worst path (also when its bound does not hold:
+    /// it still says where the time goes).
+    pub path: Option<AbstractPath>,
+    /// `path` runs loops whose trip count needs a missing parameter
+    /// [`NOMINAL_TRIPS`] times: a shape, not a bound.
+    pub nominal: bool,
+    /// The smaller bound and its method.
+    pub chosen: Option<(Method, Cycles)>,
+    pub seconds: f64,
+}
+
+impl TimeBound {
+    /// The chosen bound's launch cycles split like the worst path.
+    pub fn breakdown(&self) -> Option<(Shares, Vec<LineShare>)> {
+        let (_, c) = self.chosen.as_ref()?;
+        let path = self.path.as_ref()?;
+        let k = if path.cycles > 0.0 {
+            c.launch / path.cycles
+        } else {
+            0.0
+        };
+        let lines = path
+            .lines
+            .iter()
+            .map(|l| LineShare {
+                cycles: l.cycles.scaled(k),
+                ..l.clone()
+            })
+            .collect();
+        Some((path.shares.scaled(k), lines))
+    }
+}
+
+/// What the bounds are for: the machine, the parameters and grid, and
+/// the dynamic shared memory per block.
+pub struct Request<'a> {
+    pub machine: &'a Machine,
+    pub at: &'a Params,
+    pub dynamic_shared: u64,
+}
+
+/// Bounds kernel `k`'s cycles for `req`.
+pub fn time_kernel(
+    m: &Module,
+    g: &FunctionGraphs,
+    k: &KernelAnalysis,
+    figures: &[SiteFigures],
+    req: &Request<'_>,
+    meter: &Meter,
+) -> TimeBound {
+    let start = Instant::now();
+    let machine = req.machine;
+    let f = m.func(k.kernel);
+    let threads: u32 = k.block_dim.dims.iter().product();
+    let blocks: u64 = req.at.grid.iter().map(|&d| u64::from(d)).product();
+    let residency = machine.residency(threads, static_shared_bytes(m) + req.dynamic_shared);
+    let waves = residency
+        .as_ref()
+        .ok()
+        .map(|r| Waves::new(blocks, machine.sms, r));
+    let n = u64::from(threads.div_ceil(crate::hw::WARP_SIZE).max(1));
+    let resident_warps = waves.map_or(n, |w| w.resident * n);
+    let p = u64::from(machine.issue_rate.max(1));
+    let wait = (resident_warps - 1) / p;
+    let prepared = crate::cost::prepare(m, g, k, figures, 2, meter);
+    let mut out = TimeBound {
+        names: prepared.names.clone(),
+        residency: residency.clone(),
+        waves,
+        resident_warps,
+        wait,
+        work_span: Err(String::new()),
+        work_span_cycles: Err(String::new()),
+        abstract_cta: Err(String::new()),
+        path: None,
+        nominal: false,
+        chosen: None,
+        seconds: 0.0,
+    };
+    let setup = (|| {
+        let waves = waves.ok_or_else(|| residency.clone().err().unwrap_or_default())?;
+        let problem = prepared.problem.as_ref().map_err(Clone::clone)?;
+        let steps = metric::costs(m, k, figures, Metric::Steps, &Weights::default())?;
+        let costs = kernel_costs(m, k, figures, machine)?;
+        Ok::<_, String>((waves, problem, steps, costs))
+    })();
+    let (waves, problem, steps, costs) = match setup {
+        Ok(x) => x,
+        Err(e) => {
+            out.work_span = Err(e.clone());
+            out.work_span_cycles = Err(e.clone());
+            out.abstract_cta = Err(e);
+            out.seconds = start.elapsed().as_secs_f64();
+            return out;
+        }
+    };
+    let uniform = barriers_uniform(m, k, g, &costs.barriers);
+    // Work and span.
+    let everything = |_: crate::ir::InstId, _: crate::ir::BlockId| true;
+    let ws = (|| {
+        let work = problem.solve(f, &steps, &everything, meter)?;
+        let span = problem.solve(f, &costs.as_costs(machine, 0), &everything, meter)?;
+        let (span_factor, span_note) = match &uniform {
+            Ok(()) => (Rat::ONE, None),
+            Err(why) => (
+                Rat::int(i128::from(n)),
+                Some(format!("the span is summed over the block's warps: {why}")),
+            ),
+        };
+        let work_factor = Rat::new(i128::from(resident_warps), i128::from(p));
+        Ok::<_, String>(WorkSpan {
+            work_value: out.names.eval(&work, req.at),
+            span_value: out.names.eval(&span, req.at),
+            work,
+            span,
+            work_factor,
+            span_factor,
+            span_note,
+        })
+    })();
+    out.work_span_cycles = ws.as_ref().map_err(Clone::clone).and_then(|ws| {
+        let block = out.names.eval(&ws.block_poly(), req.at).ok_or_else(|| {
+            "give every parameter the bound names a value (--param NAME=VALUE)".to_string()
+        })?;
+        Ok(Cycles {
+            block,
+            launch: block * waves.waves as f64,
+        })
+    });
+    out.work_span = ws;
+    // Abstract CTA simulation.
+    let path_at = |nominal| {
+        abstract_cta::trip_values(
+            &prepared.trips,
+            &out.names,
+            (g, problem.unbounded()),
+            req.at,
+            nominal,
+        )
+        .and_then(|trips| {
+            abstract_cta::longest_path(m, f, g, problem, &costs, &trips, (machine, wait))
+        })
+    };
+    let path = path_at(None);
+    out.abstract_cta = match (&path, &uniform) {
+        (Err(e), _) => Err(e.clone()),
+        (Ok(_), Err(why)) => Err(why.clone()),
+        (Ok(p), Ok(())) => Ok(Cycles {
+            block: p.cycles,
+            launch: p.cycles * waves.waves as f64,
+        }),
+    };
+    // Without the parameters some trip counts need, the worst path's
+    // shape at a nominal trip count still says where the time goes.
+    out.path = match path {
+        Ok(p) => Some(p),
+        Err(_) => {
+            out.nominal = true;
+            path_at(Some(NOMINAL_TRIPS)).ok()
+        }
+    };
+    out.chosen = [
+        (Method::AbstractCta, &out.abstract_cta),
+        (Method::WorkSpan, &out.work_span_cycles),
+    ]
+    .into_iter()
+    .filter_map(|(method, c)| c.as_ref().ok().map(|c| (method, c.clone())))
+    .min_by(|a, b| a.1.launch.total_cmp(&b.1.launch));
+    out.seconds = start.elapsed().as_secs_f64();
+    out
+}

@@ -1,0 +1,180 @@
+//! What each instruction of a kernel costs a warp in the static bounds:
+//! an issue slot, and the cycles until the warp may issue again. Memory
+//! instructions take the most sectors or wavefronts the checks allow for
+//! them, so every latency here is at least what the simulator's cycle
+//! mode gives the same instruction (both classify it with
+//! [`class_of`]).
+
+use super::class::{class_of, uniform_wavefronts, Access, Class};
+use super::machine::Machine;
+use crate::analysis::{KernelAnalysis, SiteKind};
+use crate::checks::SiteFigures;
+use crate::cost::metric::{uniform_sectors, Costs};
+use crate::cost::rat::Rat;
+use crate::dataflow::FastMap as HashMap;
+use crate::graph::FunctionGraphs;
+use crate::ir::intrinsics::Intrinsic;
+use crate::ir::{BlockId, Callee, InstId, InstKind, Module};
+use crate::memory::Space;
+
+/// One instruction's cost to a warp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InstCost {
+    pub class: Class,
+    /// Cycles until the warp may issue again, at most.
+    pub latency: u64,
+}
+
+impl InstCost {
+    /// Issue slots it takes (markers take none).
+    pub fn issues(&self) -> u64 {
+        u64::from(self.class != Class::Free)
+    }
+}
+
+/// The costs of a kernel's instructions.
+pub struct KernelCosts {
+    pub insts: HashMap<InstId, InstCost>,
+    /// The `__syncthreads()` calls.
+    pub barriers: Vec<InstId>,
+}
+
+/// The grid barrier our `cooperative_groups.h` and the simulator know.
+const GRID_SYNC: &str = "__warpcheck_grid_sync";
+
+/// Each instruction's cost; `Err` for what the bounds do not model (a grid
+/// barrier; device calls and inline asm are refused by the cost stage).
+pub fn kernel_costs(
+    m: &Module,
+    k: &KernelAnalysis,
+    figures: &[SiteFigures],
+    machine: &Machine,
+) -> Result<KernelCosts, String> {
+    let f = m.func(k.kernel);
+    let mut memory: HashMap<InstId, u64> = HashMap::default();
+    for (s, fig) in k.sites.iter().zip(figures) {
+        if s.func != k.kernel || s.kind == SiteKind::Branch {
+            continue;
+        }
+        let inst = f.inst(s.inst);
+        let space = s.space.unwrap_or(Space::Unknown);
+        let align = match inst.kind {
+            InstKind::Load { align, .. } | InstKind::Store { align, .. } => u64::from(align),
+            _ => s.bytes,
+        };
+        let sectors = match s.thread_dependent {
+            false => Some(uniform_sectors(s.bytes, align)),
+            true => fig.sectors.as_ref().map(|x| x.max),
+        };
+        let wavefronts = match s.thread_dependent {
+            false => Some(uniform_wavefronts(s.bytes)),
+            true => fig.conflict.as_ref().map(|c| c.wavefronts.max),
+        };
+        let bound = |a| machine.site_bound(a, space, s.bytes, sectors, wavefronts);
+        let block_copy = matches!(
+            m.called_intrinsic(inst),
+            Some(Intrinsic::MemCpy | Intrinsic::MemMove | Intrinsic::MemSet)
+        );
+        let l = match (s.kind, block_copy) {
+            (_, true) => bound(Access::Load).max(bound(Access::Store)),
+            (SiteKind::Store, false) => bound(Access::Store),
+            _ => bound(Access::Load),
+        };
+        *memory.entry(s.inst).or_insert(0) += l;
+    }
+    let mut out = KernelCosts {
+        insts: HashMap::default(),
+        barriers: Vec::new(),
+    };
+    for b in f.block_ids() {
+        for &i in &f.blocks[b.index()].insts {
+            let inst = f.inst(i);
+            if inst.op == crate::ir::Opcode::Phi {
+                continue;
+            }
+            if let Some(Callee::Direct(c)) = inst.callee() {
+                if m.func(c).name == GRID_SYNC {
+                    return Err(
+                        "it waits at a grid-wide barrier (this_grid().sync()), which the bounds do not model"
+                            .into(),
+                    );
+                }
+            }
+            let class = class_of(m, f, inst);
+            let latency = match class {
+                Class::Memory => memory.get(&i).copied().unwrap_or_else(|| {
+                    let worst = |a| machine.site_bound(a, Space::Unknown, 128, None, None);
+                    worst(Access::Load).max(worst(Access::Store))
+                }),
+                Class::Barrier => {
+                    out.barriers.push(i);
+                    1 + u64::from(machine.barrier_cycles)
+                }
+                c => u64::from(machine.latency(c)),
+            };
+            out.insts.insert(i, InstCost { class, latency });
+        }
+    }
+    Ok(out)
+}
+
+impl KernelCosts {
+    /// Per-instruction costs for the cost stage: each instruction's
+    /// latency plus `wait` cycles per issue, each phi copy the same.
+    pub fn as_costs(&self, machine: &Machine, wait: u64) -> Costs {
+        let inst = self
+            .insts
+            .iter()
+            .filter(|(_, c)| c.class != Class::Free)
+            .map(|(&i, c)| (i, Rat::int(i128::from(c.latency + wait))))
+            .collect();
+        Costs {
+            inst,
+            phi: Rat::int(i128::from(u64::from(machine.phi_latency()) + wait)),
+            divergence: Rat::ZERO,
+        }
+    }
+}
+
+/// `Err` naming the first barrier a warp may reach under thread-dependent
+/// control (warps of a block could then meet at different barriers, and a
+/// warp's path no longer bounds each stretch between barriers).
+pub fn barriers_uniform(
+    m: &Module,
+    k: &KernelAnalysis,
+    g: &FunctionGraphs,
+    barriers: &[InstId],
+) -> Result<(), String> {
+    let f = m.func(k.kernel);
+    let dependent: std::collections::HashSet<BlockId> = k
+        .sites
+        .iter()
+        .filter(|s| s.func == k.kernel && s.kind == SiteKind::Branch && s.thread_dependent)
+        .map(|s| f.inst(s.inst).block)
+        .collect();
+    for &i in barriers {
+        let start = f.inst(i).block;
+        let mut seen = vec![start];
+        let mut work = vec![start];
+        while let Some(b) = work.pop() {
+            for &d in g.cdg.deps_of(b) {
+                if dependent.contains(&d) {
+                    let line = m.inst_pos(f, i).map_or(0, |p| p.line);
+                    let branch = f.blocks[d.index()]
+                        .insts
+                        .last()
+                        .and_then(|&t| m.inst_pos(f, t))
+                        .map_or(0, |p| p.line);
+                    return Err(format!(
+                        "the barrier at line {line} is reached under the thread-dependent branch at line {branch}, so warps may meet at different barriers"
+                    ));
+                }
+                if !seen.contains(&d) {
+                    seen.push(d);
+                    work.push(d);
+                }
+            }
+        }
+    }
+    Ok(())
+}

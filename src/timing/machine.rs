@@ -1,0 +1,440 @@
+//! The machine model of kernel time, in one place: how many warp
+//! instructions an SM issues per cycle, how long each instruction keeps its
+//! warp waiting, what memory and barriers cost, and how many blocks share
+//! an SM. The simulator's cycle mode and the static time bounds read the
+//! same numbers, so a bound is checked against the simulator under exactly
+//! the machine it assumes.
+//!
+//! **The defaults model an NVIDIA Ampere A100-class GPU (GA100, sm_80).**
+//! They are a model, not a promise: the figures are rounded, the machine
+//! is simplified (a warp waits for each instruction before it issues the
+//! next, there are no caches, every global load pays a DRAM round trip),
+//! and every number can be overridden (`.warpcheck.yaml` `Machine:`, or
+//! `--machine KEY=VALUE`). Where each number comes from:
+//!
+//! | key | default | source |
+//! |---|---|---|
+//! | `sms` | 108 | A100 whitepaper (NVIDIA, 2020): 108 SMs |
+//! | `issue_rate` | 4 | A100 whitepaper: four warp schedulers per SM, one warp instruction per clock each |
+//! | `clock_mhz` | 1410 | A100 whitepaper: boost clock (only to print microseconds) |
+//! | `alu_latency` | 4 | dependent-issue latency of FP32/INT32 add, mul, fma measured on Volta (Jia et al., 2018) and Ampere (Abdelkhalik et al., 2022) |
+//! | `fp64_latency` | 8 | same studies: FP64 arithmetic about twice FP32 |
+//! | `div_latency` | 20 | estimate: division, remainder and `fdiv` are sequences of several dependent instructions in SASS |
+//! | `math_latency` | 20 | estimate: SFU (MUFU) latency plus range reduction for `sqrt`, `exp`, `sin` and libdevice calls |
+//! | `warp_latency` | 24 | estimate: shuffles, votes and `__syncwarp` in the shared-memory latency class, as both studies place them |
+//! | `global_latency` | 400 | both studies measure a few hundred cycles for a load that misses L1 and L2; rounded up |
+//! | `global_store_latency` | 4 | stores do not wait for memory: the warp goes on after issue |
+//! | `sector_cycles` | 1 | per 32-byte sector beyond the first of a request: L1 moves 128 bytes (4 sectors) per clock per SM (whitepaper), L2 less per SM |
+//! | `shared_latency` | 24 | shared-memory load latency: about 20–30 cycles in both studies |
+//! | `shared_store_latency` | 4 | as global stores |
+//! | `wavefront_cycles` | 2 | per shared-memory wavefront beyond the first: a bank conflict replays the access |
+//! | `local_latency` | 32 | local and constant memory, as an L1 hit (about 30 cycles in both studies) |
+//! | `barrier_cycles` | 20 | estimate: from the last warp's arrival at `__syncthreads()` to the release |
+//! | `grid_barrier_cycles` | 2000 | estimate: a grid-wide barrier through global memory |
+//! | `max_warps_per_sm` | 64 | CUDA C++ Programming Guide, compute capability 8.0 |
+//! | `max_blocks_per_sm` | 32 | same table |
+//! | `max_threads_per_sm` | 2048 | same table |
+//! | `shared_bytes_per_sm` | 167936 | same table: 164 KB of shared memory per SM |
+//! | `registers_per_sm` | 65536 | same table |
+//! | `registers_per_thread` | 0 | unknown from the IR: 0 leaves registers out of the residency |
+//! | `blocks_per_sm` | 0 | 0: derived from the limits above; otherwise the blocks resident per SM, given |
+//!
+//! References: NVIDIA A100 Tensor Core GPU Architecture (whitepaper,
+//! 2020); NVIDIA CUDA C++ Programming Guide, "Compute Capabilities"; Z.
+//! Jia, M. Maggioni, B. Staiger, D. P. Scarpazza, "Dissecting the NVIDIA
+//! Volta GPU Architecture via Microbenchmarking" (2018); H. Abdelkhalik,
+//! Y. Arafa, N. Santhi, A. Badawy, "Demystifying the Nvidia Ampere
+//! Architecture through Microbenchmarking and Instruction-level Analysis"
+//! (HPEC 2022).
+//!
+//! The preset `paper` is the mini-SIMT machine of Hirvisalo's "On Static
+//! Timing Analysis of GPU Kernels" (WCET 2014): one SM issuing one
+//! instruction per cycle, every instruction one cycle, every memory access
+//! ten, and barriers free.
+
+use serde::Serialize;
+
+/// Every constant of the model. Latencies are cycles from an
+/// instruction's issue until its warp may issue the next one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Machine {
+    /// The architecture class the numbers describe.
+    pub name: String,
+    pub sms: u32,
+    /// Warp instructions an SM issues per cycle (P).
+    pub issue_rate: u32,
+    pub clock_mhz: u32,
+    pub alu_latency: u32,
+    pub fp64_latency: u32,
+    pub div_latency: u32,
+    pub math_latency: u32,
+    pub warp_latency: u32,
+    pub global_latency: u32,
+    pub global_store_latency: u32,
+    pub sector_cycles: u32,
+    pub shared_latency: u32,
+    pub shared_store_latency: u32,
+    pub wavefront_cycles: u32,
+    pub local_latency: u32,
+    pub barrier_cycles: u32,
+    pub grid_barrier_cycles: u32,
+    pub max_warps_per_sm: u32,
+    pub max_blocks_per_sm: u32,
+    pub max_threads_per_sm: u32,
+    pub shared_bytes_per_sm: u64,
+    pub registers_per_sm: u32,
+    pub registers_per_thread: u32,
+    pub blocks_per_sm: u32,
+}
+
+impl Default for Machine {
+    fn default() -> Self {
+        Machine::a100()
+    }
+}
+
+/// The keys `set` takes besides `preset`, in the order `describe` lists them.
+const KEYS: [&str; 25] = [
+    "sms",
+    "issue_rate",
+    "clock_mhz",
+    "alu_latency",
+    "fp64_latency",
+    "div_latency",
+    "math_latency",
+    "warp_latency",
+    "global_latency",
+    "global_store_latency",
+    "sector_cycles",
+    "shared_latency",
+    "shared_store_latency",
+    "wavefront_cycles",
+    "local_latency",
+    "barrier_cycles",
+    "grid_barrier_cycles",
+    "max_warps_per_sm",
+    "max_blocks_per_sm",
+    "max_threads_per_sm",
+    "shared_bytes_per_sm",
+    "registers_per_sm",
+    "registers_per_thread",
+    "blocks_per_sm",
+    "preset",
+];
+
+/// How many blocks and warps share one SM, and why no more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Residency {
+    pub blocks_per_sm: u32,
+    pub warps_per_block: u32,
+    /// The limit that decided `blocks_per_sm`.
+    pub limited_by: &'static str,
+}
+
+impl Machine {
+    /// An Ampere A100-class SM (sm_80); see the module docs for sources.
+    pub fn a100() -> Machine {
+        Machine {
+            name: "NVIDIA Ampere A100-class (sm_80) model".into(),
+            sms: 108,
+            issue_rate: 4,
+            clock_mhz: 1410,
+            alu_latency: 4,
+            fp64_latency: 8,
+            div_latency: 20,
+            math_latency: 20,
+            warp_latency: 24,
+            global_latency: 400,
+            global_store_latency: 4,
+            sector_cycles: 1,
+            shared_latency: 24,
+            shared_store_latency: 4,
+            wavefront_cycles: 2,
+            local_latency: 32,
+            barrier_cycles: 20,
+            grid_barrier_cycles: 2000,
+            max_warps_per_sm: 64,
+            max_blocks_per_sm: 32,
+            max_threads_per_sm: 2048,
+            shared_bytes_per_sm: 164 * 1024,
+            registers_per_sm: 65536,
+            registers_per_thread: 0,
+            blocks_per_sm: 0,
+        }
+    }
+
+    /// Hirvisalo's mini-SIMT machine (WCET 2014, §4): one SM, one
+    /// instruction per cycle, 1-cycle instructions, 10-cycle memory.
+    pub fn paper() -> Machine {
+        Machine {
+            name: "mini-SIMT machine of Hirvisalo's paper (1-cycle instructions, 10-cycle memory)"
+                .into(),
+            sms: 1,
+            issue_rate: 1,
+            alu_latency: 1,
+            fp64_latency: 1,
+            div_latency: 1,
+            math_latency: 1,
+            warp_latency: 1,
+            global_latency: 10,
+            global_store_latency: 1,
+            sector_cycles: 0,
+            shared_latency: 10,
+            shared_store_latency: 1,
+            wavefront_cycles: 0,
+            local_latency: 10,
+            barrier_cycles: 0,
+            grid_barrier_cycles: 0,
+            ..Machine::a100()
+        }
+    }
+
+    /// Sets one constant, or `preset` (`a100`, `paper`) to start over from
+    /// a named machine. Instruction latencies and rates must be at least 1.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let key = key.trim();
+        let value = value.trim();
+        if key == "preset" {
+            *self = match value {
+                "a100" | "sm_80" => Machine::a100(),
+                "paper" | "hirvisalo" => Machine::paper(),
+                _ => return Err(format!("preset: '{value}' is not a100 or paper")),
+            };
+            return Ok(());
+        }
+        let n: u64 = value
+            .parse()
+            .map_err(|_| format!("{key}: '{value}' is not a nonnegative integer"))?;
+        let small = || u32::try_from(n).map_err(|_| format!("{key}: {n} is too large"));
+        let positive = |v: u32| {
+            if v == 0 {
+                Err(format!("{key}: must be at least 1"))
+            } else {
+                Ok(v)
+            }
+        };
+        let slot: &mut u32 = match key {
+            "shared_bytes_per_sm" => {
+                self.shared_bytes_per_sm = n;
+                self.renamed();
+                return Ok(());
+            }
+            "sms" => &mut self.sms,
+            "issue_rate" => &mut self.issue_rate,
+            "clock_mhz" => &mut self.clock_mhz,
+            "alu_latency" => &mut self.alu_latency,
+            "fp64_latency" => &mut self.fp64_latency,
+            "div_latency" => &mut self.div_latency,
+            "math_latency" => &mut self.math_latency,
+            "warp_latency" => &mut self.warp_latency,
+            "global_latency" => &mut self.global_latency,
+            "global_store_latency" => &mut self.global_store_latency,
+            "sector_cycles" => &mut self.sector_cycles,
+            "shared_latency" => &mut self.shared_latency,
+            "shared_store_latency" => &mut self.shared_store_latency,
+            "wavefront_cycles" => &mut self.wavefront_cycles,
+            "local_latency" => &mut self.local_latency,
+            "barrier_cycles" => &mut self.barrier_cycles,
+            "grid_barrier_cycles" => &mut self.grid_barrier_cycles,
+            "max_warps_per_sm" => &mut self.max_warps_per_sm,
+            "max_blocks_per_sm" => &mut self.max_blocks_per_sm,
+            "max_threads_per_sm" => &mut self.max_threads_per_sm,
+            "registers_per_sm" => &mut self.registers_per_sm,
+            "registers_per_thread" => &mut self.registers_per_thread,
+            "blocks_per_sm" => &mut self.blocks_per_sm,
+            _ => {
+                return Err(format!(
+                    "unknown machine key '{key}' (keys: {})",
+                    KEYS.join(", ")
+                ))
+            }
+        };
+        let zero_ok = matches!(
+            key,
+            "sector_cycles"
+                | "wavefront_cycles"
+                | "barrier_cycles"
+                | "grid_barrier_cycles"
+                | "registers_per_thread"
+                | "blocks_per_sm"
+        );
+        *slot = if zero_ok {
+            small()?
+        } else {
+            positive(small()?)?
+        };
+        self.renamed();
+        Ok(())
+    }
+
+    /// A machine changed key by key is no longer the named one.
+    fn renamed(&mut self) {
+        if !self.name.ends_with(", modified") {
+            self.name.push_str(", modified");
+        }
+    }
+
+    /// Applies `KEY=VALUE` settings in order.
+    pub fn with_settings(mut self, settings: &[String]) -> Result<Machine, String> {
+        for s in settings {
+            let (k, v) = s
+                .split_once('=')
+                .ok_or_else(|| format!("--machine: expected KEY=VALUE, got '{s}'"))?;
+            self.set(k, v).map_err(|e| format!("--machine {e}"))?;
+        }
+        Ok(self)
+    }
+
+    /// How many blocks of `threads` threads using `shared_bytes` of shared
+    /// memory each share an SM: the tightest of the per-SM limits, or
+    /// `blocks_per_sm` when given. `Err` when one block does not fit.
+    pub fn residency(&self, threads: u32, shared_bytes: u64) -> Result<Residency, String> {
+        let warps = threads.div_ceil(crate::hw::WARP_SIZE).max(1);
+        let mut limits: Vec<(u64, &'static str)> = vec![
+            (u64::from(self.max_blocks_per_sm), "blocks per SM"),
+            (
+                u64::from(self.max_warps_per_sm / warps),
+                "resident warps per SM",
+            ),
+            (
+                u64::from(self.max_threads_per_sm / (warps * crate::hw::WARP_SIZE)),
+                "resident threads per SM",
+            ),
+        ];
+        if let Some(n) = self.shared_bytes_per_sm.checked_div(shared_bytes) {
+            limits.push((n, "shared memory per SM"));
+        }
+        if self.registers_per_thread > 0 {
+            let per_block = u64::from(self.registers_per_thread) * u64::from(warps) * 32;
+            limits.push((
+                u64::from(self.registers_per_sm) / per_block,
+                "registers per SM",
+            ));
+        }
+        let (fits, limited_by) = limits.into_iter().min_by_key(|l| l.0).expect("a limit");
+        if fits == 0 {
+            return Err(format!(
+                "a block of {threads} threads with {shared_bytes} bytes of shared memory does not fit on one SM of the model ({limited_by})"
+            ));
+        }
+        let blocks_per_sm = match self.blocks_per_sm {
+            0 => fits as u32,
+            given => given,
+        };
+        Ok(Residency {
+            blocks_per_sm,
+            warps_per_block: warps,
+            limited_by: if self.blocks_per_sm > 0 {
+                "given"
+            } else {
+                limited_by
+            },
+        })
+    }
+
+    /// Microseconds for `cycles` at the model's clock.
+    pub fn micros(&self, cycles: f64) -> f64 {
+        cycles / f64::from(self.clock_mhz)
+    }
+}
+
+/// Bytes of static `__shared__` memory a block of the module's kernels
+/// uses: every shared variable of the module, each 16-byte aligned (what
+/// residency counts; dynamic shared memory comes on top).
+pub fn static_shared_bytes(m: &crate::ir::Module) -> u64 {
+    m.globals
+        .iter()
+        .filter(|g| g.addrspace == crate::ir::addrspace::SHARED)
+        .map(|g| m.types.size(g.value_ty).div_ceil(16) * 16)
+        .sum()
+}
+
+/// How the blocks of a launch are placed: block `i` of the run (in linear
+/// order) goes to SM `i mod sms`; each SM runs its blocks in waves of
+/// `blocks_per_sm`, a wave starting when the one before it has finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Waves {
+    pub blocks: u64,
+    pub sms_used: u64,
+    /// Most blocks one SM runs at once.
+    pub resident: u64,
+    /// Waves on the busiest SM.
+    pub waves: u64,
+}
+
+impl Waves {
+    pub fn new(blocks: u64, sms: u32, r: &Residency) -> Waves {
+        let sms = u64::from(sms.max(1));
+        let per_sm = blocks.div_ceil(sms);
+        let resident = per_sm.min(u64::from(r.blocks_per_sm.max(1)));
+        Waves {
+            blocks,
+            sms_used: blocks.min(sms),
+            resident,
+            waves: per_sm.div_ceil(resident.max(1)),
+        }
+    }
+
+    /// The SM and wave of the `i`-th block of the run.
+    pub fn place(i: u64, sms: u32, blocks_per_sm: u32) -> (u64, u64) {
+        let sms = u64::from(sms.max(1));
+        (i % sms, (i / sms) / u64::from(blocks_per_sm.max(1)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn residency_takes_the_tightest_limit() {
+        let m = Machine::a100();
+        // 256 threads = 8 warps: 64/8 = 8 blocks by warps, 2048/256 = 8 by
+        // threads, 32 by blocks.
+        let r = m.residency(256, 0).unwrap();
+        assert_eq!((r.blocks_per_sm, r.warps_per_block), (8, 8));
+        // 48 KiB of shared memory: 164/48 = 3 blocks.
+        let r = m.residency(256, 48 * 1024).unwrap();
+        assert_eq!((r.blocks_per_sm, r.limited_by), (3, "shared memory per SM"));
+        // 32 threads: 64 warps would allow 64 blocks, the block limit is 32.
+        assert_eq!(m.residency(32, 0).unwrap().blocks_per_sm, 32);
+        // 40 threads round up to 2 warps: 32 blocks.
+        assert_eq!(m.residency(40, 0).unwrap().blocks_per_sm, 32);
+        // 64 registers per thread x 256 threads = 16384: 4 blocks.
+        let mut m2 = m.clone();
+        m2.set("registers_per_thread", "64").unwrap();
+        assert_eq!(m2.residency(256, 0).unwrap().blocks_per_sm, 4);
+        assert!(m.residency(256, 200 * 1024).is_err());
+    }
+
+    #[test]
+    fn waves_fill_the_sms_first() {
+        let r = Machine::a100().residency(256, 0).unwrap();
+        // 108 SMs x 8 blocks: 864 blocks in one wave, 865 in two.
+        assert_eq!(Waves::new(864, 108, &r).waves, 1);
+        assert_eq!(Waves::new(865, 108, &r).waves, 2);
+        // 4 blocks: 4 SMs with one block each.
+        let w = Waves::new(4, 108, &r);
+        assert_eq!((w.sms_used, w.resident, w.waves), (4, 1, 1));
+        // Block 109 goes to SM 1, wave 0; block 108*8 to SM 0, wave 1.
+        assert_eq!(Waves::place(109, 108, 8), (1, 0));
+        assert_eq!(Waves::place(864, 108, 8), (0, 1));
+    }
+
+    #[test]
+    fn settings() {
+        let m = Machine::a100()
+            .with_settings(&["issue_rate=2".into(), "global_latency = 300".into()])
+            .unwrap();
+        assert_eq!((m.issue_rate, m.global_latency), (2, 300));
+        assert!(m.name.ends_with("modified"));
+        let p = Machine::a100()
+            .with_settings(&["preset=paper".into()])
+            .unwrap();
+        assert_eq!(p, Machine::paper());
+        assert!(Machine::a100().set("alu_latency", "0").is_err());
+        assert!(Machine::a100().set("bogus", "1").is_err());
+        assert!(Machine::a100().set("sms", "x").is_err());
+        assert!(Machine::a100().set("barrier_cycles", "0").is_ok());
+    }
+}

@@ -1,0 +1,260 @@
+//! Parity between clang 19 and clang 22: every fixture and example, compiled
+//! by each and read by the LLVM 22 build (which reads both), gives the same
+//! JSON sites and findings, except where the two compilers really emit
+//! different code. Those exceptions are listed below with the reason found
+//! in the IR, and the test fails on any other difference and on any listed
+//! one that no longer occurs (ARCHITECTURE.md, "LLVM 19 and 22").
+//!
+//! Skipped, with the reason printed, outside the LLVM 22 build or without
+//! both clangs.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// `out[6*t + 1]`: clang 19 computes the index as `(6*t) | 1` (`or
+/// disjoint`), clang 22 as a 4-byte offset from `&out[6*t]`; the ACF reads a
+/// constant stride through the offset only, so clang 22's sites gain
+/// `stride`/`dim` and the message its "lanes are N bytes apart".
+const STRIDE: &str = "index `or disjoint` (clang 19) vs byte offset (clang 22)";
+/// `if (a && b)`: clang 22 places both branches at the `&&`, so their two
+/// findings share a position and only the stronger is kept.
+const AND: &str = "both branches of `&&` at one position (clang 22)";
+/// The loops are unrolled or rotated differently, so accesses and
+/// branches move between lines or disappear.
+const LOOPS: &str = "loop unrolled or rotated differently";
+
+/// (file, kernel, line, why): where clang 19 and clang 22 differ.
+const INTENDED: &[(&str, &str, u64, &str)] = &[
+    ("asm_ops.cu", "bit_fields", 29, STRIDE),
+    ("asm_ops.cu", "bit_fields", 35, STRIDE),
+    ("asm_ops.cu", "bit_fields", 36, STRIDE),
+    ("asm_ops.cu", "bit_fields", 37, STRIDE),
+    ("asm_ops.cu", "lane_masks", 20, STRIDE),
+    ("asm_ops.cu", "vote_guard_atomic", 100, STRIDE),
+    ("cg_subset.cu", "odd_lanes", 70, STRIDE),
+    ("cg_subset.cu", "tile_ops", 55, STRIDE),
+    ("cost_addsub.cu", "addSub0", 5, LOOPS),
+    ("cost_addsub.cu", "addSub0", 7, LOOPS),
+    ("cost_addsub.cu", "addSub3", 36, LOOPS),
+    ("cost_addsub.cu", "addSub3", 37, LOOPS),
+    ("divergence.cu", "branches", 28, LOOPS),
+    // clang 19 peels the first iteration (a second `acc > limit` branch
+    // and a guard at line 34); clang 22 does not.
+    ("sim_divergence.cu", "nested", 34, LOOPS),
+    ("sim_divergence.cu", "nested", 40, LOOPS),
+    // `assert(v[t] >= 0)`: clang 22 places the load at `v[t]` (column
+    // 10), clang 19 at the `assert` (column 3).
+    (
+        "sim_errors.cu",
+        "asserts",
+        32,
+        "load column inside assert()",
+    ),
+    (
+        "taint_abort.cu",
+        "assert_guard",
+        60,
+        "load column inside assert()",
+    ),
+    // `n <= 1 ? 1 : n * factorial(n - 1)`, inlined into `calls`: clang 22
+    // keeps one more branch of the unrolled recursion.
+    ("sim_ops.cu", "calls", 94, LOOPS),
+    // `__ldg` of a float4: LLVM 22 reads `llvm.nvvm.ldg` as a plain
+    // invariant load, which clang 22's optimiser splits into four 4-byte
+    // loads (see `ldg_of_a_vector_splits_under_clang22`).
+    (
+        "sim_ops.cu",
+        "vectors",
+        87,
+        "__ldg float4 split into 4 loads",
+    ),
+    ("sim_transpose.cu", "transpose_padded", 11, AND),
+    ("sim_transpose.cu", "transpose_padded", 17, AND),
+    ("sim_transpose.cu", "transpose_unpadded", 27, AND),
+    ("sim_transpose.cu", "transpose_unpadded", 33, AND),
+];
+
+fn check(clang: &str, file: &Path, extra: &[&str]) -> Value {
+    let out = run(warpcheck()
+        .args(["check", "--format", "json", "--clang", clang])
+        .args(extra)
+        .arg(file));
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{clang} {}: {}",
+        file.display(),
+        stderr(&out)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+fn base(name: &str) -> &str {
+    name.split('(').next().unwrap_or(name)
+}
+
+/// (kernel, line) → what is reported there, as comparable text. Branch
+/// columns are left out: clang 22 places a branch at its condition's
+/// operator (see `branch_columns_follow_each_clang`).
+fn view(r: &Value) -> BTreeSet<(String, u64, String)> {
+    let mut v = BTreeSet::new();
+    let mut seen = std::collections::BTreeMap::new();
+    for k in r["kernels"].as_array().unwrap() {
+        let kernel = base(k["name"].as_str().unwrap()).to_string();
+        for s in k["sites"].as_array().unwrap() {
+            let mut s = s.clone();
+            let o = s.as_object_mut().unwrap();
+            for volatile in ["why", "acf", "file"] {
+                o.remove(volatile);
+            }
+            if o["kind"] == "branch" {
+                o.remove("column");
+            }
+            let line = o["line"].as_u64().unwrap();
+            let text = Value::Object(o.clone()).to_string();
+            // A multiset: the n-th equal site is its own entry.
+            let n = seen.entry((kernel.clone(), text.clone())).or_insert(0);
+            *n += 1;
+            v.insert((kernel.clone(), line, format!("site#{n} {text}")));
+        }
+    }
+    for f in r["findings"].as_array().unwrap() {
+        let col = if f["check"] == "divergent-branch" {
+            Value::Null
+        } else {
+            f["column"].clone()
+        };
+        let text = format!(
+            "finding {} {} {} {}",
+            f["check"], f["severity"], col, f["message"]
+        );
+        let kernel = base(f["kernel"].as_str().unwrap()).to_string();
+        v.insert((kernel, f["line"].as_u64().unwrap(), text));
+    }
+    v
+}
+
+fn files() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut v = cu_files(&root.join("tests/fixtures/cu"));
+    v.extend(cu_files(&root.join("examples")));
+    v
+}
+
+/// Where clang 19's and clang 22's reports of `file` differ.
+fn differences(file: &Path) -> Vec<(String, String, u64)> {
+    let a = view(&check("clang-19", file, &[]));
+    let b = view(&check("clang-22", file, &[]));
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    let lines: BTreeSet<(String, u64)> = a
+        .symmetric_difference(&b)
+        .map(|(k, line, _)| (k.clone(), *line))
+        .collect();
+    lines
+        .into_iter()
+        .map(|(k, line)| (name.clone(), k, line))
+        .collect()
+}
+
+#[test]
+fn every_fixture_agrees_but_for_the_listed_differences() {
+    if let Some(why) = llvm22_build_missing(&["clang-19", "clang-22"]) {
+        return skip("every_fixture_agrees_but_for_the_listed_differences", &why);
+    }
+    let files = files();
+    // Two threads: the machine has two cores.
+    let (left, right) = files.split_at(files.len() / 2);
+    let found: BTreeSet<(String, String, u64)> = std::thread::scope(|s| {
+        let h = s.spawn(|| left.iter().flat_map(|f| differences(f)).collect::<Vec<_>>());
+        let mut all: Vec<_> = right.iter().flat_map(|f| differences(f)).collect();
+        all.extend(h.join().unwrap());
+        all.into_iter().collect()
+    });
+    let intended: BTreeSet<(String, String, u64)> = INTENDED
+        .iter()
+        .map(|(f, k, l, _)| (f.to_string(), k.to_string(), *l))
+        .collect();
+    let unexplained: Vec<_> = found.difference(&intended).collect();
+    let stale: Vec<_> = intended.difference(&found).collect();
+    assert!(
+        unexplained.is_empty() && stale.is_empty(),
+        "differences not explained: {unexplained:#?}\nexplained but gone: {stale:#?}"
+    );
+}
+
+#[test]
+fn branch_columns_follow_each_clang() {
+    if let Some(why) = llvm22_build_missing(&["clang-19", "clang-22"]) {
+        return skip("branch_columns_follow_each_clang", &why);
+    }
+    // `  if (i < n) c[i] = a[i] + b[i];` (line 11): the condition starts at
+    // column 7 (`i`), its operator `<` is at column 9.
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vector_add.cu");
+    for (clang, col) in [("clang-19", 7), ("clang-22", 9)] {
+        let r = check(clang, &file, &[]);
+        let cols: Vec<u64> = r["kernels"][0]["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["kind"] == "branch" && s["line"] == 11)
+            .map(|s| s["column"].as_u64().unwrap())
+            .collect();
+        assert_eq!(cols, [col], "{clang}");
+    }
+}
+
+#[test]
+fn ldg_of_a_vector_splits_under_clang22() {
+    if let Some(why) = llvm22_build_missing(&["clang-19", "clang-22"]) {
+        return skip("ldg_of_a_vector_splits_under_clang22", &why);
+    }
+    // `__ldg(&vin[t])` of a float4 (line 87): one 16-byte load from clang
+    // 19; four 4-byte loads of its fields from clang 22.
+    let file = fixture("cu/sim_ops.cu");
+    for (clang, bytes) in [("clang-19", vec![16]), ("clang-22", vec![4, 4, 4, 4])] {
+        let r = check(clang, &file, &[]);
+        let got: Vec<u64> = kernel(&r, "vectors")["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["kind"] == "load" && s["line"] == 87)
+            .map(|s| s["bytes"].as_u64().unwrap())
+            .collect();
+        assert_eq!(got, bytes, "{clang}");
+    }
+}
+
+#[test]
+fn clang22_loops_the_cost_bounds_cannot_bound_yet() {
+    if let Some(why) = llvm22_build_missing(&["clang-19", "clang-22"]) {
+        return skip("clang22_loops_the_cost_bounds_cannot_bound_yet", &why);
+    }
+    // Row i of the triangle reads i values, 4 sectors each: 2·n² leading
+    // (tests/cost_bounds.rs). Clang 22 enters the unrolled inner loop's
+    // remainder under `llvm.assume(i % 4 != 0)` rather than a branch, so
+    // the trip-count analysis cannot show the remainder's counter starts
+    // below its bound: no bound, with that reason, until it reads assumes.
+    let file = fixture("cu/cost_triangular.cu");
+    let args = ["--bounds", "--block-dim", "32"];
+    let b19 = check("clang-19", &file, &args);
+    let b = &kernel(&b19, "triangular")["bounds"]["per_warp"]["sectors"];
+    assert!(
+        b["bound"]
+            .as_str()
+            .unwrap()
+            .starts_with("2·max(0, n)·max(0, n)"),
+        "{b}"
+    );
+    let b22 = check("clang-22", &file, &args);
+    let b = &kernel(&b22, "triangular")["bounds"]["per_warp"]["sectors"];
+    assert_eq!(b["bound"], "no bound", "{b}");
+    assert!(
+        b["reason"]
+            .as_str()
+            .unwrap()
+            .contains("cannot show the counter starts before its not-equal bound"),
+        "{b}"
+    );
+}

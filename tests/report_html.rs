@@ -1,0 +1,166 @@
+//! `warpcheck report -p BUILD -o report.html`: one self-contained page
+//! from a compile database written for nvcc, checked as text and, through
+//! headless Chromium, as the picture a user sees.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The row-sum kernel and nvcc_db's odd-lanes kernel (built with
+/// -DODD_ONLY) in a temp dir, with an nvcc database, and an entry whose
+/// file is gone.
+fn project(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    for (from, f) in [("report", "rows.cu"), ("nvcc_db", "odd.cu")] {
+        let src = fixture(&format!("projects/{from}/src/{f}"));
+        std::fs::copy(src, dir.join("src").join(f)).unwrap();
+    }
+    let build = dir.join("build");
+    std::fs::create_dir_all(&build).unwrap();
+    let nvcc = "/usr/local/cuda/bin/nvcc -ccbin=/usr/bin/g++ --expt-relaxed-constexpr";
+    let entry = |file: &str, flags: &str| {
+        let path = dir.join("src").join(file);
+        serde_json::json!({"directory": build, "file": path,
+            "command": format!("{nvcc} {flags} -c {} -o x.o", path.display())})
+    };
+    let db = serde_json::json!([
+        entry("rows.cu", "-arch=sm_80 -lineinfo"),
+        entry("odd.cu", "-DODD_ONLY -gencode arch=compute_80,code=sm_80"),
+        entry("gone.cu", "-arch=sm_80"),
+    ]);
+    std::fs::write(build.join("compile_commands.json"), db.to_string()).unwrap();
+    build
+}
+
+/// Writes the page for the project and returns its text.
+fn write_report(dir: &Path) -> (PathBuf, String) {
+    let build = project(dir);
+    let page = dir.join("report.html");
+    // The cost stage does not yet bound clang 22's shape of this loop
+    // (ARCHITECTURE.md, "LLVM 19 and 22"): the LLVM 22 build compiles it
+    // with clang 19, as the cost tests do.
+    let out = run(warpcheck()
+        .env("WARPCHECK_CLANG", cost_clang())
+        .args(["report", "--sweep", "32,64,128", "-p"])
+        .arg(&build)
+        .arg("-o")
+        .arg(&page));
+    // The missing file is an input error; the page still has the others.
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("gone.cu"), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    (page, html)
+}
+
+#[test]
+fn the_page_has_findings_sites_bounds_and_the_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, html) = write_report(dir.path());
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    // Self-contained: no script, stylesheet, image or font from anywhere.
+    for outside in ["src=", "href=", "url(", "<script", "<link"] {
+        assert!(!html.contains(outside), "{outside}");
+    }
+    assert!(html.contains("row_sums(float const*, float*, int)"));
+    assert!(html.contains("odd(int*)"));
+    assert!(
+        html.contains("gone.cu"),
+        "the missing file is named on the page"
+    );
+    // -DODD_ONLY kept the branch of odd.cu line 6; odd lanes take it in
+    // each of the 4 warps of 128 threads: its excerpt is highlighted.
+    assert!(
+        html.contains("<span class=\"hl\">    6 |   if (t % 2)</span>"),
+        "{html}"
+    );
+    assert!(html.contains("4 of 4 diverging warps"));
+    // Sites of row_sums: line 8's load has lanes 4n bytes apart.
+    assert!(html.contains("<td>8:") && html.contains("uncoalesced"));
+    // Bounds table and one chart per metric with a nonzero bound (rows:
+    // sectors and steps; odd: sectors, divwarps, steps... only rows has an
+    // integer parameter to sweep).
+    assert!(html.contains("Cost bounds per warp"));
+    assert!(html.contains("Bound vs simulated, sweeping n"));
+    assert!(html.contains("no integer parameter to sweep"));
+    assert_eq!(
+        html.matches("<svg").count(),
+        2,
+        "sectors and steps of row_sums"
+    );
+    // Simulated sectors of the largest warp at n = 32: 32 iterations of 32
+    // lanes in 32 sectors, plus the store of 32 consecutive floats (128
+    // aligned bytes, 4 sectors): 1028. At n = 64: 2048 + 4. Each is within
+    // its bound, and no simulated point anywhere is over one.
+    assert!(html.contains("<td class=\"within\">1028</td>"), "{html}");
+    assert!(html.contains("<td class=\"within\">2052</td>"));
+    assert!(!html.contains("class=\"over\""));
+}
+
+/// Chromium under any of its Debian names.
+fn chromium() -> Option<PathBuf> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|name| {
+            let out = Command::new("sh")
+                .args(["-c", &format!("command -v {name}")])
+                .output()
+                .ok()?;
+            let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            (out.status.success() && !p.is_empty()).then(|| PathBuf::from(p))
+        })
+}
+
+/// RGB pixels of a PNG.
+fn pixels(png_file: &Path) -> (u32, u32, Vec<[u8; 3]>) {
+    let decoder = png::Decoder::new(std::fs::File::open(png_file).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let step = info.color_type.samples();
+    let px = buf[..info.buffer_size()]
+        .chunks(step)
+        .map(|c| [c[0], c[1], c[2]])
+        .collect();
+    (info.width, info.height, px)
+}
+
+#[test]
+fn chromium_draws_the_header_and_both_series() {
+    let Some(browser) = chromium() else {
+        // CI installs chromium (scripts/setup.sh); elsewhere it is optional.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromium is missing in CI"
+        );
+        eprintln!("skipped: no chromium on PATH");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (page, _) = write_report(dir.path());
+    let shot = dir.path().join("shot.png");
+    let out = run(Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--window-size=1280,6000",
+        ])
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", page.display()))
+        .env("HOME", dir.path()));
+    assert!(shot.exists(), "no screenshot: {}", stderr(&out));
+    let (w, h, px) = pixels(&shot);
+    assert_eq!((w, h), (1280, 6000));
+    let count = |rgb: [u8; 3]| px.iter().filter(|&&p| p == rgb).count();
+    // The header bar (#1f2d3d) spans the top of the page.
+    assert_eq!(px[10 * w as usize + 640], [0x1f, 0x2d, 0x3d]);
+    // The bound's line and squares (#c0392b) and the simulated points
+    // (#2471a3) are drawn: two charts of three points each, a legend each.
+    assert!(count([0xc0, 0x39, 0x2b]) > 300, "bound series not drawn");
+    assert!(
+        count([0x24, 0x71, 0xa3]) > 300,
+        "simulated series not drawn"
+    );
+}
