@@ -63,7 +63,6 @@ fn triangular_loops_give_a_quadratic_bound() {
     // term is 2·n² whatever the unrolling adds.
     let out = run(warpcheck()
         .args(["check", "--bounds", "--format", "json", "--block-dim", "32"])
-        .args(["--clang", &cost_clang()])
         .arg(fixture("cu/cost_triangular.cu")));
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();

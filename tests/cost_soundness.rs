@@ -279,7 +279,7 @@ fn simulated_warps_stay_within_their_bounds() {
     for case in cases() {
         let m = modules
             .entry(case.file)
-            .or_insert_with(|| compile_for_bounds(case.file));
+            .or_insert_with(|| compile(case.file));
         let k = kernel(m, case.kernel);
         for &block in case.blocks {
             let (a, bounds) = bounds_for(m, block);

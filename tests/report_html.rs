@@ -37,11 +37,7 @@ fn project(dir: &Path) -> PathBuf {
 fn write_report(dir: &Path) -> (PathBuf, String) {
     let build = project(dir);
     let page = dir.join("report.html");
-    // The cost stage does not yet bound clang 22's shape of this loop
-    // (ARCHITECTURE.md, "LLVM 19 and 22"): the LLVM 22 build compiles it
-    // with clang 19, as the cost tests do.
     let out = run(warpcheck()
-        .env("WARPCHECK_CLANG", cost_clang())
         .args(["report", "--sweep", "32,64,128", "-p"])
         .arg(&build)
         .arg("-o")

@@ -12,7 +12,9 @@ use super::rat::Rat;
 use crate::dataflow::FastMap as HashMap;
 use crate::graph::{FunctionGraphs, LoopId};
 use crate::ir::intrinsics::SReg;
-use crate::ir::{BlockId, Function, InstKind, IntPred, Intrinsic, Module, Opcode, Value};
+use crate::ir::{
+    BlockId, Callee, Function, Inst, InstKind, IntPred, Intrinsic, Module, Opcode, Value,
+};
 
 /// Per-lane lower and upper bounds of a value (`None`: unbounded).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -524,6 +526,20 @@ impl<'e, 'a> Values<'e, 'a> {
             return Val::default();
         }
         let a = self.val(x);
+        // A known constant divides exactly (clang 22 starts a halving loop
+        // at `blockDim.x >> 1`, a constant for a given block shape).
+        if let Some(c) = a.as_exact().and_then(|e| e.as_constant()) {
+            if c.is_integer() {
+                let n = c.num();
+                // sdiv truncates; shifts and unsigned division floor.
+                let q = if op == Opcode::SDiv {
+                    n / d
+                } else {
+                    n.div_euclid(d)
+                };
+                return Val::exact(Affine::int(q));
+            }
+        }
         let inv = Rat::new(1, d);
         let slack = Rat::new(d - 1, d);
         // Floor for nonnegative operands (and arithmetic shifts); sdiv of a
@@ -843,18 +859,25 @@ pub fn facts_of_compare(
             v
         }
         IntPred::Ne => {
-            // Only at an end of a range: x ≠ c with x ≥ c gives x ≥ c + 1.
-            let (Some(x), Some(c)) = (a.as_exact(), b.as_exact().and_then(|c| c.as_constant()))
-            else {
+            // Only at an end of a range: an integer x ≠ c with x ≥ c gives
+            // x ≥ c + 1, so hi(x) ≥ c + 1 (`(h − 1) >> 1 ≠ 0` gives h ≥ 3).
+            let Some(c) = b.as_exact().and_then(|c| c.as_constant()) else {
                 return Vec::new();
             };
-            let (lo, hi) = vals.ranges.of(vals.env, x);
-            if lo == Some(c) {
-                vec![x.plus(-c - Rat::ONE)]
-            } else if hi == Some(c) {
-                vec![x.scale(-Rat::ONE).plus(c - Rat::ONE)]
-            } else {
-                Vec::new()
+            if !c.is_integer() {
+                return Vec::new();
+            }
+            let env = vals.env;
+            let least = a.lo.as_ref().and_then(|l| vals.ranges.of(env, l).0);
+            let most = a.hi.as_ref().and_then(|h| vals.ranges.of(env, h).1);
+            match (&a.lo, &a.hi) {
+                (_, Some(h)) if least.map(Rat::ceil) == Some(c.num()) => {
+                    vec![h.plus(-c - Rat::ONE)]
+                }
+                (Some(l), _) if most.map(Rat::floor) == Some(c.num()) => {
+                    vec![l.scale(-Rat::ONE).plus(c - Rat::ONE)]
+                }
+                _ => Vec::new(),
             }
         }
     }
@@ -935,41 +958,46 @@ pub fn conjuncts(env: &Env<'_>, v: Value, truth: bool, out: &mut Vec<(Value, boo
 }
 
 /// Facts that hold on the edge `from → to`: the conditions of the
-/// dominating branches whose outcome leads here, outermost first, and
+/// dominating branches whose outcome leads here and the `llvm.assume`s of
+/// the dominating blocks (clang 22 enters an unrolled loop's remainder
+/// under `assume(n % 4 != 0)` instead of a branch), outermost first, and
 /// `from`'s own. Each narrows `vals`' ranges before the next is read
 /// (`w > 0` then `w ≠ 1` gives `w ≥ 2`).
 pub fn edge_facts(vals: &mut Values<'_, '_>, from: BlockId, to: BlockId) -> Vec<Affine> {
     let env = vals.env;
-    let mut edges = vec![(from, to)];
+    // Innermost first: (block, the edge out of it known to be taken).
+    let mut chain = vec![(from, Some(to))];
     let mut b = from;
     while let Some(d) = env.g.dom.idom(b) {
         // The edge d → s is certain if s dominates `from` and d is its
         // only predecessor.
-        if let Some(&s) = env
+        let s = env
             .g
             .cfg
             .succs(d)
             .iter()
-            .find(|&&s| env.g.dom.dominates(s, from) && env.g.cfg.preds(s).len() == 1 && s != d)
-        {
-            edges.push((d, s));
-        }
+            .copied()
+            .find(|&s| env.g.dom.dominates(s, from) && env.g.cfg.preds(s).len() == 1 && s != d);
+        chain.push((d, s));
         b = d;
     }
     let mut out = Vec::new();
-    for (d, s) in edges.into_iter().rev() {
-        let Some(t) = env.f.terminator(d) else {
-            continue;
-        };
-        let InstKind::Br { targets } = &t.kind else {
-            continue;
-        };
-        if targets.len() != 2 || targets[0] == targets[1] {
-            continue;
-        }
-        let truth = targets[0] == s;
+    for (d, s) in chain.into_iter().rev() {
+        // A block that ran to its end ran its assumes.
         let mut atoms = Vec::new();
-        conjuncts(env, t.operands[0], truth, &mut atoms);
+        for &i in &env.f.blocks[d.index()].insts {
+            let inst = env.f.inst(i);
+            if is_assume(env.m, inst) {
+                conjuncts(env, inst.operands[0], true, &mut atoms);
+            }
+        }
+        if let (Some(s), Some(t)) = (s, env.f.terminator(d)) {
+            if let InstKind::Br { targets } = &t.kind {
+                if targets.len() == 2 && targets[0] != targets[1] {
+                    conjuncts(env, t.operands[0], targets[0] == s, &mut atoms);
+                }
+            }
+        }
         for (c, tr) in atoms {
             let Value::Inst(ci) = c else { continue };
             let ci = env.f.inst(ci);
@@ -983,6 +1011,13 @@ pub fn edge_facts(vals: &mut Values<'_, '_>, from: BlockId, to: BlockId) -> Vec<
         }
     }
     out
+}
+
+/// `llvm.assume(c)`: `c` holds once the call has run (LLVM makes it
+/// undefined behaviour otherwise).
+fn is_assume(m: &Module, inst: &Inst) -> bool {
+    matches!(inst.callee(), Some(Callee::Direct(f)) if m.func(f).name == "llvm.assume")
+        && inst.operands.len() == 1
 }
 
 /// Whether a function parameter is declared unsigned, from the demangled

@@ -130,19 +130,6 @@ pub fn branch_col(clang19: u32, clang22: u32) -> u32 {
     }
 }
 
-/// The clang for the cost-bound tests. Clang 22 shapes some loops in ways
-/// the trip-count analysis cannot bound yet (an unrolled loop's remainder
-/// entered under `llvm.assume`, a counter starting at `blockDim.x / 2`), so
-/// an LLVM 22 build checks the bounds on clang 19's IR, which it reads too;
-/// `tests/llvm22_parity.rs` holds the gap (ARCHITECTURE.md, "LLVM 19 and 22").
-pub fn cost_clang() -> String {
-    if warpcheck::ir::major::LLVM_MAJOR >= 22 {
-        "clang-19".into()
-    } else {
-        clang()
-    }
-}
-
 /// Whether each program runs here (`clang-22 --version`).
 pub fn have_tools(tools: &[&str]) -> Result<(), String> {
     for t in tools {

@@ -32,17 +32,6 @@ pub fn compile_with(rel: &str, flags: &[&str]) -> Module {
     frontend::load(&fixture(rel), &opts).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
-/// Like [`compile`], with the clang of the cost-bound tests
-/// ([`common::cost_clang`]).
-pub fn compile_for_bounds(rel: &str) -> Module {
-    let opts = CompileOptions {
-        full_debug: true,
-        clang: Some(common::cost_clang().into()),
-        ..CompileOptions::default()
-    };
-    frontend::load(&fixture(rel), &opts).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
 /// Like [`compile`], with warpcheck's own headers whatever toolkit the
 /// machine has (`--no-cuda`).
 pub fn compile_no_cuda(rel: &str) -> Module {
