@@ -147,3 +147,23 @@ fn bad_metric_and_weights_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("line 1"), "{}", stderr(&out));
 }
+
+#[test]
+fn loop_facts_from_assume_shift_and_range_end() {
+    // Each iteration of the three loops stores out[32·k + threadIdx.x]:
+    // 32 lanes × 4 bytes at a multiple of 128 bytes from a 256-aligned
+    // buffer = 4 sectors. Block 256 (8 warps).
+    let bound = |kernel: &str| {
+        let extra = ["--block-dim", "256"];
+        bound_json("ir/cost_loop_facts.ll", kernel, "sectors", &extra)["bound"].clone()
+    };
+    // `k + 1 == n & 3`, entered under `assume(n & 3 != 0)`: at most 3
+    // iterations (without the assume, n & 3 = 0 would wrap the counter).
+    assert_eq!(bound("remainder"), "12");
+    // s = 256 >> 1 = 128, halved until 0: 128, 64, ..., 1 = 8 iterations.
+    assert_eq!(bound("halving"), "32");
+    // `(h − 1) >> 1 ≠ 0` guards the loop, so the even count
+    // E = (((h − 1) >> 1) + 1) & −2 is at least 2; j = 0, 2, ... meets E
+    // after E/2 ≤ ((h − 1)/2 + 1)/2 = (h + 1)/4 iterations: 4·(h + 1)/4.
+    assert_eq!(bound("pairs"), "max(0, h) + 1");
+}
