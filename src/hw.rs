@@ -5,6 +5,9 @@
 
 /// Threads per warp.
 pub const WARP_SIZE: u32 = 32;
+/// The most threads a block may have along x, y and z (every CUDA
+/// architecture since sm_20).
+pub const MAX_BLOCK_DIM: [u32; 3] = [1024, 1024, 64];
 /// Bytes per global-memory sector (the unit of DRAM/L2 traffic).
 pub const SECTOR_BYTES: u64 = 32;
 /// Bytes per cache line (four sectors).

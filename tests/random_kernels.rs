@@ -401,3 +401,27 @@ fn regress_bounded_caller_sectors_3d() {
 fn regress_srem_negative() {
     replay("tests/fixtures/regress/random-srem-negative.json");
 }
+
+/// Was a bug: `if (t + (-1 >>> 1) <= 0)`. A plain `add` wraps: `t +
+/// 0x7fffffff` is negative from lane 1 on, so lane 0 parts from the rest
+/// of warp 0. The analysis added without bounds and called it uniform.
+/// Sums whose known range can leave their width are now read modulo it.
+#[test]
+fn regress_signed_wrap_constant() {
+    replay("tests/fixtures/regress/random-signed-wrap-constant.json");
+}
+
+/// The same through an unsigned reading: `4 * ((-(t % 32)) >>> 3) +
+/// blockDim.x`, near 2^31 in every lane but those with `t % 32 == 0`,
+/// wraps there: the range of a floored quotient of a known value counts.
+#[test]
+fn regress_signed_wrap_after_unsigned() {
+    replay("tests/fixtures/regress/random-signed-wrap-after-unsigned.json");
+}
+
+/// The same through a select in a device function: `0x7fffffff + (true ?
+/// laneid : 0)`; a select's range is the hull of its two values.
+#[test]
+fn regress_signed_wrap_select() {
+    replay("tests/fixtures/regress/random-signed-wrap-select.json");
+}

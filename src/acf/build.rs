@@ -1,7 +1,10 @@
 //! From SSA values to ACF expressions, on demand and memoised.
 //!
 //! Integer arithmetic becomes polynomial arithmetic (casts are taken as
-//! exact: index arithmetic is assumed not to wrap). Division, remainder,
+//! exact, and index arithmetic over unknowns is assumed not to wrap, as
+//! clang's `nsw` says; a result whose known range can leave its width is
+//! read modulo it, and unsigned operations read possibly negative values
+//! modulo 2^width). Division, remainder,
 //! shifts and masks by constants, bit operations, comparisons, `select`
 //! and min/max become operator atoms, simplified where the operands'
 //! congruences decide them. Special registers become the per-thread leaves
@@ -273,20 +276,20 @@ impl<'a> Builder<'a> {
         Some(match op {
             Opcode::Add => {
                 let (a, b) = bin(self);
-                a.add(&b)
+                self.in_width(c, v, a.add(&b))
             }
             Opcode::Sub => {
                 let (a, b) = bin(self);
-                a.sub(&b)
+                self.in_width(c, v, a.sub(&b))
             }
             Opcode::Mul => {
                 let (a, b) = bin(self);
-                a.mul(&b)
+                self.in_width(c, v, a.mul(&b))
             }
             Opcode::Shl => {
                 let (a, b) = bin(self);
                 match b.as_const() {
-                    Some(s) if (0..64).contains(&s) => a.scale(1i128 << s),
+                    Some(s) if (0..64).contains(&s) => self.in_width(c, v, a.scale(1i128 << s)),
                     _ => self.op(Op::Shl, vec![a, b]),
                 }
             }
@@ -345,9 +348,12 @@ impl<'a> Builder<'a> {
                 let (a, b) = (self.poly(c, ops[1]), self.poly(c, ops[2]));
                 self.op(Op::Select, vec![cond, a, b])
             }
+            Opcode::Trunc => {
+                let a = self.poly(c, ops[0]);
+                self.in_width(c, v, a)
+            }
             Opcode::ZExt
             | Opcode::SExt
-            | Opcode::Trunc
             | Opcode::BitCast
             | Opcode::AddrSpaceCast
             | Opcode::PtrToInt
@@ -443,6 +449,25 @@ impl<'a> Builder<'a> {
             vec![p.add(&half), Poly::constant(1i128 << bits)],
         );
         shifted.sub(&half)
+    }
+
+    /// `p`, the exact result of `v`'s operation, as `v`'s width holds it:
+    /// itself unless its known range can leave the signed range, when it is
+    /// read modulo the width (`tid + 0x7fffffff` is negative from lane 1
+    /// on). A range that depends on unknowns (parameters, block indices)
+    /// keeps the assumption that index arithmetic does not overflow
+    /// (clang's `nsw`).
+    fn in_width(&mut self, c: CtxId, v: Value, p: Poly) -> Poly {
+        let f = self.arena.func_of(c);
+        let ty = self.m.value_type(self.m.func(f), v);
+        let Some(bits) = self.m.types.int_bits(ty).filter(|&b| b < 127) else {
+            return p;
+        };
+        let half = 1i128 << (bits - 1);
+        match self.arena.range(&p) {
+            Some((lo, hi)) if lo < -half || hi >= half => self.signed(c, v, p),
+            _ => p,
+        }
     }
 
     /// Whether `p` is at least 0 (see [`Arena::non_negative`]).

@@ -15,6 +15,7 @@
 //! reasoning decide `(blockIdx.x * 256 + threadIdx.x) / 32` per lane.
 
 use crate::dataflow::FastMap as HashMap;
+use crate::hw;
 use crate::ir::entity::entity;
 use crate::ir::intrinsics::Dim;
 use crate::ir::{EntityVec, FuncId, GlobalId, InstId, IntPred, Value};
@@ -245,6 +246,74 @@ impl Arena {
         p.terms
             .iter()
             .all(|(mono, k)| *k >= 0 && mono.iter().all(|&a| self.non_negative_atom(a)))
+    }
+
+    /// Bounds on the values `p` can take, when every atom in it has known
+    /// bounds (thread and lane indices, block sizes, constants, floored
+    /// quotients and remainders by constants); `None` otherwise. It decides
+    /// whether a sum can leave its integer width (`tid + 0x7fffffff`).
+    pub fn range(&self, p: &Poly) -> Option<(i128, i128)> {
+        let (mut lo, mut hi) = (0i128, 0i128);
+        for (mono, k) in &p.terms {
+            let (mut mlo, mut mhi) = (1i128, 1i128);
+            for &a in mono {
+                let (alo, ahi) = self.atom_range(a)?;
+                let products = [
+                    mlo.checked_mul(alo)?,
+                    mlo.checked_mul(ahi)?,
+                    mhi.checked_mul(alo)?,
+                    mhi.checked_mul(ahi)?,
+                ];
+                mlo = *products.iter().min().unwrap();
+                mhi = *products.iter().max().unwrap();
+            }
+            let (tlo, thi) = if *k >= 0 {
+                (mlo.checked_mul(*k)?, mhi.checked_mul(*k)?)
+            } else {
+                (mhi.checked_mul(*k)?, mlo.checked_mul(*k)?)
+            };
+            lo = lo.checked_add(tlo)?;
+            hi = hi.checked_add(thi)?;
+        }
+        Some((lo, hi))
+    }
+
+    fn atom_range(&self, a: AtomId) -> Option<(i128, i128)> {
+        let max_dim = |d: Dim| hw::MAX_BLOCK_DIM[d.index()] as i128;
+        match self.atom(a) {
+            Atom::Tid(d) => Some((0, max_dim(*d) - 1)),
+            Atom::LaneId => Some((0, hw::WARP_SIZE as i128 - 1)),
+            Atom::Uniform(Uniform::BlockDim(d)) => Some((1, max_dim(*d))),
+            Atom::Uniform(Uniform::Op(op, args)) | Atom::Op(op, args) => {
+                let range = |i: usize| self.range(self.poly(*args.get(i)?));
+                let divisor = || self.poly(*args.get(1)?).as_const().filter(|&k| k > 0);
+                let hull = |(a, b): (i128, i128), (c, d): (i128, i128)| (a.min(c), b.max(d));
+                match op {
+                    Op::Cmp(_) => Some((0, 1)),
+                    Op::Select => Some(hull(range(1)?, range(2)?)),
+                    Op::Min { signed: true } | Op::Max { signed: true } => {
+                        Some(hull(range(0)?, range(1)?))
+                    }
+                    // Only of a known value: `x mod 2^32` is also how an
+                    // unsigned operation reads an unknown `x`, whose range
+                    // would then make every sum with it look like it wraps.
+                    Op::Rem(Round::Floor) => {
+                        let (k, (lo, hi)) = (divisor()?, range(0)?);
+                        Some(if lo >= 0 && hi < k {
+                            (lo, hi)
+                        } else {
+                            (0, k - 1)
+                        })
+                    }
+                    Op::Div(Round::Floor) => {
+                        let (k, (lo, hi)) = (divisor()?, range(0)?);
+                        Some((lo.div_euclid(k), hi.div_euclid(k)))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     fn non_negative_atom(&self, a: AtomId) -> bool {
