@@ -52,6 +52,7 @@ pub fn collect(
     explain: bool,
 ) -> Vec<Site> {
     let mut sites = Vec::new();
+    let system = m.system_files();
     for &f in reached {
         let func = m.func(f);
         for b in func.block_ids() {
@@ -65,7 +66,9 @@ pub fn collect(
                         kind,
                         func: f,
                         inst: i,
-                        pos: pos.get_or_insert_with(|| m.inst_pos(func, i)).clone(),
+                        pos: pos
+                            .get_or_insert_with(|| m.inst_pos_among(func, i, &system))
+                            .clone(),
                         space,
                         bytes,
                         thread_dependent,
