@@ -52,19 +52,23 @@ pub fn collect(
     explain: bool,
 ) -> Vec<Site> {
     let mut sites = Vec::new();
+    let system = m.system_files();
     for &f in reached {
         let func = m.func(f);
         for b in func.block_ids() {
             for &i in &func.blocks[b.index()].insts {
                 let inst = func.inst(i);
-                let pos = m.inst_pos(func, i);
+                // Most instructions are no site: find the position only for one.
+                let mut pos = None;
                 let mut push = |kind, value: Value, space, bytes, inside: bool| {
                     let thread_dependent = inside || deps.is_dependent_at(f, value, i);
                     sites.push(Site {
                         kind,
                         func: f,
                         inst: i,
-                        pos: pos.clone(),
+                        pos: pos
+                            .get_or_insert_with(|| m.inst_pos_among(func, i, &system))
+                            .clone(),
                         space,
                         bytes,
                         thread_dependent,

@@ -13,7 +13,9 @@ pub mod divergent_branch;
 pub mod uncoalesced_access;
 
 use crate::analysis::{KernelAnalysis, ModuleAnalysis, Options, SiteKind};
-use crate::diag::{Finding, Severity};
+use crate::dataflow::FastMap;
+use crate::diag::{Finding, Position, Severity};
+use crate::ir::Opcode;
 use crate::memory::Space;
 use bank_conflict::Conflict;
 use divergent_branch::Divergence;
@@ -167,6 +169,17 @@ pub(crate) fn explanation_notes(
 
 /// How bad a finding's figures are, to keep the worst of the findings
 /// that unrolled or inlined copies make at one position.
+/// What makes two findings one: a load and a store on one column are two
+/// findings; copies of one instruction (unrolled, inlined) are one.
+type DedupKey = (&'static str, String, Position, Option<Opcode>);
+
+/// The key of a finding that can have duplicates (one with a position).
+fn dedup_key(a: &ModuleAnalysis<'_>, f: &Finding) -> Option<DedupKey> {
+    let op = f.inst.map(|i| a.module.func(f.func).inst(i).op);
+    let pos = f.pos.clone()?;
+    Some((f.check, f.kernel.clone(), pos, op))
+}
+
 fn weight(f: &Finding) -> i64 {
     let d = f.data.as_ref();
     let num = |k: &str| d.and_then(|d| d[k].as_i64()).unwrap_or(0);
@@ -270,6 +283,14 @@ pub fn run_all(
     if !disabled(UNREAD_ASM) {
         out.extend(a.kernels.iter().filter_map(|k| unread_asm_note(a, k)));
     }
+    // The first finding of each key, by index in `out`: a scan of `out`
+    // per finding is quadratic in a module of many kernels.
+    let mut seen: FastMap<DedupKey, usize> = FastMap::default();
+    for (i, f) in out.iter().enumerate() {
+        if let Some(k) = dedup_key(a, f) {
+            seen.entry(k).or_insert(i);
+        }
+    }
     for check in all() {
         if disabled(check.name()) {
             continue;
@@ -287,18 +308,14 @@ pub fn run_all(
                 if retired {
                     continue;
                 }
-                // A load and a store on one column are two findings; copies
-                // of one instruction (unrolled, inlined) are one.
-                let op = |x: &Finding| x.inst.map(|i| a.module.func(x.func).inst(i).op);
-                let dup = out.iter().position(|o| {
-                    o.check == f.check
-                        && o.kernel == f.kernel
-                        && o.pos == f.pos
-                        && o.pos.is_some()
-                        && op(o) == op(&f)
-                });
-                match dup {
-                    None => out.push(f),
+                let key = dedup_key(a, &f);
+                match key.as_ref().and_then(|k| seen.get(k)).copied() {
+                    None => {
+                        if let Some(k) = key {
+                            seen.entry(k).or_insert(out.len());
+                        }
+                        out.push(f)
+                    }
                     Some(i) if (f.severity, -weight(&f)) < (out[i].severity, -weight(&out[i])) => {
                         out[i] = f
                     }

@@ -550,9 +550,22 @@ impl Module {
     /// the user's file. Returns the position and how many inlined-at hops
     /// lead to it, so a host holding the LLVM location can follow the same.
     pub fn user_pos(&self, loc: LocId) -> (SourcePos, u32) {
+        self.user_pos_by(loc, &|f| self.is_system_file(f))
+    }
+
+    /// Whether each file is a system file ([`Self::is_system_file`]), by
+    /// index: for callers that place many instructions.
+    pub fn system_files(&self) -> Vec<bool> {
+        (0..self.files.len())
+            .map(|i| self.is_system_file(FileId::new(i)))
+            .collect()
+    }
+
+    /// [`Self::user_pos`] with the system-file test given.
+    fn user_pos_by(&self, loc: LocId, is_system: &dyn Fn(FileId) -> bool) -> (SourcePos, u32) {
         let mut at = loc;
         let mut hops = 0;
-        while self.is_system_file(self.loc(at).pos.file) {
+        while is_system(self.loc(at).pos.file) {
             match self.loc(at).inlined_at {
                 Some(next) => {
                     at = next;
@@ -567,9 +580,28 @@ impl Module {
     /// The best source position for an instruction (see [`Self::pos_anchor`]
     /// and [`Self::user_pos`]), else the function's own line.
     pub fn inst_pos(&self, func: &Function, inst: InstId) -> Option<SourcePos> {
+        self.inst_pos_by(func, inst, &|f| self.is_system_file(f))
+    }
+
+    /// [`Self::inst_pos`] with [`Self::system_files`] worked out once.
+    pub fn inst_pos_among(
+        &self,
+        func: &Function,
+        inst: InstId,
+        system: &[bool],
+    ) -> Option<SourcePos> {
+        self.inst_pos_by(func, inst, &|f| system[f.index()])
+    }
+
+    fn inst_pos_by(
+        &self,
+        func: &Function,
+        inst: InstId,
+        is_system: &dyn Fn(FileId) -> bool,
+    ) -> Option<SourcePos> {
         self.pos_anchor(func, inst)
             .and_then(|i| func.inst(i).loc)
-            .map(|l| self.user_pos(l).0)
+            .map(|l| self.user_pos_by(l, is_system).0)
             .or_else(|| func.loc.clone())
     }
 }

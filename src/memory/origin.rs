@@ -1,12 +1,13 @@
 //! Pointer origins: the address space and root object behind a pointer.
 
+use crate::dataflow::FastSet as HashSet;
 use crate::ir::{
     addrspace, AsmId, Callee, Const, FuncId, Function, GlobalId, InstId, InstKind, Module, Opcode,
     TypeKind, Value,
 };
 use crate::ptx::summary::Summary;
 use crate::ptx::{Binding, Body};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// An address space as warpcheck reports it.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -154,7 +155,7 @@ impl Spaces {
 
     /// Where the pointer `v` of function `f` points.
     pub fn origin(&self, m: &Module, f: FuncId, v: Value) -> Origin {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         self.trace(m, f, m.func(f), v, &mut seen)
             .unwrap_or(Origin::UNKNOWN)
     }
