@@ -425,3 +425,12 @@ fn regress_signed_wrap_after_unsigned() {
 fn regress_signed_wrap_select() {
     replay("tests/fixtures/regress/random-signed-wrap-select.json");
 }
+
+/// Was a bug: `(8 * t - 1) % 2` (C's truncating `%`) is −1 at t = 0 and 1
+/// elsewhere, so lane 0 loads another element than the rest of its warp.
+/// The residue modulo 2 was taken as the remainder whatever the sign; a
+/// truncating remainder is now folded to it only of a non-negative value.
+#[test]
+fn regress_srem_odd_negative() {
+    replay("tests/fixtures/regress/random-srem-odd-negative.json");
+}

@@ -907,14 +907,18 @@ impl Arena {
                     return q;
                 }
             }
-            (Op::Rem(_), Some(k)) if k != 0 => {
+            (Op::Rem(round), Some(k)) if k != 0 => {
                 if x.div_exact(k).is_some() {
                     return Poly::constant(0);
                 }
-                // Uniform or not, a decided residue is the answer (for
-                // remainders rounding towards zero, of a non-negative value).
+                // Uniform or not, a decided residue is the answer: of a
+                // flooring remainder always, of one rounding towards zero
+                // when the value cannot be negative (`(8t − 1) % 2` is −1
+                // at t = 0) or the residue is 0.
                 if let Some(r) = self.congruence(&x).residue_mod(k.abs()) {
-                    return Poly::constant(r);
+                    if round == Round::Floor || r == 0 || self.non_negative(&x) {
+                        return Poly::constant(r);
+                    }
                 }
             }
             (Op::Select, _) if args[1] == args[2] => return self.poly(args[1]).clone(),
