@@ -12,7 +12,9 @@
 #
 # Outcomes per tool: ok (exit 0), findings (exit 0 with a warning), exit1
 # (a run error or exhausted budget, e.g. an out-of-bounds access that
-# llvm-stress wrote), exit2 (a clear error: unsupported or malformed
+# llvm-stress wrote; the simulator's as exit1-STATUS: exit1-memory-error,
+# exit1-trap, exit1-deadlock, exit1-livelock, exit1-step-limit,
+# exit1-timeout), exit2 (a clear error: unsupported or malformed
 # input), and FAIL: an exit code of 3 or more, a signal, or a run the outer
 # timeout (TIMEOUT seconds, default 30) killed. A failing module is kept in
 # OUT/failures with the tool's output; the exit code is 1 if any failed.
@@ -45,7 +47,10 @@ run_tool() {
   local outcome
   case $rc in
     0) if grep -q 'warning:' "$log"; then outcome=findings; else outcome=ok; fi ;;
-    1) outcome=exit1 ;;
+    1) # The simulator names why it stopped: `stopped (memory-error): ...`.
+       local why
+       why=$(grep -o -m1 '^stopped ([a-z-]*)' "$log" | tr -d '()' | cut -d' ' -f2)
+       outcome=exit1${why:+-$why} ;;
     2) outcome=exit2 ;;
     124 | 137) outcome=FAIL-timeout ;;
     *) if [ "$rc" -gt 128 ]; then outcome=FAIL-signal$((rc - 128)); else outcome=FAIL-exit$rc; fi ;;
