@@ -1,5 +1,6 @@
 //! Pointer origins: the address space and root object behind a pointer.
 
+use crate::dataflow::FastMap as HashMap;
 use crate::dataflow::FastSet as HashSet;
 use crate::ir::{
     addrspace, AsmId, Callee, Const, FuncId, Function, GlobalId, InstId, InstKind, Module, Opcode,
@@ -7,7 +8,6 @@ use crate::ir::{
 };
 use crate::ptx::summary::Summary;
 use crate::ptx::{Binding, Body};
-use std::collections::HashMap;
 
 /// An address space as warpcheck reports it.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -106,7 +106,7 @@ impl Spaces {
     /// iterating until parameter origins stop changing across calls.
     pub fn for_kernel(m: &Module, kernel: FuncId, reached: &[FuncId]) -> Spaces {
         let mut spaces = Spaces {
-            args: HashMap::new(),
+            args: HashMap::default(),
             kernel,
             asm: (0..m.asms.len())
                 .filter_map(|a| {
