@@ -1,6 +1,6 @@
 //! Dominator and post-dominator trees.
 //!
-//! Immediate dominators come from petgraph's Cooper–Harvey–Kennedy solver;
+//! Immediate dominators come from a Cooper–Harvey–Kennedy solver;
 //! the tree is then numbered by one DFS so `dominates` is two comparisons.
 //! Only blocks reachable from the entry are in either tree: dead code
 //! dominates nothing and is dominated by nothing.
@@ -10,9 +10,6 @@
 //! left out), rooted at a virtual exit that is not a block and is joined
 //! from returns, aborts and the header of every infinite loop. Its children
 //! are [`DomTree::roots`], and their `idom` is `None`.
-
-use petgraph::algo::dominators::simple_fast;
-use petgraph::graph::{DiGraph, NodeIndex};
 
 use super::cfg::Cfg;
 use super::reconverge::MeetGraph;
@@ -160,27 +157,91 @@ impl DomTree {
     }
 }
 
-/// Immediate dominators of nodes `0..nodes` from `root`; `None` for the root
-/// and for nodes it cannot reach.
-fn immediate_dominators(
+/// Immediate dominators of the nodes reachable from `root` (`None` for
+/// the root and the rest), by Cooper, Harvey and Kennedy's iteration in
+/// reverse postorder over dense indices: petgraph's version hashes every
+/// node, and the trees are unique, so both give the same answer.
+pub(crate) fn immediate_dominators(
     nodes: usize,
     root: usize,
     edges: impl Iterator<Item = (usize, usize)>,
 ) -> Vec<Option<usize>> {
-    let mut graph = DiGraph::<(), ()>::with_capacity(nodes, 0);
-    for _ in 0..nodes {
-        graph.add_node(());
-    }
+    const NONE: usize = usize::MAX;
+    let mut succs = vec![Vec::new(); nodes];
+    let mut preds = vec![Vec::new(); nodes];
     for (a, b) in edges {
-        graph.add_edge(NodeIndex::new(a), NodeIndex::new(b), ());
+        succs[a].push(b);
+        preds[b].push(a);
     }
-    let doms = simple_fast(&graph, NodeIndex::new(root));
+    let order = postorder(&succs, root);
+    let mut rank = vec![NONE; nodes];
+    for (i, &n) in order.iter().enumerate() {
+        rank[n] = i;
+    }
+    let mut idom = vec![NONE; nodes];
+    idom[root] = root;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        // The root finishes last: skip it.
+        for &n in order.iter().rev().skip(1) {
+            let new =
+                preds[n]
+                    .iter()
+                    .filter(|&&p| idom[p] != NONE)
+                    .fold(NONE, |acc, &p| match acc {
+                        NONE => p,
+                        _ => intersect(&idom, &rank, p, acc),
+                    });
+            if new != idom[n] {
+                idom[n] = new;
+                changed = true;
+            }
+        }
+    }
     (0..nodes)
-        .map(|n| {
-            doms.immediate_dominator(NodeIndex::new(n))
-                .map(|d| d.index())
-        })
+        .map(|n| (n != root && idom[n] != NONE).then_some(idom[n]))
         .collect()
+}
+
+/// The nearest common dominator of `a` and `b`, walking up by postorder
+/// rank.
+fn intersect(idom: &[usize], rank: &[usize], mut a: usize, mut b: usize) -> usize {
+    while a != b {
+        while rank[a] < rank[b] {
+            a = idom[a];
+        }
+        while rank[b] < rank[a] {
+            b = idom[b];
+        }
+    }
+    a
+}
+
+/// The nodes reachable from `root` in DFS postorder (an explicit stack:
+/// long straight-line kernels make deep searches).
+fn postorder(succs: &[Vec<usize>], root: usize) -> Vec<usize> {
+    let mut seen = vec![false; succs.len()];
+    let mut order = Vec::with_capacity(succs.len());
+    let mut stack = vec![(root, 0usize)];
+    seen[root] = true;
+    while let Some((n, next)) = stack.last_mut() {
+        let n = *n;
+        match succs[n].get(*next) {
+            Some(&s) => {
+                *next += 1;
+                if !seen[s] {
+                    seen[s] = true;
+                    stack.push((s, 0));
+                }
+            }
+            None => {
+                order.push(n);
+                stack.pop();
+            }
+        }
+    }
+    order
 }
 
 #[cfg(test)]

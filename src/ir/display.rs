@@ -36,8 +36,10 @@ impl Module {
             Value::Inst(i) => {
                 let inst = func.inst(i);
                 match &inst.name {
-                    Some(n) => format!("%{n}"),
-                    None => format!("%{} ({})", i.0, inst.op.mnemonic()),
+                    // Built by hand: `format!` costs several times more, and
+                    // explanations label every step of every chain.
+                    Some(n) => ["%", n].concat(),
+                    None => ["%", &i.0.to_string(), " (", inst.op.mnemonic(), ")"].concat(),
                 }
             }
             Value::Arg(a) => match &func.params[a as usize].name {

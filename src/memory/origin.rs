@@ -1,5 +1,6 @@
 //! Pointer origins: the address space and root object behind a pointer.
 
+use crate::dataflow::FastMap as HashMap;
 use crate::dataflow::FastSet as HashSet;
 use crate::ir::{
     addrspace, AsmId, Callee, Const, FuncId, Function, GlobalId, InstId, InstKind, Module, Opcode,
@@ -7,7 +8,7 @@ use crate::ir::{
 };
 use crate::ptx::summary::Summary;
 use crate::ptx::{Binding, Body};
-use std::collections::HashMap;
+use std::cell::RefCell;
 
 /// An address space as warpcheck reports it.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -99,6 +100,9 @@ pub struct Spaces {
     kernel: FuncId,
     /// The module's asm bodies that read, with their summaries.
     asm: HashMap<AsmId, (Body, Summary)>,
+    /// Origins asked for once the parameters' were final: thread
+    /// dependence and the sites ask again for every access's pointer.
+    known: RefCell<HashMap<(FuncId, Value), Origin>>,
 }
 
 impl Spaces {
@@ -106,7 +110,7 @@ impl Spaces {
     /// iterating until parameter origins stop changing across calls.
     pub fn for_kernel(m: &Module, kernel: FuncId, reached: &[FuncId]) -> Spaces {
         let mut spaces = Spaces {
-            args: HashMap::new(),
+            args: HashMap::default(),
             kernel,
             asm: (0..m.asms.len())
                 .filter_map(|a| {
@@ -115,6 +119,7 @@ impl Spaces {
                     Some((AsmId::new(a), (body, summary)))
                 })
                 .collect(),
+            known: RefCell::default(),
         };
         for &f in reached {
             spaces.args.insert(f, vec![None; m.func(f).params.len()]);
@@ -136,7 +141,7 @@ impl Spaces {
                         if !m.types.is_ptr(m.value_type(func, a)) {
                             continue;
                         }
-                        let o = spaces.origin(m, f, a);
+                        let o = spaces.traced(m, f, a);
                         let slot = &mut spaces.args.get_mut(&callee).expect("reached")[i];
                         let joined = join_opt(*slot, Some(o));
                         if joined != *slot {
@@ -155,6 +160,16 @@ impl Spaces {
 
     /// Where the pointer `v` of function `f` points.
     pub fn origin(&self, m: &Module, f: FuncId, v: Value) -> Origin {
+        if let Some(&o) = self.known.borrow().get(&(f, v)) {
+            return o;
+        }
+        let o = self.traced(m, f, v);
+        self.known.borrow_mut().insert((f, v), o);
+        o
+    }
+
+    /// [`Spaces::origin`] traced afresh, as the parameters' origins stand.
+    fn traced(&self, m: &Module, f: FuncId, v: Value) -> Origin {
         let mut seen = HashSet::default();
         self.trace(m, f, m.func(f), v, &mut seen)
             .unwrap_or(Origin::UNKNOWN)

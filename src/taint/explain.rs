@@ -6,8 +6,8 @@
 //! different values), following each one's reason back to a source.
 
 use super::{KernelDeps, Why};
+use crate::dataflow::FastSet as HashSet;
 use crate::ir::{FuncId, InstId, Module, Opcode, Value};
-use std::collections::HashSet;
 
 /// What the walk is explaining at one step.
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
@@ -75,7 +75,7 @@ fn labels(steps: Vec<(String, Option<Why>)>) -> Vec<String> {
 /// finite and never revisited, so the walk ends.
 fn walk(deps: &KernelDeps, m: &Module, start: Subject) -> Vec<(String, Option<Why>)> {
     let mut steps: Vec<(String, Option<Why>)> = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let mut at = start;
     let mut sourced = false;
     while seen.insert(at) {

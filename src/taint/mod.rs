@@ -14,11 +14,11 @@ mod explain;
 pub mod ifds;
 
 use crate::budget::{Exhausted, Meter};
+use crate::dataflow::FastMap as HashMap;
 use crate::graph::ModuleGraphs;
 use crate::ir::intrinsics::Dim;
 use crate::ir::{FuncId, InstId, Module, Value};
 use crate::memory::Spaces;
-use std::collections::HashMap;
 
 /// Where thread dependence starts.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]

@@ -34,11 +34,9 @@ use super::bits::Bits;
 use super::layout::Shape;
 use super::liveness::Liveness;
 use crate::dataflow::FastMap;
+use crate::graph::dom::immediate_dominators;
 use crate::graph::{Cfg, FunctionGraphs};
 use crate::ir::{BlockId, Const, Function, InstId, InstKind, Module, Opcode, TypeKind, Value};
-use petgraph::algo::dominators::simple_fast;
-use petgraph::graph::{DiGraph, NodeIndex};
-use petgraph::Direction;
 
 /// The effects of one conditional branch, were its condition dependent.
 #[derive(Clone, Debug)]
@@ -256,18 +254,21 @@ fn region(cfg: &Cfg, b: BlockId, stop: Option<BlockId>) -> Bits {
 }
 
 /// The join blocks of `b` (see the module comment), and whether the
-/// virtual exit is one.
+/// virtual exit is one. The paths from `b` are numbered densely: `b`'s
+/// successors hang off node 0, the virtual exit is node 1.
 fn joins(cfg: &Cfg, b: BlockId, stop: Option<BlockId>, region: &Bits, rets: &Bits) -> (Bits, bool) {
-    let mut paths = DiGraph::<(), ()>::new();
-    let root = paths.add_node(());
-    let exit = paths.add_node(());
-    let mut node: Vec<Option<NodeIndex>> = vec![None; cfg.num_blocks()];
+    const ROOT: usize = 0;
+    const EXIT: usize = 1;
+    let mut node: Vec<Option<usize>> = vec![None; cfg.num_blocks()];
+    let mut nodes = 2;
     for x in region.iter().chain(stop.map(BlockId::index)) {
-        node[x] = Some(paths.add_node(()));
+        node[x] = Some(nodes);
+        nodes += 1;
     }
+    let mut edges = Vec::new();
     for &s in cfg.succs(b) {
         if let Some(n) = node[s.index()] {
-            paths.add_edge(root, n, ());
+            edges.push((ROOT, n));
         }
     }
     // `b` itself and `stop` end paths: lanes there are at a new instance of
@@ -276,32 +277,35 @@ fn joins(cfg: &Cfg, b: BlockId, stop: Option<BlockId>, region: &Bits, rets: &Bit
         let from = node[x].expect("in region");
         for &s in cfg.succs(BlockId::new(x)) {
             if let Some(to) = node[s.index()] {
-                paths.add_edge(from, to, ());
+                edges.push((from, to));
             }
         }
         if rets.contains(x) {
-            paths.add_edge(from, exit, ());
+            edges.push((from, EXIT));
         }
     }
-    let dom = simple_fast(&paths, root);
-    let dominated_by = |mut n: NodeIndex, by: NodeIndex| loop {
+    let idom = immediate_dominators(nodes, ROOT, edges.iter().copied());
+    let mut preds = vec![Vec::new(); nodes];
+    for &(from, to) in &edges {
+        preds[to].push(from);
+    }
+    let dominated_by = |mut n: usize, by: usize| loop {
         if n == by {
             return true;
         }
-        match dom.immediate_dominator(n) {
+        match idom[n] {
             Some(up) => n = up,
             None => return false,
         }
     };
-    let is_join = |n: NodeIndex| {
-        if dom.immediate_dominator(n) != Some(root) {
+    let is_join = |n: usize| {
+        if idom[n] != Some(ROOT) {
             return false;
         }
         // One of `b`'s successors is a join only if lanes can also arrive
         // from another side: from a predecessor it does not dominate.
-        let mut preds = paths.neighbors_directed(n, Direction::Incoming);
-        let successor = preds.clone().any(|p| p == root);
-        !successor || preds.any(|p| p != root && !dominated_by(p, n))
+        let successor = preds[n].contains(&ROOT);
+        !successor || preds[n].iter().any(|&p| p != ROOT && !dominated_by(p, n))
     };
     let mut found = Bits::new(cfg.num_blocks());
     for (x, n) in node.iter().enumerate() {
@@ -309,7 +313,7 @@ fn joins(cfg: &Cfg, b: BlockId, stop: Option<BlockId>, region: &Bits, rets: &Bit
             found.insert(x);
         }
     }
-    (found, is_join(exit))
+    (found, is_join(EXIT))
 }
 
 /// Exit edges of loops holding `br` that lanes may take from its region.
