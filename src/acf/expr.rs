@@ -188,6 +188,11 @@ pub struct AtomFacts {
     pub thread: bool,
     /// For uniform atoms.
     pub congruence: Congruence,
+    /// Bounds on its values when they are known (see [`Arena::range`]),
+    /// computed once when the atom is interned: operator atoms share
+    /// their operands, and walking them again on every query can take
+    /// exponential time (`x = (x >> 1) + (x & 1)` unrolled).
+    pub range: Option<(i128, i128)>,
 }
 
 /// The interning tables of one kernel's expressions.
@@ -279,8 +284,13 @@ impl Arena {
     }
 
     fn atom_range(&self, a: AtomId) -> Option<(i128, i128)> {
+        self.facts[a].range
+    }
+
+    /// The range of a new atom, from its operands' (already interned).
+    fn range_of_atom(&self, atom: &Atom) -> Option<(i128, i128)> {
         let max_dim = |d: Dim| hw::MAX_BLOCK_DIM[d.index()] as i128;
-        match self.atom(a) {
+        match atom {
             Atom::Tid(d) => Some((0, max_dim(*d) - 1)),
             Atom::LaneId => Some((0, hw::WARP_SIZE as i128 - 1)),
             Atom::Uniform(Uniform::BlockDim(d)) => Some((1, max_dim(*d))),
@@ -364,7 +374,12 @@ impl Arena {
             Atom::Op(_, args) => args.iter().any(|&e| self.is_thread(e)),
         };
         let id = self.atoms.push(atom.clone());
-        self.facts.push(AtomFacts { thread, congruence });
+        let range = self.range_of_atom(&atom);
+        self.facts.push(AtomFacts {
+            thread,
+            congruence,
+            range,
+        });
         self.atom_ids.insert(atom, id);
         id
     }
