@@ -394,12 +394,7 @@ impl<'a> Builder<'a> {
             self.unsigned(c, ops[1], b.clone()),
         );
         let r = self.op(op, vec![ua, ub]);
-        let bits = {
-            let f = self.arena.func_of(c);
-            self.m
-                .types
-                .int_bits(self.m.value_type(self.m.func(f), ops[0]))
-        };
+        let bits = self.int_bits(c, ops[0]);
         let small = match (op, b.as_const(), bits) {
             (Op::Div(_), Some(k), _) => k >= 2,
             (Op::Rem(_), Some(k), Some(w)) if w < 127 => k >= 1 && k <= 1i128 << (w - 1),
@@ -438,9 +433,7 @@ impl<'a> Builder<'a> {
     /// `p`, an unsigned reading of `v`'s type, read as signed again
     /// (`2^32 - 64` is `-64`).
     fn signed(&mut self, c: CtxId, v: Value, p: Poly) -> Poly {
-        let f = self.arena.func_of(c);
-        let ty = self.m.value_type(self.m.func(f), v);
-        let Some(bits) = self.m.types.int_bits(ty).filter(|&b| b < 127) else {
+        let Some(bits) = self.int_bits(c, v).filter(|&b| b < 127) else {
             return p;
         };
         let half = Poly::constant(1i128 << (bits - 1));
@@ -458,9 +451,7 @@ impl<'a> Builder<'a> {
     /// keeps the assumption that index arithmetic does not overflow
     /// (clang's `nsw`).
     fn in_width(&mut self, c: CtxId, v: Value, p: Poly) -> Poly {
-        let f = self.arena.func_of(c);
-        let ty = self.m.value_type(self.m.func(f), v);
-        let Some(bits) = self.m.types.int_bits(ty).filter(|&b| b < 127) else {
+        let Some(bits) = self.int_bits(c, v).filter(|&b| b < 127) else {
             return p;
         };
         let half = 1i128 << (bits - 1);
@@ -468,6 +459,12 @@ impl<'a> Builder<'a> {
             Some((lo, hi)) if lo < -half || hi >= half => self.signed(c, v, p),
             _ => p,
         }
+    }
+
+    /// The width of `v`'s integer type, in the function of context `c`.
+    fn int_bits(&self, c: CtxId, v: Value) -> Option<u32> {
+        let f = self.arena.func_of(c);
+        self.m.types.int_bits(self.m.value_type(self.m.func(f), v))
     }
 
     /// Whether `p` is at least 0 (see [`Arena::non_negative`]).
