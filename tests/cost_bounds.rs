@@ -167,3 +167,37 @@ fn loop_facts_from_assume_shift_and_range_end() {
     // after E/2 ≤ ((h − 1)/2 + 1)/2 = (h + 1)/4 iterations: 4·(h + 1)/4.
     assert_eq!(bound("pairs"), "max(0, h) + 1");
 }
+
+#[test]
+fn without_cbc_a_bound_is_missing_with_the_reason_and_the_rest_stands() {
+    // CBC is opened only when a bound is asked for. Pointed at a library
+    // that is not there, `bound` still exits 0: the bound is "no bound",
+    // the reason says how to install CBC.
+    let out = run(warpcheck()
+        .env("WARPCHECK_CBC", "/nonexistent/libCbcSolver.so.3")
+        .args([
+            "bound",
+            "--format",
+            "json",
+            "--kernel",
+            "vectorAdd",
+            "--metric",
+            "sectors",
+        ])
+        .arg(fixture("cu/cost_vector_add.cu")));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let j: Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    assert_eq!(j["bound"], "no bound");
+    let reason = j["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("COIN-OR CBC could not be loaded"),
+        "{reason}"
+    );
+    assert!(reason.contains("coinor-libcbc3"), "{reason}");
+    // `check` without --bounds never needs it.
+    let out = run(warpcheck()
+        .env("WARPCHECK_CBC", "/nonexistent/libCbcSolver.so.3")
+        .args(["check", "--format", "json"])
+        .arg(fixture("cu/cost_vector_add.cu")));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+}

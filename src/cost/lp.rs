@@ -4,8 +4,6 @@
 //! error.
 
 use crate::ir::entity::entity;
-use good_lp::solvers::WithTimeLimit;
-use good_lp::{Expression, ProblemVariables, Solution, SolverModel, Variable};
 
 entity!(
     /// A nonnegative LP variable: one potential coefficient.
@@ -67,36 +65,25 @@ pub fn lexicographic(
     Ok(last)
 }
 
-/// COIN-OR CBC through good_lp, with a time limit.
+/// COIN-OR CBC (loaded on first use, see [`super::cbc`]), with a time
+/// limit.
 pub struct Cbc {
     pub seconds: f64,
 }
 
 impl Solver for Cbc {
     fn minimize(&self, lp: &Lp, objective: &[(VarId, f64)]) -> Result<Vec<f64>, String> {
-        let mut pv = ProblemVariables::new();
-        let vars: Vec<Variable> = (0..lp.vars)
-            .map(|_| pv.add(good_lp::variable().min(0.0)))
-            .collect();
-        let expr = |terms: &[(VarId, f64)]| -> Expression {
-            terms
-                .iter()
-                .map(|&(v, c)| c * vars[v.index()])
-                .sum::<Expression>()
+        let index = |terms: &[(VarId, f64)]| -> Vec<(usize, f64)> {
+            terms.iter().map(|&(v, c)| (v.index(), c)).collect()
         };
-        let mut model = pv
-            .minimise(expr(objective))
-            .using(good_lp::solvers::coin_cbc::coin_cbc)
-            .with_time_limit(self.seconds.max(0.01));
-        model.set_parameter("log", "0");
-        model.set_parameter("slogLevel", "0");
-        for r in &lp.rows {
-            model.add_constraint(expr(&r.terms).geq(r.lo));
-        }
-        let solution = model
-            .solve()
-            .map_err(|e| format!("the LP has no solution ({e})"))?;
-        Ok(vars.iter().map(|&v| solution.value(v)).collect())
+        let rows: Vec<(Vec<(usize, f64)>, f64)> =
+            lp.rows.iter().map(|r| (index(&r.terms), r.lo)).collect();
+        super::cbc::solve(&super::cbc::Problem {
+            vars: lp.vars,
+            rows: &rows,
+            objective: &index(objective),
+            seconds: self.seconds,
+        })
     }
 }
 

@@ -32,6 +32,7 @@
 
 pub mod affine;
 pub mod bound;
+mod cbc;
 pub mod lp;
 pub mod metric;
 pub mod potential;
