@@ -47,11 +47,13 @@ extern "C" {
 // InlinedHops says how far to follow the instruction's inlined-at chain to
 // reach the user's own source (past wrappers inlined from CUDA headers).
 // Severity 0 is a warning (shown by clang as [-Wpass-failed]); 1 is a note;
-// 2 an error (a warning the configuration's WarningsAsErrors names).
-// Every finding is also an analysis remark, for -Rpass-analysis=warpcheck
-// and -fsave-optimization-record.
+// 2 an error (a warning the configuration's WarningsAsErrors names); 3 a
+// finding an earlier warning already stands for (src/diag/fold.rs). Suffix
+// is added to the warning only. Every finding is also an analysis remark,
+// for -Rpass-analysis=warpcheck and -fsave-optimization-record.
 void warpcheck_emit(LLVMValueRef Fn, LLVMValueRef Inst, unsigned InlinedHops,
-                    int Severity, const char *Check, const char *Message) {
+                    int Severity, const char *Check, const char *Message,
+                    const char *Suffix) {
   auto *F = unwrap<Function>(Fn);
   auto *I = Inst ? unwrap<Instruction>(Inst) : nullptr;
   DILocation *DL = I ? I->getDebugLoc().get() : nullptr;
@@ -60,11 +62,14 @@ void warpcheck_emit(LLVMValueRef Fn, LLVMValueRef Inst, unsigned InlinedHops,
   DiagnosticLocation Loc = DL ? DiagnosticLocation(DebugLoc(DL))
                               : DiagnosticLocation(F->getSubprogram());
   LLVMContext &Ctx = F->getContext();
-  std::string Text = std::string(Message) + " [warpcheck-" + Check + "]";
-  if (Severity == 0)
-    Ctx.diagnose(DiagnosticInfoOptimizationFailure(*F, Loc, Text));
-  else if (Severity == 2)
-    Ctx.diagnose(DiagnosticInfoUnsupported(*F, Text, Loc, DS_Error));
+  if (Severity == 0 || Severity == 2) {
+    std::string Text =
+        std::string(Message) + Suffix + " [warpcheck-" + Check + "]";
+    if (Severity == 0)
+      Ctx.diagnose(DiagnosticInfoOptimizationFailure(*F, Loc, Text));
+    else
+      Ctx.diagnose(DiagnosticInfoUnsupported(*F, Text, Loc, DS_Error));
+  }
   const BasicBlock *Region = I ? I->getParent() : &F->getEntryBlock();
   OptimizationRemarkAnalysis Remark("warpcheck", Check, Loc, Region);
   Remark << Message;

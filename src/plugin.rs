@@ -17,6 +17,7 @@
 use crate::analysis::{self, BlockDim, BlockDimSource, Options};
 use crate::budget::Budget;
 use crate::config::Config;
+use crate::diag::fold::{self, Fold, Place};
 use crate::diag::Severity;
 use crate::ir;
 use crate::ir::major::PassPluginLibraryInfo;
@@ -34,9 +35,14 @@ extern "C" {
         severity: c_int,
         check: *const c_char,
         message: *const c_char,
+        suffix: *const c_char,
     );
     fn warpcheck_emit_module_warning(module: LLVMModuleRef, message: *const c_char);
 }
+
+/// The C++ half's severity for a finding an earlier warning stands for: a
+/// remark only.
+const REMARK_ONLY: c_int = 3;
 
 /// The symbol opt and clang look up in the plugin.
 #[no_mangle]
@@ -110,15 +116,27 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
         let text = cstring(&format!("warpcheck: {}", p.replacen(" warning:", "", 1)));
         warpcheck_emit_module_warning(module, text.as_ptr());
     }
-    for f in findings {
-        let func = m.func(f.func);
-        let anchor = f.inst.and_then(|i| m.pos_anchor(func, i));
+    // The LLVM instruction each finding is reported at, the inlined-at hops
+    // to the user's line, and that line.
+    let anchors: Vec<_> = findings
+        .iter()
+        .map(|f| {
+            let func = m.func(f.func);
+            let anchor = f.inst.and_then(|i| m.pos_anchor(func, i));
+            let loc = anchor.and_then(|i| func.inst(i).loc);
+            let (line, hops) = loc.map_or((None, 0), |l| {
+                let (pos, hops) = m.user_pos(l);
+                (Some(crate::diag::Position::resolve(&m, &pos)), hops)
+            });
+            (anchor, hops, Place::of(f, line))
+        })
+        .collect();
+    let places: Vec<Place> = anchors.iter().map(|a| a.2.clone()).collect();
+    let folds = fold::fold(&findings, &places);
+    for ((f, (anchor, hops, _)), folded) in findings.iter().zip(anchors).zip(folds) {
         let inst = anchor
             .map(|i| origins.insts[f.func.index()][i.index()] as LLVMValueRef)
             .unwrap_or(std::ptr::null_mut());
-        let hops = anchor
-            .and_then(|i| func.inst(i).loc)
-            .map_or(0, |l| m.user_pos(l).1);
         let check = cstring(f.check);
         let message = cstring(&f.message);
         // In a build, a kernel left unanalysed is worth a warning.
@@ -127,13 +145,19 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
         } else {
             f.severity
         };
+        let (severity, suffix) = match folded {
+            Fold::Show(suffix) => (severity as c_int, suffix),
+            Fold::Folded => (REMARK_ONLY, String::new()),
+        };
+        let suffix = cstring(&suffix);
         warpcheck_emit(
             origins.funcs[f.func.index()] as LLVMValueRef,
             inst,
             hops,
-            severity as c_int,
+            severity,
             check.as_ptr(),
             message.as_ptr(),
+            suffix.as_ptr(),
         );
     }
     Ok(())

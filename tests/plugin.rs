@@ -32,15 +32,20 @@ fn clang_with_plugin(
     extra: &[&str],
     env: &[(&str, &str)],
 ) -> std::process::Output {
+    let mut flags = vec!["-gline-tables-only"];
+    flags.extend_from_slice(extra);
+    clang_with_plugin_no_lines(src, &flags, env)
+}
+
+/// [`clang_with_plugin`] without debug info, as many builds are.
+fn clang_with_plugin_no_lines(
+    src: &std::path::Path,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> std::process::Output {
     run(Command::new(clang())
         .envs(env.iter().copied())
-        .args([
-            "-x",
-            "cuda",
-            "--cuda-gpu-arch=sm_80",
-            "-gline-tables-only",
-            "-O2",
-        ])
+        .args(["-x", "cuda", "--cuda-gpu-arch=sm_80", "-O2"])
         .args(no_toolkit_flags())
         .arg(format!("-fpass-plugin={}", plugin().display()))
         .args(extra)
@@ -197,6 +202,70 @@ fn a_bad_budget_is_one_warning_and_the_compile_goes_on() {
     let err = stderr(&out);
     assert!(
         err.contains("WARPCHECK_BUDGET: ifds-facts: expected a count"),
+        "{err}"
+    );
+}
+
+#[test]
+fn instantiations_of_a_template_share_their_warnings() {
+    // halve<8>, halve<16>, halve<64> at the default 256 threads (8 warps):
+    // line 6, `t < S`, splits warp 0 for S = 8 and 16 (1 of 8 warps) and
+    // no warp for S = 64; line 7, `t % 2`, splits every warp in all three.
+    // So 5 findings: 2 alike at line 6 and 3 alike at line 7.
+    let src = fixture("cu/templated_steps.cu");
+    let out = clang_with_plugin(&src, &["--cuda-device-only"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    let at6 = format!(
+        "{}:6:7: warning: branch diverges in 1 of 8 warps; lanes of a warp take different \
+         paths (and 1 more like it in 2 kernels) [warpcheck-divergent-branch]",
+        src.display()
+    );
+    let at7 = format!(
+        "{}:7:7: warning: branch diverges in 8 of 8 warps (every warp); lanes of a warp take \
+         different paths (and 2 more like it in 3 kernels) [warpcheck-divergent-branch]",
+        src.display()
+    );
+    assert!(err.contains(&at6), "missing\n{at6}\nin:\n{err}");
+    assert!(err.contains(&at7), "missing\n{at7}\nin:\n{err}");
+    assert!(err.contains("2 warnings generated"), "{err}");
+
+    // Without debug info clang places both at the template's declaration
+    // (line 4): still one warning per message, with the way to their lines.
+    let out = clang_with_plugin_no_lines(&src, &["--cuda-device-only"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    let hint = "compile with -gline-tables-only to see their lines";
+    for (message, more, kernels) in [
+        ("1 of 8 warps;", 1, 2),
+        ("8 of 8 warps (every warp);", 2, 3),
+    ] {
+        let want = format!(
+            "{}:4:17: warning: branch diverges in {message} lanes of a warp take different \
+             paths (and {more} more like it in {kernels} kernels; {hint})",
+            src.display()
+        );
+        assert!(err.contains(&want), "missing\n{want}\nin:\n{err}");
+    }
+    assert!(err.contains("2 warnings generated"), "{err}");
+
+    // Remarks still list every finding.
+    let out = clang_with_plugin(
+        &src,
+        &["--cuda-device-only", "-Rpass-analysis=warpcheck"],
+        &[],
+    );
+    let err = stderr(&out);
+    assert_eq!(
+        err.matches("remark: branch diverges in 1 of 8 warps")
+            .count(),
+        2,
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("remark: branch diverges in 8 of 8 warps")
+            .count(),
+        3,
         "{err}"
     );
 }

@@ -3,6 +3,7 @@
 
 pub mod baseline;
 pub mod fingerprint;
+pub mod fold;
 pub mod html;
 pub mod json;
 pub mod sarif;

@@ -42,6 +42,27 @@ pub fn base_name(demangled: &str) -> String {
     name.rsplit(' ').next().unwrap_or(name).to_string()
 }
 
+/// The template a demangled function was instantiated from: the name with
+/// every template argument list removed, so `void reduce<64, 1>(float*)`
+/// and `void reduce<128, 2>(float*)` both give `void reduce(float*)`.
+/// Operators keep their names whole (`operator<` is not a list).
+pub fn template_of(demangled: &str) -> String {
+    if demangled.contains("operator") {
+        return demangled.to_string();
+    }
+    let mut depth = 0u32;
+    let mut out = String::with_capacity(demangled.len());
+    for c in demangled.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -53,6 +74,19 @@ mod tests {
             "vec_add(float const*, float const*, float*, int)"
         );
         assert_eq!(demangle("plain_c"), "plain_c");
+    }
+
+    #[test]
+    fn instantiations_share_their_template() {
+        let a = demangle("_Z6reduceILi64ELi1EEvPKfPfi");
+        let b = demangle("_Z6reduceILi128ELi2EEvPKfPfi");
+        assert_ne!(a, b);
+        assert_eq!(template_of(&a), "void reduce(float const*, float*, int)");
+        assert_eq!(template_of(&a), template_of(&b));
+        // Overloads stay apart; nested lists go whole.
+        assert_ne!(template_of("k(float*)"), template_of("k(int*)"));
+        assert_eq!(template_of("void k<V<int, 2>>(V<int, 2>*)"), "void k(V*)");
+        assert_eq!(template_of("S::operator<(S)"), "S::operator<(S)");
     }
 
     #[test]

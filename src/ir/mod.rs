@@ -16,7 +16,7 @@ mod opcode;
 mod types;
 pub mod upgrade;
 
-pub use demangle::{base_name, demangle};
+pub use demangle::{base_name, demangle, template_of};
 pub use entity::{
     AsmId, BlockId, ConstId, EntityVec, FileId, FuncId, GlobalId, InstId, LocId, TypeId,
 };
