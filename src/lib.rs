@@ -4,6 +4,7 @@
 //! ARCHITECTURE.md for the module map.
 
 pub mod acf;
+mod allocator;
 pub mod analysis;
 pub mod budget;
 pub mod checks;
@@ -25,9 +26,5 @@ pub mod taint;
 pub mod timing;
 pub mod trace;
 
-/// The analysis allocates many small, short-lived vectors (lanes, terms,
-/// path edges); mimalloc serves them much faster than the system
-/// allocator, which matters most inside clang, where we add to every
-/// device compile. It replaces only Rust's allocator, never clang's.
 #[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOC: allocator::Mimalloc = allocator::Mimalloc;
