@@ -269,3 +269,24 @@ fn instantiations_of_a_template_share_their_warnings() {
         "{err}"
     );
 }
+
+#[test]
+fn kernels_on_several_threads_give_the_same_warnings() {
+    let src = fixture("cu/templated_steps.cu");
+    let one = clang_with_plugin(&src, &["--cuda-device-only"], &[("WARPCHECK_JOBS", "1")]);
+    let four = clang_with_plugin(&src, &["--cuda-device-only"], &[("WARPCHECK_JOBS", "4")]);
+    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+    assert!(
+        stderr(&one).contains("2 warnings generated"),
+        "{}",
+        stderr(&one)
+    );
+    assert_eq!(stderr(&one), stderr(&four));
+    let bad = clang_with_plugin(&src, &["--cuda-device-only"], &[("WARPCHECK_JOBS", "many")]);
+    assert_eq!(bad.status.code(), Some(0), "{}", stderr(&bad));
+    assert!(
+        stderr(&bad).contains("WARPCHECK_JOBS: jobs: expected a thread count, got 'many'"),
+        "{}",
+        stderr(&bad)
+    );
+}

@@ -82,3 +82,25 @@ fn print_plugin_path_finds_the_library() {
     assert_eq!(out.status.code(), Some(0));
     assert!(stdout(&out).trim().ends_with("libwarpcheck.so"));
 }
+
+#[test]
+fn kernels_on_several_threads_give_the_same_report() {
+    // One file: `-j4` analyses its kernels on four threads, `-j1` one at a
+    // time. The report is the same, kernels in the file's order.
+    for f in [
+        "cu/sim_ops.cu",
+        "cu/templated_steps.cu",
+        "cu/acf_branches.cu",
+    ] {
+        let report = |j: &str| {
+            let out = run(warpcheck()
+                .args(["check", "--format", "json", "--explain", "-j", j])
+                .arg(fixture(f)));
+            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            stdout(&out)
+        };
+        let one = report("1");
+        assert!(one.contains("\"kernels\""), "{one}");
+        assert_eq!(one, report("4"), "{f}");
+    }
+}

@@ -21,7 +21,7 @@ use super::expr::*;
 use super::lanes::{self, Column, Lanes, ALL, LANES};
 use crate::ir::{BlockId, Function, InstKind, IntPred};
 use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// One warp of the block.
 #[derive(Clone, Debug)]
@@ -119,7 +119,7 @@ impl Shared {
 
 /// Lanes by dense id, filled on demand.
 pub struct Dense<K> {
-    slots: Vec<Option<Rc<Lanes>>>,
+    slots: Vec<Option<Arc<Lanes>>>,
     key: std::marker::PhantomData<K>,
 }
 
@@ -140,11 +140,11 @@ impl<K> Dense<K> {
 }
 
 impl<K: crate::ir::entity::Entity> Dense<K> {
-    pub fn get(&self, k: K) -> Option<&Rc<Lanes>> {
+    pub fn get(&self, k: K) -> Option<&Arc<Lanes>> {
         self.slots.get(k.index()).and_then(Option::as_ref)
     }
 
-    fn insert(&mut self, k: K, l: Rc<Lanes>) {
+    fn insert(&mut self, k: K, l: Arc<Lanes>) {
         if self.slots.len() <= k.index() {
             self.slots.resize(k.index() + 1, None);
         }
@@ -176,7 +176,7 @@ impl<'w> Evaluator<'w> {
         self.memo
     }
 
-    pub fn eval(&mut self, arena: &mut Arena, e: ExprId) -> Rc<Lanes> {
+    pub fn eval(&mut self, arena: &mut Arena, e: ExprId) -> Arc<Lanes> {
         if let Some(l) = self.memo.get(e) {
             return l.clone();
         }
@@ -203,11 +203,11 @@ impl<'w> Evaluator<'w> {
         l
     }
 
-    fn compute(&mut self, arena: &mut Arena, e: ExprId) -> Rc<Lanes> {
+    fn compute(&mut self, arena: &mut Arena, e: ExprId) -> Arc<Lanes> {
         if !arena.is_thread(e) {
             // Uniform: the same polynomial in every lane, nothing to
             // instantiate.
-            return Rc::new(Lanes::broadcast(arena.poly(e)));
+            return Arc::new(Lanes::broadcast(arena.poly(e)));
         }
         if let [(mono, 1)] = arena.poly(e).terms.as_slice() {
             if let [a] = mono.as_slice() {
@@ -235,10 +235,10 @@ impl<'w> Evaluator<'w> {
                 }
             }
         }
-        Rc::new(sum.finish())
+        Arc::new(sum.finish())
     }
 
-    fn atom(&mut self, arena: &mut Arena, a: AtomId) -> Rc<Lanes> {
+    fn atom(&mut self, arena: &mut Arena, a: AtomId) -> Arc<Lanes> {
         if let Some(l) = self.atoms.get(a) {
             return l.clone();
         }
@@ -253,11 +253,11 @@ impl<'w> Evaluator<'w> {
         let l = match l {
             Some(Some(l)) => l,
             Some(None) => {
-                let l = Rc::new(self.compute_atom(arena, a));
+                let l = Arc::new(self.compute_atom(arena, a));
                 self.shared.borrow_mut().atoms.insert(a, l.clone());
                 l
             }
-            None => Rc::new(self.compute_atom(arena, a)),
+            None => Arc::new(self.compute_atom(arena, a)),
         };
         self.atoms.insert(a, l.clone());
         l
@@ -274,7 +274,7 @@ impl<'w> Evaluator<'w> {
             Atom::Opaque(..) | Atom::Pending(..) => return Lanes::unknown(),
             Atom::Op(op, args) => (*op, args.iter().copied().collect()),
         };
-        let vals: smallvec::SmallVec<[Rc<Lanes>; 3]> =
+        let vals: smallvec::SmallVec<[Arc<Lanes>; 3]> =
             args.iter().map(|&x| self.eval(arena, x)).collect();
         let uniform: Option<Vec<Poly>> = if vals.iter().all(|v| v.is_lane_constant()) {
             vals.iter().map(|v| v.uniform(ALL)).collect()

@@ -37,6 +37,8 @@ pub struct Options {
     pub kernel_dims: Vec<(String, BlockDim)>,
     /// Checks whose warnings are errors (a clang-tidy glob list).
     pub warnings_as_errors: Option<String>,
+    /// Threads to analyse a module's kernels on (0 or 1: one at a time).
+    pub jobs: usize,
 }
 
 impl Options {
@@ -81,22 +83,62 @@ pub struct ModuleAnalysis<'m> {
 pub fn analyze<'m>(
     m: &'m Module,
     opts: &Options,
-    deps: &dyn DependenceAnalysis,
+    deps: &(dyn DependenceAnalysis + Sync),
 ) -> ModuleAnalysis<'m> {
     let graphs = {
         let _span = info_span!("graphs", functions = m.funcs.len()).entered();
         ModuleGraphs::new(m)
     };
-    let kernels = m
-        .kernels()
-        .filter(|&k| !m.func(k).is_declaration)
-        .map(|k| analyze_kernel(m, &graphs, opts, deps, k))
-        .collect();
+    let todo: Vec<FuncId> = m.kernels().filter(|&k| !m.func(k).is_declaration).collect();
+    let kernels = in_parallel(&todo, opts.jobs, |k| {
+        analyze_kernel(m, &graphs, opts, deps, k)
+    });
     ModuleAnalysis {
         module: m,
         graphs,
         kernels,
     }
+}
+
+/// `work` on every item, on up to `jobs` threads, results in item order.
+/// Kernels are independent; a module of many (a file of template
+/// instantiations) is where a build waits on us longest. Each thread
+/// reports to the caller's tracing subscriber.
+fn in_parallel<T: Send>(
+    items: &[FuncId],
+    jobs: usize,
+    work: impl Fn(FuncId) -> T + Sync,
+) -> Vec<T> {
+    let jobs = jobs.clamp(1, items.len().max(1));
+    if jobs == 1 {
+        return items.iter().map(|&k| work(k)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let dispatch = tracing::dispatcher::get_default(|d| d.clone());
+    let parent = tracing::Span::current();
+    let mut done: Vec<(usize, T)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                s.spawn(|| {
+                    tracing::dispatcher::with_default(&dispatch, || {
+                        let _in = parent.enter();
+                        let mut out = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(&k) = items.get(i) else { break out };
+                            out.push((i, work(k)));
+                        }
+                    })
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    done.sort_by_key(|x| x.0);
+    done.into_iter().map(|x| x.1).collect()
 }
 
 fn analyze_kernel(

@@ -113,7 +113,8 @@ pub struct ReportArgs {
     /// report (matched by fingerprint, so moved lines stay quiet).
     #[arg(long, value_name = "OLD_REPORT")]
     pub baseline: Option<PathBuf>,
-    /// Files analysed at once (default: the number of cores).
+    /// Threads (default: the number of cores): files analysed at once, and
+    /// those no file takes analyse a file's kernels.
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     pub jobs: Option<usize>,
     #[arg(long, value_enum, default_value = "text")]
@@ -290,11 +291,14 @@ pub fn report_jobs(r: &ReportArgs, opts: &Options, jobs: &[Job], to_stderr: bool
     let mut errors = 0usize;
     let need_report = r.format != ReportFormat::Text || r.summary;
     let threads = r.jobs.unwrap_or_else(super::jobs::default_threads);
+    // Threads that no file takes analyse a file's kernels.
+    let per_file = (threads / jobs.len().max(1)).max(1);
     let outcomes = super::jobs::run_all(jobs, threads, |job| {
-        let (opts, compile) = match configured(job, opts) {
+        let (mut opts, compile) = match configured(job, opts) {
             Ok(x) => x,
             Err(message) => return Some(Err(frontend::InputError { message })),
         };
+        opts.jobs = per_file;
         std::panic::catch_unwind(|| check_file(&job.file, &compile, &opts, (need_report, r.bounds)))
             .ok()
     });
