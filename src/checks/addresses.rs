@@ -118,12 +118,19 @@ pub fn strides(acf: &KernelAcf, site: &Site) -> [Option<Option<i128>>; 3] {
 /// Sectors (or words) touched: the distinct `unit`-sized pieces (`unit` a
 /// power of two) the lanes of `mask` cover, with `bytes` from
 /// `base + d[l]`, sorted. Offsets are small, so this works in `i64` with
-/// shifts; it is the checks' hot loop.
-pub fn pieces(d: &Column, mask: u32, base: i128, bytes: i128, unit: i128) -> Vec<i64> {
+/// shifts, and on the stack for up to two pieces a lane; it is the checks'
+/// hot loop.
+pub fn pieces(
+    d: &Column,
+    mask: u32,
+    base: i128,
+    bytes: i128,
+    unit: i128,
+) -> smallvec::SmallVec<[i64; 64]> {
     debug_assert!(unit > 0 && unit.count_ones() == 1);
     let shift = unit.trailing_zeros();
     let span = bytes.max(1) as i64 - 1;
-    let mut out: Vec<i64> = Vec::with_capacity(mask.count_ones() as usize * 2);
+    let mut out = smallvec::SmallVec::<[i64; 64]>::new();
     for l in lanes(mask) {
         let a = (base + d[l]) as i64;
         let (first, last) = (a >> shift, (a + span) >> shift);
