@@ -2,6 +2,7 @@
 
 use super::addresses::{self, ceil_div, WarpAddresses};
 use super::{Check, SiteFigures, Verdict};
+use crate::acf::expr::Congruence;
 use crate::acf::lanes::{Column, LANES};
 use crate::analysis::{KernelAnalysis, Site};
 use crate::diag::Severity;
@@ -84,12 +85,65 @@ pub fn degree(d: &Column, mask: u32, base: i128, bytes: u64) -> (u64, u64, u64) 
     (worst.max(1), waves, ideal)
 }
 
+/// A warp's lanes as the degrees see them: active lanes (may, must),
+/// offsets, and the base's possible residues in a row of banks.
+type WarpKey = (u32, u32, Column, Vec<i128>);
+
+/// One warp's degrees over the base's residues.
+#[derive(Copy, Clone)]
+struct WarpDegrees {
+    fmin: u64,
+    fmax: u64,
+    /// Fewest over every execution (lanes of `must` only).
+    partial: u64,
+    waves_min: u64,
+    waves_max: u64,
+    ideal: u64,
+}
+
+/// The residues of the base in a row of banks. Moving every lane by a
+/// whole word turns the banks round: the degrees stay, so only sub-word
+/// alignments can differ.
+fn bank_residues(base: &Congruence) -> Vec<i128> {
+    let step = crate::acf::expr::gcd(base.modulus, ROW);
+    if base.modulus != 0 && step % WORD == 0 {
+        // Whole words apart: the first stands for all.
+        return vec![base.residue.rem_euclid(step)];
+    }
+    WarpAddresses::residues(*base, ROW)
+}
+
+fn warp_degrees(d: &Column, may: u32, must: u32, residues: &[i128], bytes: u64) -> WarpDegrees {
+    let full: Vec<(u64, u64, u64)> = residues.iter().map(|&r| degree(d, may, r, bytes)).collect();
+    let fmin = full.iter().map(|x| x.0).min().unwrap();
+    let partial = if must == may {
+        fmin
+    } else if must != 0 {
+        residues
+            .iter()
+            .map(|&r| degree(d, must, r, bytes).0)
+            .min()
+            .unwrap()
+    } else {
+        1
+    };
+    WarpDegrees {
+        fmin,
+        fmax: full.iter().map(|x| x.0).max().unwrap(),
+        partial,
+        waves_min: full.iter().map(|x| x.1).min().unwrap(),
+        waves_max: full.iter().map(|x| x.1).max().unwrap(),
+        ideal: full[0].2,
+    }
+}
+
 /// The conflicts of the shared access `site`.
 pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
     let bytes = site.bytes.max(1);
     let (mut lo, mut hi, mut full_lo, mut full_hi) = (u64::MAX, 0, u64::MAX, 0);
     let (mut wlo, mut whi, mut ideal) = (u64::MAX, 0, 0);
     let mut classes = Vec::new();
+    let mut seen: Vec<(WarpKey, WarpDegrees)> = Vec::new();
     for wa in addresses::per_warp(m, k, site) {
         match wa {
             WarpAddresses::Idle => {}
@@ -112,39 +166,30 @@ pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
             WarpAddresses::Offsets {
                 may, must, d, base, ..
             } => {
-                // Moving every lane by a whole word turns the banks round:
-                // the degrees stay. Only sub-word alignments can differ.
-                let mut residues = WarpAddresses::residues(base, ROW);
-                if residues.len() > 1 && (residues[1] - residues[0]) % WORD == 0 {
-                    residues.truncate(1);
-                }
-                let full: Vec<(u64, u64, u64)> = residues
-                    .iter()
-                    .map(|&r| degree(&d, may, r, bytes))
-                    .collect();
-                let fmin = full.iter().map(|x| x.0).min().unwrap();
-                let fmax = full.iter().map(|x| x.0).max().unwrap();
-                let partial = if must == may {
-                    fmin
-                } else if must != 0 {
-                    residues
-                        .iter()
-                        .map(|&r| degree(&d, must, r, bytes).0)
-                        .min()
-                        .unwrap()
-                } else {
-                    1
+                // Warps whose lanes sit alike (the same offsets from their
+                // first active lane, whose address has the same residues)
+                // have the same degrees: worked out once per site. Warp w
+                // of `s[tid]` is warp 0 moved by 128·w bytes.
+                let shift = d[may.trailing_zeros() as usize];
+                let residues = bank_residues(&Congruence::new(base.modulus, base.residue + shift));
+                let key = (may, must, d.map(|x| x - shift), residues);
+                let w = match seen.iter().find(|(k, _)| *k == key) {
+                    Some(&(_, w)) => w,
+                    None => {
+                        let w = warp_degrees(&key.2, may, must, &key.3, bytes);
+                        seen.push((key, w));
+                        w
+                    }
                 };
+                let (fmin, fmax, partial) = (w.fmin, w.fmax, w.partial);
                 let one_lane_waves = if must == 0 { 1 } else { u64::MAX };
                 lo = lo.min(partial);
                 hi = hi.max(fmax);
                 full_lo = full_lo.min(fmin);
                 full_hi = full_hi.max(fmax);
-                wlo = wlo
-                    .min(full.iter().map(|x| x.1).min().unwrap())
-                    .min(one_lane_waves);
-                whi = whi.max(full.iter().map(|x| x.1).max().unwrap());
-                ideal = ideal.max(full[0].2);
+                wlo = wlo.min(w.waves_min).min(one_lane_waves);
+                whi = whi.max(w.waves_max);
+                ideal = ideal.max(w.ideal);
                 classes.push(if fmax == 1 {
                     ConflictClass::None
                 } else if fmin > 1 {
