@@ -88,14 +88,15 @@ pub struct Input<'a> {
 type CallSites = HashMap<CtxId, Vec<(CtxId, BlockId)>>;
 
 impl KernelAcf {
-    /// Builds the expressions of `values` (branch conditions and addresses)
-    /// and of every branch condition in `reached`, in every calling
+    /// Builds the expressions of `values` (branch conditions and addresses,
+    /// each with the block that uses it) and of every branch condition in
+    /// `reached`, in every calling
     /// context, and instantiates them for each warp of a block of shape
     /// `block`.
     pub fn new(
         input: &Input<'_>,
         block: [u32; 3],
-        values: &[(FuncId, Value)],
+        values: &[(FuncId, Value, BlockId)],
         meter: &Meter,
     ) -> Result<Self, Exhausted> {
         let Input {
@@ -134,10 +135,14 @@ impl KernelAcf {
                 }
             }
         }
-        for &(f, v) in values {
+        // Where each value is used: a warp that never runs those blocks
+        // never needs its lanes (the checks see an idle warp first).
+        let mut used_at: HashMap<(CtxId, Value), Vec<BlockId>> = HashMap::default();
+        for &(f, v, at) in values {
             for c in b.contexts_of(f).to_vec() {
                 let e = b.value(c, v);
                 exprs.insert((c, v), e);
+                used_at.entry((c, v)).or_default().push(at);
             }
             check(&b.arena)?;
         }
@@ -214,8 +219,16 @@ impl KernelAcf {
                 wf.strict.insert(c, strict.iter().map(|x| x.1).collect());
                 wf.active.insert(c, lanes);
             }
-            for &e in exprs.values() {
-                ev.eval(&mut arena, e);
+            for (&(c, v), &e) in &exprs {
+                let runs = |b: &BlockId| {
+                    wf.active
+                        .get(&c)
+                        .and_then(|a| a.get(b.index()))
+                        .is_none_or(|x| x.0 != 0)
+                };
+                if used_at.get(&(c, v)).is_none_or(|at| at.iter().any(runs)) {
+                    ev.eval(&mut arena, e);
+                }
             }
             check(&arena)?;
             for &(c, blk, _) in &branches {

@@ -189,7 +189,7 @@ fn analyze_kernel(
             let values: Vec<_> = sites
                 .iter()
                 .filter(|s| s.thread_dependent)
-                .map(|s| (s.func, s.value))
+                .map(|s| (s.func, s.value, m.func(s.func).inst(s.inst).block))
                 .collect();
             let span = info_span!(
                 "acf",
