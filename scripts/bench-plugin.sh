@@ -2,7 +2,7 @@
 # What the pass plugin adds to a clang-19 device build: times
 # `clang-19 -x cuda --cuda-device-only -O2 -c` (PTX and ptxas, as a real
 # build does) without and with -fpass-plugin=libwarpcheck.so, PAIRS times
-# (default 7) per file, the two runs of a pair back to back in
+# (default 15: single runs on a shared machine vary by a few percent) per file, the two runs of a pair back to back in
 # alternating order, and prints the median of the per-pair ratios
 # (with / without). Target: ratio <= 1.05.
 #
@@ -20,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 instances=${1:-120}
-pairs=${PAIRS:-7}
+pairs=${PAIRS:-15}
 cargo build --release --quiet
 plugin=$PWD/target/release/libwarpcheck.so
 dir=$(mktemp -d)
