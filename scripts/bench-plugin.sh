@@ -2,7 +2,8 @@
 # What the pass plugin adds to a clang-19 device build: times
 # `clang-19 -x cuda --cuda-device-only -O2 -c` (PTX and ptxas, as a real
 # build does) without and with -fpass-plugin=libwarpcheck.so, PAIRS times
-# (default 15: single runs on a shared machine vary by a few percent) per file, the two runs of a pair back to back in
+# (default 15: single runs on a shared machine vary by a few percent) per
+# file, the two runs of a pair back to back in
 # alternating order, and prints the median of the per-pair ratios
 # (with / without). Target: ratio <= 1.05.
 #
