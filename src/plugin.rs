@@ -120,7 +120,7 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
     }
     // The LLVM instruction each finding is reported at, the inlined-at hops
     // to the user's line, and that line.
-    let anchors: Vec<_> = findings
+    let (anchors, places): (Vec<_>, Vec<Place>) = findings
         .iter()
         .map(|f| {
             let func = m.func(f.func);
@@ -130,12 +130,11 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
                 let (pos, hops) = m.user_pos(l);
                 (Some(crate::diag::Position::resolve(&m, &pos)), hops)
             });
-            (anchor, hops, Place::of(f, line))
+            ((anchor, hops), Place::of(f, line))
         })
-        .collect();
-    let places: Vec<Place> = anchors.iter().map(|a| a.2.clone()).collect();
+        .unzip();
     let folds = fold::fold(&findings, &places);
-    for ((f, (anchor, hops, _)), folded) in findings.iter().zip(anchors).zip(folds) {
+    for ((f, (anchor, hops)), folded) in findings.iter().zip(anchors).zip(folds) {
         let inst = anchor
             .map(|i| origins.insts[f.func.index()][i.index()] as LLVMValueRef)
             .unwrap_or(std::ptr::null_mut());

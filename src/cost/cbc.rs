@@ -13,6 +13,8 @@ use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::sync::{Mutex, OnceLock};
 
+use super::lp::{Lp, VarId};
+
 /// Where to look, in order, unless `WARPCHECK_CBC` names the library file.
 const NAMES: &[&str] = &["libCbcSolver.so.3", "libCbcSolver.so"];
 
@@ -145,15 +147,6 @@ fn api() -> Result<&'static Api, String> {
 /// CBC keeps global state while it solves; one solve at a time.
 static SOLVING: Mutex<()> = Mutex::new(());
 
-/// A column-major copy of `min obj·x` subject to `rows` (each `Σ c·x ≥ lo`),
-/// `x ≥ 0`.
-pub struct Problem<'a> {
-    pub vars: usize,
-    pub rows: &'a [(Vec<(usize, f64)>, f64)],
-    pub objective: &'a [(usize, f64)],
-    pub seconds: f64,
-}
-
 /// Frees the model however the solve ends.
 struct Owned<'a>(&'a Api, Model);
 
@@ -164,14 +157,15 @@ impl Drop for Owned<'_> {
     }
 }
 
-/// Solves `p` and returns the column values, or why there are none.
-pub fn solve(p: &Problem) -> Result<Vec<f64>, String> {
+/// Minimises `objective` over `lp` (rows `Σ c·x ≥ lo`, `x ≥ 0`) within
+/// `seconds`; the column values, or why there are none.
+pub fn solve(lp: &Lp, objective: &[(VarId, f64)], seconds: f64) -> Result<Vec<f64>, String> {
     let api = api()?;
     // Each column's weights by row, as rows `-Σ c·x ≤ -lo`.
-    let mut cols: Vec<BTreeMap<c_int, f64>> = vec![BTreeMap::new(); p.vars];
-    for (r, (terms, _)) in p.rows.iter().enumerate() {
-        for &(v, c) in terms {
-            *cols[v].entry(r as c_int).or_insert(0.0) -= c;
+    let mut cols: Vec<BTreeMap<c_int, f64>> = vec![BTreeMap::new(); lp.vars];
+    for (r, row) in lp.rows.iter().enumerate() {
+        for &(v, c) in &row.terms {
+            *cols[v.index()].entry(r as c_int).or_insert(0.0) -= c;
         }
     }
     let (mut start, mut index, mut value) = (vec![0 as c_int], Vec::new(), Vec::new());
@@ -184,15 +178,15 @@ pub fn solve(p: &Problem) -> Result<Vec<f64>, String> {
         }
         start.push(index.len() as c_int);
     }
-    let mut obj = vec![0.0; p.vars];
-    for &(v, c) in p.objective {
-        obj[v] += c;
+    let mut obj = vec![0.0; lp.vars];
+    for &(v, c) in objective {
+        obj[v.index()] += c;
     }
-    let col_lower = vec![0.0; p.vars];
-    let col_upper = vec![f64::INFINITY; p.vars];
-    let row_lower = vec![f64::NEG_INFINITY; p.rows.len()];
-    let row_upper: Vec<f64> = p.rows.iter().map(|(_, lo)| -lo).collect();
-    let sec = (p.seconds.max(0.01).ceil() as usize).to_string();
+    let col_lower = vec![0.0; lp.vars];
+    let col_upper = vec![f64::INFINITY; lp.vars];
+    let row_lower = vec![f64::NEG_INFINITY; lp.rows.len()];
+    let row_upper: Vec<f64> = lp.rows.iter().map(|r| -r.lo).collect();
+    let sec = (seconds.max(0.01).ceil() as usize).to_string();
     let params = [("log", "0"), ("sec", sec.as_str()), ("slogLevel", "0")];
 
     let _one = SOLVING.lock().unwrap_or_else(|e| e.into_inner());
@@ -201,8 +195,8 @@ pub fn solve(p: &Problem) -> Result<Vec<f64>, String> {
     unsafe {
         (api.load_problem)(
             m.1,
-            p.vars as c_int,
-            p.rows.len() as c_int,
+            lp.vars as c_int,
+            lp.rows.len() as c_int,
             start.as_ptr(),
             index.as_ptr(),
             value.as_ptr(),
@@ -212,7 +206,7 @@ pub fn solve(p: &Problem) -> Result<Vec<f64>, String> {
             row_lower.as_ptr(),
             row_upper.as_ptr(),
         );
-        for c in 0..p.vars {
+        for c in 0..lp.vars {
             (api.set_continuous)(m.1, c as c_int);
         }
         (api.set_obj_sense)(m.1, 1.0);
@@ -240,8 +234,8 @@ pub fn solve(p: &Problem) -> Result<Vec<f64>, String> {
     // SAFETY: CBC's solution has one value per column.
     let n = unsafe { (api.get_num_cols)(m.1) } as usize;
     let x = unsafe { (api.get_col_solution)(m.1) };
-    if x.is_null() || n < p.vars {
+    if x.is_null() || n < lp.vars {
         return Err("the LP has no solution (CBC returned none)".into());
     }
-    Ok(unsafe { std::slice::from_raw_parts(x, p.vars) }.to_vec())
+    Ok(unsafe { std::slice::from_raw_parts(x, lp.vars) }.to_vec())
 }

@@ -73,17 +73,7 @@ pub struct Cbc {
 
 impl Solver for Cbc {
     fn minimize(&self, lp: &Lp, objective: &[(VarId, f64)]) -> Result<Vec<f64>, String> {
-        let index = |terms: &[(VarId, f64)]| -> Vec<(usize, f64)> {
-            terms.iter().map(|&(v, c)| (v.index(), c)).collect()
-        };
-        let rows: Vec<(Vec<(usize, f64)>, f64)> =
-            lp.rows.iter().map(|r| (index(&r.terms), r.lo)).collect();
-        super::cbc::solve(&super::cbc::Problem {
-            vars: lp.vars,
-            rows: &rows,
-            objective: &index(objective),
-            seconds: self.seconds,
-        })
+        super::cbc::solve(lp, objective, self.seconds)
     }
 }
 
