@@ -128,7 +128,7 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
             let loc = anchor.and_then(|i| func.inst(i).loc);
             let (line, hops) = loc.map_or((None, 0), |l| {
                 let (pos, hops) = m.user_pos(l);
-                (Some(crate::diag::Position::resolve(&m, &pos)), hops)
+                (Some(crate::ir::Position::resolve(&m, &pos)), hops)
             });
             ((anchor, hops), Place::of(f, line))
         })

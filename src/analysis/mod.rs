@@ -5,7 +5,7 @@ mod block_dim;
 mod sites;
 
 pub use block_dim::{BlockDim, BlockDimSource};
-pub use sites::{Site, SiteKind};
+pub use sites::Site;
 
 use crate::acf::KernelAcf;
 use crate::budget::{Budget, Exhausted};

@@ -1,28 +1,9 @@
 //! Sites: every conditional branch and memory access a kernel executes,
 //! with whether it can differ between the lanes of a warp.
 
-use crate::ir::{FuncId, InstId, Module, SourcePos, Value};
+use crate::ir::{FuncId, InstId, Module, SiteKind, SourcePos, Value};
 use crate::memory::{access_of, AccessKind, Space, Spaces};
 use crate::taint::{explain_at, KernelDeps};
-
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-pub enum SiteKind {
-    Branch,
-    Load,
-    Store,
-    Atomic,
-}
-
-impl SiteKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            SiteKind::Branch => "branch",
-            SiteKind::Load => "load",
-            SiteKind::Store => "store",
-            SiteKind::Atomic => "atomic",
-        }
-    }
-}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Site {

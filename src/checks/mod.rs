@@ -12,10 +12,12 @@ pub mod bank_conflict;
 pub mod divergent_branch;
 pub mod uncoalesced_access;
 
-use crate::analysis::{KernelAnalysis, ModuleAnalysis, Options, SiteKind};
+use crate::analysis::{KernelAnalysis, ModuleAnalysis, Options};
 use crate::dataflow::FastMap;
-use crate::diag::{Finding, Position, Severity};
+use crate::diag::{Finding, Severity};
 use crate::ir::Opcode;
+use crate::ir::Position;
+use crate::ir::SiteKind;
 use crate::memory::Space;
 use bank_conflict::Conflict;
 use divergent_branch::Divergence;
@@ -129,7 +131,7 @@ pub trait Check: Sync {
                     severity: v.severity,
                     func: s.func,
                     inst: Some(s.inst),
-                    pos: s.pos.as_ref().map(|p| crate::diag::Position::resolve(m, p)),
+                    pos: s.pos.as_ref().map(|p| crate::ir::Position::resolve(m, p)),
                     kernel: kernel.clone(),
                     function: m.func(s.func).demangled.clone(),
                     message: v.message,
@@ -204,7 +206,7 @@ fn budget_note(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> Option<Finding> {
         pos: func
             .loc
             .as_ref()
-            .map(|p| crate::diag::Position::resolve(m, p)),
+            .map(|p| crate::ir::Position::resolve(m, p)),
         kernel: func.demangled.clone(),
         function: func.demangled.clone(),
         message: format!(
@@ -253,7 +255,7 @@ fn unread_asm_note(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> Option<Finding
         inst: Some(i),
         pos: m
             .inst_pos(func, i)
-            .map(|p| crate::diag::Position::resolve(m, &p)),
+            .map(|p| crate::ir::Position::resolve(m, &p)),
         kernel: m.func(k.kernel).demangled.clone(),
         function: func.demangled.clone(),
         message: format!(

@@ -39,7 +39,8 @@ pub use llvm_view::LlvmRoot;
 pub use parse::{parse, LlvmUniformity};
 pub use report::{render_text, Summary};
 
-use crate::analysis::{ModuleAnalysis, SiteKind};
+use crate::analysis::ModuleAnalysis;
+use crate::ir::SiteKind;
 use crate::ir::{InstId, Opcode, TypeKind, Value};
 use crate::taint::{reasons_at, KernelDeps, Why};
 use llvm_view::LlvmView;

@@ -15,11 +15,12 @@
 //!   (Q:If4, Q:While2); a branch proven uniform pays nothing.
 
 use super::rat::Rat;
-use crate::analysis::{KernelAnalysis, SiteKind};
+use crate::analysis::KernelAnalysis;
 use crate::checks::divergent_branch::DivClass;
 use crate::checks::SiteFigures;
 use crate::dataflow::FastMap as HashMap;
 use crate::hw;
+use crate::ir::SiteKind;
 use crate::ir::{BlockId, Callee, InstId, InstKind, Intrinsic, Module, Opcode};
 use crate::memory::Space;
 use serde::Serialize;

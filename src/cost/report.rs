@@ -6,8 +6,9 @@
 use super::bound::{Names, Poly, TermJson};
 use super::{KernelBounds, MetricBound, Share};
 use crate::analysis::KernelAnalysis;
-use crate::diag::{Finding, Position, Severity};
+use crate::diag::{Finding, Severity};
 use crate::ir::Module;
+use crate::ir::Position;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

@@ -4,7 +4,7 @@
 use super::Finding;
 use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
 use crate::checks::SiteFigures;
-use crate::diag::Position;
+use crate::ir::Position;
 use serde::Serialize;
 
 #[derive(Serialize, Debug, Default)]

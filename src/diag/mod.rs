@@ -11,7 +11,7 @@ pub mod summary;
 pub mod suppress;
 pub mod text;
 
-use crate::ir::{FuncId, InstId, Module, SourcePos};
+use crate::ir::{FuncId, InstId, Position};
 
 /// Worst first (the order dedupe keeps by); the numbers are what the
 /// plugin's C++ half expects.
@@ -29,29 +29,6 @@ impl Severity {
             Severity::Warning => "warning",
             Severity::Note => "note",
             Severity::Error => "error",
-        }
-    }
-}
-
-/// A resolved source position.
-#[derive(Clone, PartialEq, Eq, Debug, PartialOrd, Ord, Hash)]
-pub struct Position {
-    /// The path as the compiler was given it (for display).
-    pub file: String,
-    /// Where to read the source line from.
-    pub path: std::path::PathBuf,
-    pub line: u32,
-    pub col: u32,
-}
-
-impl Position {
-    pub fn resolve(m: &Module, pos: &SourcePos) -> Position {
-        let f = m.file(pos.file);
-        Position {
-            file: f.name.clone(),
-            path: f.path(),
-            line: pos.line,
-            col: pos.col,
         }
     }
 }

@@ -368,6 +368,49 @@ pub struct SourcePos {
     pub col: u32,
 }
 
+/// A resolved source position.
+#[derive(Clone, PartialEq, Eq, Debug, PartialOrd, Ord, Hash)]
+pub struct Position {
+    /// The path as the compiler was given it (for display).
+    pub file: String,
+    /// Where to read the source line from.
+    pub path: std::path::PathBuf,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Position {
+    pub fn resolve(m: &Module, pos: &SourcePos) -> Position {
+        let f = m.file(pos.file);
+        Position {
+            file: f.name.clone(),
+            path: f.path(),
+            line: pos.line,
+            col: pos.col,
+        }
+    }
+}
+
+/// What a site is: the instructions whose lanes the checks compare.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum SiteKind {
+    Branch,
+    Load,
+    Store,
+    Atomic,
+}
+
+impl SiteKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SiteKind::Branch => "branch",
+            SiteKind::Load => "load",
+            SiteKind::Store => "store",
+            SiteKind::Atomic => "atomic",
+        }
+    }
+}
+
 /// A debug location with the chain of call sites it was inlined through.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Loc {

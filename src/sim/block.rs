@@ -11,8 +11,8 @@ use super::barrier;
 use super::cost::Counters;
 use super::error::{Details, ErrorKind, SimError};
 use super::exec::{lanes, BlockMemory, Locator, Machine, Warp, Yield};
-use crate::diag::Position;
 use crate::hw;
+use crate::ir::Position;
 
 /// How far a block got.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

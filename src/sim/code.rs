@@ -9,8 +9,8 @@
 //! pointers in the encoding of [`super::addr`].
 
 use super::math::PureFn;
-use crate::analysis::SiteKind;
 use crate::ir::intrinsics::{BarrierReduce, ShflMode, VoteMode};
+use crate::ir::SiteKind;
 use crate::ir::{FuncId, InstId, IntPred, RmwOp};
 
 pub type Slot = u32;

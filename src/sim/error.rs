@@ -4,7 +4,7 @@
 //! carries the costs counted until then.
 
 use super::Outcome;
-use crate::diag::Position;
+use crate::ir::Position;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ErrorKind {

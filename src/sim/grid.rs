@@ -10,7 +10,7 @@ use super::error::{ErrorKind, SimError};
 use super::exec::Machine;
 
 /// Where `block` waits, for messages.
-fn place(m: &Machine, block: &Block) -> Option<Box<crate::diag::Position>> {
+fn place(m: &Machine, block: &Block) -> Option<Box<crate::ir::Position>> {
     let (func, pc) = block.grid_wait()?;
     m.position(func, pc).map(Box::new)
 }

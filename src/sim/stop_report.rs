@@ -6,7 +6,7 @@
 
 use super::error::{LaneGroup, SimError};
 use super::exec::lanes;
-use crate::diag::Position;
+use crate::ir::Position;
 use serde::Serialize;
 use std::fmt::Write;
 

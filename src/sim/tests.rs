@@ -63,7 +63,7 @@ fn shared_array_through_a_generic_pointer() {
     assert_eq!(o.totals.conflicts, 0);
     assert_eq!(o.totals.wavefronts, 4);
     for (info, stats) in &o.sites {
-        if info.kind != crate::analysis::SiteKind::Branch {
+        if info.kind != crate::ir::SiteKind::Branch {
             assert_eq!((stats.lanes_max, stats.by_warp.len()), (32, 0));
         }
     }
@@ -143,7 +143,7 @@ fn loop_phis_swap_in_parallel_and_exits_diverge() {
     let (_, stats) = o
         .sites
         .iter()
-        .find(|(s, _)| s.kind == crate::analysis::SiteKind::Branch)
+        .find(|(s, _)| s.kind == crate::ir::SiteKind::Branch)
         .unwrap();
     assert_eq!((stats.executions, stats.divergent), (4, 3));
     // One warp, split three times, counts once; the first test has all 32

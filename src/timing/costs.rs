@@ -7,13 +7,14 @@
 
 use super::class::{class_of, uniform_wavefronts, Access, Class};
 use super::machine::Machine;
-use crate::analysis::{KernelAnalysis, SiteKind};
+use crate::analysis::KernelAnalysis;
 use crate::checks::SiteFigures;
 use crate::cost::metric::{uniform_sectors, Costs};
 use crate::cost::rat::Rat;
 use crate::dataflow::FastMap as HashMap;
 use crate::graph::FunctionGraphs;
 use crate::ir::intrinsics::Intrinsic;
+use crate::ir::SiteKind;
 use crate::ir::{BlockId, Callee, InstId, InstKind, Module};
 use crate::memory::Space;
 

@@ -20,7 +20,7 @@ pub mod timeline;
 
 use super::exec::Program;
 use crate::dataflow::FastMap as HashMap;
-use crate::diag::Position;
+use crate::ir::Position;
 use crate::ir::{FileId, Module, SourcePos};
 use crate::timing::{class_of, Class, Machine, Residency, Waves};
 pub use schedule::Breakdown;

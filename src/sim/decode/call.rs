@@ -4,8 +4,8 @@
 use super::inst::count;
 use super::shape;
 use super::FuncDecoder;
-use crate::analysis::SiteKind;
 use crate::ir::intrinsics::{Intrinsic, SReg};
+use crate::ir::SiteKind;
 use crate::ir::{Callee, InstId, RmwOp, TypeKind};
 use crate::sim::code::{Call, Math, MemOp, Op, OutParams, Redux, RmwKind, Scalar, Trap, Warp};
 use crate::sim::exec::MAX_MATH_ARGS;

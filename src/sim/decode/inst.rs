@@ -2,8 +2,8 @@
 
 use super::shape;
 use super::FuncDecoder;
-use crate::analysis::SiteKind;
 use crate::ir::gep::{self, Index};
+use crate::ir::SiteKind;
 use crate::ir::{InstId, InstKind, Opcode, TypeId, TypeKind, Value};
 use crate::sim::addr;
 use crate::sim::code::{

@@ -13,8 +13,8 @@ mod consts;
 mod inst;
 pub mod shape;
 
-use crate::analysis::SiteKind;
 use crate::graph::FunctionGraphs;
+use crate::ir::SiteKind;
 use crate::ir::{BlockId, Callee, FuncId, Function, InstId, InstKind, Module, Opcode, Value};
 use crate::sim::code::{Edge, Func, Op, SiteInfo, Slot, EXIT};
 use crate::sim::layout::Layout;

@@ -3,9 +3,9 @@
 
 use super::lanes::{each, row, row_mut, try_each, write, LANES};
 use super::{Machine, Warp};
-use crate::diag::Position;
 use crate::hw;
 use crate::ir::intrinsics::{LaneMask, SReg};
+use crate::ir::Position;
 use crate::sim::budget::Exhausted;
 use crate::sim::code::{Slot, Trap};
 use crate::sim::error::{ErrorKind, SimError};

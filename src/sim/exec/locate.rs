@@ -5,8 +5,8 @@
 
 use super::control::EXIT_PC;
 use super::{Machine, Warp};
-use crate::diag::Position;
 use crate::graph::{FunctionGraphs, Loops};
+use crate::ir::Position;
 use crate::ir::{BlockId, InstId};
 use crate::sim::error::{LaneGroup, LaneState};
 

@@ -33,9 +33,9 @@ use super::error::{ErrorKind, SimError};
 use super::layout::Layout;
 use super::memory::{Buffer, View};
 use super::report;
-use crate::analysis::SiteKind;
 use crate::ir::intrinsics::BarrierReduce;
 use crate::ir::Module;
+use crate::ir::SiteKind;
 
 /// Most arguments a math function takes.
 pub const MAX_MATH_ARGS: usize = 8;

@@ -4,7 +4,7 @@
 
 use super::super::FuncDecoder;
 use super::AsmInst;
-use crate::analysis::SiteKind;
+use crate::ir::SiteKind;
 use crate::ir::{InstId, RmwOp};
 use crate::ptx::inst::{AtomOp, Op as P, Space, Ty};
 use crate::sim::code::{Atomic, Leaf, Leaves, MemOp, Op, RmwKind, Scalar, Slot};
