@@ -9,7 +9,7 @@
 # at its first disagreement, minimises the kernel and saves it under
 # tests/fixtures/regress/ as random-<seed>.json (replay it with
 # WARPCHECK_RANDOM_REPLAY=tests/fixtures/regress/random-<seed>.json cargo
-# test --test random_kernels replay), .c (readable) and .ir (our IR); the
+# test --test random_kernels replay -- --ignored), .c (readable) and .ir (our IR); the
 # campaign goes on with the next round. Exits 1 if any round failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."

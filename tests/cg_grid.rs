@@ -19,17 +19,14 @@ const FIXTURE: &str = "tests/fixtures/cu/cg_grid.cu";
 /// Each route's module: ours, and CUDA 12.4's where it can be had.
 fn routes() -> Vec<(&'static str, Module)> {
     let mut all = vec![("own headers", compile_no_cuda(FIXTURE))];
-    match common::cuda_toolkit() {
-        Ok(root) => {
-            let opts = CompileOptions {
-                full_debug: true,
-                cuda_path: Some(root),
-                ..CompileOptions::default()
-            };
-            let m = frontend::load(&fixture(FIXTURE), &opts).unwrap();
-            all.push(("CUDA 12.4", m));
-        }
-        Err(e) => eprintln!("skipping the toolkit route: no CUDA 12.4 toolkit: {e}"),
+    if let Some(root) = common::cuda_toolkit_or_skip("the toolkit route") {
+        let opts = CompileOptions {
+            full_debug: true,
+            cuda_path: Some(root),
+            ..CompileOptions::default()
+        };
+        let m = frontend::load(&fixture(FIXTURE), &opts).unwrap();
+        all.push(("CUDA 12.4", m));
     }
     all
 }

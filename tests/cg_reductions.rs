@@ -110,13 +110,7 @@ fn compile(cuda: Option<PathBuf>) -> Module {
 }
 
 fn toolkit() -> Option<PathBuf> {
-    match common::cuda_toolkit() {
-        Ok(root) => Some(root),
-        Err(e) => {
-            eprintln!("skipping the toolkit half: no CUDA 12.4 toolkit: {e}");
-            None
-        }
-    }
+    common::cuda_toolkit_or_skip("the toolkit half")
 }
 
 fn sums_match(m: &Module, route: &str) {

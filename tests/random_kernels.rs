@@ -274,14 +274,15 @@ fn replay(path: &str) {
     }
 }
 
-/// `WARPCHECK_RANDOM_REPLAY=file.json cargo test --test random_kernels replay`
+/// `WARPCHECK_RANDOM_REPLAY=file.json cargo test --test random_kernels replay -- --ignored`
 /// checks one saved program again (`WARPCHECK_RANDOM_VERBOSE=1` prints its
-/// IR and static report); without the variable it does nothing.
+/// IR and static report). Ignored by default: it needs the variable.
 #[test]
+#[ignore = "needs WARPCHECK_RANDOM_REPLAY=file.json; run with --ignored"]
 fn replay_a_saved_kernel() {
-    if let Ok(path) = std::env::var("WARPCHECK_RANDOM_REPLAY") {
-        replay(&path);
-    }
+    let path = std::env::var("WARPCHECK_RANDOM_REPLAY")
+        .expect("set WARPCHECK_RANDOM_REPLAY to the saved program's JSON");
+    replay(&path);
 }
 
 /// Was a bug: `for (c = 0; c < (threadIdx.x & 1); c++) {}` with the test

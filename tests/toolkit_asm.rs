@@ -21,13 +21,7 @@ const ARCHES: &[&str] = &["sm_70", "sm_80", "sm_90"];
 /// architectures that emit it; `None`, after printing why, without a
 /// toolkit.
 fn collected() -> Option<Vec<(InlineAsm, Vec<&'static str>)>> {
-    let root = match cuda_toolkit() {
-        Ok(root) => root,
-        Err(e) => {
-            eprintln!("skipping: no CUDA 12.4 toolkit: {e}");
-            return None;
-        }
-    };
+    let root = cuda_toolkit_or_skip("the toolkit's asm bodies")?;
     let src = fixture("toolkit/entry_points.cu");
     let mut all: Vec<(InlineAsm, Vec<&'static str>)> = Vec::new();
     for &arch in ARCHES {

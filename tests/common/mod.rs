@@ -193,6 +193,23 @@ pub fn no_toolkit_flags() -> Vec<String> {
     .collect()
 }
 
+/// The toolkit root for a test's toolkit half, or `None` after saying why
+/// `what` is skipped. In CI (`CI` set) a missing toolkit fails the test: a
+/// half that silently never runs there proves nothing.
+#[allow(dead_code)]
+pub fn cuda_toolkit_or_skip(what: &str) -> Option<PathBuf> {
+    match cuda_toolkit() {
+        Ok(root) => Some(root),
+        Err(e) if std::env::var_os("CI").is_some() => {
+            panic!("no CUDA 12.4 toolkit in CI, where {what} must run: {e}")
+        }
+        Err(e) => {
+            eprintln!("skipping {what}: no CUDA 12.4 toolkit: {e}");
+            None
+        }
+    }
+}
+
 /// The CUDA 12.4 header set of `scripts/cuda-toolkit.sh`, fetched on first
 /// use; `Err` says why there is none (no network, no pip).
 pub fn cuda_toolkit() -> Result<PathBuf, String> {
