@@ -172,7 +172,7 @@ fn ident_at(s: &str) -> &str {
 fn paths_named(code: &str, here: &[String]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let mut rest = code;
-    while let Some(i) = rest.find(|c: char| c == 'c' || c == 's') {
+    while let Some(i) = rest.find(['c', 's']) {
         let at = &rest[i..];
         let before = code.len() - rest.len() + i;
         let boundary = before == 0 || {
