@@ -8,10 +8,10 @@ use super::check::{CompileArgs, Format};
 use super::exit;
 use crate::config::Config;
 use crate::cost::bound::Params;
+use crate::machine::Machine;
 use crate::sim::{self, LaunchConfig};
 use crate::timing::bounds::{time_kernel, Request};
 use crate::timing::report::{self, Simulated};
-use crate::timing::Machine;
 use clap::Args;
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,5 @@
 //! Cycle mode (`simulate --cycles`): how long a launch takes on the
-//! machine model of [`crate::timing`]. The interpreter records what each
+//! machine model of [`crate::machine`]. The interpreter records what each
 //! warp issues ([`timeline`]); once every block of a wave has finished,
 //! the warps of the blocks resident on each SM are replayed together by
 //! the SM's round-robin scheduler ([`schedule`]).
@@ -22,7 +22,7 @@ use super::exec::Program;
 use crate::dataflow::FastMap as HashMap;
 use crate::ir::Position;
 use crate::ir::{FileId, Module, SourcePos};
-use crate::timing::{class_of, Class, Machine, Residency, Waves};
+use crate::machine::{class_of, Class, Machine, Residency, Waves};
 pub use schedule::Breakdown;
 use serde::Serialize;
 use std::collections::BTreeMap;
