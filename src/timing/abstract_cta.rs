@@ -28,8 +28,9 @@
 use super::costs::KernelCosts;
 use crate::cost::affine::{Affine, Sym};
 use crate::cost::bound::{Names, Params, Poly};
-use crate::cost::lp::{self, Lp, Row, Solver, VarId};
+use crate::cost::lp::{Lp, Row, Solver, VarId};
 use crate::cost::rat::Rat;
+use crate::cost::Cbc;
 use crate::cost::{Problem, Trip};
 use crate::dataflow::FastMap as HashMap;
 use crate::graph::{FunctionGraphs, LoopId};
@@ -206,7 +207,7 @@ pub fn longest_path(
         .zip(&edge_costs)
         .map(|(&v, c)| (v, -c.to_f64()))
         .collect();
-    let solver = lp::Cbc { seconds: 10.0 };
+    let solver = Cbc { seconds: 10.0 };
     let sol = solver
         .minimize(&lp, &objective)
         .map_err(|e| format!("the abstract warp's longest path: {e}"))?;
