@@ -9,6 +9,7 @@
 //! pointers in the encoding of [`super::addr`].
 
 use super::math::PureFn;
+use super::scalar::{Cast, FTy, FloatOp, IntOp, Scalar};
 use crate::ir::intrinsics::{BarrierReduce, ShflMode, VoteMode};
 use crate::ir::SiteKind;
 use crate::ir::{FuncId, InstId, IntPred, RmwOp};
@@ -17,106 +18,6 @@ pub type Slot = u32;
 
 /// The block id standing for the post-dominator tree's virtual exit.
 pub const EXIT: u32 = u32::MAX;
-
-/// A scalar as registers and memory know it.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Scalar {
-    /// An integer (or pointer, as `Int(64)`) of that many bits.
-    Int(u8),
-    F16,
-    BF16,
-    F32,
-    F64,
-}
-
-impl Scalar {
-    /// Bytes in memory.
-    pub fn bytes(self) -> u32 {
-        match self {
-            Scalar::Int(bits) => u32::from(bits).div_ceil(8),
-            Scalar::F16 | Scalar::BF16 => 2,
-            Scalar::F32 => 4,
-            Scalar::F64 => 8,
-        }
-    }
-
-    pub fn float(self) -> Option<FTy> {
-        match self {
-            Scalar::F16 => Some(FTy::F16),
-            Scalar::BF16 => Some(FTy::BF16),
-            Scalar::F32 => Some(FTy::F32),
-            Scalar::F64 => Some(FTy::F64),
-            Scalar::Int(_) => None,
-        }
-    }
-}
-
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum FTy {
-    F16,
-    BF16,
-    F32,
-    F64,
-}
-
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum IntOp {
-    Add,
-    Sub,
-    Mul,
-    UDiv,
-    SDiv,
-    URem,
-    SRem,
-    Shl,
-    LShr,
-    AShr,
-    And,
-    Or,
-    Xor,
-}
-
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum FloatOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-}
-
-/// A conversion between scalars.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Cast {
-    /// `trunc`, `zext`, `ptrtoint`: keep the low bits of the zero-extended value.
-    ZeroExt {
-        to: u8,
-    },
-    SignExt {
-        from: u8,
-        to: u8,
-    },
-    FloatToInt {
-        from: FTy,
-        to: u8,
-        signed: bool,
-    },
-    IntToFloat {
-        from: u8,
-        to: FTy,
-        signed: bool,
-    },
-    FloatToFloat {
-        from: FTy,
-        to: FTy,
-    },
-    /// `inttoptr` into a specific space: an untagged integer (a 32-bit
-    /// shared or local offset) gets that space's tag.
-    IntToPtr {
-        from: u8,
-        tag: u8,
-    },
-}
 
 /// One scalar of a value laid out in memory.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
