@@ -11,8 +11,8 @@
 use super::math::PureFn;
 use super::scalar::{Cast, FTy, FloatOp, IntOp, Scalar};
 use crate::ir::intrinsics::{BarrierReduce, ShflMode, VoteMode};
-use crate::ir::SiteKind;
-use crate::ir::{FuncId, InstId, IntPred, RmwOp};
+use crate::ir::{FuncId, InstId, IntPred, Module, Position, RmwOp, SiteKind};
+use std::collections::BTreeMap;
 
 pub type Slot = u32;
 
@@ -473,4 +473,34 @@ pub struct SiteInfo {
     pub kind: SiteKind,
     pub func: FuncId,
     pub inst: InstId,
+}
+
+impl SiteInfo {
+    /// The site's source position: file, line and column (empty and zero
+    /// without debug info), as the report keys it.
+    pub fn position(&self, m: &Module) -> (String, u32, u32) {
+        let f = m.func(self.func);
+        let pos = m.inst_pos(f, self.inst).map(|p| Position::resolve(m, &p));
+        pos.map(|p| (p.file, p.line, p.col)).unwrap_or_default()
+    }
+}
+
+/// Numbers the branch sites by the report key they merge into (branches
+/// have no space, so the key, their position, is known before the run):
+/// branches sharing a number are one site of the report, and a warp
+/// running any of them runs that site. Returns each site's number
+/// (`u32::MAX` for memory sites) and how many numbers there are.
+pub fn branch_groups(m: &Module, sites: &[SiteInfo]) -> (Vec<u32>, usize) {
+    let mut numbers: BTreeMap<(String, u32, u32), u32> = BTreeMap::new();
+    let groups = sites
+        .iter()
+        .map(|info| match info.kind {
+            SiteKind::Branch => {
+                let next = numbers.len() as u32;
+                *numbers.entry(info.position(m)).or_insert(next)
+            }
+            _ => u32::MAX,
+        })
+        .collect();
+    (groups, numbers.len())
 }

@@ -295,7 +295,7 @@ fn cycle_collector(
     let threads: u32 = config.block.iter().product();
     let shared = crate::machine::static_shared_bytes(m) + config.dynamic_shared;
     let residency = model.residency(threads, shared).map_err(SimError::usage)?;
-    let tables = std::rc::Rc::new(cycles::Tables::new(m, program, model.clone()));
+    let tables = std::rc::Rc::new(cycles::Tables::new(m, &program.funcs, model.clone()));
     let grid_barrier = program
         .funcs
         .iter()

@@ -18,7 +18,7 @@ pub mod schedule;
 pub mod text;
 pub mod timeline;
 
-use super::exec::Program;
+use super::code::Func;
 use crate::dataflow::FastMap as HashMap;
 use crate::ir::Position;
 use crate::ir::{FileId, Module, SourcePos};
@@ -38,11 +38,10 @@ pub struct Tables {
 }
 
 impl Tables {
-    pub fn new(m: &Module, program: &Program, machine: Machine) -> Tables {
+    pub fn new(m: &Module, funcs: &[Func], machine: Machine) -> Tables {
         let mut lines: Vec<Option<SourcePos>> = vec![None];
         let mut index: HashMap<(FileId, u32), u32> = HashMap::default();
-        let ops = program
-            .funcs
+        let ops = funcs
             .iter()
             .map(|func| {
                 let f = m.func(func.id);
