@@ -18,6 +18,7 @@ pub mod frontend;
 pub mod graph;
 pub mod hw;
 pub mod ir;
+pub mod machine;
 pub mod memory;
 pub mod plugin;
 pub mod ptx;

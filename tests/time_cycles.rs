@@ -12,9 +12,9 @@
 mod helpers;
 
 use helpers::*;
+use warpcheck::machine::Machine;
 use warpcheck::sim::cycles::CycleReport;
 use warpcheck::sim::{Init, LaunchConfig};
-use warpcheck::timing::Machine;
 
 /// TriangleSum's arguments: a 16 x 16 matrix, 16 sums, c = 16.
 fn triangle_args() -> [(String, warpcheck::sim::ArgValue); 3] {

@@ -36,9 +36,9 @@ use std::path::Path;
 use warpcheck::analysis::ModuleAnalysis;
 use warpcheck::cost::bound::Params;
 use warpcheck::ir::{FuncId, Module, TypeKind};
+use warpcheck::machine::Machine;
 use warpcheck::sim::{self, LaunchConfig};
 use warpcheck::timing::bounds::{time_kernel, Cycles, Request};
-use warpcheck::timing::Machine;
 
 /// Random kernels checked by a plain `cargo test`.
 const RANDOM_KERNELS: u32 = 80;

@@ -3,6 +3,7 @@
 mod bound;
 mod check;
 mod jobs;
+mod kernel;
 mod launch;
 mod plugin_path;
 mod report;

@@ -5,9 +5,10 @@
 use super::check::{self, CompileArgs, Limits};
 use super::exit;
 use super::jobs::Job;
+use super::kernel;
 use crate::analysis::{self, KernelAnalysis, Options};
 use crate::cost::bound::Params;
-use crate::cost::{KernelBounds, Metric};
+use crate::cost::KernelBounds;
 use crate::diag::html::{self, FileResult, KernelSweep, MetricSweep};
 use crate::diag::json;
 use crate::frontend;
@@ -157,9 +158,7 @@ fn plan(args: &ReportArgs) -> Result<SweepPlan, String> {
                 .map_err(|_| format!("--sweep: '{}' is not a whole number", v.trim()))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let grid = analysis::BlockDim::parse(&args.grid, analysis::BlockDimSource::Option)
-        .map_err(|e| format!("--grid: {e}"))?
-        .dims;
+    let grid = kernel::shape(&args.grid, "grid")?;
     if !(args.sim_timeout > 0.0 && args.sim_timeout.is_finite()) {
         return Err("--sim-timeout: expected a positive number of seconds".into());
     }
@@ -266,7 +265,7 @@ fn sweep(
             let value = simulated
                 .as_ref()
                 .ok()
-                .map(|o| largest(o, mb.metric) as f64);
+                .map(|o| kernel::largest(o, mb.metric) as f64);
             ms.simulated.push(value);
         }
     }
@@ -276,15 +275,6 @@ fn sweep(
         metrics,
         notes,
     })
-}
-
-/// The largest per-warp figure of `metric` in a launch.
-fn largest(o: &sim::Outcome, metric: Metric) -> u64 {
-    o.warps
-        .iter()
-        .map(|w| super::bound::metric_of(&w.counters, metric))
-        .max()
-        .unwrap_or(0)
 }
 
 /// One launch with every integer parameter at `x`, zeroed buffers for

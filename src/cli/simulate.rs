@@ -3,8 +3,8 @@
 
 use super::check::{CompileArgs, Format};
 use super::exit;
-use crate::analysis::{BlockDim, BlockDimSource};
-use crate::frontend;
+use super::kernel::{machine_for, LaunchArgs};
+use crate::analysis::BlockDim;
 use crate::ir::{FuncId, Module};
 use crate::sim::{self, budget, report, Budget, Elem, LaunchConfig};
 use clap::Args;
@@ -15,28 +15,14 @@ use std::time::{Duration, Instant};
 pub struct SimulateArgs {
     /// The .cu, .ll or .bc file.
     pub file: PathBuf,
-    /// The kernel, by source name (vec_add) or symbol; needed when the file has several.
-    #[arg(long)]
-    pub kernel: Option<String>,
-    /// Block shape (default: the kernel's reqntid or launch bounds, else 256).
-    #[arg(long, value_name = "X[,Y[,Z]]")]
-    pub block: Option<String>,
-    /// Grid shape in blocks.
-    #[arg(long, value_name = "X[,Y[,Z]]", default_value = "1")]
-    pub grid: String,
-    /// A kernel argument: NAME=VALUE for scalars, NAME=buf:BYTES[:zero|iota|random[:TYPE]]
-    /// for pointers (TYPE: i8 u8 i16 u16 i32 u32 i64 u64 f32 f64). Repeatable.
-    #[arg(long = "arg", value_name = "NAME=VALUE")]
-    pub args: Vec<String>,
+    #[command(flatten)]
+    pub launch: LaunchArgs,
     /// Run only these blocks, by linear id (x fastest): 0,3-5.
     #[arg(long, value_name = "IDS")]
     pub blocks: Option<String>,
     /// Seed for random buffer contents.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Bytes of dynamic shared memory per block.
-    #[arg(long, value_name = "BYTES", default_value_t = 0)]
-    pub shared_bytes: u64,
     /// Print a buffer's contents after the run, as NAME or NAME:TYPE. Repeatable.
     #[arg(long, value_name = "NAME[:TYPE]")]
     pub dump: Vec<String>,
@@ -70,14 +56,7 @@ fn usage(message: String) -> i32 {
 }
 
 pub fn run(args: &SimulateArgs) -> i32 {
-    let mut compile = args.compile.options();
-    // Parameter names come from the IR; full debug info keeps them too.
-    compile.full_debug = true;
-    let m = match frontend::load(&args.file, &compile) {
-        Ok(m) => m,
-        Err(e) => return usage(e.to_string()),
-    };
-    let kernel = match pick_kernel(&m, args.kernel.as_deref()) {
+    let (m, kernel) = match args.launch.load(&args.file, &args.compile) {
         Ok(k) => k,
         Err(e) => return usage(e),
     };
@@ -86,20 +65,17 @@ pub fn run(args: &SimulateArgs) -> i32 {
         Err(e) => return usage(e),
     };
     if args.cycles {
-        match super::time::machine_for(&args.file, &args.machine) {
+        match machine_for(&args.file, &args.machine) {
             Ok(machine) => config.machine = Some(machine),
             Err(e) => return usage(e),
         }
     } else if !args.machine.is_empty() {
         return usage("--machine needs --cycles".into());
     }
-    let mut arguments = Vec::new();
-    for a in &args.args {
-        match sim::args::parse_named(a) {
-            Ok(v) => arguments.push(v),
-            Err(e) => return usage(format!("--arg {e}")),
-        }
-    }
+    let arguments = match args.launch.arguments() {
+        Ok(a) => a,
+        Err(e) => return usage(e),
+    };
     let dumps = match args
         .dump
         .iter()
@@ -163,49 +139,19 @@ pub fn run(args: &SimulateArgs) -> i32 {
     }
 }
 
-/// `--kernel`, or the only kernel of the module.
-pub(super) fn pick_kernel(m: &Module, name: Option<&str>) -> Result<FuncId, String> {
-    let kernels: Vec<FuncId> = m.kernels().filter(|&k| !m.func(k).is_declaration).collect();
-    let names = || {
-        kernels
-            .iter()
-            .map(|&k| m.func(k).short_name())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    match name {
-        Some(n) => match m.find_function(n) {
-            Some(f) if kernels.contains(&f) => Ok(f),
-            Some(_) => Err(format!("'{n}' is not a kernel (kernels: {})", names())),
-            None => Err(format!("no kernel '{n}' (kernels: {})", names())),
-        },
-        None => match kernels.as_slice() {
-            [k] => Ok(*k),
-            [] => Err("no kernels in the file".into()),
-            _ => Err(format!(
-                "several kernels; pick one with --kernel ({})",
-                names()
-            )),
-        },
-    }
-}
-
 fn launch_config(m: &Module, kernel: FuncId, args: &SimulateArgs) -> Result<LaunchConfig, String> {
-    let shape = |text: &str, what: &str| {
-        BlockDim::parse(text, BlockDimSource::Option)
-            .map(|b| b.dims)
-            .map_err(|e| format!("--{what}: {e}"))
-    };
-    let block = match &args.block {
-        Some(b) => shape(b, "block")?,
+    let grid = args.launch.grid()?;
+    // A shape asked for runs as asked (the bounds keep a reqntid over it).
+    let block = match args.launch.block_dim()? {
+        Some(b) => b.dims,
         None => BlockDim::resolve(m.func(kernel), None).dims,
     };
     let blocks = args.blocks.as_deref().map(parse_ids).transpose()?;
     Ok(LaunchConfig {
-        grid: shape(&args.grid, "grid")?,
+        grid,
         block,
         blocks,
-        dynamic_shared: args.shared_bytes,
+        dynamic_shared: args.launch.shared_bytes,
         seed: args.seed,
         budget: launch_budget(args.max_steps, args.timeout)?,
         machine: None,

@@ -1,19 +1,17 @@
 //! `warpcheck time`: static bounds on a kernel's cycles (work/span and
 //! abstract CTA simulation, the smaller reported), with `--simulate` the
-//! simulator's cycles beside them; and the machine model both it and
-//! `simulate --cycles` use.
+//! simulator's cycles beside them.
 
-use super::bound::{analyse, sim_arguments, KernelLaunch};
 use super::check::{CompileArgs, Format};
 use super::exit;
-use crate::config::Config;
+use super::kernel::{analyse, machine_for, KernelArgs};
 use crate::cost::bound::Params;
+use crate::machine::Machine;
 use crate::sim::{self, LaunchConfig};
 use crate::timing::bounds::{time_kernel, Request};
 use crate::timing::report::{self, Simulated};
-use crate::timing::Machine;
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct TimeArgs {
@@ -29,21 +27,9 @@ pub struct TimeArgs {
     #[arg(long)]
     pub simulate: bool,
     #[command(flatten)]
-    pub launch: KernelLaunch,
+    pub kernel: KernelArgs,
     #[command(flatten)]
     pub compile: CompileArgs,
-}
-
-/// The machine model for `file`: the defaults, the `Machine:` of the
-/// nearest `.warpcheck.yaml`, then `--machine KEY=VALUE` settings.
-pub fn machine_for(file: &Path, settings: &[String]) -> Result<Machine, String> {
-    let base = match Config::find_for(file) {
-        Some(p) => Config::read(&p)?
-            .machine()
-            .map_err(|e| format!("{}: Machine: {e}", p.display()))?,
-        None => Machine::default(),
-    };
-    base.with_settings(settings)
 }
 
 pub fn run(args: &TimeArgs) -> i32 {
@@ -58,7 +44,7 @@ pub fn run(args: &TimeArgs) -> i32 {
 
 fn run_inner(args: &TimeArgs) -> Result<i32, String> {
     let machine = machine_for(&args.file, &args.machine)?;
-    let (launch, m, kernel) = args.launch.load(&args.file, &args.compile)?;
+    let (launch, m, kernel) = args.kernel.load(&args.file, &args.compile)?;
     let (values, grid, budget) = (launch.params, launch.grid, launch.budget);
     let (a, figures, ki) = analyse(&m, kernel, launch.block_dim, budget)?;
     let k = &a.kernels[ki];
@@ -69,7 +55,7 @@ fn run_inner(args: &TimeArgs) -> Result<i32, String> {
     let req = Request {
         machine: &machine,
         at: &at,
-        dynamic_shared: args.launch.shared_bytes,
+        dynamic_shared: args.kernel.launch.shared_bytes,
     };
     let g = a.graphs.func(kernel);
     let tb = time_kernel(&m, g, k, &figures[ki], &req, &budget.start());
@@ -108,11 +94,11 @@ fn simulate(
     at: &Params,
     machine: &Machine,
 ) -> Result<Simulated, String> {
-    let arguments = sim_arguments(m, kernel, &args.launch, at)?;
+    let arguments = args.kernel.sim_arguments(m, kernel, at)?;
     let config = LaunchConfig {
         grid: at.grid,
         block,
-        dynamic_shared: args.launch.shared_bytes,
+        dynamic_shared: args.kernel.launch.shared_bytes,
         machine: Some(machine.clone()),
         ..LaunchConfig::default()
     };

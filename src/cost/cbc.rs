@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::sync::{Mutex, OnceLock};
 
-use super::lp::{Lp, VarId};
+use super::lp::{Lp, Solver, VarId};
 
 /// Where to look, in order, unless `WARPCHECK_CBC` names the library file.
 const NAMES: &[&str] = &["libCbcSolver.so.3", "libCbcSolver.so"];
@@ -157,9 +157,20 @@ impl Drop for Owned<'_> {
     }
 }
 
+/// COIN-OR CBC, loaded on first use, with a time limit.
+pub struct Cbc {
+    pub seconds: f64,
+}
+
+impl Solver for Cbc {
+    fn minimize(&self, lp: &Lp, objective: &[(VarId, f64)]) -> Result<Vec<f64>, String> {
+        solve(lp, objective, self.seconds)
+    }
+}
+
 /// Minimises `objective` over `lp` (rows `Σ c·x ≥ lo`, `x ≥ 0`) within
 /// `seconds`; the column values, or why there are none.
-pub fn solve(lp: &Lp, objective: &[(VarId, f64)], seconds: f64) -> Result<Vec<f64>, String> {
+fn solve(lp: &Lp, objective: &[(VarId, f64)], seconds: f64) -> Result<Vec<f64>, String> {
     let api = api()?;
     // Each column's weights by row, as rows `-Σ c·x ≤ -lo`.
     let mut cols: Vec<BTreeMap<c_int, f64>> = vec![BTreeMap::new(); lp.vars];
@@ -238,4 +249,35 @@ pub fn solve(lp: &Lp, objective: &[(VarId, f64)], seconds: f64) -> Result<Vec<f6
         return Err("the LP has no solution (CBC returned none)".into());
     }
     Ok(unsafe { std::slice::from_raw_parts(x, lp.vars) }.to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cost::lp::{lexicographic, Row};
+
+    #[test]
+    fn rounds_keep_earlier_optima() {
+        // x + y ≥ 2, x ≥ 0.5: minimise y first (0, with x ≥ 2), then x.
+        let mut lp = Lp::default();
+        let (x, y) = (lp.var(), lp.var());
+        lp.rows.push(Row {
+            terms: vec![(x, 1.0), (y, 1.0)],
+            lo: 2.0,
+        });
+        lp.rows.push(Row {
+            terms: vec![(x, 1.0)],
+            lo: 0.5,
+        });
+        let sol = lexicographic(
+            &Cbc { seconds: 5.0 },
+            &lp,
+            &[vec![(y, 1.0)], vec![(x, 1.0)]],
+        )
+        .unwrap();
+        assert!(
+            (sol[0] - 2.0).abs() < 1e-6 && sol[1].abs() < 1e-6,
+            "{sol:?}"
+        );
+    }
 }

@@ -1,6 +1,6 @@
-//! The linear programs behind the bounds, and the one place that knows the
-//! solver. The rest of the stage builds an [`Lp`] and asks a [`Solver`],
-//! so it is tested without CBC, and a failed solve is "no bound", never an
+//! The linear programs behind the bounds. The stage builds an [`Lp`] and
+//! asks a [`Solver`] (CBC, in `cbc.rs`, is the one the bounds use), so it
+//! is tested without CBC, and a failed solve is "no bound", never an
 //! error.
 
 use crate::ir::entity::entity;
@@ -63,46 +63,4 @@ pub fn lexicographic(
         last = solver.minimize(&lp, &[])?;
     }
     Ok(last)
-}
-
-/// COIN-OR CBC (loaded on first use, see [`super::cbc`]), with a time
-/// limit.
-pub struct Cbc {
-    pub seconds: f64,
-}
-
-impl Solver for Cbc {
-    fn minimize(&self, lp: &Lp, objective: &[(VarId, f64)]) -> Result<Vec<f64>, String> {
-        super::cbc::solve(lp, objective, self.seconds)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rounds_keep_earlier_optima() {
-        // x + y ≥ 2, x ≥ 0.5: minimise y first (0, with x ≥ 2), then x.
-        let mut lp = Lp::default();
-        let (x, y) = (lp.var(), lp.var());
-        lp.rows.push(Row {
-            terms: vec![(x, 1.0), (y, 1.0)],
-            lo: 2.0,
-        });
-        lp.rows.push(Row {
-            terms: vec![(x, 1.0)],
-            lo: 0.5,
-        });
-        let sol = lexicographic(
-            &Cbc { seconds: 5.0 },
-            &lp,
-            &[vec![(y, 1.0)], vec![(x, 1.0)]],
-        )
-        .unwrap();
-        assert!(
-            (sol[0] - 2.0).abs() < 1e-6 && sol[1].abs() < 1e-6,
-            "{sol:?}"
-        );
-    }
 }

@@ -50,6 +50,7 @@ use crate::graph::{FunctionGraphs, LoopId};
 use crate::ir::{BlockId, FileId, Module};
 use affine::Affine;
 use bound::{Factors, Names, Poly};
+pub use cbc::Cbc;
 pub use metric::{Metric, Weights};
 use rat::Rat;
 use std::time::Instant;
@@ -285,7 +286,7 @@ impl Problem {
         let edge_costs = self.edge_costs(f, costs, keep);
         let lp = self.system.with_costs(&edge_costs);
         let seconds = meter.seconds_left().unwrap_or(30.0).min(30.0);
-        let solver = lp::Cbc { seconds };
+        let solver = Cbc { seconds };
         let x = lp::lexicographic(&solver, &lp, &self.system.rounds()).map_err(|e| {
             if self.unbounded.is_empty() {
                 e

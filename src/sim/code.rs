@@ -9,114 +9,15 @@
 //! pointers in the encoding of [`super::addr`].
 
 use super::math::PureFn;
+use super::scalar::{Cast, FTy, FloatOp, IntOp, Scalar};
 use crate::ir::intrinsics::{BarrierReduce, ShflMode, VoteMode};
-use crate::ir::SiteKind;
-use crate::ir::{FuncId, InstId, IntPred, RmwOp};
+use crate::ir::{FuncId, InstId, IntPred, Module, Position, RmwOp, SiteKind};
+use std::collections::BTreeMap;
 
 pub type Slot = u32;
 
 /// The block id standing for the post-dominator tree's virtual exit.
 pub const EXIT: u32 = u32::MAX;
-
-/// A scalar as registers and memory know it.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Scalar {
-    /// An integer (or pointer, as `Int(64)`) of that many bits.
-    Int(u8),
-    F16,
-    BF16,
-    F32,
-    F64,
-}
-
-impl Scalar {
-    /// Bytes in memory.
-    pub fn bytes(self) -> u32 {
-        match self {
-            Scalar::Int(bits) => u32::from(bits).div_ceil(8),
-            Scalar::F16 | Scalar::BF16 => 2,
-            Scalar::F32 => 4,
-            Scalar::F64 => 8,
-        }
-    }
-
-    pub fn float(self) -> Option<FTy> {
-        match self {
-            Scalar::F16 => Some(FTy::F16),
-            Scalar::BF16 => Some(FTy::BF16),
-            Scalar::F32 => Some(FTy::F32),
-            Scalar::F64 => Some(FTy::F64),
-            Scalar::Int(_) => None,
-        }
-    }
-}
-
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum FTy {
-    F16,
-    BF16,
-    F32,
-    F64,
-}
-
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum IntOp {
-    Add,
-    Sub,
-    Mul,
-    UDiv,
-    SDiv,
-    URem,
-    SRem,
-    Shl,
-    LShr,
-    AShr,
-    And,
-    Or,
-    Xor,
-}
-
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum FloatOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-}
-
-/// A conversion between scalars.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Cast {
-    /// `trunc`, `zext`, `ptrtoint`: keep the low bits of the zero-extended value.
-    ZeroExt {
-        to: u8,
-    },
-    SignExt {
-        from: u8,
-        to: u8,
-    },
-    FloatToInt {
-        from: FTy,
-        to: u8,
-        signed: bool,
-    },
-    IntToFloat {
-        from: u8,
-        to: FTy,
-        signed: bool,
-    },
-    FloatToFloat {
-        from: FTy,
-        to: FTy,
-    },
-    /// `inttoptr` into a specific space: an untagged integer (a 32-bit
-    /// shared or local offset) gets that space's tag.
-    IntToPtr {
-        from: u8,
-        tag: u8,
-    },
-}
 
 /// One scalar of a value laid out in memory.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -572,4 +473,34 @@ pub struct SiteInfo {
     pub kind: SiteKind,
     pub func: FuncId,
     pub inst: InstId,
+}
+
+impl SiteInfo {
+    /// The site's source position: file, line and column (empty and zero
+    /// without debug info), as the report keys it.
+    pub fn position(&self, m: &Module) -> (String, u32, u32) {
+        let f = m.func(self.func);
+        let pos = m.inst_pos(f, self.inst).map(|p| Position::resolve(m, &p));
+        pos.map(|p| (p.file, p.line, p.col)).unwrap_or_default()
+    }
+}
+
+/// Numbers the branch sites by the report key they merge into (branches
+/// have no space, so the key, their position, is known before the run):
+/// branches sharing a number are one site of the report, and a warp
+/// running any of them runs that site. Returns each site's number
+/// (`u32::MAX` for memory sites) and how many numbers there are.
+pub fn branch_groups(m: &Module, sites: &[SiteInfo]) -> (Vec<u32>, usize) {
+    let mut numbers: BTreeMap<(String, u32, u32), u32> = BTreeMap::new();
+    let groups = sites
+        .iter()
+        .map(|info| match info.kind {
+            SiteKind::Branch => {
+                let next = numbers.len() as u32;
+                *numbers.entry(info.position(m)).or_insert(next)
+            }
+            _ => u32::MAX,
+        })
+        .collect();
+    (groups, numbers.len())
 }

@@ -2,13 +2,13 @@
 //! kernel's arguments bound by name to scalars and fresh buffers.
 
 use super::args::{self, ArgValue, Elem};
-use super::code::FTy;
 use super::code::Op;
 use super::error::{ErrorKind, SimError};
 use super::exec::asm::AsmEnv;
 use super::exec::Program;
 use super::layout::Layout;
 use super::memory::Buffer;
+use super::scalar::FTy;
 use super::{addr, decode, params, scalar, LaunchConfig, ParamInfo};
 use crate::ir::{addrspace, FuncId, Module, TypeKind};
 use crate::memory::Space;

@@ -61,7 +61,7 @@ pub struct LaunchConfig {
     /// How long the launch may run.
     pub budget: Budget,
     /// Cycle mode: time the launch on this machine model.
-    pub machine: Option<crate::timing::Machine>,
+    pub machine: Option<crate::machine::Machine>,
 }
 
 impl Default for LaunchConfig {
@@ -288,14 +288,14 @@ pub fn simulate(
 fn cycle_collector(
     m: &Module,
     program: &Program,
-    model: &crate::timing::Machine,
+    model: &crate::machine::Machine,
     config: &LaunchConfig,
     run: &[u64],
 ) -> Result<(std::rc::Rc<cycles::Tables>, cycles::Collector), SimError> {
     let threads: u32 = config.block.iter().product();
-    let shared = crate::timing::machine::static_shared_bytes(m) + config.dynamic_shared;
+    let shared = crate::machine::static_shared_bytes(m) + config.dynamic_shared;
     let residency = model.residency(threads, shared).map_err(SimError::usage)?;
-    let tables = std::rc::Rc::new(cycles::Tables::new(m, program, model.clone()));
+    let tables = std::rc::Rc::new(cycles::Tables::new(m, &program.funcs, model.clone()));
     let grid_barrier = program
         .funcs
         .iter()

@@ -11,7 +11,6 @@ use super::error::SimError;
 use super::stop_report::{self, StopJson};
 use super::{Outcome, SiteInfo};
 use crate::ir::Module;
-use crate::ir::Position;
 use crate::ir::SiteKind;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -174,16 +173,8 @@ struct Key {
     space: Option<&'static str>,
 }
 
-/// A site's source position: file, line and column (empty and zero
-/// without debug info).
-fn position(m: &Module, info: &SiteInfo) -> (String, u32, u32) {
-    let f = m.func(info.func);
-    let pos = m.inst_pos(f, info.inst).map(|p| Position::resolve(m, &p));
-    pos.map(|p| (p.file, p.line, p.col)).unwrap_or_default()
-}
-
 fn key(m: &Module, info: &SiteInfo, stats: &SiteStats) -> Key {
-    let (file, line, column) = position(m, info);
+    let (file, line, column) = info.position(m);
     let space = match info.kind {
         SiteKind::Branch => None,
         _ => Some(stats.space.map_or("unknown", |s| s.name())),
@@ -195,26 +186,6 @@ fn key(m: &Module, info: &SiteInfo, stats: &SiteStats) -> Key {
         kind: info.kind,
         space,
     }
-}
-
-/// Numbers the branch sites by the report key they merge into (branches
-/// have no space, so the key is known before the run): branches sharing a
-/// number are one site of the report, and a warp running any of them runs
-/// that site. Returns each site's number (`u32::MAX` for memory sites) and
-/// how many numbers there are.
-pub(crate) fn branch_groups(m: &Module, sites: &[SiteInfo]) -> (Vec<u32>, usize) {
-    let mut numbers: BTreeMap<(String, u32, u32), u32> = BTreeMap::new();
-    let groups = sites
-        .iter()
-        .map(|info| match info.kind {
-            SiteKind::Branch => {
-                let next = numbers.len() as u32;
-                *numbers.entry(position(m, info)).or_insert(next)
-            }
-            _ => u32::MAX,
-        })
-        .collect();
-    (groups, numbers.len())
 }
 
 fn range(r: &Range) -> RangeJson {

@@ -1,6 +1,9 @@
-//! The meaning of one scalar operation on register words. The interpreter
+//! Scalars and the operations on them: the kinds of scalar ([`Scalar`],
+//! [`FTy`]), the operations decoded code names ([`IntOp`], [`FloatOp`],
+//! [`Cast`]), and the meaning of each on register words. The interpreter
 //! applies these lane by lane and the constant folder once, so there is a
-//! single definition of every operation.
+//! single definition of every operation. The decoded form (`code.rs`) and
+//! the math library both build on this file, which needs neither.
 //!
 //! Integers arrive zero-extended to their width and leave that way. No
 //! function here panics, whatever the operands: inactive lanes are computed
@@ -8,9 +11,108 @@
 //! poison (division by zero, over-wide shifts) we return 0; float-to-integer
 //! conversions saturate like PTX `cvt.rzi`.
 
-use super::code::{Cast, FTy, FloatOp, IntOp};
 use super::fp16;
 use crate::ir::{FloatPred, IntPred};
+
+/// A scalar as registers and memory know it.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Scalar {
+    /// An integer (or pointer, as `Int(64)`) of that many bits.
+    Int(u8),
+    F16,
+    BF16,
+    F32,
+    F64,
+}
+
+impl Scalar {
+    /// Bytes in memory.
+    pub fn bytes(self) -> u32 {
+        match self {
+            Scalar::Int(bits) => u32::from(bits).div_ceil(8),
+            Scalar::F16 | Scalar::BF16 => 2,
+            Scalar::F32 => 4,
+            Scalar::F64 => 8,
+        }
+    }
+
+    pub fn float(self) -> Option<FTy> {
+        match self {
+            Scalar::F16 => Some(FTy::F16),
+            Scalar::BF16 => Some(FTy::BF16),
+            Scalar::F32 => Some(FTy::F32),
+            Scalar::F64 => Some(FTy::F64),
+            Scalar::Int(_) => None,
+        }
+    }
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum FTy {
+    F16,
+    BF16,
+    F32,
+    F64,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum IntOp {
+    Add,
+    Sub,
+    Mul,
+    UDiv,
+    SDiv,
+    URem,
+    SRem,
+    Shl,
+    LShr,
+    AShr,
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum FloatOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+/// A conversion between scalars.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Cast {
+    /// `trunc`, `zext`, `ptrtoint`: keep the low bits of the zero-extended value.
+    ZeroExt {
+        to: u8,
+    },
+    SignExt {
+        from: u8,
+        to: u8,
+    },
+    FloatToInt {
+        from: FTy,
+        to: u8,
+        signed: bool,
+    },
+    IntToFloat {
+        from: u8,
+        to: FTy,
+        signed: bool,
+    },
+    FloatToFloat {
+        from: FTy,
+        to: FTy,
+    },
+    /// `inttoptr` into a specific space: an untagged integer (a 32-bit
+    /// shared or local offset) gets that space's tag.
+    IntToPtr {
+        from: u8,
+        tag: u8,
+    },
+}
 
 #[inline]
 pub fn mask(bits: u32) -> u64 {

@@ -26,15 +26,16 @@
 //! assumes this structure).
 
 use super::costs::KernelCosts;
-use super::machine::Machine;
 use crate::cost::affine::{Affine, Sym};
 use crate::cost::bound::{Names, Params, Poly};
-use crate::cost::lp::{self, Lp, Row, Solver, VarId};
+use crate::cost::lp::{Lp, Row, Solver, VarId};
 use crate::cost::rat::Rat;
+use crate::cost::Cbc;
 use crate::cost::{Problem, Trip};
 use crate::dataflow::FastMap as HashMap;
 use crate::graph::{FunctionGraphs, LoopId};
 use crate::ir::{FileId, Function, Module};
+use crate::machine::Machine;
 
 /// Each loop's most back edges per entry at the parameters `at`, outer
 /// loops first so an inner bound over an outer counter takes its worst;
@@ -206,7 +207,7 @@ pub fn longest_path(
         .zip(&edge_costs)
         .map(|(&v, c)| (v, -c.to_f64()))
         .collect();
-    let solver = lp::Cbc { seconds: 10.0 };
+    let solver = Cbc { seconds: 10.0 };
     let sol = solver
         .minimize(&lp, &objective)
         .map_err(|e| format!("the abstract warp's longest path: {e}"))?;
@@ -232,7 +233,7 @@ fn attribute(
     (x, sol, edge_costs): (&[VarId], &[f64], &[Rat]),
     wait: u64,
 ) -> (Shares, Vec<LineShare>) {
-    use super::class::Class;
+    use crate::machine::Class;
     let graph = &problem.graph;
     let mut by_line: HashMap<(Option<FileId>, u32), (Shares, u64)> = HashMap::default();
     let mut total = Shares::default();

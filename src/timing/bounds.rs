@@ -20,7 +20,6 @@
 
 use super::abstract_cta::{self, AbstractPath, LineShare, Shares};
 use super::costs::{barriers_uniform, kernel_costs};
-use super::machine::{static_shared_bytes, Machine, Residency, Waves};
 use crate::analysis::KernelAnalysis;
 use crate::budget::Meter;
 use crate::checks::SiteFigures;
@@ -29,6 +28,7 @@ use crate::cost::metric::{self, Metric, Weights};
 use crate::cost::rat::Rat;
 use crate::graph::FunctionGraphs;
 use crate::ir::Module;
+use crate::machine::{static_shared_bytes, Machine, Residency, Waves};
 use std::time::Instant;
 
 /// Back edges per entry taken for a loop whose trip bound needs a

@@ -5,8 +5,6 @@
 //! mode gives the same instruction (both classify it with
 //! [`class_of`]).
 
-use super::class::{class_of, uniform_wavefronts, Access, Class};
-use super::machine::Machine;
 use crate::analysis::KernelAnalysis;
 use crate::checks::SiteFigures;
 use crate::cost::metric::{uniform_sectors, Costs};
@@ -16,6 +14,8 @@ use crate::graph::FunctionGraphs;
 use crate::ir::intrinsics::Intrinsic;
 use crate::ir::SiteKind;
 use crate::ir::{BlockId, Callee, InstId, InstKind, Module};
+use crate::machine::class::{class_of, uniform_wavefronts, Access, Class};
+use crate::machine::Machine;
 use crate::memory::Space;
 
 /// One instruction's cost to a warp.

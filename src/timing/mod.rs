@@ -1,18 +1,14 @@
-//! Kernel time: the machine model ([`machine`]), what each instruction
-//! costs in it ([`class`]), and the static bounds on a block's and a
-//! launch's cycles.
+//! Kernel time: the static bounds on a block's and a launch's cycles on
+//! the machine model of [`crate::machine`].
 //!
-//! **Invariant:** the model is plain data over `ir`; the simulator's cycle
-//! mode and the static bounds read the same [`machine::Machine`] and the
-//! same [`class::class_of`], so a bound is always compared with a
-//! simulation of the machine it assumes.
+//! **Invariant:** the bounds read the same [`Machine`] and the same
+//! [`crate::machine::class_of`] as the simulator's cycle mode, so a bound
+//! is always compared with a simulation of the machine it assumes.
 
 pub mod abstract_cta;
 pub mod bounds;
-pub mod class;
 pub mod costs;
-pub mod machine;
 pub mod report;
 
-pub use class::{class_of, Access, Class};
-pub use machine::{Machine, Residency, Waves};
+/// Re-exported for `config`, which reads the model's overrides from `.warpcheck.yaml`.
+pub use crate::machine::Machine;

@@ -4,10 +4,10 @@
 
 use super::abstract_cta::{LineShare, Shares};
 use super::bounds::{Cycles, TimeBound};
-use super::machine::{Machine, Residency, Waves};
 use crate::analysis::KernelAnalysis;
 use crate::diag::Finding;
 use crate::ir::Module;
+use crate::machine::{Machine, Residency, Waves};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;

@@ -1,5 +1,5 @@
 //! Cycle mode (`simulate --cycles`): how long a launch takes on the
-//! machine model of [`crate::timing`]. The interpreter records what each
+//! machine model of [`crate::machine`]. The interpreter records what each
 //! warp issues ([`timeline`]); once every block of a wave has finished,
 //! the warps of the blocks resident on each SM are replayed together by
 //! the SM's round-robin scheduler ([`schedule`]).
@@ -18,11 +18,11 @@ pub mod schedule;
 pub mod text;
 pub mod timeline;
 
-use super::exec::Program;
+use super::code::Func;
 use crate::dataflow::FastMap as HashMap;
 use crate::ir::Position;
 use crate::ir::{FileId, Module, SourcePos};
-use crate::timing::{class_of, Class, Machine, Residency, Waves};
+use crate::machine::{class_of, Class, Machine, Residency, Waves};
 pub use schedule::Breakdown;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -38,11 +38,10 @@ pub struct Tables {
 }
 
 impl Tables {
-    pub fn new(m: &Module, program: &Program, machine: Machine) -> Tables {
+    pub fn new(m: &Module, funcs: &[Func], machine: Machine) -> Tables {
         let mut lines: Vec<Option<SourcePos>> = vec![None];
         let mut index: HashMap<(FileId, u32), u32> = HashMap::default();
-        let ops = program
-            .funcs
+        let ops = funcs
             .iter()
             .map(|func| {
                 let f = m.func(func.id);

@@ -17,7 +17,7 @@
 //! cycle it waits, P warps ahead of it issue and go behind it.
 
 use super::timeline::{Event, BARRIER, GRID, MEMORY, SPLIT};
-use crate::timing::Machine;
+use crate::machine::Machine;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -7,9 +7,9 @@
 //! and [`Timeline::barrier`] when the warp stops at a barrier.
 
 use super::Tables;
+use crate::machine::Access;
 use crate::sim::code::Op;
 use crate::sim::cost::Counters;
-use crate::timing::Access;
 use std::rc::Rc;
 
 /// The instruction touched memory: its latency is measured.

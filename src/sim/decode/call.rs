@@ -7,9 +7,10 @@ use super::FuncDecoder;
 use crate::ir::intrinsics::{Intrinsic, SReg};
 use crate::ir::SiteKind;
 use crate::ir::{Callee, InstId, RmwOp, TypeKind};
-use crate::sim::code::{Call, Math, MemOp, Op, OutParams, Redux, RmwKind, Scalar, Trap, Warp};
+use crate::sim::code::{Call, Math, MemOp, Op, OutParams, Redux, RmwKind, Trap, Warp};
 use crate::sim::exec::MAX_MATH_ARGS;
 use crate::sim::math;
+use crate::sim::scalar::Scalar;
 
 impl FuncDecoder<'_, '_> {
     pub(super) fn call(&mut self, i: InstId) -> Result<Option<Op>, String> {

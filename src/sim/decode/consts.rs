@@ -5,8 +5,7 @@ use super::shape;
 use crate::ir::gep::{self, Index};
 use crate::ir::{Const, ConstId, FuncId, InstKind, Module, Opcode, TypeKind, Value};
 use crate::sim::addr;
-use crate::sim::code::{Cast, Scalar};
-use crate::sim::scalar::{self, mask};
+use crate::sim::scalar::{self, mask, Cast, Scalar};
 
 pub struct ConstEval<'a> {
     pub m: &'a Module,

@@ -7,11 +7,10 @@ use crate::ir::SiteKind;
 use crate::ir::{InstId, InstKind, Opcode, TypeId, TypeKind, Value};
 use crate::sim::addr;
 use crate::sim::code::{
-    Atomic, Cast, FloatOp, Gep, IntOp, Leaves, Op, Reinterpret, RmwKind, Scalar, ShuffleVector,
-    Switch, Trap,
+    Atomic, Gep, Leaves, Op, Reinterpret, RmwKind, ShuffleVector, Switch, Trap,
 };
 use crate::sim::exec::MAX_VALUE_BYTES;
-use crate::sim::scalar::mask;
+use crate::sim::scalar::{mask, Cast, FloatOp, IntOp, Scalar};
 
 /// The integer operation of a binary opcode.
 pub fn int_op(op: Opcode) -> Option<IntOp> {
@@ -57,7 +56,7 @@ fn int_bits(s: Scalar) -> Result<u8, String> {
     }
 }
 
-fn float_ty(s: Scalar) -> Result<crate::sim::code::FTy, String> {
+fn float_ty(s: Scalar) -> Result<crate::sim::scalar::FTy, String> {
     s.float()
         .ok_or_else(|| "a float operation on integers".into())
 }

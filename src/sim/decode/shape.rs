@@ -2,7 +2,8 @@
 //! and in memory (each leaf at its offset in the NVPTX layout).
 
 use crate::ir::{TypeId, TypeKind, Types};
-use crate::sim::code::{Leaf, Scalar};
+use crate::sim::code::Leaf;
+use crate::sim::scalar::Scalar;
 
 /// The scalar of a non-aggregate type; pointers are 64-bit integers.
 pub fn scalar(types: &Types, ty: TypeId) -> Result<Scalar, String> {

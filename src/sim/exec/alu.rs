@@ -1,9 +1,9 @@
 //! Operations that only read and write registers.
 
 use super::lanes::{self, each, map1, map2, map3, row, row_mut, write, LANES};
-use crate::sim::code::{FloatOp, IntOp, Math, Op, Reinterpret, ShuffleVector};
+use crate::sim::code::{Math, Op, Reinterpret, ShuffleVector};
 use crate::sim::memory::{read_le, write_le};
-use crate::sim::scalar::{self, sext};
+use crate::sim::scalar::{self, sext, FloatOp, IntOp};
 
 /// [`map2_n`] with the operation fixed per arm, so each compiles to its own
 /// tight lane loop over the one definition `scalar::$f`.

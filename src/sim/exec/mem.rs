@@ -4,10 +4,10 @@
 use super::lanes::{each, row, row_mut, try_each, LANES};
 use crate::ir::RmwOp;
 use crate::memory::Space;
-use crate::sim::code::{Atomic, Leaves, MemOp, OutParams, RmwKind, Scalar, Slot};
+use crate::sim::code::{Atomic, Leaves, MemOp, OutParams, RmwKind, Slot};
 use crate::sim::cost::{self, Counters, Scratch, SiteStats};
 use crate::sim::memory::{put_le, read_le, Fault, View};
-use crate::sim::scalar::{self, sext};
+use crate::sim::scalar::{self, sext, Scalar};
 
 /// A fault and the lane that caused it.
 pub type LaneFault = (usize, Fault);
@@ -245,7 +245,7 @@ pub fn rmw(kind: RmwKind, s: Scalar, old: u64, v: u64, cmp: u64) -> u64 {
     };
     let m = scalar::mask(bits);
     let float = |op: fn(f64, f64) -> f64| {
-        let ty = s.float().unwrap_or(crate::sim::code::FTy::F32);
+        let ty = s.float().unwrap_or(crate::sim::scalar::FTy::F32);
         scalar::from_f64(ty, op(scalar::to_f64(ty, old), scalar::to_f64(ty, v)))
     };
     let r = match kind {

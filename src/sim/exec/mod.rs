@@ -26,13 +26,12 @@ use self::diagnose::Stop;
 use self::lanes::LANES;
 use self::warp::Pools;
 use super::budget::{Budget, Meter};
-use super::code::{Func, Op, SiteInfo};
+use super::code::{branch_groups, Func, Op, SiteInfo};
 use super::cost::{Scratch, SiteStats};
 use super::cycles::timeline;
 use super::error::{ErrorKind, SimError};
 use super::layout::Layout;
 use super::memory::{Buffer, View};
-use super::report;
 use crate::ir::intrinsics::BarrierReduce;
 use crate::ir::Module;
 use crate::ir::SiteKind;
@@ -82,7 +81,7 @@ pub struct Machine<'m> {
     /// The number of the block being run, counting from 1: marks which
     /// block a warp's entry in `seen` is from.
     pub epoch: u32,
-    /// Per branch group (see [`report::branch_groups`]) and warp of the
+    /// Per branch group (see [`branch_groups`]) and warp of the
     /// block: the last epoch the warp ran the branch and the last it split
     /// there, so each (block, warp) counts once.
     seen: Vec<[u32; 3]>,
@@ -141,7 +140,7 @@ impl<'m> Machine<'m> {
     ) -> Self {
         let threads: u32 = block_dim.iter().product();
         let warps_per_block = threads.div_ceil(crate::hw::WARP_SIZE) as usize;
-        let (groups, n_groups) = report::branch_groups(module, &program.sites);
+        let (groups, n_groups) = branch_groups(module, &program.sites);
         let sites = program
             .sites
             .iter()

@@ -6,8 +6,7 @@ use super::nvvm::{by_mode, convert, d2f, d2int, f2int, int2d, int2f};
 use super::rounding::{self, Mode};
 use super::special::{double, single};
 use super::{float_fns, PureFn};
-use crate::sim::code::Scalar;
-use crate::sim::scalar::{bits_f32, bits_f64, f32_of, f64_of, float_to_int, mask};
+use crate::sim::scalar::{bits_f32, bits_f64, f32_of, f64_of, float_to_int, mask, Scalar};
 
 pub fn libdevice(name: &str) -> Option<PureFn> {
     let rest = name.strip_prefix("__nv_")?;

@@ -3,8 +3,7 @@
 use super::int_fns as i;
 use super::special::{double, single};
 use super::{float_fn, PureFn};
-use crate::sim::code::{FTy, Scalar};
-use crate::sim::scalar::{bits_f32, bits_f64, f32_of, f64_of, float_to_int, to_f64};
+use crate::sim::scalar::{bits_f32, bits_f64, f32_of, f64_of, float_to_int, to_f64, FTy, Scalar};
 
 /// The name without `llvm.` and its type suffixes: `sadd.with.overflow`
 /// for `llvm.sadd.with.overflow.i32`.

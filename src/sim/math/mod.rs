@@ -17,8 +17,7 @@ pub use libdevice::{libdevice, out_params};
 pub use llvm::llvm;
 pub use nvvm::nvvm;
 
-use super::code::Scalar;
-use super::scalar::{bits_f32, bits_f64, f32_of, f64_of};
+use super::scalar::{bits_f32, bits_f64, f32_of, f64_of, Scalar};
 
 /// A function of one lane's argument words; `bits` is the integer width of
 /// width-generic intrinsics.

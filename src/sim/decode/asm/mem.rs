@@ -7,7 +7,8 @@ use super::AsmInst;
 use crate::ir::SiteKind;
 use crate::ir::{InstId, RmwOp};
 use crate::ptx::inst::{AtomOp, Op as P, Space, Ty};
-use crate::sim::code::{Atomic, Leaf, Leaves, MemOp, Op, RmwKind, Scalar, Slot};
+use crate::sim::code::{Atomic, Leaf, Leaves, MemOp, Op, RmwKind, Slot};
+use crate::sim::scalar::Scalar;
 
 impl FuncDecoder<'_, '_> {
     /// Decodes the memory instruction of `x`, of asm call `i`.

@@ -21,8 +21,9 @@ use crate::ir::{AsmId, InstId};
 use crate::ptx::inst::{Inst, Op as P, Operand, PredOperand, Reg, Space, Ty, UnaryOp};
 use crate::ptx::{Body, Class};
 use crate::sim::addr;
-use crate::sim::code::{Cast, Op, PtxAlu, Slot, Trap};
+use crate::sim::code::{Op, PtxAlu, Slot, Trap};
 use crate::sim::exec::asm::MAX_PTX_READS;
+use crate::sim::scalar::Cast;
 
 /// The slots of one body's registers.
 struct Regs {

@@ -5,7 +5,7 @@
 //! their latency from what they touch (sectors, wavefronts), measured by
 //! the simulator and bounded by the checks.
 
-use super::machine::Machine;
+use super::Machine;
 use crate::hw;
 use crate::ir::intrinsics::Intrinsic;
 use crate::ir::{Function, Inst, Module, Opcode, TypeKind};

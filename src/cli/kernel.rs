@@ -1,0 +1,280 @@
+//! What the commands about one kernel share (`simulate`, `bound`, `time`):
+//! the kernel and its launch as the command line spells them, read once,
+//! and what `bound` and `time` add to it (parameter values, budgets, the
+//! buffers their `--simulate` gives pointers).
+
+use super::check::CompileArgs;
+use crate::analysis::{self, BlockDim, BlockDimSource};
+use crate::config::Config;
+use crate::cost::bound::Params;
+use crate::cost::Metric;
+use crate::frontend;
+use crate::ir::{FuncId, Module};
+use crate::machine::Machine;
+use crate::sim::{self, ArgValue, BufferSpec, Init};
+use crate::taint::ifds::IfdsTaint;
+use clap::Args;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// One kernel launch: one spelling for every command that runs or bounds
+/// a kernel (`--block` is kept as another name of `--block-dim`).
+#[derive(Args, Debug)]
+pub struct LaunchArgs {
+    /// The kernel, by source name (vec_add) or symbol; needed when the file has several.
+    #[arg(long)]
+    pub kernel: Option<String>,
+    /// Block shape (default: the kernel's reqntid or launch bounds, else 256;
+    /// the bounds keep a reqntid over it).
+    #[arg(long, visible_alias = "block", value_name = "X[,Y[,Z]]")]
+    pub block_dim: Option<String>,
+    /// Grid shape in blocks (gridDim in the bounds).
+    #[arg(long, value_name = "X[,Y[,Z]]", default_value = "1")]
+    pub grid: String,
+    /// A kernel argument: NAME=VALUE for scalars, NAME=buf:BYTES[:zero|iota|random[:TYPE]]
+    /// for pointers (TYPE: i8 u8 i16 u16 i32 u32 i64 u64 f32 f64). Repeatable.
+    #[arg(long = "arg", value_name = "NAME=VALUE")]
+    pub args: Vec<String>,
+    /// Bytes of dynamic shared memory per block.
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    pub shared_bytes: u64,
+}
+
+impl LaunchArgs {
+    /// `--grid`.
+    pub(super) fn grid(&self) -> Result<[u32; 3], String> {
+        shape(&self.grid, "grid")
+    }
+
+    /// `--block-dim`, if given.
+    pub(super) fn block_dim(&self) -> Result<Option<BlockDim>, String> {
+        self.block_dim
+            .as_deref()
+            .map(|s| BlockDim::parse(s, BlockDimSource::Option))
+            .transpose()
+            .map_err(|e| format!("--block-dim: {e}"))
+    }
+
+    /// `--arg` values by name.
+    pub(super) fn arguments(&self) -> Result<Vec<(String, ArgValue)>, String> {
+        self.args
+            .iter()
+            .map(|a| sim::args::parse_named(a).map_err(|e| format!("--arg {e}")))
+            .collect()
+    }
+
+    /// The module of `file` (full debug info, for parameter names) and its
+    /// kernel `--kernel` (or its only one).
+    pub(super) fn load(
+        &self,
+        file: &Path,
+        compile: &CompileArgs,
+    ) -> Result<(Module, FuncId), String> {
+        let mut compile = compile.options();
+        compile.full_debug = true;
+        let m = frontend::load(file, &compile).map_err(|e| e.to_string())?;
+        let kernel = pick_kernel(&m, self.kernel.as_deref())?;
+        Ok((m, kernel))
+    }
+}
+
+/// `--kernel`, or the only kernel of the module.
+fn pick_kernel(m: &Module, name: Option<&str>) -> Result<FuncId, String> {
+    let kernels: Vec<FuncId> = m.kernels().filter(|&k| !m.func(k).is_declaration).collect();
+    let names = || {
+        kernels
+            .iter()
+            .map(|&k| m.func(k).short_name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match name {
+        Some(n) => match m.find_function(n) {
+            Some(f) if kernels.contains(&f) => Ok(f),
+            Some(_) => Err(format!("'{n}' is not a kernel (kernels: {})", names())),
+            None => Err(format!("no kernel '{n}' (kernels: {})", names())),
+        },
+        None => match kernels.as_slice() {
+            [k] => Ok(*k),
+            [] => Err("no kernels in the file".into()),
+            _ => Err(format!(
+                "several kernels; pick one with --kernel ({})",
+                names()
+            )),
+        },
+    }
+}
+
+/// A grid or block shape `X[,Y[,Z]]` given as `--what`.
+pub(super) fn shape(text: &str, what: &str) -> Result<[u32; 3], String> {
+    BlockDim::parse(text, BlockDimSource::Option)
+        .map(|b| b.dims)
+        .map_err(|e| format!("--{what}: {e}"))
+}
+
+/// The machine model for `file`: the defaults, the `Machine:` of the
+/// nearest `.warpcheck.yaml`, then `--machine KEY=VALUE` settings.
+pub(super) fn machine_for(file: &Path, settings: &[String]) -> Result<Machine, String> {
+    let base = match Config::find_for(file) {
+        Some(p) => Config::read(&p)?
+            .machine()
+            .map_err(|e| format!("{}: Machine: {e}", p.display()))?,
+        None => Machine::default(),
+    };
+    base.with_settings(settings)
+}
+
+/// A kernel as `bound` and `time` take it: its launch, the parameter values
+/// the bounds are evaluated at, the analysis budget, and, for `--simulate`, zeroed
+/// buffers for the pointers `--arg` leaves out.
+#[derive(Args, Debug)]
+pub struct KernelArgs {
+    #[command(flatten)]
+    pub launch: LaunchArgs,
+    /// A parameter's value, NAME=VALUE (repeatable), to evaluate the bound at.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Bytes of the zeroed buffer `--simulate` gives each pointer without an `--arg`.
+    #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
+    pub buffer_bytes: u64,
+    /// A per-kernel analysis limit, KEY=VALUE, as for `check` (lp-rows too).
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub budget: Vec<String>,
+}
+
+/// [`KernelArgs`] read: the parameters, grid, block shape and budget.
+pub(super) struct Launch {
+    pub params: BTreeMap<String, f64>,
+    pub grid: [u32; 3],
+    pub block_dim: Option<BlockDim>,
+    pub budget: crate::budget::Budget,
+}
+
+impl KernelArgs {
+    /// The launch read, the module of `file` and the kernel.
+    pub(super) fn load(
+        &self,
+        file: &Path,
+        compile: &CompileArgs,
+    ) -> Result<(Launch, Module, FuncId), String> {
+        let launch = Launch {
+            params: parse_params(&self.params)?,
+            grid: self.launch.grid()?,
+            block_dim: self.launch.block_dim()?,
+            budget: parse_budget(&self.budget)?,
+        };
+        let (m, kernel) = self.launch.load(file, compile)?;
+        Ok((launch, m, kernel))
+    }
+
+    /// A simulated launch's arguments: `--arg` values by name, zeroed
+    /// buffers of `--buffer-bytes` for the other pointers, `--param` values
+    /// for the other scalars.
+    pub(super) fn sim_arguments(
+        &self,
+        m: &Module,
+        kernel: FuncId,
+        at: &Params,
+    ) -> Result<Vec<(String, ArgValue)>, String> {
+        let named = self.launch.arguments()?;
+        let mut arguments = Vec::new();
+        for p in sim::params(m, kernel) {
+            if let Some(v) = named.iter().find(|(n, _)| *n == p.name) {
+                arguments.push(v.clone());
+            } else if p.is_pointer {
+                let spec = BufferSpec {
+                    bytes: self.buffer_bytes,
+                    init: Init::Zero,
+                    elem: None,
+                };
+                arguments.push((p.name.clone(), ArgValue::Buffer(spec)));
+            } else if let Some(v) = at.values.get(&p.name) {
+                arguments.push((p.name.clone(), ArgValue::Int(*v as i128)));
+            } else {
+                return Err(format!(
+                    "--simulate needs a value for '{}' (--param)",
+                    p.name
+                ));
+            }
+        }
+        Ok(arguments)
+    }
+}
+
+/// `--param NAME=VALUE` values by name.
+fn parse_params(params: &[String]) -> Result<BTreeMap<String, f64>, String> {
+    let mut values = BTreeMap::new();
+    for p in params {
+        let (k, v) = p
+            .split_once('=')
+            .ok_or_else(|| format!("--param: expected NAME=VALUE, got '{p}'"))?;
+        let v: f64 = v
+            .trim()
+            .parse()
+            .map_err(|_| format!("--param {p}: '{}' is not a number", v.trim()))?;
+        values.insert(k.trim().to_string(), v);
+    }
+    Ok(values)
+}
+
+/// The CLI budgets with `--budget KEY=VALUE` applied.
+fn parse_budget(settings: &[String]) -> Result<crate::budget::Budget, String> {
+    let mut budget = crate::budget::Budget::CLI;
+    for b in settings {
+        let (k, v) = b
+            .split_once('=')
+            .ok_or_else(|| format!("--budget: expected KEY=VALUE, got '{b}'"))?;
+        budget
+            .set(k.trim(), v)
+            .map_err(|e| format!("--budget: {e}"))?;
+    }
+    Ok(budget)
+}
+
+/// The module's analysis at `block_dim`, every site's figures, and the
+/// index of `kernel` among the analysed kernels.
+pub(super) fn analyse(
+    m: &Module,
+    kernel: FuncId,
+    block_dim: Option<BlockDim>,
+    budget: crate::budget::Budget,
+) -> Result<
+    (
+        analysis::ModuleAnalysis<'_>,
+        Vec<Vec<crate::checks::SiteFigures>>,
+        usize,
+    ),
+    String,
+> {
+    let opts = analysis::Options {
+        block_dim,
+        no_explanations: true,
+        budget,
+        ..analysis::Options::default()
+    };
+    let a = analysis::analyze(m, &opts, &IfdsTaint);
+    let figures = crate::checks::measure_all(&a);
+    let ki = a
+        .kernels
+        .iter()
+        .position(|k| k.kernel == kernel)
+        .ok_or("the kernel has no body")?;
+    Ok((a, figures, ki))
+}
+
+/// The largest per-warp figure of `metric` in a simulated launch.
+pub(super) fn largest(o: &sim::Outcome, metric: Metric) -> u64 {
+    o.warps
+        .iter()
+        .map(|w| {
+            let c = &w.counters;
+            match metric {
+                Metric::Sectors => c.sectors,
+                Metric::Conflicts => c.conflicts,
+                Metric::Divwarps => c.divwarps,
+                Metric::Steps => c.steps,
+            }
+        })
+        .max()
+        .unwrap_or(0)
+}
