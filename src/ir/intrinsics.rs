@@ -106,6 +106,75 @@ pub enum ShflMode {
     Bfly,
 }
 
+/// The `c` operand of `shfl.sync`, unpacked. Bits 8-12 are the segment
+/// mask: lanes that agree on those bits form a segment, and a shuffle
+/// never reads across segments (zero: the whole warp is one). Bits 0-4 are
+/// the clamp: the last lane of a segment a source may be (for `up`, the
+/// first lane that may read from below).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct ShflControl {
+    pub segment_mask: u32,
+    pub clamp: u32,
+}
+
+impl ShflControl {
+    pub fn from_bits(c: u32) -> ShflControl {
+        ShflControl {
+            segment_mask: (c >> 8) & 0x1f,
+            clamp: c & 0x1f,
+        }
+    }
+
+    pub fn bits(self) -> u32 {
+        (self.segment_mask << 8) | self.clamp
+    }
+
+    /// What CUDA's `__shfl_*_sync(mask, v, x, width)` passes for segments
+    /// of `width` lanes (a power of two up to 32): the segment mask
+    /// `32 - width`, clamp 31, or 0 for `up`, whose sources lie below.
+    pub fn cuda(mode: ShflMode, width: u32) -> ShflControl {
+        let clamp = if mode == ShflMode::Up { 0 } else { 31 };
+        ShflControl::from_bits(((32 - width) << 8) | clamp)
+    }
+
+    /// One segment: `idx` then reads the same lane for every lane.
+    pub fn whole_warp(self) -> bool {
+        self.segment_mask == 0
+    }
+
+    /// The lane that `lane` reads given the operand `b` (a lane index or
+    /// an offset), and whether it is in range; out of range, a lane reads
+    /// its own value (PTX ISA, `shfl.sync`).
+    pub fn source(self, mode: ShflMode, lane: u32, b: u32) -> (u32, bool) {
+        let (b, seg) = (b & 0x1f, self.segment_mask);
+        let min_lane = lane & seg;
+        let max_lane = min_lane | (self.clamp & !seg);
+        let (j, ok) = match mode {
+            ShflMode::Up => {
+                let j = i64::from(lane) - i64::from(b);
+                (j, j >= i64::from(max_lane))
+            }
+            ShflMode::Down => {
+                let j = i64::from(lane) + i64::from(b);
+                (j, j <= i64::from(max_lane))
+            }
+            ShflMode::Bfly => {
+                let j = i64::from(lane ^ b);
+                (j, j <= i64::from(max_lane))
+            }
+            ShflMode::Idx => {
+                let j = i64::from(min_lane | (b & !seg & 0x1f));
+                (j, j <= i64::from(max_lane))
+            }
+        };
+        if ok {
+            ((j as u32) & 31, true)
+        } else {
+            (lane, false)
+        }
+    }
+}
+
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum VoteMode {
     All,
@@ -417,5 +486,49 @@ mod tests {
             Intrinsic::from_name("llvm.nvvm.something.new"),
             Some(Intrinsic::Unknown)
         );
+    }
+
+    #[test]
+    fn shuffle_control_words_are_what_cuda_packs() {
+        // Width 32: no segment bits; clamp 31, or 0 for up.
+        assert_eq!(ShflControl::cuda(ShflMode::Down, 32).bits(), 0x1f);
+        assert_eq!(ShflControl::cuda(ShflMode::Up, 32).bits(), 0);
+        // Width 8: lanes agree on bits 3-4, so 32 - 8 = 24 = 0b11000.
+        let c = ShflControl::cuda(ShflMode::Idx, 8);
+        assert_eq!(c.bits(), (24 << 8) | 0x1f);
+        assert_eq!(c.segment_mask, 0b11000);
+        assert!(!c.whole_warp());
+        assert!(ShflControl::cuda(ShflMode::Bfly, 32).whole_warp());
+        // Bits beyond the two fields are not part of the word.
+        assert_eq!(ShflControl::from_bits(0xffff_ffff).bits(), 0x1f1f);
+    }
+
+    #[test]
+    fn shuffle_sources_follow_ptx() {
+        let down = ShflControl::cuda(ShflMode::Down, 32);
+        // __shfl_down_sync(v, 1): lane 3 reads 4; lane 31 has no lane 32.
+        assert_eq!(down.source(ShflMode::Down, 3, 1), (4, true));
+        assert_eq!(down.source(ShflMode::Down, 31, 1), (31, false));
+        // __shfl_up_sync(v, 1): lane 0 has nothing below and keeps its own.
+        let up = ShflControl::cuda(ShflMode::Up, 32);
+        assert_eq!(up.source(ShflMode::Up, 0, 1), (0, false));
+        assert_eq!(up.source(ShflMode::Up, 5, 1), (4, true));
+        // Width 16: segments 0-15 and 16-31. xor 2 from 17 is 19; idx 3
+        // from lane 20 is the third lane of its segment, 16 + 3.
+        let c = ShflControl::cuda(ShflMode::Bfly, 16);
+        assert_eq!(c.source(ShflMode::Bfly, 17, 2), (19, true));
+        assert_eq!(c.source(ShflMode::Idx, 20, 3), (19, true));
+        // Up by 2 in width 16: lane 17 would cross into the first segment.
+        let c = ShflControl::cuda(ShflMode::Up, 16);
+        assert_eq!(c.source(ShflMode::Up, 17, 2), (17, false));
+        assert_eq!(c.source(ShflMode::Up, 18, 2), (16, true));
+        // Down by 4 in width 8: lane 6 would leave its segment (0-7),
+        // lane 2 reads 6.
+        let c8 = ShflControl::cuda(ShflMode::Down, 8);
+        assert_eq!(c8.source(ShflMode::Down, 6, 4), (6, false));
+        assert_eq!(c8.source(ShflMode::Down, 2, 4), (6, true));
+        // The lane operand counts modulo 32: idx 35 in the whole warp is 3.
+        let whole = ShflControl::cuda(ShflMode::Idx, 32);
+        assert_eq!(whole.source(ShflMode::Idx, 9, 35), (3, true));
     }
 }

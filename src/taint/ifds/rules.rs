@@ -28,7 +28,7 @@
 //!   lanes executing it: the same answer for the lanes running it together.
 
 use super::memory::{Locations, Target};
-use crate::ir::intrinsics::{SReg, ShflMode};
+use crate::ir::intrinsics::{SReg, ShflControl, ShflMode};
 use crate::ir::{
     Callee, Const, FuncId, Function, InstId, InstKind, Intrinsic, Module, Opcode, TypeKind, Value,
 };
@@ -274,11 +274,10 @@ impl RuleBuilder<'_> {
     /// `[mask, value, lane, c]`; see the module comment.
     fn shuffle(&self, mode: ShflMode, pred: bool, ops: &[Value]) -> InstRule {
         let (value, lane) = (ops[1], ops[2]);
-        // Bits 8-12 of `c` are the segment mask; zero means one 32-lane segment.
         let whole_warp = ops
             .get(3)
             .and_then(|&c| self.m.int_value(c))
-            .is_some_and(|c| (c >> 8) & 0x1f == 0);
+            .is_some_and(|c| ShflControl::from_bits(c as u32).whole_warp());
         let result = match (mode, pred) {
             (ShflMode::Idx, _) if whole_warp => ResultRule::Operands(vec![lane]),
             (ShflMode::Idx, false) | (_, false) => ResultRule::Operands(vec![value]),
