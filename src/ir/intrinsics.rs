@@ -1,5 +1,7 @@
-//! The NVVM and LLVM intrinsics (and libdevice routines) warpcheck knows by
-//! name. Classifying them once here keeps every analysis a `match`.
+//! The NVVM and LLVM intrinsics (and the libdevice and CUDA runtime
+//! routines) warpcheck knows by name. Classifying them once here keeps
+//! every analysis, and the simulator, a `match` on what a call is rather
+//! than on how LLVM spells it.
 
 /// A dimension of a 3-D special register.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -98,6 +100,125 @@ pub enum BarrierReduce {
     Or,
 }
 
+/// A block-wide barrier: which barrier and threads its operands name, and
+/// how it combines a predicate.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Barrier {
+    pub reduce: BarrierReduce,
+    pub operands: BarrierOperands,
+}
+
+/// What a barrier's operands say, besides a reduction's predicate.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum BarrierOperands {
+    /// `barrier0` and its reductions: barrier 0, every thread of the
+    /// block; operand 0 is the predicate of a reduction.
+    Implicit,
+    /// `barrier.n(id)`, `barrier.sync(id)`: operand 0 names the barrier.
+    Id,
+    /// `barrier(id, n)`, `barrier.sync.cnt(id, n)`: operand 1 is the
+    /// number of threads that meet there.
+    IdAndCount,
+}
+
+/// What an NVVM atomic (`llvm.nvvm.atomic.*`) does to memory. `Add` adds
+/// floats when its operand is one (`add.gen.f`, `load.add.f32`).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum AtomicOp {
+    Add,
+    Exch,
+    Max,
+    Min,
+    /// Wrapping increment (`atomicInc`): old >= operand gives 0.
+    Inc,
+    /// Wrapping decrement (`atomicDec`): old == 0 or old > operand gives
+    /// the operand.
+    Dec,
+    And,
+    Or,
+    Xor,
+    Cas,
+}
+
+impl AtomicOp {
+    /// The name after `atomic.`: `load.inc.32`, `add.gen.f.cta`,
+    /// `cas.gen.i.sys`, ...
+    fn parse(rest: &str) -> Option<AtomicOp> {
+        if let Some(op) = rest.strip_prefix("load.") {
+            return match op.split('.').next() {
+                Some("inc") => Some(AtomicOp::Inc),
+                Some("dec") => Some(AtomicOp::Dec),
+                Some("add") => Some(AtomicOp::Add),
+                _ => None,
+            };
+        }
+        Some(match rest.split('.').next()? {
+            "add" => AtomicOp::Add,
+            "exch" => AtomicOp::Exch,
+            "max" => AtomicOp::Max,
+            "min" => AtomicOp::Min,
+            "inc" => AtomicOp::Inc,
+            "dec" => AtomicOp::Dec,
+            "and" => AtomicOp::And,
+            "or" => AtomicOp::Or,
+            "xor" => AtomicOp::Xor,
+            "cas" => AtomicOp::Cas,
+            _ => return None,
+        })
+    }
+}
+
+/// What `redux.sync` combines the mask's lanes with, on 32-bit integers
+/// (`Min`/`Max` signed, `UMin`/`UMax` unsigned).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Redux {
+    Add,
+    Min,
+    Max,
+    UMin,
+    UMax,
+    And,
+    Or,
+    Xor,
+}
+
+impl Redux {
+    fn parse(op: &str) -> Option<Redux> {
+        Some(match op {
+            "add" => Redux::Add,
+            "min" => Redux::Min,
+            "max" => Redux::Max,
+            "umin" => Redux::UMin,
+            "umax" => Redux::UMax,
+            "and" => Redux::And,
+            "or" => Redux::Or,
+            "xor" => Redux::Xor,
+            _ => return None,
+        })
+    }
+}
+
+/// `llvm.smin`, `llvm.smax`, `llvm.umin` and `llvm.umax`: the smaller or
+/// larger of two integers.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct MinMax {
+    pub max: bool,
+    pub signed: bool,
+}
+
+impl MinMax {
+    fn parse(base: &str) -> Option<MinMax> {
+        let (signed, max) = match base {
+            "smin" => (true, false),
+            "smax" => (true, true),
+            "umin" => (false, false),
+            "umax" => (false, true),
+            _ => return None,
+        };
+        Some(MinMax { max, signed })
+    }
+}
+
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum ShflMode {
     Idx,
@@ -183,11 +304,61 @@ pub enum VoteMode {
     Ballot,
 }
 
+/// The families of names [`Intrinsic`] reads; the simulator keeps a table
+/// of the pure functions of each.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Family {
+    /// `llvm.nvvm.*`.
+    Nvvm,
+    /// The target-independent `llvm.*`.
+    Llvm,
+    /// libdevice's `__nv_*`.
+    Libdevice,
+}
+
+impl Family {
+    /// The family of `name` and the name within it: `(Nvvm, "fabs.f")`
+    /// for `llvm.nvvm.fabs.f`, `(Libdevice, "sinf")` for `__nv_sinf`.
+    pub fn split(name: &str) -> Option<(Family, &str)> {
+        if let Some(rest) = name.strip_prefix("llvm.nvvm.") {
+            return Some((Family::Nvvm, rest));
+        }
+        if let Some(rest) = name.strip_prefix("llvm.") {
+            return Some((Family::Llvm, rest));
+        }
+        name.strip_prefix("__nv_")
+            .map(|rest| (Family::Libdevice, rest))
+    }
+}
+
+/// An overloaded `llvm.*` intrinsic's name (after `llvm.`) without its
+/// type suffixes: `sadd.with.overflow` for `sadd.with.overflow.i32`.
+pub fn overload_base(rest: &str) -> &str {
+    let is_type = |seg: &str| {
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        seg == "bf16"
+            || ["i", "f", "p"]
+                .iter()
+                .any(|p| seg.strip_prefix(p).is_some_and(digits))
+            || (seg.starts_with('v')
+                && seg.len() > 2
+                && seg[1..].starts_with(|c: char| c.is_ascii_digit()))
+    };
+    let mut end = rest.len();
+    for seg in rest.rsplit('.') {
+        if !is_type(seg) {
+            break;
+        }
+        end -= seg.len() + 1;
+    }
+    &rest[..end.min(rest.len())]
+}
+
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Intrinsic {
     SReg(SReg),
-    /// A block-wide barrier (`__syncthreads` and its reducing forms).
-    Barrier(BarrierReduce),
+    /// A block-wide barrier (`__syncthreads`, its reducing forms, `bar.sync`).
+    Barrier(Barrier),
     /// `__syncwarp`.
     WarpSync,
     /// Memory fences (`__threadfence*`).
@@ -204,19 +375,42 @@ pub enum Intrinsic {
     MatchAny,
     /// `match.all.sync`.
     MatchAll,
-    /// Atomic read-modify-write intrinsics (`llvm.nvvm.atomic.*`); operand 0 is the address.
-    Atomic,
+    /// `activemask`: the lanes executing it.
+    ActiveMask,
+    /// `redux.sync.*`: operands are value and mask. `None`: a reduction
+    /// not modelled (the float forms of sm_100).
+    Redux(Option<Redux>),
+    /// Atomic read-modify-write intrinsics (`llvm.nvvm.atomic.*`); operand
+    /// 0 is the address. `None`: an operation not modelled.
+    Atomic(Option<AtomicOp>),
     /// `ldg`/`ldu` global loads; operand 0 is the address.
     GlobalLoad,
+    /// `llvm.nvvm.ptr.*.to.*`: operand 0 moved between the generic and a
+    /// specific address space.
+    PtrCast,
+    /// Cache hints (`llvm.prefetch`, `llvm.nvvm.prefetch*`).
+    Prefetch,
+    /// `nanosleep`.
+    Sleep,
     MemCpy,
     MemMove,
     MemSet,
     /// No effect on values or memory the analyses model (lifetime, debug, assume).
     NoOp,
+    /// Integer minimum or maximum (a pure function too).
+    MinMax(MinMax),
     /// A pure function of its operands: math, bit ops, libdevice.
     Pure,
     /// Device-side `printf`.
     Printf,
+    /// `llvm.trap`, `llvm.ubsantrap`, `llvm.debugtrap`.
+    Trap,
+    /// `__assertfail(message, file, line, function, char size)`: CUDA's
+    /// failed `assert`.
+    AssertFail,
+    /// `__warpcheck_grid_sync()`: the grid-wide barrier warpcheck's
+    /// `cooperative_groups.h` declares for `this_grid().sync()`.
+    GridSync,
     /// An intrinsic we do not know; analyses must be conservative.
     Unknown,
 }
@@ -233,44 +427,59 @@ pub fn never_returns(name: &str) -> bool {
 impl Intrinsic {
     /// Classifies a declared function by name; `None` for ordinary functions.
     pub fn from_name(name: &str) -> Option<Intrinsic> {
-        if let Some(rest) = name.strip_prefix("llvm.nvvm.") {
-            return Some(Self::nvvm(rest));
-        }
-        if let Some(rest) = name.strip_prefix("llvm.") {
-            return Some(Self::generic(rest));
-        }
-        if name.starts_with("__nv_") {
-            return Some(Intrinsic::Pure);
-        }
-        if name == "vprintf" {
-            return Some(Intrinsic::Printf);
-        }
-        None
+        Some(match Family::split(name) {
+            Some((Family::Nvvm, rest)) => Self::nvvm(rest),
+            Some((Family::Llvm, rest)) => Self::generic(rest),
+            Some((Family::Libdevice, _)) => Intrinsic::Pure,
+            None => match name {
+                "vprintf" => Intrinsic::Printf,
+                "__assertfail" => Intrinsic::AssertFail,
+                "__warpcheck_grid_sync" => Intrinsic::GridSync,
+                _ => return None,
+            },
+        })
     }
 
     fn nvvm(rest: &str) -> Intrinsic {
         if let Some(reg) = rest.strip_prefix("read.ptx.sreg.") {
             return SReg::parse(reg).map_or(Intrinsic::Unknown, Intrinsic::SReg);
         }
+        if let Some(barrier) = Self::barrier(rest) {
+            return Intrinsic::Barrier(barrier);
+        }
         let starts = |p: &str| rest.starts_with(p);
         match rest {
-            "barrier0" | "barrier.sync" | "barrier.sync.cnt" | "barrier" | "barrier.n" => {
-                Intrinsic::Barrier(BarrierReduce::None)
-            }
-            "barrier0.popc" => Intrinsic::Barrier(BarrierReduce::Popc),
-            "barrier0.and" => Intrinsic::Barrier(BarrierReduce::And),
-            "barrier0.or" => Intrinsic::Barrier(BarrierReduce::Or),
             "bar.warp.sync" => Intrinsic::WarpSync,
+            "activemask" => Intrinsic::ActiveMask,
+            "nanosleep" => Intrinsic::Sleep,
             _ if starts("membar") || starts("fence") => Intrinsic::Fence,
             _ if starts("shfl.sync.") => Self::shfl(&rest["shfl.sync.".len()..]),
             _ if starts("vote.") => Self::vote(&rest["vote.".len()..]),
             _ if starts("match.any.sync") => Intrinsic::MatchAny,
             _ if starts("match.all.sync") => Intrinsic::MatchAll,
-            _ if starts("atomic.") => Intrinsic::Atomic,
+            _ if starts("redux.sync.") => {
+                Intrinsic::Redux(Redux::parse(&rest["redux.sync.".len()..]))
+            }
+            _ if starts("atomic.") => Intrinsic::Atomic(AtomicOp::parse(&rest["atomic.".len()..])),
             _ if starts("ldg.global") || starts("ldu.global") => Intrinsic::GlobalLoad,
+            _ if starts("ptr.") => Intrinsic::PtrCast,
+            _ if starts("prefetch") => Intrinsic::Prefetch,
             _ if Self::is_nvvm_math(rest) => Intrinsic::Pure,
             _ => Intrinsic::Unknown,
         }
+    }
+
+    fn barrier(rest: &str) -> Option<Barrier> {
+        let (reduce, operands) = match rest {
+            "barrier0" => (BarrierReduce::None, BarrierOperands::Implicit),
+            "barrier0.popc" => (BarrierReduce::Popc, BarrierOperands::Implicit),
+            "barrier0.and" => (BarrierReduce::And, BarrierOperands::Implicit),
+            "barrier0.or" => (BarrierReduce::Or, BarrierOperands::Implicit),
+            "barrier.n" | "barrier.sync" => (BarrierReduce::None, BarrierOperands::Id),
+            "barrier" | "barrier.sync.cnt" => (BarrierReduce::None, BarrierOperands::IdAndCount),
+            _ => return None,
+        };
+        Some(Barrier { reduce, operands })
     }
 
     fn shfl(rest: &str) -> Intrinsic {
@@ -390,6 +599,14 @@ impl Intrinsic {
         if NOOPS.iter().any(|p| rest.starts_with(p)) {
             return Intrinsic::NoOp;
         }
+        match rest {
+            "trap" | "ubsantrap" | "debugtrap" => return Intrinsic::Trap,
+            _ if rest.starts_with("prefetch") => return Intrinsic::Prefetch,
+            _ => {}
+        }
+        if let Some(m) = rest.split('.').next().and_then(MinMax::parse) {
+            return Intrinsic::MinMax(m);
+        }
         if rest.starts_with("memcpy") {
             return Intrinsic::MemCpy;
         }
@@ -409,7 +626,7 @@ impl Intrinsic {
     pub fn accesses_memory(self) -> bool {
         matches!(
             self,
-            Intrinsic::Atomic
+            Intrinsic::Atomic(_)
                 | Intrinsic::GlobalLoad
                 | Intrinsic::MemCpy
                 | Intrinsic::MemMove
@@ -465,7 +682,155 @@ mod tests {
         );
         assert_eq!(
             Intrinsic::from_name("llvm.nvvm.barrier0.popc"),
-            Some(Intrinsic::Barrier(BarrierReduce::Popc))
+            Some(Intrinsic::Barrier(Barrier {
+                reduce: BarrierReduce::Popc,
+                operands: BarrierOperands::Implicit
+            }))
+        );
+        assert_eq!(
+            Intrinsic::from_name("llvm.nvvm.activemask"),
+            Some(Intrinsic::ActiveMask)
+        );
+        assert_eq!(
+            Intrinsic::from_name("llvm.nvvm.redux.sync.umax"),
+            Some(Intrinsic::Redux(Some(Redux::UMax)))
+        );
+        // A reduction the simulator has no operation for is still one.
+        assert_eq!(
+            Intrinsic::from_name("llvm.nvvm.redux.sync.fmin.abs"),
+            Some(Intrinsic::Redux(None))
+        );
+    }
+
+    #[test]
+    fn barriers_say_what_their_operands_name() {
+        let barrier = |name: &str| match Intrinsic::from_name(name) {
+            Some(Intrinsic::Barrier(b)) => (b.reduce, b.operands),
+            other => panic!("{name}: {other:?}"),
+        };
+        use BarrierOperands::*;
+        assert_eq!(
+            barrier("llvm.nvvm.barrier0"),
+            (BarrierReduce::None, Implicit)
+        );
+        assert_eq!(
+            barrier("llvm.nvvm.barrier0.or"),
+            (BarrierReduce::Or, Implicit)
+        );
+        // __nvvm_bar_n(id) and __barrier_sync(id).
+        assert_eq!(barrier("llvm.nvvm.barrier.n"), (BarrierReduce::None, Id));
+        assert_eq!(barrier("llvm.nvvm.barrier.sync"), (BarrierReduce::None, Id));
+        // __nvvm_bar(id, n) and __barrier_sync_count(id, n).
+        assert_eq!(
+            barrier("llvm.nvvm.barrier"),
+            (BarrierReduce::None, IdAndCount)
+        );
+        assert_eq!(
+            barrier("llvm.nvvm.barrier.sync.cnt"),
+            (BarrierReduce::None, IdAndCount)
+        );
+        // Cluster barriers are not the block's.
+        assert_eq!(
+            Intrinsic::from_name("llvm.nvvm.barrier.cluster.wait"),
+            Some(Intrinsic::Unknown)
+        );
+    }
+
+    #[test]
+    fn atomics_name_their_operation() {
+        let op = |name: &str| match Intrinsic::from_name(name) {
+            Some(Intrinsic::Atomic(op)) => op,
+            other => panic!("{name}: {other:?}"),
+        };
+        // atomicInc/atomicDec (LLVM 19) and the scoped forms of
+        // __nvvm_atom_cta_* and __nvvm_atom_sys_*.
+        assert_eq!(op("llvm.nvvm.atomic.load.inc.32.p0"), Some(AtomicOp::Inc));
+        assert_eq!(op("llvm.nvvm.atomic.load.dec.32.p0"), Some(AtomicOp::Dec));
+        assert_eq!(op("llvm.nvvm.atomic.load.add.f32.p0"), Some(AtomicOp::Add));
+        assert_eq!(
+            op("llvm.nvvm.atomic.add.gen.f.cta.f32.p0"),
+            Some(AtomicOp::Add)
+        );
+        assert_eq!(
+            op("llvm.nvvm.atomic.exch.gen.i.sys.i32.p0"),
+            Some(AtomicOp::Exch)
+        );
+        assert_eq!(
+            op("llvm.nvvm.atomic.max.gen.i.cta.i64.p0"),
+            Some(AtomicOp::Max)
+        );
+        assert_eq!(
+            op("llvm.nvvm.atomic.cas.gen.i.sys.i32.p0"),
+            Some(AtomicOp::Cas)
+        );
+        // `load.` forms exist for inc, dec and add only.
+        assert_eq!(op("llvm.nvvm.atomic.load.max.32.p0"), None);
+        assert_eq!(op("llvm.nvvm.atomic.nand.gen.i.cta.i32.p0"), None);
+    }
+
+    #[test]
+    fn classifies_what_the_simulator_runs() {
+        let of = |name: &str| Intrinsic::from_name(name).unwrap();
+        assert_eq!(of("llvm.nvvm.ptr.gen.to.shared.p3.p0"), Intrinsic::PtrCast);
+        assert_eq!(of("llvm.nvvm.ptr.local.to.gen.p0.p5"), Intrinsic::PtrCast);
+        assert_eq!(of("llvm.nvvm.prefetch.global.L2"), Intrinsic::Prefetch);
+        assert_eq!(of("llvm.prefetch.p0"), Intrinsic::Prefetch);
+        assert_eq!(of("llvm.nvvm.nanosleep"), Intrinsic::Sleep);
+        for trap in ["llvm.trap", "llvm.ubsantrap", "llvm.debugtrap"] {
+            assert_eq!(of(trap), Intrinsic::Trap, "{trap}");
+        }
+        assert_eq!(of("__assertfail"), Intrinsic::AssertFail);
+        assert_eq!(of("__warpcheck_grid_sync"), Intrinsic::GridSync);
+        assert_eq!(of("vprintf"), Intrinsic::Printf);
+    }
+
+    #[test]
+    fn integer_min_and_max() {
+        let mm = |max, signed| Some(Intrinsic::MinMax(MinMax { max, signed }));
+        assert_eq!(Intrinsic::from_name("llvm.smin.i32"), mm(false, true));
+        assert_eq!(Intrinsic::from_name("llvm.smax.i64"), mm(true, true));
+        assert_eq!(Intrinsic::from_name("llvm.umin.v4i32"), mm(false, false));
+        assert_eq!(Intrinsic::from_name("llvm.umax.i16"), mm(true, false));
+        // Float minimum and NVVM's own min stay pure functions.
+        assert_eq!(
+            Intrinsic::from_name("llvm.minnum.f32"),
+            Some(Intrinsic::Pure)
+        );
+        assert_eq!(
+            Intrinsic::from_name("llvm.nvvm.min.ui"),
+            Some(Intrinsic::Pure)
+        );
+    }
+
+    #[test]
+    fn families_and_overload_bases() {
+        assert_eq!(
+            Family::split("llvm.nvvm.fabs.f"),
+            Some((Family::Nvvm, "fabs.f"))
+        );
+        assert_eq!(
+            Family::split("llvm.fabs.f32"),
+            Some((Family::Llvm, "fabs.f32"))
+        );
+        assert_eq!(
+            Family::split("__nv_sinf"),
+            Some((Family::Libdevice, "sinf"))
+        );
+        assert_eq!(Family::split("vprintf"), None);
+        assert_eq!(
+            overload_base("sadd.with.overflow.i32"),
+            "sadd.with.overflow"
+        );
+        assert_eq!(overload_base("fma.v2f32"), "fma");
+        assert_eq!(overload_base("fptosi.sat.i32.f32"), "fptosi.sat");
+        assert_eq!(overload_base("exp2.f32"), "exp2");
+        assert_eq!(overload_base("memcpy.p0.p1.i64"), "memcpy");
+        assert_eq!(overload_base("ctlz.i32"), "ctlz");
+        assert_eq!(overload_base("fma.bf16"), "fma");
+        // Not a type: `v` must be followed by digits, then more.
+        assert_eq!(
+            overload_base("vector.reduce.add.v4i32"),
+            "vector.reduce.add"
         );
     }
 
@@ -479,7 +844,10 @@ mod tests {
             Intrinsic::from_name("llvm.memcpy.p0.p0.i64"),
             Some(Intrinsic::MemCpy)
         );
-        assert_eq!(Intrinsic::from_name("llvm.smax.i32"), Some(Intrinsic::Pure));
+        assert_eq!(
+            Intrinsic::from_name("llvm.ctpop.i32"),
+            Some(Intrinsic::Pure)
+        );
         assert_eq!(Intrinsic::from_name("__nv_expf"), Some(Intrinsic::Pure));
         assert_eq!(Intrinsic::from_name("_Z3foov"), None);
         assert_eq!(

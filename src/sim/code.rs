@@ -9,6 +9,7 @@
 //! pointers in the encoding of [`super::addr`].
 
 use super::math::PureFn;
+pub use crate::ir::intrinsics::Redux;
 use crate::ir::intrinsics::{BarrierReduce, ShflMode, VoteMode};
 use crate::ir::SiteKind;
 use crate::ir::{FuncId, InstId, IntPred, RmwOp};
@@ -226,18 +227,6 @@ pub struct Math {
     pub n: u8,
     /// Result words per element (2 for `{ iN, i1 }` results).
     pub results: u8,
-}
-
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Redux {
-    Add,
-    Min,
-    Max,
-    UMin,
-    UMax,
-    And,
-    Or,
-    Xor,
 }
 
 /// Operations that read other lanes of the warp.

@@ -119,13 +119,13 @@ pub fn class_of(m: &Module, f: &Function, inst: &Inst) -> Class {
                 | Intrinsic::MatchAll,
             ) => Class::Warp,
             Some(
-                Intrinsic::Atomic
+                Intrinsic::Atomic(_)
                 | Intrinsic::GlobalLoad
                 | Intrinsic::MemCpy
                 | Intrinsic::MemMove
                 | Intrinsic::MemSet,
             ) => Class::Memory,
-            Some(Intrinsic::Pure) => {
+            Some(Intrinsic::Pure | Intrinsic::MinMax(_)) => {
                 let name = match inst.callee() {
                     Some(crate::ir::Callee::Direct(c)) => m.func(c).name.as_str(),
                     _ => "",
@@ -136,7 +136,16 @@ pub fn class_of(m: &Module, f: &Function, inst: &Inst) -> Class {
                     (false, false) => Class::Alu,
                 }
             }
-            Some(Intrinsic::Unknown) => Class::Math,
+            // Not in the tables above: the class of an unknown intrinsic.
+            Some(
+                Intrinsic::Unknown
+                | Intrinsic::ActiveMask
+                | Intrinsic::Redux(_)
+                | Intrinsic::PtrCast
+                | Intrinsic::Prefetch
+                | Intrinsic::Sleep
+                | Intrinsic::Trap,
+            ) => Class::Math,
             _ => Class::Alu,
         },
         _ => Class::Alu,

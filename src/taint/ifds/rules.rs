@@ -227,8 +227,12 @@ impl RuleBuilder<'_> {
             }
             Intrinsic::Vote(_) | Intrinsic::MatchAll => operands(vec![ops[0]]),
             Intrinsic::MatchAny => operands(ops.clone()),
+            // See the module comment: like a vote, one answer for the lanes
+            // running them together.
+            Intrinsic::ActiveMask => operands(Vec::new()),
+            Intrinsic::Redux(_) => operands(vec![ops[1]]),
             Intrinsic::Shfl { mode, pred } => self.shuffle(mode, pred, ops),
-            Intrinsic::Atomic => self.atomic(f, ops),
+            Intrinsic::Atomic(_) => self.atomic(f, ops),
             Intrinsic::GlobalLoad => InstRule {
                 result: ResultRule::Operands(vec![ops[0]]),
                 read: Some(self.mem(f, ops[0])),
@@ -244,12 +248,15 @@ impl RuleBuilder<'_> {
                 WriteData::Values(vec![ops[1]]),
                 ops.get(2).copied(),
             ),
-            Intrinsic::Pure | Intrinsic::Printf => operands(ops.clone()),
-            Intrinsic::Unknown => match unlisted_warp_primitive(&self.m.func(callee_of(inst)).name)
-            {
-                Some(mask) => operands(mask.map(|k| ops[k]).into_iter().collect()),
-                None => self.opaque(f, func, i),
-            },
+            Intrinsic::Pure | Intrinsic::MinMax(_) | Intrinsic::Printf => operands(ops.clone()),
+            // Opaque, as an external call is.
+            Intrinsic::PtrCast
+            | Intrinsic::Prefetch
+            | Intrinsic::Sleep
+            | Intrinsic::Trap
+            | Intrinsic::AssertFail
+            | Intrinsic::GridSync
+            | Intrinsic::Unknown => self.opaque(f, func, i),
         }
     }
 
@@ -312,27 +319,6 @@ impl RuleBuilder<'_> {
         !constant_non_pointer
             && !matches!(v, Value::Opaque | Value::Func(_))
             && self.m.types.is_ptr(self.m.value_type(func, v))
-    }
-}
-
-/// Warp primitives `ir::intrinsics` does not name, by name: `Some` with the
-/// position of the mask operand their answer depends on (`None`: none).
-/// `activemask` names the lanes executing it, and `redux.sync(value,
-/// mask)` reduces over the mask's lanes: one answer for the lanes running
-/// it together, like a vote.
-pub fn unlisted_warp_primitive(name: &str) -> Option<Option<usize>> {
-    match name {
-        "llvm.nvvm.activemask" => Some(None),
-        n if n.starts_with("llvm.nvvm.redux.sync.") => Some(Some(1)),
-        _ => None,
-    }
-}
-
-/// The function a direct call calls.
-fn callee_of(inst: &crate::ir::Inst) -> FuncId {
-    match inst.callee() {
-        Some(Callee::Direct(g)) => g,
-        _ => unreachable!("only direct calls have an intrinsic"),
     }
 }
 
