@@ -244,7 +244,7 @@ impl<'a> LlvmView<'a> {
                 | Intrinsic::Redux(_)
                 | Intrinsic::Barrier(_),
             ) => LlvmRoot::WarpPrimitive,
-            Some(Intrinsic::Pure | Intrinsic::MinMax(_)) => LlvmRoot::MathIntrinsic,
+            Some(Intrinsic::Pure { .. } | Intrinsic::MinMax(_)) => LlvmRoot::MathIntrinsic,
             Some(Intrinsic::Atomic(_)) => LlvmRoot::Atomic,
             Some(Intrinsic::GlobalLoad) => LlvmRoot::Load,
             Some(_) => LlvmRoot::OtherCall,

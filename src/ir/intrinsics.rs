@@ -399,8 +399,13 @@ pub enum Intrinsic {
     NoOp,
     /// Integer minimum or maximum (a pure function too).
     MinMax(MinMax),
-    /// A pure function of its operands: math, bit ops, libdevice.
-    Pure,
+    /// A pure function of its operands: math, bit ops, libdevice. `alu`:
+    /// one arithmetic instruction (bit operations, `abs`, min/max, add,
+    /// multiply, `fma`), as opposed to what the special-function unit or a
+    /// libdevice routine computes.
+    Pure {
+        alu: bool,
+    },
     /// Device-side `printf`.
     Printf,
     /// `llvm.trap`, `llvm.ubsantrap`, `llvm.debugtrap`.
@@ -430,7 +435,7 @@ impl Intrinsic {
         Some(match Family::split(name) {
             Some((Family::Nvvm, rest)) => Self::nvvm(rest),
             Some((Family::Llvm, rest)) => Self::generic(rest),
-            Some((Family::Libdevice, _)) => Intrinsic::Pure,
+            Some((Family::Libdevice, _)) => Intrinsic::Pure { alu: false },
             None => match name {
                 "vprintf" => Intrinsic::Printf,
                 "__assertfail" => Intrinsic::AssertFail,
@@ -464,7 +469,9 @@ impl Intrinsic {
             _ if starts("ldg.global") || starts("ldu.global") => Intrinsic::GlobalLoad,
             _ if starts("ptr.") => Intrinsic::PtrCast,
             _ if starts("prefetch") => Intrinsic::Prefetch,
-            _ if Self::is_nvvm_math(rest) => Intrinsic::Pure,
+            _ if Self::is_nvvm_math(rest) => Intrinsic::Pure {
+                alu: Self::is_nvvm_alu(rest),
+            },
             _ => Intrinsic::Unknown,
         }
     }
@@ -514,6 +521,39 @@ impl Intrinsic {
             "round", "prmt", "brev", "clz", "popc", "abs", "min", "max", "f2", "d2", "i2", "ui2",
             "ll2", "ull2", "bitcast", "lohi", "sad", "isspacep", "fns", "bf2", "h2", "ff2",
             "copysign",
+        ];
+        PREFIXES.iter().any(|p| rest.starts_with(p))
+    }
+
+    /// The NVVM arithmetic that is one ALU instruction.
+    fn is_nvvm_alu(rest: &str) -> bool {
+        const PREFIXES: &[&str] = &[
+            "fabs", "fmin", "fmax", "fma", "add", "mul", "prmt", "brev", "clz", "popc", "abs",
+            "min", "max", "bitcast", "lohi",
+        ];
+        PREFIXES.iter().any(|p| rest.starts_with(p))
+    }
+
+    /// The target-independent arithmetic that is one ALU instruction.
+    fn is_generic_alu(rest: &str) -> bool {
+        const PREFIXES: &[&str] = &[
+            "abs",
+            "fabs",
+            "fma",
+            "fmuladd",
+            "minnum",
+            "maxnum",
+            "minimum",
+            "maximum",
+            "copysign",
+            "ctpop",
+            "ctlz",
+            "cttz",
+            "bitreverse",
+            "bswap",
+            "fshl",
+            "fshr",
+            "expect",
         ];
         PREFIXES.iter().any(|p| rest.starts_with(p))
     }
@@ -617,7 +657,9 @@ impl Intrinsic {
             return Intrinsic::MemSet;
         }
         if PURE.iter().any(|p| rest.starts_with(p)) {
-            return Intrinsic::Pure;
+            return Intrinsic::Pure {
+                alu: Self::is_generic_alu(rest),
+            };
         }
         Intrinsic::Unknown
     }
@@ -792,14 +834,43 @@ mod tests {
         assert_eq!(Intrinsic::from_name("llvm.umin.v4i32"), mm(false, false));
         assert_eq!(Intrinsic::from_name("llvm.umax.i16"), mm(true, false));
         // Float minimum and NVVM's own min stay pure functions.
-        assert_eq!(
-            Intrinsic::from_name("llvm.minnum.f32"),
-            Some(Intrinsic::Pure)
-        );
-        assert_eq!(
-            Intrinsic::from_name("llvm.nvvm.min.ui"),
-            Some(Intrinsic::Pure)
-        );
+        let alu = Some(Intrinsic::Pure { alu: true });
+        assert_eq!(Intrinsic::from_name("llvm.minnum.f32"), alu);
+        assert_eq!(Intrinsic::from_name("llvm.nvvm.min.ui"), alu);
+    }
+
+    #[test]
+    fn arithmetic_says_whether_the_alu_computes_it() {
+        let alu = |name: &str| match Intrinsic::from_name(name) {
+            Some(Intrinsic::Pure { alu }) => alu,
+            other => panic!("{name}: {other:?}"),
+        };
+        // Bit operations, abs, add, multiply and fma: one instruction.
+        for name in [
+            "llvm.ctlz.i32",
+            "llvm.fshl.i32",
+            "llvm.abs.i32",
+            "llvm.fma.f32",
+            "llvm.fmuladd.f64",
+            "llvm.nvvm.mul24.i",
+            "llvm.nvvm.add.rn.d",
+            "llvm.nvvm.prmt",
+            "llvm.nvvm.bitcast.f2i",
+        ] {
+            assert!(alu(name), "{name}");
+        }
+        // Transcendentals, square roots, rounding, conversions, libdevice.
+        for name in [
+            "llvm.sqrt.f32",
+            "llvm.exp2.f32",
+            "llvm.floor.f64",
+            "llvm.nvvm.ex2.approx.f",
+            "llvm.nvvm.rcp.rn.d",
+            "llvm.nvvm.f2i.rz",
+            "__nv_fminf",
+        ] {
+            assert!(!alu(name), "{name}");
+        }
     }
 
     #[test]
@@ -846,9 +917,12 @@ mod tests {
         );
         assert_eq!(
             Intrinsic::from_name("llvm.ctpop.i32"),
-            Some(Intrinsic::Pure)
+            Some(Intrinsic::Pure { alu: true })
         );
-        assert_eq!(Intrinsic::from_name("__nv_expf"), Some(Intrinsic::Pure));
+        assert_eq!(
+            Intrinsic::from_name("__nv_expf"),
+            Some(Intrinsic::Pure { alu: false })
+        );
         assert_eq!(Intrinsic::from_name("_Z3foov"), None);
         assert_eq!(
             Intrinsic::from_name("llvm.nvvm.something.new"),

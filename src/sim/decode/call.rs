@@ -166,7 +166,7 @@ impl FuncDecoder<'_, '_> {
             },
             // The simulator's math tables may know what the classification
             // leaves unknown.
-            Intrinsic::Pure | Intrinsic::MinMax(_) | Intrinsic::Unknown => {
+            Intrinsic::Pure { .. } | Intrinsic::MinMax(_) | Intrinsic::Unknown => {
                 return self.math(i, name)
             }
         };

@@ -248,7 +248,9 @@ impl RuleBuilder<'_> {
                 WriteData::Values(vec![ops[1]]),
                 ops.get(2).copied(),
             ),
-            Intrinsic::Pure | Intrinsic::MinMax(_) | Intrinsic::Printf => operands(ops.clone()),
+            Intrinsic::Pure { .. } | Intrinsic::MinMax(_) | Intrinsic::Printf => {
+                operands(ops.clone())
+            }
             // Opaque, as an external call is.
             Intrinsic::PtrCast
             | Intrinsic::Prefetch
