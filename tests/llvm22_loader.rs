@@ -2,7 +2,7 @@
 //! alike (ARCHITECTURE.md, "LLVM 19 and 22"): both IR files parse in both
 //! builds, so each build checks both paths through the loader.
 
-use warpcheck::ir::intrinsics::{BarrierReduce, Intrinsic};
+use warpcheck::ir::intrinsics::{Barrier, BarrierOperands, BarrierReduce, Intrinsic};
 use warpcheck::ir::{llvm, Callee, Module, Opcode};
 
 fn load(name: &str) -> Module {
@@ -45,9 +45,15 @@ fn kernel_and_launch_bounds_in_both_spellings() {
 fn barriers_read_as_llvm19_calls_in_both_spellings() {
     // __syncthreads() with no argument, then __syncthreads_count(p) with
     // the predicate alone: LLVM 22's barrier id 0 is dropped.
+    let barrier0 = |reduce| {
+        Intrinsic::Barrier(Barrier {
+            reduce,
+            operands: BarrierOperands::Implicit,
+        })
+    };
     let expected = vec![
-        (Intrinsic::Barrier(BarrierReduce::None), 0),
-        (Intrinsic::Barrier(BarrierReduce::Popc), 1),
+        (barrier0(BarrierReduce::None), 0),
+        (barrier0(BarrierReduce::Popc), 1),
     ];
     for name in ["llvm19_forms.ll", "llvm22_forms.ll"] {
         assert_eq!(barriers(&load(name)), expected, "{name}");

@@ -551,18 +551,11 @@ impl<'a> Builder<'a> {
                 SReg::WarpSize => Poly::constant(crate::hw::WARP_SIZE.into()),
                 _ => return None,
             },
-            _ => {
-                let name = self.m.func(callee).name.as_str();
-                let op = match name.split('.').nth(1) {
-                    Some("smin") => Op::Min { signed: true },
-                    Some("smax") => Op::Max { signed: true },
-                    Some("umin") => Op::Min { signed: false },
-                    Some("umax") => Op::Max { signed: false },
-                    _ => return None,
+            Intrinsic::MinMax(mm) if inst.operands.len() == 2 => {
+                let op = match mm.max {
+                    false => Op::Min { signed: mm.signed },
+                    true => Op::Max { signed: mm.signed },
                 };
-                if !name.starts_with("llvm.") || inst.operands.len() != 2 {
-                    return None;
-                }
                 let ops = inst.operands.clone();
                 let (a, b) = (self.poly(c, ops[0]), self.poly(c, ops[1]));
                 let wraps = !(self.non_negative(&a) && self.non_negative(&b));
@@ -575,6 +568,7 @@ impl<'a> Builder<'a> {
                     self.binop(c, &ops, op)
                 }
             }
+            _ => return None,
         })
     }
 

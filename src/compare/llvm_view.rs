@@ -9,7 +9,6 @@
 use super::parse::LlvmFunction;
 use crate::graph::FunctionGraphs;
 use crate::ir::{BlockId, Callee, Function, InstId, Intrinsic, Module, Opcode, Value};
-use crate::taint::ifds::unlisted_warp_primitive;
 use std::collections::{HashMap, HashSet};
 
 /// Why LLVM calls something divergent that we prove uniform: the first
@@ -241,14 +240,13 @@ impl<'a> LlvmView<'a> {
                 | Intrinsic::Shfl { .. }
                 | Intrinsic::MatchAll
                 | Intrinsic::MatchAny
+                | Intrinsic::ActiveMask
+                | Intrinsic::Redux(_)
                 | Intrinsic::Barrier(_),
             ) => LlvmRoot::WarpPrimitive,
-            Some(Intrinsic::Pure) => LlvmRoot::MathIntrinsic,
-            Some(Intrinsic::Atomic) => LlvmRoot::Atomic,
+            Some(Intrinsic::Pure { .. } | Intrinsic::MinMax(_)) => LlvmRoot::MathIntrinsic,
+            Some(Intrinsic::Atomic(_)) => LlvmRoot::Atomic,
             Some(Intrinsic::GlobalLoad) => LlvmRoot::Load,
-            Some(Intrinsic::Unknown) if unlisted_warp_primitive(&target.name).is_some() => {
-                LlvmRoot::WarpPrimitive
-            }
             Some(_) => LlvmRoot::OtherCall,
             None if !target.is_declaration => LlvmRoot::CallResult,
             None => LlvmRoot::OtherCall,

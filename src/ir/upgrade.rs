@@ -56,7 +56,7 @@ pub fn barrier_call(name: &str, id_is_zero: bool) -> Option<CallRewrite> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::intrinsics::{BarrierReduce, Intrinsic};
+    use crate::ir::intrinsics::{Barrier, BarrierOperands, BarrierReduce, Intrinsic};
 
     #[test]
     fn launch_bounds_fill_missing_dimensions_with_one() {
@@ -84,7 +84,10 @@ mod tests {
             let r = barrier_call(&format!("llvm.nvvm.barrier.cta.{new}"), true).unwrap();
             assert_eq!(
                 Intrinsic::from_name(r.callee),
-                Some(Intrinsic::Barrier(reduce)),
+                Some(Intrinsic::Barrier(Barrier {
+                    reduce,
+                    operands: BarrierOperands::Implicit
+                })),
                 "{new}"
             );
         }

@@ -38,50 +38,6 @@ pub enum Access {
     Store,
 }
 
-/// Math the SFU or a libdevice routine computes, as opposed to bit and
-/// min/max operations the ALU does in one instruction.
-fn is_math(name: &str) -> bool {
-    const CHEAP: &[&str] = &[
-        "llvm.smax",
-        "llvm.smin",
-        "llvm.umax",
-        "llvm.umin",
-        "llvm.abs",
-        "llvm.fabs",
-        "llvm.fma",
-        "llvm.fmuladd",
-        "llvm.minnum",
-        "llvm.maxnum",
-        "llvm.minimum",
-        "llvm.maximum",
-        "llvm.copysign",
-        "llvm.ctpop",
-        "llvm.ctlz",
-        "llvm.cttz",
-        "llvm.bitreverse",
-        "llvm.bswap",
-        "llvm.fshl",
-        "llvm.fshr",
-        "llvm.expect",
-        "llvm.nvvm.fabs",
-        "llvm.nvvm.fmin",
-        "llvm.nvvm.fmax",
-        "llvm.nvvm.fma",
-        "llvm.nvvm.add",
-        "llvm.nvvm.mul",
-        "llvm.nvvm.prmt",
-        "llvm.nvvm.brev",
-        "llvm.nvvm.clz",
-        "llvm.nvvm.popc",
-        "llvm.nvvm.abs",
-        "llvm.nvvm.min",
-        "llvm.nvvm.max",
-        "llvm.nvvm.bitcast",
-        "llvm.nvvm.lohi",
-    ];
-    !CHEAP.iter().any(|p| name.starts_with(p))
-}
-
 /// The class of `inst` of `f`.
 pub fn class_of(m: &Module, f: &Function, inst: &Inst) -> Class {
     let double =
@@ -119,24 +75,27 @@ pub fn class_of(m: &Module, f: &Function, inst: &Inst) -> Class {
                 | Intrinsic::MatchAll,
             ) => Class::Warp,
             Some(
-                Intrinsic::Atomic
+                Intrinsic::Atomic(_)
                 | Intrinsic::GlobalLoad
                 | Intrinsic::MemCpy
                 | Intrinsic::MemMove
                 | Intrinsic::MemSet,
             ) => Class::Memory,
-            Some(Intrinsic::Pure) => {
-                let name = match inst.callee() {
-                    Some(crate::ir::Callee::Direct(c)) => m.func(c).name.as_str(),
-                    _ => "",
-                };
-                match (is_math(name), uses_double()) {
-                    (true, _) => Class::Math,
-                    (false, true) => Class::Fp64,
-                    (false, false) => Class::Alu,
-                }
+            Some(Intrinsic::Pure { alu: false }) => Class::Math,
+            Some(Intrinsic::Pure { alu: true } | Intrinsic::MinMax(_)) if uses_double() => {
+                Class::Fp64
             }
-            Some(Intrinsic::Unknown) => Class::Math,
+            Some(Intrinsic::Pure { alu: true } | Intrinsic::MinMax(_)) => Class::Alu,
+            // Not in the tables above: the class of an unknown intrinsic.
+            Some(
+                Intrinsic::Unknown
+                | Intrinsic::ActiveMask
+                | Intrinsic::Redux(_)
+                | Intrinsic::PtrCast
+                | Intrinsic::Prefetch
+                | Intrinsic::Sleep
+                | Intrinsic::Trap,
+            ) => Class::Math,
             _ => Class::Alu,
         },
         _ => Class::Alu,

@@ -66,7 +66,7 @@ pub fn access_of(m: &Module, func: &Function, i: InstId) -> Vec<Access> {
                     .map_or(0, |l| l.max(0) as u64)
             };
             match intr {
-                Intrinsic::Atomic => {
+                Intrinsic::Atomic(_) => {
                     one(AccessKind::Atomic, inst.operands[0], m.types.size(inst.ty))
                 }
                 Intrinsic::GlobalLoad => {

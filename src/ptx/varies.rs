@@ -9,6 +9,7 @@ use super::flow::{self, Join, Regs};
 use super::inst::*;
 use super::sreg::{Dependence, Special};
 use super::Body;
+use crate::ir::intrinsics::ShflControl;
 
 /// A reason a value differs between lanes whatever the inputs.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -121,7 +122,7 @@ impl Variance {
                     Vec::new()
                 }
                 Op::Shfl { mode, a, b, c, .. } => {
-                    let whole_warp = matches!(c, Operand::Imm(c) if (c >> 8) & 0x1f == 0);
+                    let whole_warp = matches!(c, Operand::Imm(c) if ShflControl::from_bits(*c as u32).whole_warp());
                     let value = match mode {
                         ShflMode::Idx if whole_warp => get(*b),
                         ShflMode::Idx => union(&[*a, *b]),

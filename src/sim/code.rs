@@ -10,6 +10,7 @@
 
 use super::math::PureFn;
 use super::scalar::{Cast, FTy, FloatOp, IntOp, Scalar};
+pub use crate::ir::intrinsics::Redux;
 use crate::ir::intrinsics::{BarrierReduce, ShflMode, VoteMode};
 use crate::ir::{FuncId, InstId, IntPred, Module, Position, RmwOp, SiteKind};
 use std::collections::BTreeMap;
@@ -127,18 +128,6 @@ pub struct Math {
     pub n: u8,
     /// Result words per element (2 for `{ iN, i1 }` results).
     pub results: u8,
-}
-
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Redux {
-    Add,
-    Min,
-    Max,
-    UMin,
-    UMax,
-    And,
-    Or,
-    Xor,
 }
 
 /// Operations that read other lanes of the warp.

@@ -13,7 +13,7 @@ use crate::dataflow::FastMap as HashMap;
 use crate::graph::FunctionGraphs;
 use crate::ir::intrinsics::Intrinsic;
 use crate::ir::SiteKind;
-use crate::ir::{BlockId, Callee, InstId, InstKind, Module};
+use crate::ir::{BlockId, InstId, InstKind, Module};
 use crate::machine::class::{class_of, uniform_wavefronts, Access, Class};
 use crate::machine::Machine;
 use crate::memory::Space;
@@ -39,9 +39,6 @@ pub struct KernelCosts {
     /// The `__syncthreads()` calls.
     pub barriers: Vec<InstId>,
 }
-
-/// The grid barrier our `cooperative_groups.h` and the simulator know.
-const GRID_SYNC: &str = "__warpcheck_grid_sync";
 
 /// Each instruction's cost; `Err` for what the bounds do not model (a grid
 /// barrier; device calls and inline asm are refused by the cost stage).
@@ -93,13 +90,11 @@ pub fn kernel_costs(
             if inst.op == crate::ir::Opcode::Phi {
                 continue;
             }
-            if let Some(Callee::Direct(c)) = inst.callee() {
-                if m.func(c).name == GRID_SYNC {
-                    return Err(
-                        "it waits at a grid-wide barrier (this_grid().sync()), which the bounds do not model"
-                            .into(),
-                    );
-                }
+            if m.called_intrinsic(inst) == Some(Intrinsic::GridSync) {
+                return Err(
+                    "it waits at a grid-wide barrier (this_grid().sync()), which the bounds do not model"
+                        .into(),
+                );
             }
             let class = class_of(m, f, inst);
             let latency = match class {

@@ -4,7 +4,7 @@
 //! value, as undefined as on the hardware.
 
 use super::lanes::{each, row, row_mut, write, LANES};
-use crate::ir::intrinsics::{ShflMode, VoteMode};
+use crate::ir::intrinsics::{ShflControl, VoteMode};
 use crate::sim::code::{Redux, Warp};
 use crate::sim::scalar::{mask, sext};
 
@@ -22,7 +22,8 @@ pub fn exec(op: &Warp, regs: &mut [u64], active: u32) {
             let mut out = [0u64; LANES];
             let mut ok = [0u64; LANES];
             each(active, |l| {
-                let (src, valid) = shfl_source(mode, l as u32, b[l] as u32, c[l] as u32);
+                let control = ShflControl::from_bits(c[l] as u32);
+                let (src, valid) = control.source(mode, l as u32, b[l] as u32);
                 out[l] = v[src as usize];
                 ok[l] = u64::from(valid);
             });
@@ -116,39 +117,6 @@ pub fn exec(op: &Warp, regs: &mut [u64], active: u32) {
     }
 }
 
-/// PTX `shfl.sync`: the source lane and whether it is in range. `c` packs
-/// the segment mask (bits 8-12) and the clamp (bits 0-4).
-pub fn shfl_source(mode: ShflMode, lane: u32, b: u32, c: u32) -> (u32, bool) {
-    let b = b & 0x1f;
-    let clamp = c & 0x1f;
-    let seg = (c >> 8) & 0x1f;
-    let min_lane = lane & seg;
-    let max_lane = min_lane | (clamp & !seg);
-    let (j, ok) = match mode {
-        ShflMode::Up => {
-            let j = lane as i64 - i64::from(b);
-            (j, j >= i64::from(max_lane))
-        }
-        ShflMode::Down => {
-            let j = i64::from(lane) + i64::from(b);
-            (j, j <= i64::from(max_lane))
-        }
-        ShflMode::Bfly => {
-            let j = i64::from(lane ^ b);
-            (j, j <= i64::from(max_lane))
-        }
-        ShflMode::Idx => {
-            let j = i64::from(min_lane | (b & !seg & 0x1f));
-            (j, j <= i64::from(max_lane))
-        }
-    };
-    if ok {
-        ((j as u32) & 31, true)
-    } else {
-        (lane, false)
-    }
-}
-
 fn redux(op: Redux, a: u64, b: u64) -> u64 {
     match op {
         Redux::Add => a.wrapping_add(b),
@@ -166,25 +134,6 @@ fn redux(op: Redux, a: u64, b: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shuffle_sources_follow_ptx() {
-        // __shfl_down_sync(v, 1): c = 0x1f; lane 31 has no source.
-        assert_eq!(shfl_source(ShflMode::Down, 3, 1, 0x1f), (4, true));
-        assert_eq!(shfl_source(ShflMode::Down, 31, 1, 0x1f), (31, false));
-        // __shfl_up_sync(v, 1): c = 0; lane 0 keeps its own value.
-        assert_eq!(shfl_source(ShflMode::Up, 0, 1, 0), (0, false));
-        assert_eq!(shfl_source(ShflMode::Up, 5, 1, 0), (4, true));
-        // __shfl_xor_sync(v, 2, 16): c = (32 - 16) << 8 | 0x1f, segments of 16.
-        let c = (16 << 8) | 0x1f;
-        assert_eq!(shfl_source(ShflMode::Bfly, 17, 2, c), (19, true));
-        // __shfl_sync(v, 3, 16): lane 20 reads lane 16 + 3.
-        assert_eq!(shfl_source(ShflMode::Idx, 20, 3, c), (19, true));
-        // Down by 4 in width 8 (c = 24 << 8 | 0x1f): lane 6 would cross.
-        let c8 = (24 << 8) | 0x1f;
-        assert_eq!(shfl_source(ShflMode::Down, 6, 4, c8), (6, false));
-        assert_eq!(shfl_source(ShflMode::Down, 2, 4, c8), (6, true));
-    }
 
     #[test]
     fn votes_and_matches() {

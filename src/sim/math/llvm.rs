@@ -3,35 +3,13 @@
 use super::int_fns as i;
 use super::special::{double, single};
 use super::{float_fn, PureFn};
+use crate::ir::intrinsics::overload_base;
 use crate::sim::scalar::{bits_f32, bits_f64, f32_of, f64_of, float_to_int, to_f64, FTy, Scalar};
 
-/// The name without `llvm.` and its type suffixes: `sadd.with.overflow`
-/// for `llvm.sadd.with.overflow.i32`.
-pub fn base_name(name: &str) -> &str {
-    let rest = name.strip_prefix("llvm.").unwrap_or(name);
-    let is_type = |seg: &str| {
-        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-        seg == "bf16"
-            || ["i", "f", "p"]
-                .iter()
-                .any(|p| seg.strip_prefix(p).is_some_and(digits))
-            || (seg.starts_with('v')
-                && seg.len() > 2
-                && seg[1..].starts_with(|c: char| c.is_ascii_digit()))
-    };
-    let mut end = rest.len();
-    for seg in rest.rsplit('.') {
-        if !is_type(seg) {
-            break;
-        }
-        end -= seg.len() + 1;
-    }
-    &rest[..end.min(rest.len())]
-}
-
-/// `ret` is the result's element scalar, `arg` the first operand's.
-pub fn llvm(name: &str, ret: Scalar, arg: Option<Scalar>) -> Option<PureFn> {
-    let base = base_name(name);
+/// `rest` is the name after `llvm.`, `ret` the result's element scalar,
+/// `arg` the first operand's.
+pub fn llvm(rest: &str, ret: Scalar, arg: Option<Scalar>) -> Option<PureFn> {
+    let base = overload_base(rest);
     if let Some(f) = float_fn(base, ret) {
         return Some(f);
     }
@@ -140,30 +118,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn strips_type_suffixes() {
-        assert_eq!(
-            base_name("llvm.sadd.with.overflow.i32"),
-            "sadd.with.overflow"
-        );
-        assert_eq!(base_name("llvm.fma.v2f32"), "fma");
-        assert_eq!(base_name("llvm.fptosi.sat.i32.f32"), "fptosi.sat");
-        assert_eq!(base_name("llvm.exp2.f32"), "exp2");
-        assert_eq!(base_name("llvm.memcpy.p0.p1.i64"), "memcpy");
-        assert_eq!(base_name("llvm.ctlz.i32"), "ctlz");
-    }
-
-    #[test]
     fn evaluates() {
-        let f = llvm("llvm.smax.i32", Scalar::Int(32), Some(Scalar::Int(32))).unwrap();
+        let f = llvm("smax.i32", Scalar::Int(32), Some(Scalar::Int(32))).unwrap();
         assert_eq!(f.eval(&[0xffff_ffff, 2], 32)[0], 2);
-        let f = llvm("llvm.sqrt.f32", Scalar::F32, Some(Scalar::F32)).unwrap();
+        let f = llvm("sqrt.f32", Scalar::F32, Some(Scalar::F32)).unwrap();
         assert_eq!(f32_of(f.eval(&[bits_f32(9.0)], 0)[0]), 3.0);
-        let f = llvm("llvm.is.fpclass.f32", Scalar::Int(1), Some(Scalar::F32)).unwrap();
+        let f = llvm("is.fpclass.f32", Scalar::Int(1), Some(Scalar::F32)).unwrap();
         // 0x3 = any NaN; 0x204 = any infinity.
         assert_eq!(f.eval(&[bits_f32(f32::NAN), 0x3], 0)[0], 1);
         assert_eq!(f.eval(&[bits_f32(1.0), 0x3], 0)[0], 0);
         assert_eq!(f.eval(&[bits_f32(-f32::INFINITY), 0x204], 0)[0], 1);
         assert_eq!(f.eval(&[bits_f32(1.0), 1 << 8], 0)[0], 1);
-        assert!(llvm("llvm.nosuch.i32", Scalar::Int(32), None).is_none());
+        assert!(llvm("nosuch.i32", Scalar::Int(32), None).is_none());
     }
 }

@@ -40,7 +40,6 @@ use crate::dataflow::Solver;
 use flow::TaintProblem;
 use kernel::Kernel;
 use memory::SharedTaint;
-pub(crate) use rules::unlisted_warp_primitive;
 use std::cell::RefCell;
 
 /// The IFDS thread-dependence analysis.

@@ -28,7 +28,7 @@
 //!   lanes executing it: the same answer for the lanes running it together.
 
 use super::memory::{Locations, Target};
-use crate::ir::intrinsics::{SReg, ShflMode};
+use crate::ir::intrinsics::{SReg, ShflControl, ShflMode};
 use crate::ir::{
     Callee, Const, FuncId, Function, InstId, InstKind, Intrinsic, Module, Opcode, TypeKind, Value,
 };
@@ -227,8 +227,12 @@ impl RuleBuilder<'_> {
             }
             Intrinsic::Vote(_) | Intrinsic::MatchAll => operands(vec![ops[0]]),
             Intrinsic::MatchAny => operands(ops.clone()),
+            // See the module comment: like a vote, one answer for the lanes
+            // running them together.
+            Intrinsic::ActiveMask => operands(Vec::new()),
+            Intrinsic::Redux(_) => operands(vec![ops[1]]),
             Intrinsic::Shfl { mode, pred } => self.shuffle(mode, pred, ops),
-            Intrinsic::Atomic => self.atomic(f, ops),
+            Intrinsic::Atomic(_) => self.atomic(f, ops),
             Intrinsic::GlobalLoad => InstRule {
                 result: ResultRule::Operands(vec![ops[0]]),
                 read: Some(self.mem(f, ops[0])),
@@ -244,12 +248,17 @@ impl RuleBuilder<'_> {
                 WriteData::Values(vec![ops[1]]),
                 ops.get(2).copied(),
             ),
-            Intrinsic::Pure | Intrinsic::Printf => operands(ops.clone()),
-            Intrinsic::Unknown => match unlisted_warp_primitive(&self.m.func(callee_of(inst)).name)
-            {
-                Some(mask) => operands(mask.map(|k| ops[k]).into_iter().collect()),
-                None => self.opaque(f, func, i),
-            },
+            Intrinsic::Pure { .. } | Intrinsic::MinMax(_) | Intrinsic::Printf => {
+                operands(ops.clone())
+            }
+            // Opaque, as an external call is.
+            Intrinsic::PtrCast
+            | Intrinsic::Prefetch
+            | Intrinsic::Sleep
+            | Intrinsic::Trap
+            | Intrinsic::AssertFail
+            | Intrinsic::GridSync
+            | Intrinsic::Unknown => self.opaque(f, func, i),
         }
     }
 
@@ -274,11 +283,10 @@ impl RuleBuilder<'_> {
     /// `[mask, value, lane, c]`; see the module comment.
     fn shuffle(&self, mode: ShflMode, pred: bool, ops: &[Value]) -> InstRule {
         let (value, lane) = (ops[1], ops[2]);
-        // Bits 8-12 of `c` are the segment mask; zero means one 32-lane segment.
         let whole_warp = ops
             .get(3)
             .and_then(|&c| self.m.int_value(c))
-            .is_some_and(|c| (c >> 8) & 0x1f == 0);
+            .is_some_and(|c| ShflControl::from_bits(c as u32).whole_warp());
         let result = match (mode, pred) {
             (ShflMode::Idx, _) if whole_warp => ResultRule::Operands(vec![lane]),
             (ShflMode::Idx, false) | (_, false) => ResultRule::Operands(vec![value]),
@@ -313,27 +321,6 @@ impl RuleBuilder<'_> {
         !constant_non_pointer
             && !matches!(v, Value::Opaque | Value::Func(_))
             && self.m.types.is_ptr(self.m.value_type(func, v))
-    }
-}
-
-/// Warp primitives `ir::intrinsics` does not name, by name: `Some` with the
-/// position of the mask operand their answer depends on (`None`: none).
-/// `activemask` names the lanes executing it, and `redux.sync(value,
-/// mask)` reduces over the mask's lanes: one answer for the lanes running
-/// it together, like a vote.
-pub fn unlisted_warp_primitive(name: &str) -> Option<Option<usize>> {
-    match name {
-        "llvm.nvvm.activemask" => Some(None),
-        n if n.starts_with("llvm.nvvm.redux.sync.") => Some(Some(1)),
-        _ => None,
-    }
-}
-
-/// The function a direct call calls.
-fn callee_of(inst: &crate::ir::Inst) -> FuncId {
-    match inst.callee() {
-        Some(Callee::Direct(g)) => g,
-        _ => unreachable!("only direct calls have an intrinsic"),
     }
 }
 
