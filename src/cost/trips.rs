@@ -111,7 +111,7 @@ fn compare_bound(
             t.bound,
             t.pred,
         ),
-        _ => run_counter(vals, lp, counter, test.lhs, test.rhs, t.pred),
+        _ => run_counter(vals, lp, counter, test),
     }
 }
 
@@ -287,15 +287,16 @@ fn strided(
     Ok(if on_counter { t } else { t.plus(-Rat::ONE) })
 }
 
-/// Runs a counter with a constant start through its update and exit test.
+/// Runs a counter with a constant start through its update and exit
+/// test (`lhs pred rhs` as the `icmp` has them, whichever side the
+/// counter is on).
 fn run_counter(
     vals: &mut Values<'_, '_>,
     lp: &Loop,
     ind: &Counter,
-    a: Value,
-    b: Value,
-    pred: IntPred,
+    test: &ExitTest,
 ) -> Result<Affine, String> {
+    let (a, b, pred) = (test.lhs, test.rhs, test.pred);
     let start = vals
         .val(ind.start)
         .as_exact()
@@ -411,5 +412,67 @@ impl Runner<'_, '_, '_> {
         };
         self.depth -= 1;
         Some(r & mask)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::FunctionGraphs;
+    use crate::ir::builder::ModuleBuilder;
+    use crate::ir::FuncId;
+
+    /// `for (s = 1; s < blockDim.x; s *= 2)` rotated, at 256 threads,
+    /// with `s << 1` and `blockDim.x` compared as `pred` in the given
+    /// order (`counter_left`).
+    fn doubling_trips(pred: IntPred, counter_left: bool) -> Trip {
+        let mut mb = ModuleBuilder::new();
+        let (i32t, void) = (mb.int(32), mb.void());
+        let mut fb = mb.define("k", &[], void);
+        fb.kernel();
+        let (body, exit) = (fb.block(), fb.block());
+        let ntid = fb.sreg("ntid.x");
+        let one = fb.const_int(32, 1);
+        fb.br(body);
+        fb.switch_to(body);
+        let s = fb.phi(i32t, &[(one, crate::ir::BlockId(0))]);
+        let next = fb.binary(Opcode::Shl, s, one);
+        let (a, b) = if counter_left {
+            (next, ntid)
+        } else {
+            (ntid, next)
+        };
+        let more = fb.icmp(pred, a, b);
+        fb.cond_br(more, body, exit);
+        fb.add_incoming(s, next, body);
+        fb.switch_to(exit);
+        fb.ret(None);
+        let m = mb.finish();
+        let f = m.func(FuncId(0));
+        let g = FunctionGraphs::new(f);
+        let env = Env {
+            m: &m,
+            f,
+            g: &g,
+            block: [256, 1, 1],
+            unsigned: Vec::new(),
+        };
+        let [trip] = &trip_bounds(&env, &mut Factors::default())[..] else {
+            panic!("one loop")
+        };
+        trip.clone()
+    }
+
+    #[test]
+    fn a_doubling_counter_runs_to_its_bound_on_either_side() {
+        // s = 1, 2, ..., 128 each bring back 2s < 256; at s = 128 the
+        // next value 256 leaves: 7 back edges, whichever way the test is
+        // written.
+        for (pred, counter_left) in [(IntPred::Ult, true), (IntPred::Ugt, false)] {
+            let Trip::Bounded(t) = doubling_trips(pred, counter_left) else {
+                panic!("bounded")
+            };
+            assert_eq!(t, Affine::int(7), "{pred:?}");
+        }
     }
 }
