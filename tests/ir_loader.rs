@@ -180,3 +180,37 @@ fn inline_asm_keeps_text_constraints_and_flags() {
         "{dump}"
     );
 }
+
+#[test]
+fn integer_flags_say_what_cannot_wrap() {
+    let text = r#"
+define i32 @f(i32 %a, i32 %b) {
+  %1 = add nsw i32 %a, 1
+  %2 = add nuw i32 %1, %b
+  %3 = shl nuw nsw i32 %2, 2
+  %4 = sub i32 %3, %a
+  %5 = lshr exact i32 %4, 1
+  %6 = udiv i32 %5, 3
+  %7 = mul nuw i32 %6, %6
+  ret i32 %7
+}
+"#;
+    let m = ir::llvm::load_bytes(text.as_bytes(), "flags.ll").expect("loads");
+    let f = m.func(m.find_function("f").unwrap());
+    let flags: Vec<(bool, bool, bool)> = f.insts[..7]
+        .iter()
+        .map(|i| (i.flags.nsw, i.flags.nuw, i.flags.exact))
+        .collect();
+    let expected = [
+        (true, false, false),
+        (false, true, false),
+        (true, true, false),
+        (false, false, false),
+        (false, false, true),
+        (false, false, false),
+        (false, true, false),
+    ];
+    assert_eq!(flags, expected);
+    // The return carries none.
+    assert_eq!(f.insts[7].flags, ir::IntFlags::default());
+}

@@ -11,10 +11,13 @@
 //! and the uniform unknowns; a resolved block shape makes `blockDim`
 //! a constant.
 //!
-//! **Phis.** A loop-header phi whose back edges each add a uniform step
-//! to it is split into a uniform unknown for the iteration plus the thread
-//! part of its initial value: `i = tid; i += 256` gives `[i] + tid`, with
-//! `[i] ≡ 0 (mod 256)`. Other phis are the common value of their incoming
+//! **Phis.** A loop-header phi (the graph's loop facts name them, with
+//! their incoming values split into entries and back edges) entered on one
+//! edge, whose back edges each add a uniform step to it, is split into a
+//! uniform unknown for the iteration plus the thread part of its initial
+//! value: `i = tid; i += 256` gives `[i] + tid`, with `[i] ≡ 0 (mod 256)`.
+//! The step is read symbolically, so pointer counters moved by GEPs count
+//! too. Other phis are the common value of their incoming
 //! values, or, for a two-way merge under one branch (GPUCheck's Eq. 2 in
 //! its two-predicate case), `select(c, a, b)`. Anything else is a leaf.
 //!
@@ -35,6 +38,7 @@
 
 use super::expr::*;
 use crate::dataflow::{FastMap as HashMap, FastSet as HashSet};
+use crate::graph::loop_facts::HeaderPhi;
 use crate::graph::ModuleGraphs;
 use crate::ir::gep::{self, Index};
 use crate::ir::intrinsics::{Dim, SReg};
@@ -690,39 +694,29 @@ impl<'a> Builder<'a> {
         let InstKind::Phi { blocks } = &inst.kind else {
             return self.leaf(c, Value::Inst(i));
         };
-        let g = self.graphs.func(f);
-        let header_of = g
-            .loops
-            .loop_of(inst.block)
-            .map(|l| g.loops.get(l))
-            .filter(|l| l.header == inst.block);
+        let facts = self.graphs.func(f).loop_facts(self.m, func);
+        if let Some(header) = facts.header_phi(i) {
+            return self
+                .loop_phi(c, header)
+                .unwrap_or_else(|| self.leaf(c, Value::Inst(i)));
+        }
         let incoming: Vec<(Value, BlockId)> = inst
             .operands
             .iter()
             .copied()
             .zip(blocks.iter().copied())
             .collect();
-        if let Some(lp) = header_of {
-            let (inits, backs): (Vec<_>, Vec<_>) =
-                incoming.iter().partition(|(_, b)| !lp.contains(*b));
-            if let Some(p) = self.loop_phi(c, i, &inits, &backs) {
-                return p;
-            }
-            return self.leaf(c, Value::Inst(i));
-        }
         self.merge(c, i, &incoming)
     }
 
-    /// A loop-header phi as `[iteration] + thread part of the start`, when
-    /// every back edge adds a uniform step.
-    fn loop_phi(
-        &mut self,
-        c: CtxId,
-        i: InstId,
-        inits: &[&(Value, BlockId)],
-        backs: &[&(Value, BlockId)],
-    ) -> Option<Poly> {
-        let [&(init, _)] = inits else { return None };
+    /// A loop-header phi entered on one edge as `[iteration] + thread part
+    /// of the start`, when every back edge adds a uniform step (the step
+    /// is read symbolically: `next − h` with `h` a placeholder).
+    fn loop_phi(&mut self, c: CtxId, header: &HeaderPhi) -> Option<Poly> {
+        let i = header.phi;
+        let [(init, _)] = header.entries[..] else {
+            return None;
+        };
         let start = self.poly(c, init);
         let pending = self
             .arena
@@ -735,7 +729,7 @@ impl<'a> Builder<'a> {
         // limit still bounds any other cycle.
         let outer = std::mem::take(&mut self.active);
         let mut steps = Vec::new();
-        for &&(back, _) in backs {
+        for &(back, _) in &header.backs {
             let next = self.poly(c, back);
             let step = next.sub(&Poly::atom(pending));
             let e = self.arena.intern(step.clone());

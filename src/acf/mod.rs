@@ -239,8 +239,7 @@ impl KernelAcf {
                 let g = graphs.func(f);
                 let active = |b: BlockId| wf.active[&c][b.index()];
                 let conds = |b: BlockId| wf.conds.get(&(c, b));
-                if let Some(s) = sweep::sweep(&arena, g, m.func(f), (f, blk), cond, &active, &conds)
-                {
+                if let Some(s) = sweep::sweep(&arena, g, m, (f, blk), cond, &active, &conds) {
                     wf.sweeps.insert((c, blk), s);
                 }
             }

@@ -9,14 +9,14 @@
 //! leave on different iterations.
 //!
 //! This holds when the branch is the loop's only exit and runs once per
-//! iteration (it dominates every latch), and the test is `c·[i] + V +
-//! d[lane]` with `V` a constant.
+//! iteration (as its [`Exit`](crate::graph::loop_facts::Exit) in the loop
+//! facts says), and the test is `c·[i] + V + d[lane]` with `V` a constant.
 
 use super::expr::{compare, Arena, Atom, Uniform};
 use super::lanes::{lanes, LANES};
 use super::warp::Cond;
 use crate::graph::FunctionGraphs;
-use crate::ir::{BlockId, FuncId, Function};
+use crate::ir::{BlockId, FuncId, Module};
 
 /// Iterations simulated before giving up.
 const MAX_ITERATIONS: i128 = 1 << 12;
@@ -52,7 +52,7 @@ impl Sweep {
 pub fn sweep<'c>(
     arena: &Arena,
     g: &FunctionGraphs,
-    func: &Function,
+    m: &Module,
     (f, b): (FuncId, BlockId),
     cond: &Cond,
     active: &dyn Fn(BlockId) -> (u32, u32),
@@ -61,16 +61,15 @@ pub fn sweep<'c>(
     let Cond::Threshold { pred, u, d, .. } = cond else {
         return None;
     };
-    let lp = g.loops.get(g.loops.loop_of(b)?);
-    if lp.exiting != [b] || !lp.latches.iter().all(|&x| g.dom.dominates(b, x)) {
+    let func = m.func(f);
+    let l = g.loops.loop_of(b)?;
+    let lp = g.loops.get(l);
+    let exit = g.loop_facts(m, func).exit(l, b)?;
+    if lp.exiting != [b] || !exit.every_iteration {
         return None;
     }
-    let succs = g.cfg.succs(b);
-    let exit_first = match (lp.contains(succs[0]), succs.get(1).map(|&s| lp.contains(s))) {
-        (false, Some(true)) => true,
-        (true, Some(false)) => false,
-        _ => return None,
-    };
+    // The branch leaves on its condition's `true` outcome.
+    let exit_first = !exit.stay;
     // u = c·[i] + v with [i] this loop's counter.
     let (mut c, mut v, mut counter) = (0, 0, None);
     for (mono, k) in &u.terms {

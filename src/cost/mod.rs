@@ -181,8 +181,7 @@ pub fn prepare(
         unsigned: unsigned.clone(),
     };
     let mut factors = Factors::default();
-    let inductions = values::inductions(&env);
-    let trips = trips::trip_bounds(&env, &inductions, &mut factors);
+    let trips = trips::trip_bounds(&env, &mut factors);
     let names = Names {
         params: f
             .params
@@ -193,7 +192,7 @@ pub fn prepare(
         factors,
         unsigned,
     };
-    let problem = problem(&env, &inductions, (k, figures), &trips, degree, meter);
+    let problem = problem(&env, (k, figures), &trips, degree, meter);
     Prepared {
         names,
         trips,
@@ -203,7 +202,6 @@ pub fn prepare(
 
 fn problem(
     env: &values::Env<'_>,
-    inductions: &HashMap<crate::ir::InstId, values::Induction>,
     (k, figures): (&KernelAnalysis, &[SiteFigures]),
     trips: &[Trip],
     degree: usize,
@@ -222,7 +220,7 @@ fn problem(
         if facts.contains_key(&e.logical) || e.logical.0 == e.logical.1 && e.to.is_none() {
             continue;
         }
-        let mut vals = values::Values::new(env, values::Ranges::default(), inductions);
+        let mut vals = values::Values::new(env, values::Ranges::default());
         let fs = values::edge_facts(&mut vals, e.logical.0, e.logical.1)
             .iter()
             .map(|a| env.eliminate(a, true))

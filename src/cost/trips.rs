@@ -3,9 +3,10 @@
 //! enclosing scope. This is the fact that releases a loop's potential
 //! (Q:While: the counter's distance to its bound pays for an iteration).
 //!
-//! A bound comes from an exit test that every iteration passes (its block
-//! dominates the latches) and that compares a counter `h + o` (a header phi
-//! moving by a step each iteration) with a loop-invariant bound `E`:
+//! A bound comes from an exit test that every iteration passes and that
+//! compares a counter `h + o` (a header phi moving by a step each
+//! iteration) with a loop-invariant bound `E`; the graph's loop facts name
+//! both (counters, steps, exit tests), and here they are evaluated:
 //!
 //! * `h + o < E`, step `c > 0`: at most `⌈(E − s − o)/c⌉` back edges, with
 //!   `s` the start; `≤` one more; decreasing counters mirrored.
@@ -23,10 +24,10 @@
 use super::affine::{Affine, Sym};
 use super::bound::{Factor, Factors};
 use super::rat::Rat;
-use super::values::{self, congruence_bits, Env, Induction, Ranges, Step, Values};
-use crate::dataflow::FastMap as HashMap;
+use super::values::{self, congruence_bits, Env, Ranges, Values};
+use crate::graph::loop_facts::{Amount, Counter, ExitTest};
 use crate::graph::{Loop, LoopId};
-use crate::ir::{InstId, InstKind, IntPred, Opcode, Value};
+use crate::ir::{InstId, IntPred, Opcode, Value};
 
 /// The bound on one loop's back edges per entry, or why there is none.
 #[derive(Clone, Debug)]
@@ -39,25 +40,15 @@ pub enum Trip {
 const RUN_LIMIT: i128 = 4096;
 
 /// Trip bounds for every loop of the kernel.
-pub fn trip_bounds(
-    env: &Env<'_>,
-    inductions: &HashMap<InstId, Induction>,
-    factors: &mut Factors,
-) -> Vec<Trip> {
+pub fn trip_bounds(env: &Env<'_>, factors: &mut Factors) -> Vec<Trip> {
     env.g
         .loops
         .iter()
-        .map(|(l, lp)| loop_bound(env, inductions, factors, l, lp))
+        .map(|(l, lp)| loop_bound(env, factors, l, lp))
         .collect()
 }
 
-fn loop_bound(
-    env: &Env<'_>,
-    inductions: &HashMap<InstId, Induction>,
-    factors: &mut Factors,
-    l: LoopId,
-    lp: &Loop,
-) -> Trip {
+fn loop_bound(env: &Env<'_>, factors: &mut Factors, l: LoopId, lp: &Loop) -> Trip {
     // Guards on the way in: from the single block that enters the loop, or
     // what dominates the header.
     let outside: Vec<_> = env
@@ -68,61 +59,25 @@ fn loop_bound(
         .copied()
         .filter(|&p| !lp.contains(p))
         .collect();
-    let mut vals = Values::new(env, Ranges::default(), inductions);
+    let mut vals = Values::new(env, Ranges::default());
     if let [p] = outside.as_slice() {
         values::edge_facts(&mut vals, *p, lp.header);
     }
     let mut best: Option<Affine> = None;
     let mut why = "no exit compares a counter with a loop-invariant bound".to_string();
-    for &x in &lp.exiting {
-        if !lp.latches.iter().all(|&t| env.g.dom.dominates(x, t)) {
-            continue;
-        }
-        let Some(t) = env.f.terminator(x) else {
-            continue;
-        };
-        let InstKind::Br { targets } = &t.kind else {
-            continue;
-        };
-        if targets.len() != 2 {
-            continue;
-        }
-        // The outcome that stays in the loop.
-        let stay = match (lp.contains(targets[0]), lp.contains(targets[1])) {
-            (true, false) => true,
-            (false, true) => false,
-            _ => continue,
-        };
-        let mut atoms = Vec::new();
-        values::conjuncts(env, t.operands[0], stay, &mut atoms);
-        for (c, truth) in atoms {
-            let Value::Inst(ci) = c else { continue };
-            let cmp = env.f.inst(ci);
-            let InstKind::ICmp(p) = cmp.kind else {
-                continue;
-            };
-            let p = if truth { p } else { values::negate(p) };
-            match compare_bound(
-                env,
-                &mut vals,
-                factors,
-                lp,
-                l,
-                p,
-                cmp.operands[0],
-                cmp.operands[1],
-            ) {
-                Ok(b) => {
-                    let better = match &best {
-                        None => true,
-                        Some(old) => b.as_constant().is_some() && old.as_constant().is_none(),
-                    };
-                    if better {
-                        best = Some(b);
-                    }
+    let exits = env.loop_facts().exits(l).iter();
+    for test in exits.filter(|x| x.every_iteration).flat_map(|x| &x.tests) {
+        match compare_bound(env, &mut vals, factors, lp, test) {
+            Ok(b) => {
+                let better = match &best {
+                    None => true,
+                    Some(old) => b.as_constant().is_some() && old.as_constant().is_none(),
+                };
+                if better {
+                    best = Some(b);
                 }
-                Err(e) => why = e,
             }
+            Err(e) => why = e,
         }
     }
     match best {
@@ -131,96 +86,44 @@ fn loop_bound(
     }
 }
 
-/// `v` as `h + o` for a counter `h` of loop `l`.
-fn as_counter<'i>(
-    env: &Env<'_>,
-    inductions: &'i HashMap<InstId, Induction>,
-    l: LoopId,
-    v: Value,
-) -> Option<(&'i Induction, Option<i128>)> {
-    let of = |x: Value| match x {
-        Value::Inst(i) => inductions.get(&i).filter(|ind| ind.lp == l),
-        _ => None,
-    };
-    if let Some(ind) = of(v) {
-        return Some((ind, Some(0)));
-    }
-    let Value::Inst(i) = v else { return None };
-    let inst = env.f.inst(i);
-    // The value the back edge carries: `h + step`.
-    if let Some(ind) = inductions.values().find(|ind| ind.lp == l && ind.next == v) {
-        let o = match ind.step {
-            Step::Const(c) => Some(c),
-            _ => None,
-        };
-        return Some((ind, o));
-    }
-    if matches!(inst.op, Opcode::Add) {
-        let (a, b) = (inst.operands[0], inst.operands[1]);
-        for (h, k) in [(a, b), (b, a)] {
-            if let (Some(ind), Some(c)) = (of(h), env.m.int_value(k)) {
-                return Some((ind, Some(i128::from(c))));
-            }
-        }
-    }
-    None
-}
-
-fn invariant(env: &Env<'_>, lp: &Loop, v: Value) -> bool {
-    match v {
-        Value::Inst(i) => !lp.contains(env.f.inst(i).block),
-        _ => true,
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
+/// The trip bound an exit test gives, by the counter's step: one that
+/// adds a constant, tested at a constant offset; one that adds an
+/// invariant stride; any other, run from a constant start.
 fn compare_bound(
     env: &Env<'_>,
     vals: &mut Values<'_, '_>,
     factors: &mut Factors,
     lp: &Loop,
-    l: LoopId,
-    pred: IntPred,
-    a: Value,
-    b: Value,
+    test: &ExitTest,
 ) -> Result<Affine, String> {
-    let inductions = vals_inductions(vals);
-    let (counter, bound, pred) = match (
-        as_counter(env, inductions, l, a),
-        as_counter(env, inductions, l, b),
-    ) {
-        (Some(c), None) if invariant(env, lp, b) => (c, b, pred),
-        (None, Some(c)) if invariant(env, lp, a) => (c, a, values::swap(pred)),
-        _ => return Err("the exit test compares no counter with an invariant".into()),
-    };
-    let (ind, offset) = counter;
-    let ind = ind.clone();
-    match (&ind.step, offset) {
-        (Step::Const(c), Some(o)) => additive(env, vals, &ind, *c, o, bound, pred),
-        (Step::Invariant(step), o) => {
-            strided(env, vals, factors, &ind, (*step, o.is_some()), bound, pred)
-        }
-        _ => run_counter(vals, lp, &ind, a, b, pred),
+    let no_counter = || "the exit test compares no counter with an invariant".to_string();
+    let t = test.counter.ok_or_else(no_counter)?;
+    let counter = env.loop_facts().counter(t.phi).ok_or_else(no_counter)?;
+    let offset = t.read.offset(counter.step.as_ref());
+    match (counter.step.and_then(|s| s.added()), offset) {
+        (Some(Amount::Const(c)), Some(o)) => additive(env, vals, counter, c, o, t.bound, t.pred),
+        (Some(Amount::Invariant(step)), o) => strided(
+            env,
+            vals,
+            factors,
+            counter,
+            (step, o.is_some()),
+            t.bound,
+            t.pred,
+        ),
+        _ => run_counter(vals, lp, counter, test),
     }
-}
-
-fn vals_inductions<'v>(vals: &Values<'v, '_>) -> &'v HashMap<InstId, Induction> {
-    vals.inductions()
 }
 
 /// An unsigned exit test compares the counter as we do only when its start
 /// and bound are nonnegative.
 fn unsigned_ok(
     vals: &mut Values<'_, '_>,
-    ind: &Induction,
+    ind: &Counter,
     bound: Value,
     pred: IntPred,
 ) -> Result<(), String> {
-    let unsigned = matches!(
-        pred,
-        IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge
-    );
-    if unsigned && !(vals.nonneg(ind.start) && vals.nonneg(bound)) {
+    if pred.is_unsigned() && !(vals.nonneg(ind.start) && vals.nonneg(bound)) {
         return Err("an unsigned exit test on a counter that may be negative".into());
     }
     Ok(())
@@ -230,7 +133,7 @@ fn unsigned_ok(
 fn additive(
     env: &Env<'_>,
     vals: &mut Values<'_, '_>,
-    ind: &Induction,
+    ind: &Counter,
     c: i128,
     o: i128,
     bound: Value,
@@ -276,7 +179,7 @@ fn additive(
 fn exact_arrival(
     env: &Env<'_>,
     vals: &mut Values<'_, '_>,
-    (ind, bound): (&Induction, Value),
+    (ind, bound): (&Counter, Value),
     (c, o): (i128, i128),
 ) -> Result<(), String> {
     let cabs = c.unsigned_abs();
@@ -349,7 +252,7 @@ fn strided(
     env: &Env<'_>,
     vals: &mut Values<'_, '_>,
     factors: &mut Factors,
-    ind: &Induction,
+    ind: &Counter,
     (step, on_counter): (Value, bool),
     bound: Value,
     pred: IntPred,
@@ -384,15 +287,16 @@ fn strided(
     Ok(if on_counter { t } else { t.plus(-Rat::ONE) })
 }
 
-/// Runs a counter with a constant start through its update and exit test.
+/// Runs a counter with a constant start through its update and exit
+/// test (`lhs pred rhs` as the `icmp` has them, whichever side the
+/// counter is on).
 fn run_counter(
     vals: &mut Values<'_, '_>,
     lp: &Loop,
-    ind: &Induction,
-    a: Value,
-    b: Value,
-    pred: IntPred,
+    ind: &Counter,
+    test: &ExitTest,
 ) -> Result<Affine, String> {
+    let (a, b, pred) = (test.lhs, test.rhs, test.pred);
     let start = vals
         .val(ind.start)
         .as_exact()
@@ -508,5 +412,67 @@ impl Runner<'_, '_, '_> {
         };
         self.depth -= 1;
         Some(r & mask)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::FunctionGraphs;
+    use crate::ir::builder::ModuleBuilder;
+    use crate::ir::FuncId;
+
+    /// `for (s = 1; s < blockDim.x; s *= 2)` rotated, at 256 threads,
+    /// with `s << 1` and `blockDim.x` compared as `pred` in the given
+    /// order (`counter_left`).
+    fn doubling_trips(pred: IntPred, counter_left: bool) -> Trip {
+        let mut mb = ModuleBuilder::new();
+        let (i32t, void) = (mb.int(32), mb.void());
+        let mut fb = mb.define("k", &[], void);
+        fb.kernel();
+        let (body, exit) = (fb.block(), fb.block());
+        let ntid = fb.sreg("ntid.x");
+        let one = fb.const_int(32, 1);
+        fb.br(body);
+        fb.switch_to(body);
+        let s = fb.phi(i32t, &[(one, crate::ir::BlockId(0))]);
+        let next = fb.binary(Opcode::Shl, s, one);
+        let (a, b) = if counter_left {
+            (next, ntid)
+        } else {
+            (ntid, next)
+        };
+        let more = fb.icmp(pred, a, b);
+        fb.cond_br(more, body, exit);
+        fb.add_incoming(s, next, body);
+        fb.switch_to(exit);
+        fb.ret(None);
+        let m = mb.finish();
+        let f = m.func(FuncId(0));
+        let g = FunctionGraphs::new(f);
+        let env = Env {
+            m: &m,
+            f,
+            g: &g,
+            block: [256, 1, 1],
+            unsigned: Vec::new(),
+        };
+        let [trip] = &trip_bounds(&env, &mut Factors::default())[..] else {
+            panic!("one loop")
+        };
+        trip.clone()
+    }
+
+    #[test]
+    fn a_doubling_counter_runs_to_its_bound_on_either_side() {
+        // s = 1, 2, ..., 128 each bring back 2s < 256; at s = 128 the
+        // next value 256 leaves: 7 back edges, whichever way the test is
+        // written.
+        for (pred, counter_left) in [(IntPred::Ult, true), (IntPred::Ugt, false)] {
+            let Trip::Bounded(t) = doubling_trips(pred, counter_left) else {
+                panic!("bounded")
+            };
+            assert_eq!(t, Affine::int(7), "{pred:?}");
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! Logical conditions: what is known of each integer SSA value, per lane,
 //! as affine bounds over the bound's symbols (RaCuda §6, the abstraction
-//! domain's constraint part). Loop counters are split into their start plus
-//! step times the loop's iteration counter (the ACF's `[i0] + tid` split),
+//! domain's constraint part). Loop counters (the graph's loop facts) are
+//! split into their start plus step times the loop's iteration counter
+//! (the ACF's `[i0] + tid` split),
 //! branch guards refine the numeric ranges of symbols, and the rest is
 //! interval arithmetic over `add`, `mul`, shifts, masks, divisions and
 //! extensions. Everything here holds for every lane of every warp, so a
@@ -10,7 +11,8 @@
 use super::affine::{Affine, Sym};
 use super::rat::Rat;
 use crate::dataflow::FastMap as HashMap;
-use crate::graph::{FunctionGraphs, LoopId};
+use crate::graph::loop_facts::{self, Amount, Counter, LoopFacts};
+use crate::graph::FunctionGraphs;
 use crate::ir::intrinsics::SReg;
 use crate::ir::{
     BlockId, Callee, Function, Inst, InstKind, IntPred, Intrinsic, Module, Opcode, Value,
@@ -47,29 +49,6 @@ impl Val {
     }
 }
 
-/// How a loop-header phi moves on each back edge.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Step {
-    /// `h + c` for a constant `c`.
-    Const(i128),
-    /// `h + v` for a loop-invariant value `v` (a grid stride).
-    Invariant(Value),
-    /// Anything else computed from `h` and invariants (`h * 2`, `h >> 1`).
-    Other,
-}
-
-/// A loop-header phi with one start value and the same update on every
-/// back edge.
-#[derive(Clone, Debug)]
-pub struct Induction {
-    pub phi: crate::ir::InstId,
-    pub lp: LoopId,
-    pub start: Value,
-    /// The value flowing back on the back edges.
-    pub next: Value,
-    pub step: Step,
-}
-
 /// Numeric ranges of symbols, refined by guards.
 #[derive(Clone, Debug, Default)]
 pub struct Ranges {
@@ -86,10 +65,15 @@ pub struct Env<'a> {
     pub unsigned: Vec<bool>,
 }
 
-impl Env<'_> {
+impl<'a> Env<'a> {
     /// Integer width of a value's type.
     pub fn bits(&self, v: Value) -> Option<u32> {
         self.m.types.int_bits(self.m.value_type(self.f, v))
+    }
+
+    /// The kernel's loop counters and exit tests.
+    pub fn loop_facts(&self) -> &'a LoopFacts {
+        self.g.loop_facts(self.m, self.f)
     }
 
     /// The default numeric range of a symbol.
@@ -199,24 +183,18 @@ pub struct Values<'e, 'a> {
     pub ranges: Ranges,
     memo: HashMap<Value, Val>,
     busy: Vec<Value>,
-    inductions: &'e HashMap<crate::ir::InstId, Induction>,
     /// Numeric bounds guards put on values that are no symbol
     /// (`x & 3 ≠ 0` gives `x & 3 ≥ 1`).
     refined: HashMap<Value, (Option<i128>, Option<i128>)>,
 }
 
 impl<'e, 'a> Values<'e, 'a> {
-    pub fn new(
-        env: &'e Env<'a>,
-        ranges: Ranges,
-        inductions: &'e HashMap<crate::ir::InstId, Induction>,
-    ) -> Self {
+    pub fn new(env: &'e Env<'a>, ranges: Ranges) -> Self {
         Values {
             env,
             ranges,
             memo: HashMap::default(),
             busy: Vec::new(),
-            inductions,
             refined: HashMap::default(),
         }
     }
@@ -235,17 +213,13 @@ impl<'e, 'a> Values<'e, 'a> {
     /// Applies a guard `lhs pred rhs` (outcome `truth`) with a constant
     /// side to the other side's numeric bounds.
     pub fn refine_compare(&mut self, pred: IntPred, lhs: Value, rhs: Value, truth: bool) {
-        let pred = if truth { pred } else { negate(pred) };
+        let pred = if truth { pred } else { pred.negated() };
         let (x, c, pred) = match (self.konst(lhs), self.konst(rhs)) {
             (None, Some(c)) => (lhs, c, pred),
-            (Some(c), None) => (rhs, c, swap(pred)),
+            (Some(c), None) => (rhs, c, pred.swapped()),
             _ => return,
         };
-        let unsigned = matches!(
-            pred,
-            IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge
-        );
-        if unsigned && !(self.nonneg(x) && c >= 0) {
+        if pred.is_unsigned() && !(self.nonneg(x) && c >= 0) {
             return;
         }
         let lo_num = self.val(x).lo.and_then(|l| self.ranges.of(self.env, &l).0);
@@ -267,11 +241,6 @@ impl<'e, 'a> Values<'e, 'a> {
     pub fn assume(&mut self, a: &Affine) {
         self.ranges.assume(self.env, a);
         self.memo.clear();
-    }
-
-    /// The loop counters the values are built on.
-    pub fn inductions(&self) -> &'e HashMap<crate::ir::InstId, Induction> {
-        self.inductions
     }
 
     pub fn val(&mut self, v: Value) -> Val {
@@ -668,19 +637,15 @@ impl<'e, 'a> Values<'e, 'a> {
 
     fn phi(&mut self, id: crate::ir::InstId) -> Val {
         let env = self.env;
-        if let Some(ind) = self.inductions.get(&id).cloned() {
-            return self.induction(&ind);
+        let facts = env.loop_facts();
+        if let Some(counter) = facts.counter(id) {
+            return self.induction(counter);
         }
-        let inst = env.f.inst(id);
-        let header = env
-            .g
-            .loops
-            .loop_of(inst.block)
-            .map(|l| env.g.loops.get(l).header);
-        if header == Some(inst.block) {
+        if facts.header_phi(id).is_some() {
             // A header phi that is no counter: only its width.
             return Val::default();
         }
+        let inst = env.f.inst(id);
         let mut acc: Option<Val> = None;
         for &x in &inst.operands {
             let v = self.val(x);
@@ -692,18 +657,21 @@ impl<'e, 'a> Values<'e, 'a> {
         acc.unwrap_or_default()
     }
 
-    fn induction(&mut self, ind: &Induction) -> Val {
-        let s = self.val(ind.start);
-        let k = Affine::sym(Sym::Ghost(ind.lp));
-        match &ind.step {
-            Step::Const(c) => {
-                let ck = k.scale(Rat::int(*c));
+    /// `h = start + step·k` on the loop's iteration `k`, for a counter
+    /// that adds a constant; a nonnegative invariant step only keeps the
+    /// start as a lower bound.
+    fn induction(&mut self, counter: &Counter) -> Val {
+        let s = self.val(counter.start);
+        let k = Affine::sym(Sym::Ghost(counter.lp));
+        match counter.step.and_then(|st| st.added()) {
+            Some(Amount::Const(c)) => {
+                let ck = k.scale(Rat::int(c));
                 Val {
                     lo: s.lo.map(|l| l.add(&ck)),
                     hi: s.hi.map(|h| h.add(&ck)),
                 }
             }
-            Step::Invariant(v) if self.nonneg(*v) => Val { lo: s.lo, hi: None },
+            Some(Amount::Invariant(v)) if self.nonneg(v) => Val { lo: s.lo, hi: None },
             _ => Val::default(),
         }
     }
@@ -743,85 +711,6 @@ pub fn congruence_bits(env: &Env<'_>, v: Value) -> u32 {
     go(env, v, 0)
 }
 
-/// The counters of every loop of the kernel.
-pub fn inductions(env: &Env<'_>) -> HashMap<crate::ir::InstId, Induction> {
-    let mut out = HashMap::default();
-    for (l, lp) in env.g.loops.iter() {
-        for &i in &env.f.blocks[lp.header.index()].insts {
-            let inst = env.f.inst(i);
-            if inst.op != Opcode::Phi {
-                break;
-            }
-            if env.bits(Value::Inst(i)).is_none() {
-                continue;
-            }
-            let InstKind::Phi { blocks } = &inst.kind else {
-                continue;
-            };
-            let mut start = None;
-            let mut next = None;
-            let mut ok = true;
-            for (&b, &x) in blocks.iter().zip(&inst.operands) {
-                let slot = if lp.contains(b) {
-                    &mut next
-                } else {
-                    &mut start
-                };
-                match slot {
-                    None => *slot = Some(x),
-                    Some(y) if *y == x => {}
-                    Some(_) => ok = false,
-                }
-            }
-            let (Some(start), Some(next), true) = (start, next, ok) else {
-                continue;
-            };
-            let step = step_of(env, lp, Value::Inst(i), next);
-            out.insert(
-                i,
-                Induction {
-                    phi: i,
-                    lp: l,
-                    start,
-                    next,
-                    step,
-                },
-            );
-        }
-    }
-    out
-}
-
-fn invariant(env: &Env<'_>, lp: &crate::graph::Loop, v: Value) -> bool {
-    match v {
-        Value::Inst(i) => !lp.contains(env.f.inst(i).block),
-        _ => true,
-    }
-}
-
-fn step_of(env: &Env<'_>, lp: &crate::graph::Loop, h: Value, next: Value) -> Step {
-    let Value::Inst(n) = next else {
-        return Step::Other;
-    };
-    let inst = env.f.inst(n);
-    let ops = &inst.operands;
-    let other = match inst.op {
-        Opcode::Add if ops[0] == h => Some((ops[1], 1)),
-        Opcode::Add if ops[1] == h => Some((ops[0], 1)),
-        Opcode::Sub if ops[0] == h => Some((ops[1], -1)),
-        Opcode::Or if ops[0] == h && congruence_bits(env, h) > 0 => None,
-        _ => None,
-    };
-    match other {
-        Some((x, sign)) => match env.m.int_value(x) {
-            Some(c) => Step::Const(sign * i128::from(c)),
-            None if sign == 1 && invariant(env, lp, x) => Step::Invariant(x),
-            None => Step::Other,
-        },
-        None => Step::Other,
-    }
-}
-
 /// A comparison as a fact `a ≥ 0` on the symbols (or two), when its
 /// operands are known exactly enough: `lhs pred rhs` is `truth`.
 pub fn facts_of_compare(
@@ -831,13 +720,9 @@ pub fn facts_of_compare(
     rhs: Value,
     truth: bool,
 ) -> Vec<Affine> {
-    let pred = if truth { pred } else { negate(pred) };
+    let pred = if truth { pred } else { pred.negated() };
     let (a, b) = (vals.val(lhs), vals.val(rhs));
-    let unsigned = matches!(
-        pred,
-        IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge
-    );
-    if unsigned && !(vals.nonneg(lhs) && vals.nonneg(rhs)) {
+    if pred.is_unsigned() && !(vals.nonneg(lhs) && vals.nonneg(rhs)) {
         // `a <u b` with b ≥ 0 still gives 0 ≤ a < b.
         if matches!(pred, IntPred::Ult | IntPred::Ule) && vals.nonneg(rhs) {
             let mut out = less(&a, &b, pred == IntPred::Ule);
@@ -897,66 +782,6 @@ fn less(a: &Val, b: &Val, or_equal: bool) -> Vec<Affine> {
     out
 }
 
-/// The same comparison with its operands swapped.
-pub fn swap(p: IntPred) -> IntPred {
-    match p {
-        IntPred::Ult => IntPred::Ugt,
-        IntPred::Ugt => IntPred::Ult,
-        IntPred::Ule => IntPred::Uge,
-        IntPred::Uge => IntPred::Ule,
-        IntPred::Slt => IntPred::Sgt,
-        IntPred::Sgt => IntPred::Slt,
-        IntPred::Sle => IntPred::Sge,
-        IntPred::Sge => IntPred::Sle,
-        p => p,
-    }
-}
-
-pub fn negate(p: IntPred) -> IntPred {
-    match p {
-        IntPred::Eq => IntPred::Ne,
-        IntPred::Ne => IntPred::Eq,
-        IntPred::Ult => IntPred::Uge,
-        IntPred::Uge => IntPred::Ult,
-        IntPred::Ule => IntPred::Ugt,
-        IntPred::Ugt => IntPred::Ule,
-        IntPred::Slt => IntPred::Sge,
-        IntPred::Sge => IntPred::Slt,
-        IntPred::Sle => IntPred::Sgt,
-        IntPred::Sgt => IntPred::Sle,
-    }
-}
-
-/// The conditions a boolean is the conjunction of (`and`, `select c, d,
-/// false`), or of whose negations it is the disjunction when `truth` is
-/// false: the atomic comparisons known to have outcome `truth` when `v`
-/// has.
-pub fn conjuncts(env: &Env<'_>, v: Value, truth: bool, out: &mut Vec<(Value, bool)>) {
-    if let Value::Inst(i) = v {
-        let inst = env.f.inst(i);
-        let ops = &inst.operands;
-        let is = |x: Value, c: i64| env.m.int_value(x).map(|y| y & 1) == Some(c);
-        let both = match inst.op {
-            // a && b true, or a || b false: both operands have that value.
-            Opcode::And if truth => Some((ops[0], ops[1])),
-            Opcode::Or if !truth => Some((ops[0], ops[1])),
-            Opcode::Select if truth && is(ops[2], 0) => Some((ops[0], ops[1])),
-            Opcode::Select if !truth && is(ops[1], 1) => Some((ops[0], ops[2])),
-            _ => None,
-        };
-        if let (Some((a, b)), Some(1)) = (both, env.bits(v)) {
-            conjuncts(env, a, truth, out);
-            conjuncts(env, b, truth, out);
-            return;
-        }
-        if inst.op == Opcode::Xor && ops.len() == 2 && is(ops[1], 1) && env.bits(v) == Some(1) {
-            conjuncts(env, ops[0], !truth, out);
-            return;
-        }
-    }
-    out.push((v, truth));
-}
-
 /// Facts that hold on the edge `from → to`: the conditions of the
 /// dominating branches whose outcome leads here and the `llvm.assume`s of
 /// the dominating blocks (clang 22 enters an unrolled loop's remainder
@@ -988,13 +813,14 @@ pub fn edge_facts(vals: &mut Values<'_, '_>, from: BlockId, to: BlockId) -> Vec<
         for &i in &env.f.blocks[d.index()].insts {
             let inst = env.f.inst(i);
             if is_assume(env.m, inst) {
-                conjuncts(env, inst.operands[0], true, &mut atoms);
+                loop_facts::conjuncts(env.m, env.f, inst.operands[0], true, &mut atoms);
             }
         }
         if let (Some(s), Some(t)) = (s, env.f.terminator(d)) {
             if let InstKind::Br { targets } = &t.kind {
                 if targets.len() == 2 && targets[0] != targets[1] {
-                    conjuncts(env, t.operands[0], targets[0] == s, &mut atoms);
+                    let stays = targets[0] == s;
+                    loop_facts::conjuncts(env.m, env.f, t.operands[0], stays, &mut atoms);
                 }
             }
         }

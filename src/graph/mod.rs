@@ -5,14 +5,17 @@
 //! ([`DomTree`](dom::DomTree); the post-dominator tree is where lanes
 //! meet again, with paths into traps and `unreachable` left out, see
 //! `reconverge`), control dependence
-//! ([`ControlDeps`](cdg::ControlDeps)) and natural loops
-//! ([`Loops`](loops::Loops)). Per module: the [`CallGraph`](callgraph::CallGraph).
+//! ([`ControlDeps`](cdg::ControlDeps)), natural loops
+//! ([`Loops`](loops::Loops)) and their counters and exit tests
+//! ([`LoopFacts`](loop_facts::LoopFacts), read on first use). Per module:
+//! the [`CallGraph`](callgraph::CallGraph).
 //! All of them consider only blocks reachable from the entry.
 
 pub mod callgraph;
 pub mod cdg;
 pub mod cfg;
 pub mod dom;
+pub mod loop_facts;
 pub mod loops;
 mod reconverge;
 
@@ -23,7 +26,10 @@ pub use callgraph::{CallGraph, CallSite};
 pub use cdg::ControlDeps;
 pub use cfg::Cfg;
 pub use dom::{DomKind, DomTree};
+pub use loop_facts::LoopFacts;
 pub use loops::{IrreducibleCycle, Loop, LoopId, Loops};
+
+use std::sync::OnceLock;
 
 use crate::ir::{FuncId, Function, Module};
 
@@ -35,6 +41,7 @@ pub struct FunctionGraphs {
     pub pdom: DomTree,
     pub cdg: ControlDeps,
     pub loops: Loops,
+    loop_facts: OnceLock<LoopFacts>,
 }
 
 impl FunctionGraphs {
@@ -50,7 +57,18 @@ impl FunctionGraphs {
             pdom,
             cdg,
             loops,
+            loop_facts: OnceLock::new(),
         }
+    }
+
+    /// The counters and exit tests of `func`'s loops, computed on the
+    /// first call; `func` (of module `m`) must be the function these
+    /// graphs were built from.
+    pub fn loop_facts(&self, m: &Module, func: &Function) -> &LoopFacts {
+        self.loop_facts.get_or_init(|| {
+            debug_assert_eq!(func.blocks.len(), self.cfg.num_blocks());
+            LoopFacts::new(m, func, &self.loops, &self.dom)
+        })
     }
 }
 

@@ -218,6 +218,7 @@ impl FunctionBuilder<'_> {
             block,
             loc: Some(loc),
             name: None,
+            flags: IntFlags::default(),
         });
         f.blocks[block.index()].insts.push(id);
         Value::Inst(id)
@@ -226,6 +227,13 @@ impl FunctionBuilder<'_> {
     pub fn binary(&mut self, op: Opcode, a: Value, b: Value) -> Value {
         let ty = self.m.value_type(self.m.func(self.func), a);
         self.inst(op, ty, vec![a, b], InstKind::Plain)
+    }
+
+    /// Sets LLVM's `nsw`/`nuw`/`exact` on the instruction `v`.
+    pub fn flags(&mut self, v: Value, flags: IntFlags) {
+        if let Value::Inst(id) = v {
+            self.f().insts[id.index()].flags = flags;
+        }
     }
 
     pub fn icmp(&mut self, pred: IntPred, a: Value, b: Value) -> Value {

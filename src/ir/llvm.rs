@@ -232,6 +232,23 @@ unsafe fn string_from(ptr: *const c_char, len: usize) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// `nsw`/`nuw` of an overflowing operator, `exact` of a division or
+/// right shift (the C API asserts on any other instruction).
+unsafe fn int_flags(i: LLVMValueRef, op: Opcode) -> IntFlags {
+    match op {
+        Opcode::Add | Opcode::Sub | Opcode::Mul | Opcode::Shl => IntFlags {
+            nsw: LLVMGetNSW(i) != 0,
+            nuw: LLVMGetNUW(i) != 0,
+            exact: false,
+        },
+        Opcode::UDiv | Opcode::SDiv | Opcode::LShr | Opcode::AShr => IntFlags {
+            exact: LLVMGetExact(i) != 0,
+            ..IntFlags::default()
+        },
+        _ => IntFlags::default(),
+    }
+}
+
 unsafe fn value_name(v: LLVMValueRef) -> String {
     let mut len = 0;
     let p = LLVMGetValueName2(v, &mut len);
@@ -581,6 +598,7 @@ impl Loader {
             block,
             loc,
             name: (!name.is_empty()).then_some(name),
+            flags: int_flags(i, op),
         }
     }
 

@@ -212,6 +212,21 @@ pub struct Inst {
     pub loc: Option<LocId>,
     /// The IR value name (`%cmp`), kept when clang was told not to drop it.
     pub name: Option<String>,
+    /// LLVM's `nsw`/`nuw`/`exact` on integer arithmetic: what the loop
+    /// facts say about a counter's wrap.
+    pub flags: IntFlags,
+}
+
+/// The promises LLVM attaches to integer arithmetic; a broken one makes
+/// the result poison, so analyses may take them as facts.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct IntFlags {
+    /// `nsw` on `add`/`sub`/`mul`/`shl`: no signed overflow.
+    pub nsw: bool,
+    /// `nuw` on `add`/`sub`/`mul`/`shl`: no unsigned overflow.
+    pub nuw: bool,
+    /// `exact` on `udiv`/`sdiv`/`lshr`/`ashr`: no remainder dropped.
+    pub exact: bool,
 }
 
 impl Inst {

@@ -205,6 +205,57 @@ pub enum IntPred {
     Sle,
 }
 
+impl IntPred {
+    /// The predicate that holds exactly when this one does not.
+    pub fn negated(self) -> IntPred {
+        use IntPred::*;
+        match self {
+            Eq => Ne,
+            Ne => Eq,
+            Ult => Uge,
+            Uge => Ult,
+            Ule => Ugt,
+            Ugt => Ule,
+            Slt => Sge,
+            Sge => Slt,
+            Sle => Sgt,
+            Sgt => Sle,
+        }
+    }
+
+    /// The same comparison with its operands swapped (`a < b` is `b > a`).
+    pub fn swapped(self) -> IntPred {
+        use IntPred::*;
+        match self {
+            Ult => Ugt,
+            Ugt => Ult,
+            Ule => Uge,
+            Uge => Ule,
+            Slt => Sgt,
+            Sgt => Slt,
+            Sle => Sge,
+            Sge => Sle,
+            p => p,
+        }
+    }
+
+    /// An ordering that reads its operands as signed.
+    pub fn is_signed(self) -> bool {
+        matches!(
+            self,
+            IntPred::Slt | IntPred::Sle | IntPred::Sgt | IntPred::Sge
+        )
+    }
+
+    /// An ordering that reads its operands as unsigned.
+    pub fn is_unsigned(self) -> bool {
+        matches!(
+            self,
+            IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge
+        )
+    }
+}
+
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum FloatPred {
     False,
