@@ -5,7 +5,7 @@ use super::{Check, SiteFigures, Verdict};
 use crate::acf::expr::Congruence;
 use crate::acf::lanes::{Column, LANES};
 use crate::analysis::{KernelAnalysis, Site};
-use crate::diag::Severity;
+use crate::finding::Severity;
 use crate::hw;
 use crate::ir::Module;
 use serde::Serialize;

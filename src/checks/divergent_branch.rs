@@ -6,7 +6,7 @@ use crate::acf::lanes::lanes;
 use crate::acf::warp::{self, Cond};
 use crate::acf::KernelAcf;
 use crate::analysis::{KernelAnalysis, Site};
-use crate::diag::Severity;
+use crate::finding::Severity;
 use crate::ir::{BlockId, Module};
 use serde::Serialize;
 

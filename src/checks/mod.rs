@@ -12,9 +12,9 @@ pub mod bank_conflict;
 pub mod divergent_branch;
 pub mod uncoalesced_access;
 
-use crate::analysis::{KernelAnalysis, ModuleAnalysis, Options};
+use crate::analysis::{KernelAnalysis, ModuleAnalysis};
 use crate::dataflow::FastMap;
-use crate::diag::{Finding, Severity};
+use crate::finding::{Finding, Severity};
 use crate::ir::Opcode;
 use crate::ir::Position;
 use crate::ir::SiteKind;
@@ -273,14 +273,16 @@ pub fn is_known(name: &str) -> bool {
     name == THREAD_DEPENDENT_BRANCH || name == UNREAD_ASM || all().iter().any(|c| c.name() == name)
 }
 
-/// Runs the enabled checks over every kernel. Identical findings that
-/// inlining or unrolling repeat at one source position are reported once.
+/// Runs every check and note not in `disabled` over every kernel.
+/// Identical findings that inlining or unrolling repeat at one source
+/// position are reported once. Severities are the checks' own: promoting
+/// warnings to errors is the caller's policy.
 pub fn run_all(
     a: &ModuleAnalysis<'_>,
     figures: &[Vec<SiteFigures>],
-    opts: &Options,
+    disabled: &[String],
 ) -> Vec<Finding> {
-    let disabled = |name: &str| opts.disabled.iter().any(|d| d == name);
+    let disabled = |name: &str| disabled.iter().any(|d| d == name);
     let mut out: Vec<Finding> = a.kernels.iter().filter_map(|k| budget_note(a, k)).collect();
     if !disabled(UNREAD_ASM) {
         out.extend(a.kernels.iter().filter_map(|k| unread_asm_note(a, k)));
@@ -323,13 +325,6 @@ pub fn run_all(
                     }
                     Some(_) => {}
                 }
-            }
-        }
-    }
-    if let Some(list) = &opts.warnings_as_errors {
-        for f in &mut out {
-            if f.severity == Severity::Warning && crate::config::Config::is_error(list, &f.tag()) {
-                f.severity = Severity::Error;
             }
         }
     }

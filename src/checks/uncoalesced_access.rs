@@ -6,7 +6,7 @@ use crate::acf::expr::Congruence;
 use crate::acf::lanes::Column;
 use crate::analysis::{KernelAnalysis, Site};
 use crate::dataflow::FastMap as HashMap;
-use crate::diag::Severity;
+use crate::finding::Severity;
 use crate::hw;
 use crate::ir::Module;
 use serde::Serialize;

@@ -6,7 +6,7 @@
 use super::bound::{Names, Poly, TermJson};
 use super::{KernelBounds, MetricBound, Share};
 use crate::analysis::KernelAnalysis;
-use crate::diag::{Finding, Severity};
+use crate::finding::{Finding, Severity};
 use crate::ir::Module;
 use crate::ir::Position;
 use serde::Serialize;

@@ -1,9 +1,9 @@
 //! The JSON report. Field names are a contract with users' scripts: add
 //! fields, never rename them.
 
-use super::Finding;
 use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
 use crate::checks::SiteFigures;
+use crate::finding::Finding;
 use crate::ir::Position;
 use serde::Serialize;
 

@@ -10,8 +10,9 @@
 //! * a bare `NOLINT` (no list) silences nothing unless the configuration
 //!   asks for clang-tidy's meaning (every check).
 
-use super::Finding;
 use crate::dataflow::FastMap as HashMap;
+use crate::finding::Finding;
+use crate::glob::glob;
 use std::path::PathBuf;
 
 /// The comment forms.
@@ -73,19 +74,6 @@ fn comments(text: &str) -> Vec<Comment> {
         }
     }
     out
-}
-
-/// Whether glob `g` (`*` matches any run) matches `name`.
-pub fn glob(g: &str, name: &str) -> bool {
-    match g.split_once('*') {
-        None => g == name,
-        Some((head, tail)) => {
-            let Some(rest) = name.strip_prefix(head) else {
-                return false;
-            };
-            (0..=rest.len()).any(|i| rest.is_char_boundary(i) && glob(tail, &rest[i..]))
-        }
-    }
 }
 
 impl FileRules {
@@ -253,13 +241,5 @@ mod tests {
         assert!(r.problems[2].starts_with("k.cu:1: warning: unmatched NOLINTBEGIN"));
         // The unmatched BEGIN silences nothing.
         assert!(!r.silences(2, "warpcheck-divergent-branch"));
-    }
-
-    #[test]
-    fn globs() {
-        assert!(glob("warpcheck-*", "warpcheck-bank-conflict"));
-        assert!(glob("*conflict", "warpcheck-bank-conflict"));
-        assert!(glob("*", "anything"));
-        assert!(!glob("warpcheck-div*", "warpcheck-bank-conflict"));
     }
 }

@@ -6,7 +6,7 @@ use super::abstract_cta::{LineShare, Shares};
 use super::bounds::{Cycles, TimeBound};
 use super::machine::{Machine, Residency, Waves};
 use crate::analysis::KernelAnalysis;
-use crate::diag::Finding;
+use crate::finding::Finding;
 use crate::ir::Module;
 use serde::Serialize;
 use std::collections::BTreeMap;
