@@ -46,6 +46,30 @@ pub struct Finding {
 impl Finding {
     /// The flag-style name shown in brackets: `warpcheck-<check>`.
     pub fn tag(&self) -> String {
-        format!("warpcheck-{}", self.check)
+        tag(self.check)
     }
+}
+
+/// A kind of finding, a check's or a note's: what `warpcheck checks` and
+/// `explain`, SARIF's rules and NOLINT's known names read. Each is declared
+/// once, beside the code that reports it.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Kind {
+    /// Stable name, used in `[warpcheck-<name>]`, `--disable` and NOLINT.
+    pub name: &'static str,
+    /// One line for `warpcheck checks`.
+    pub summary: &'static str,
+    /// What it finds, why it matters and what to do.
+    pub explanation: &'static str,
+}
+
+impl Kind {
+    /// The flag-style name: `warpcheck-<name>`.
+    pub fn tag(&self) -> String {
+        tag(self.name)
+    }
+}
+
+fn tag(name: &str) -> String {
+    format!("warpcheck-{name}")
 }

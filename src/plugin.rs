@@ -141,7 +141,7 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
         let check = cstring(f.check);
         let message = cstring(&f.message);
         // In a build, a kernel left unanalysed is worth a warning.
-        let severity = if f.check == crate::checks::ANALYSIS_BUDGET {
+        let severity = if f.check == crate::checks::notes::ANALYSIS_BUDGET.kind.name {
             Severity::Warning
         } else {
             f.severity

@@ -342,8 +342,8 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
                     let shown = |f: &&Finding| {
                         r.notes
                             || is_warning(f)
-                            || f.check == crate::checks::ANALYSIS_BUDGET
-                            || f.check == crate::cost::report::COST_BOUND
+                            || f.check == crate::checks::notes::ANALYSIS_BUDGET.kind.name
+                            || f.check == crate::cost::report::COST_BOUND.name
                     };
                     for f in findings.iter().filter(shown) {
                         emit(&text::render(f, r.explain, &mut cache));

@@ -147,15 +147,7 @@ impl FileRules {
 /// and the comments' problems (each once, as `file:line: warning: …`).
 /// `bare`: a `NOLINT` without a list silences every check.
 pub fn filter(findings: Vec<Finding>, bare: bool) -> (Vec<Finding>, Vec<String>) {
-    let known: Vec<String> = crate::checks::all()
-        .iter()
-        .map(|c| format!("warpcheck-{}", c.name()))
-        .chain(
-            super::other_kinds()
-                .iter()
-                .map(|(name, ..)| format!("warpcheck-{name}")),
-        )
-        .collect();
+    let known: Vec<String> = super::kinds::all().iter().map(|k| k.tag()).collect();
     let mut files: HashMap<PathBuf, FileRules> = HashMap::default();
     let mut problems = Vec::new();
     for pos in findings.iter().filter_map(|f| f.pos.as_ref()) {
