@@ -16,14 +16,56 @@
 //! the file, the line and the key.
 
 use crate::analysis::{BlockDim, BlockDimSource, Options};
-use crate::diag::suppress::glob;
+use crate::finding::{Finding, Severity};
 use crate::frontend::CompileOptions;
+use crate::glob::glob;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The file name looked for.
 pub const FILE_NAME: &str = ".warpcheck.yaml";
+
+/// What a run reports, as `--disable`, the plugin's settings and the
+/// configuration choose it; the analysis never sees it.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// Checks switched off by name.
+    pub disabled: Vec<String>,
+    /// A bare `NOLINT` (no check list) silences every check, as in
+    /// clang-tidy; by default it silences nothing.
+    pub bare_nolint: bool,
+    /// Checks whose warnings are errors (a clang-tidy glob list).
+    pub warnings_as_errors: Option<String>,
+}
+
+impl Selection {
+    /// The findings of the checks and notes this selection leaves on, with
+    /// the warnings `WarningsAsErrors` names made errors.
+    pub fn findings(
+        &self,
+        a: &crate::analysis::ModuleAnalysis<'_>,
+        figures: &[Vec<crate::checks::SiteFigures>],
+    ) -> Vec<Finding> {
+        let mut findings = crate::checks::run_all(a, figures, &self.disabled);
+        self.promote(&mut findings);
+        findings
+    }
+
+    /// Makes the warnings `WarningsAsErrors` names errors: after the
+    /// checks have kept the worst of duplicate findings by their own
+    /// severities.
+    fn promote(&self, findings: &mut [Finding]) {
+        let Some(list) = &self.warnings_as_errors else {
+            return;
+        };
+        for f in findings {
+            if f.severity == Severity::Warning && enabled(list, &f.tag()) == Some(true) {
+                f.severity = Severity::Error;
+            }
+        }
+    }
+}
 
 /// A launch shape for the kernels whose names match.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -174,22 +216,22 @@ impl Config {
             .find(|p| p.is_file())
     }
 
-    /// Applies the analysis settings to `opts`.
-    pub fn apply(&self, opts: &mut Options) {
+    /// Applies the checks to report (`Checks`, `WarningsAsErrors`,
+    /// `BareNolint`) to `sel` and the launch shapes (`Kernels`) to `opts`.
+    pub fn apply(&self, opts: &mut Options, sel: &mut Selection) {
         if let Some(list) = &self.checks {
             for c in crate::checks::all() {
                 let tag = format!("warpcheck-{}", c.name());
-                if enabled(list, &tag) == Some(false)
-                    && !opts.disabled.iter().any(|d| d == c.name())
+                if enabled(list, &tag) == Some(false) && !sel.disabled.iter().any(|d| d == c.name())
                 {
-                    opts.disabled.push(c.name().to_string());
+                    sel.disabled.push(c.name().to_string());
                 }
             }
         }
         if let Some(list) = &self.warnings_as_errors {
-            opts.warnings_as_errors = Some(list.clone());
+            sel.warnings_as_errors = Some(list.clone());
         }
-        opts.bare_nolint |= self.bare_nolint;
+        sel.bare_nolint |= self.bare_nolint;
         for (name, l) in &self.kernels {
             if let Some(b) = &l.block {
                 let mut dims = [1; 3];
@@ -213,12 +255,6 @@ impl Config {
         c.extra.retain(|x| !gone(x));
         c.extra.extend(self.compile_flags.add.iter().cloned());
     }
-
-    /// Whether a finding of check `tag` is an error under
-    /// `WarningsAsErrors` (a clang-tidy glob list).
-    pub fn is_error(list: &str, tag: &str) -> bool {
-        enabled(list, tag) == Some(true)
-    }
 }
 
 #[cfg(test)]
@@ -234,15 +270,15 @@ mod tests {
              CompileFlags: {Add: [-DX], Remove: ['-DDEBUG*']}\n",
         )
         .unwrap();
-        let mut o = Options::default();
-        c.apply(&mut o);
-        assert_eq!(o.disabled, ["uncoalesced-access", "bank-conflict"]);
+        let (mut o, mut sel) = (Options::default(), Selection::default());
+        c.apply(&mut o, &mut sel);
+        assert_eq!(sel.disabled, ["uncoalesced-access", "bank-conflict"]);
         assert_eq!(o.kernel_dims[0].0, "reduce*");
         assert_eq!(o.kernel_dims[0].1.dims, [128, 2, 1]);
-        assert!(Config::is_error(
-            o.warnings_as_errors.as_deref().unwrap(),
-            "warpcheck-divergent-branch"
-        ));
+        assert_eq!(
+            sel.warnings_as_errors.as_deref(),
+            Some("warpcheck-divergent-*")
+        );
         let mut f = CompileOptions {
             defines: vec!["DEBUG_LEVEL=2".into(), "N=4".into()],
             ..CompileOptions::default()
@@ -250,6 +286,42 @@ mod tests {
         c.apply_flags(&mut f);
         assert_eq!(f.defines, ["N=4"]);
         assert_eq!(f.extra, ["-DX"]);
+    }
+
+    #[test]
+    fn warnings_as_errors_promote_only_the_named_warnings() {
+        let finding = |check, severity| Finding {
+            check,
+            severity,
+            func: crate::ir::FuncId::new(0),
+            inst: None,
+            pos: None,
+            kernel: "k".into(),
+            function: "k".into(),
+            message: String::new(),
+            notes: Vec::new(),
+            data: None,
+        };
+        let sel = Selection {
+            warnings_as_errors: Some("warpcheck-*,-warpcheck-bank-*".into()),
+            ..Selection::default()
+        };
+        let mut f = [
+            finding("divergent-branch", Severity::Warning),
+            finding("divergent-branch", Severity::Note),
+            finding("bank-conflict", Severity::Warning),
+        ];
+        sel.promote(&mut f);
+        // The last glob that matches decides: bank conflicts stay warnings,
+        // and a note is never an error.
+        let severities: Vec<_> = f.iter().map(|f| f.severity).collect();
+        assert_eq!(
+            severities,
+            [Severity::Error, Severity::Note, Severity::Warning]
+        );
+        let mut none = [finding("divergent-branch", Severity::Warning)];
+        Selection::default().promote(&mut none);
+        assert_eq!(none[0].severity, Severity::Warning);
     }
 
     #[test]

@@ -18,9 +18,9 @@
 
 use crate::analysis::{self, BlockDim, BlockDimSource, Options};
 use crate::budget::Budget;
-use crate::config::Config;
+use crate::config::{Config, Selection};
 use crate::diag::fold::{self, Fold, Place};
-use crate::diag::Severity;
+use crate::finding::Severity;
 use crate::ir;
 use crate::ir::major::PassPluginLibraryInfo;
 use crate::taint::ifds::IfdsTaint;
@@ -83,20 +83,20 @@ pub unsafe extern "C" fn warpcheck_analyze_module(module: LLVMModuleRef) {
 }
 
 unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
-    let mut opts = options_from_env()?;
+    let (mut opts, mut sel) = options_from_env()?;
     // We copy what we need; the module stays the host's and is never changed.
     let (m, origins) = tracing::info_span!("load").in_scope(|| ir::llvm::from_raw(module));
     // A YAML WARPCHECK_CONFIG was read above; else the `.warpcheck.yaml`
     // nearest the module's source file.
     if !yaml_config_in_env() {
         if let Some(path) = Config::find_for(std::path::Path::new(&m.source_file)) {
-            Config::read(&path)?.apply(&mut opts);
+            Config::read(&path)?.apply(&mut opts, &mut sel);
         }
     }
     let a = analysis::analyze(&m, &opts, &IfdsTaint);
     let findings = tracing::info_span!("checks").in_scope(|| {
         let figures = crate::checks::measure_all(&a);
-        let mut findings = crate::checks::run_all(&a, &figures, &opts);
+        let mut findings = sel.findings(&a, &figures);
         // Cost bounds only when asked for: a build never waits on an LP.
         if bounds_requested()? {
             let copts = crate::cost::Options {
@@ -113,7 +113,7 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
         }
         Ok::<_, String>(findings)
     })?;
-    let (findings, problems) = crate::diag::suppress::filter(findings, opts.bare_nolint);
+    let (findings, problems) = crate::diag::suppress::filter(findings, sel.bare_nolint);
     for p in problems {
         let text = cstring(&format!("warpcheck: {}", p.replacen(" warning:", "", 1)));
         warpcheck_emit_module_warning(module, text.as_ptr());
@@ -141,7 +141,7 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
         let check = cstring(f.check);
         let message = cstring(&f.message);
         // In a build, a kernel left unanalysed is worth a warning.
-        let severity = if f.check == crate::checks::ANALYSIS_BUDGET {
+        let severity = if f.check == crate::checks::notes::ANALYSIS_BUDGET.kind.name {
             Severity::Warning
         } else {
             f.severity
@@ -205,8 +205,10 @@ fn yaml_config_in_env() -> bool {
     std::env::var("WARPCHECK_CONFIG").is_ok_and(|p| p.ends_with(".yaml") || p.ends_with(".yml"))
 }
 
-/// Reads the plugin's options from the environment or a config file.
-pub fn options_from_env() -> Result<Options, String> {
+/// Reads the plugin's options and what it reports from the environment or
+/// a config file.
+pub fn options_from_env() -> Result<(Options, Selection), String> {
+    let mut sel = Selection::default();
     let mut opts = Options {
         // Diagnostics carry the message only.
         no_explanations: true,
@@ -224,7 +226,7 @@ pub fn options_from_env() -> Result<Options, String> {
             "bounds" => {
                 on_off(value)?;
             }
-            "disable" => opts.disabled.extend(
+            "disable" => sel.disabled.extend(
                 value
                     .split(',')
                     .map(str::trim)
@@ -285,7 +287,7 @@ pub fn options_from_env() -> Result<Options, String> {
             .map_err(|e| format!("WARPCHECK_BUDGET: {e}"))?;
     }
     if let Some(c) = yaml {
-        c.apply(&mut opts);
+        c.apply(&mut opts, &mut sel);
     }
-    Ok(opts)
+    Ok((opts, sel))
 }

@@ -9,6 +9,7 @@ pub use sites::Site;
 
 use crate::acf::KernelAcf;
 use crate::budget::{Budget, Exhausted};
+use crate::glob::glob;
 use crate::graph::ModuleGraphs;
 use crate::ir::{FuncId, Module};
 use crate::memory::Spaces;
@@ -16,27 +17,22 @@ use crate::taint::{DependenceAnalysis, KernelDeps, KernelScope};
 use tracing::field::Empty;
 use tracing::{info_span, warn};
 
-/// What the user configured.
+/// How to analyse: the block shapes, the budget, the threads and whether
+/// to keep explanations. Which findings to report is chosen above, by the
+/// CLI and the plugin, from what the analysis found.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     /// `--block-dim`, or the plugin's configuration.
     pub block_dim: Option<BlockDim>,
-    /// Checks switched off by name.
-    pub disabled: Vec<String>,
+    /// Block shapes by kernel-name glob (the configuration's `Kernels`):
+    /// the first match wins over `block_dim`.
+    pub kernel_dims: Vec<(String, BlockDim)>,
     /// Leave out the dependence chains (`Site::why`) and the notes made of
     /// them: for text without `--explain` and for the plugin, which show
     /// neither.
     pub no_explanations: bool,
     /// The limits each kernel's analysis runs within.
     pub budget: Budget,
-    /// A bare `NOLINT` (no check list) silences every check, as in
-    /// clang-tidy; by default it silences nothing.
-    pub bare_nolint: bool,
-    /// Block shapes by kernel-name glob (the configuration's `Kernels`):
-    /// the first match wins over `block_dim`.
-    pub kernel_dims: Vec<(String, BlockDim)>,
-    /// Checks whose warnings are errors (a clang-tidy glob list).
-    pub warnings_as_errors: Option<String>,
     /// Threads to analyse a module's kernels on (0 or 1: one at a time).
     pub jobs: usize,
 }
@@ -46,9 +42,7 @@ impl Options {
     pub fn block_dim_for(&self, short: &str, demangled: &str) -> Option<BlockDim> {
         self.kernel_dims
             .iter()
-            .find(|(g, _)| {
-                crate::diag::suppress::glob(g, short) || crate::diag::suppress::glob(g, demangled)
-            })
+            .find(|(g, _)| glob(g, short) || glob(g, demangled))
             .map(|(_, d)| *d)
             .or(self.block_dim)
     }

@@ -1,13 +1,14 @@
 #![doc = include_str!("bank_conflict.md")]
 
 use super::addresses::{self, ceil_div, WarpAddresses};
-use super::{Check, SiteFigures, Verdict};
+use super::{Check, Figure, Verdict};
 use crate::acf::expr::Congruence;
 use crate::acf::lanes::{Column, LANES};
 use crate::analysis::{KernelAnalysis, Site};
-use crate::diag::Severity;
+use crate::finding::{Kind, Severity};
 use crate::hw;
-use crate::ir::Module;
+use crate::ir::{Module, SiteKind};
+use crate::memory::Space;
 use serde::Serialize;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
@@ -46,6 +47,10 @@ pub struct Conflict {
     pub full_max: u64,
     pub wavefronts: MinMax,
     pub ideal_wavefronts: u64,
+}
+
+impl Figure for Conflict {
+    const KEY: &'static str = "conflict";
 }
 
 const WORD: i128 = hw::BANK_WIDTH_BYTES as i128;
@@ -138,7 +143,7 @@ fn warp_degrees(d: &Column, may: u32, must: u32, residues: &[i128], bytes: u64) 
 }
 
 /// The conflicts of the shared access `site`.
-pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
+fn conflict(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
     let bytes = site.bytes.max(1);
     let (mut lo, mut hi, mut full_lo, mut full_hi) = (u64::MAX, 0, u64::MAX, 0);
     let (mut wlo, mut whi, mut ideal) = (u64::MAX, 0, 0);
@@ -221,20 +226,24 @@ pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
 pub struct BankConflict;
 
 impl Check for BankConflict {
-    fn name(&self) -> &'static str {
-        "bank-conflict"
+    const KIND: Kind = Kind {
+        name: "bank-conflict",
+        summary: "a shared-memory access makes lanes of a warp wait on the same bank",
+        explanation: include_str!("bank_conflict.md"),
+    };
+    type Figure = Conflict;
+
+    /// Thread-dependent shared accesses: lanes at one address share a
+    /// word (a broadcast), never a conflict.
+    fn applies(s: &Site) -> bool {
+        s.kind != SiteKind::Branch && s.space == Some(Space::Shared) && s.thread_dependent
     }
 
-    fn summary(&self) -> &'static str {
-        "a shared-memory access makes lanes of a warp wait on the same bank"
+    fn measure(m: &Module, k: &KernelAnalysis, s: &Site) -> Conflict {
+        conflict(m, k, s)
     }
 
-    fn explanation(&self) -> &'static str {
-        include_str!("bank_conflict.md")
-    }
-
-    fn judge(&self, s: &Site, fig: &SiteFigures) -> Option<Verdict> {
-        let c = fig.conflict.as_ref()?;
+    fn judge(s: &Site, c: &Conflict) -> Option<Verdict> {
         let (severity, message) = match c.class {
             ConflictClass::Conflict => (
                 Severity::Warning,
@@ -261,8 +270,12 @@ impl Check for BankConflict {
             severity,
             message,
             hint: Some("pad the array so rows start in different banks (e.g. [32][33] instead of [32][32]), or swap the roles of threadIdx.x and threadIdx.y"),
-            data: serde_json::to_value(c).ok(),
         })
+    }
+
+    /// The worst degree with the most lanes active.
+    fn rank(c: &Conflict) -> i64 {
+        c.full_max as i64
     }
 }
 

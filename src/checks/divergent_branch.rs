@@ -1,13 +1,13 @@
 #![doc = include_str!("divergent_branch.md")]
 
-use super::{Check, SiteFigures, Verdict};
+use super::{Check, Figure, Verdict};
 use crate::acf::expr::CtxId;
 use crate::acf::lanes::lanes;
 use crate::acf::warp::{self, Cond};
 use crate::acf::KernelAcf;
 use crate::analysis::{KernelAnalysis, Site};
-use crate::diag::Severity;
-use crate::ir::{BlockId, Module};
+use crate::finding::{Kind, Severity};
+use crate::ir::{BlockId, Module, SiteKind};
 use serde::Serialize;
 
 /// A branch's classification.
@@ -59,8 +59,12 @@ enum Outcome {
     Maybe(Option<Vec<(i128, i128)>>),
 }
 
+impl Figure for Divergence {
+    const KEY: &'static str = "divergence";
+}
+
 /// Classifies the branch `site` (a branch site of `k`).
-pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Divergence {
+fn divergence(m: &Module, k: &KernelAnalysis, site: &Site) -> Divergence {
     let acf = &k.acf;
     let block = m.func(site.func).inst(site.inst).block;
     let contexts = acf.contexts(site.func);
@@ -169,20 +173,25 @@ fn classify(outcomes: &[Outcome]) -> Divergence {
 pub struct DivergentBranch;
 
 impl Check for DivergentBranch {
-    fn name(&self) -> &'static str {
-        "divergent-branch"
+    const KIND: Kind = Kind {
+        name: "divergent-branch",
+        summary: "a branch splits the warps of a block (how many, from the lanes' arithmetic)",
+        explanation: include_str!("divergent_branch.md"),
+    };
+    /// The single thread-dependence warning this check replaced.
+    const RETIRED_NAME: Option<&'static str> = Some("thread-dependent-branch");
+    type Figure = Divergence;
+
+    /// Every branch, uniform ones too (their warps never split).
+    fn applies(s: &Site) -> bool {
+        s.kind == SiteKind::Branch
     }
 
-    fn summary(&self) -> &'static str {
-        "a branch splits the warps of a block (how many, from the lanes' arithmetic)"
+    fn measure(m: &Module, k: &KernelAnalysis, s: &Site) -> Divergence {
+        divergence(m, k, s)
     }
 
-    fn explanation(&self) -> &'static str {
-        include_str!("divergent_branch.md")
-    }
-
-    fn judge(&self, _s: &Site, fig: &SiteFigures) -> Option<Verdict> {
-        let d = fig.divergence.as_ref()?;
+    fn judge(_s: &Site, d: &Divergence) -> Option<Verdict> {
         let (severity, message) = match d.class {
             DivClass::Total | DivClass::Partial => (
                 Severity::Warning,
@@ -216,8 +225,12 @@ impl Check for DivergentBranch {
             severity,
             message,
             hint: Some("make the condition uniform per warp (e.g. test threadIdx.x / 32), or compute both sides and pick with min/max or a select"),
-            data: serde_json::to_value(d).ok(),
         })
+    }
+
+    /// Warps that certainly split first, then those that may.
+    fn rank(d: &Divergence) -> i64 {
+        i64::from(d.split_min) * 1000 + i64::from(d.split_max)
     }
 }
 

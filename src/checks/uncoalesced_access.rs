@@ -1,14 +1,15 @@
 #![doc = include_str!("uncoalesced_access.md")]
 
 use super::addresses::{self, ceil_div, distinct_bytes, pieces, WarpAddresses};
-use super::{Check, SiteFigures, Verdict};
+use super::{Check, Figure, Verdict};
 use crate::acf::expr::Congruence;
 use crate::acf::lanes::Column;
 use crate::analysis::{KernelAnalysis, Site};
 use crate::dataflow::FastMap as HashMap;
-use crate::diag::Severity;
+use crate::finding::{Kind, Severity};
 use crate::hw;
-use crate::ir::Module;
+use crate::ir::{Module, SiteKind};
+use crate::memory::Space;
 use serde::Serialize;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
@@ -53,10 +54,14 @@ pub struct Sectors {
     pub sparse: bool,
 }
 
+impl Figure for Sectors {
+    const KEY: &'static str = "sectors";
+}
+
 const SECTOR: i128 = hw::SECTOR_BYTES as i128;
 
 /// The sectors of the global access `site`.
-pub fn measure(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
+fn sectors(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
     let bytes = site.bytes.max(1) as i128;
     let per_lane = (ceil_div(bytes, SECTOR)).max(1) as u64;
     let (mut lo, mut hi, mut ideal) = (u64::MAX, 0u64, 0u64);
@@ -210,20 +215,24 @@ fn lane_stride(k: &KernelAnalysis, site: &Site) -> (Option<i64>, Option<&'static
 pub struct UncoalescedAccess;
 
 impl Check for UncoalescedAccess {
-    fn name(&self) -> &'static str {
-        "uncoalesced-access"
+    const KIND: Kind = Kind {
+        name: "uncoalesced-access",
+        summary: "a global access needs more 32-byte sectors per request than its bytes do",
+        explanation: include_str!("uncoalesced_access.md"),
+    };
+    type Figure = Sectors;
+
+    /// Thread-dependent global accesses: a uniform address is one request
+    /// of the fewest sectors.
+    fn applies(s: &Site) -> bool {
+        s.kind != SiteKind::Branch && s.space == Some(Space::Global) && s.thread_dependent
     }
 
-    fn summary(&self) -> &'static str {
-        "a global access needs more 32-byte sectors per request than its bytes do"
+    fn measure(m: &Module, k: &KernelAnalysis, s: &Site) -> Sectors {
+        sectors(m, k, s)
     }
 
-    fn explanation(&self) -> &'static str {
-        include_str!("uncoalesced_access.md")
-    }
-
-    fn judge(&self, s: &Site, fig: &SiteFigures) -> Option<Verdict> {
-        let sec = fig.sectors.as_ref()?;
+    fn judge(s: &Site, sec: &Sectors) -> Option<Verdict> {
         let (severity, message) = match sec.class {
             SectorClass::Uncoalesced if sec.sparse => (
                 Severity::Note,
@@ -262,8 +271,12 @@ impl Check for UncoalescedAccess {
             severity,
             message,
             hint: Some(hint(sec)),
-            data: serde_json::to_value(sec).ok(),
         })
+    }
+
+    /// The sectors over the ideal.
+    fn rank(sec: &Sectors) -> i64 {
+        sec.full_max as i64 - sec.ideal as i64
     }
 }
 

@@ -4,8 +4,9 @@ use super::exit;
 use super::jobs::Job;
 use crate::analysis::{self, BlockDim, BlockDimSource, Options};
 use crate::compare::{self, FunctionComparison, Summary};
-use crate::diag::Severity;
+use crate::config::{Config, Selection};
 use crate::diag::{json, text};
+use crate::finding::{Finding, Severity};
 use crate::frontend::{self, CompileOptions};
 use crate::taint::ifds::IfdsTaint;
 use clap::{Args, ValueEnum};
@@ -89,7 +90,8 @@ impl Inputs {
         compile: &CompileArgs,
         problems: &mut Vec<String>,
     ) -> Result<Vec<Job>, String> {
-        super::jobs::collect(&self.files, self.build_path.as_deref(), compile, problems)
+        let cli = compile.options();
+        super::jobs::collect(&self.files, self.build_path.as_deref(), &cli, problems)
     }
 }
 
@@ -158,12 +160,12 @@ pub struct ReportArgs {
 }
 
 pub fn run(args: &CheckArgs) -> i32 {
-    let opts = match options(&args.report) {
+    let settings = match options(&args.report) {
         Ok(o) => o,
         Err(code) => return code,
     };
     if args.compare_uniformity {
-        return compare_files(args, &args.report.compile.options(), &opts);
+        return compare_files(args, &args.report.compile.options(), &settings.analysis);
     }
     let mut failed = Vec::new();
     let jobs = match args.inputs.jobs(&args.report.compile, &mut failed) {
@@ -173,7 +175,7 @@ pub fn run(args: &CheckArgs) -> i32 {
             return exit::INPUT;
         }
     };
-    let code = report_jobs(&args.report, &opts, &jobs, false).code;
+    let code = report_jobs(&args.report, &settings, &jobs, false).code;
     if !failed.is_empty() {
         code.max(exit::INPUT)
     } else {
@@ -181,10 +183,18 @@ pub fn run(args: &CheckArgs) -> i32 {
     }
 }
 
-/// The analysis options the report arguments give; on a bad one, the
-/// message is printed and the exit code returned. Installs the tracing
-/// subscriber `--timing` and `WARPCHECK_LOG` ask for.
-pub fn options(r: &ReportArgs) -> Result<Options, i32> {
+/// What a run analyses with and which of the findings it reports: the
+/// command line's, then each file's `.warpcheck.yaml` on top.
+#[derive(Clone, Debug, Default)]
+pub struct Settings {
+    pub analysis: Options,
+    pub report: Selection,
+}
+
+/// The settings the report arguments give; on a bad one, the message is
+/// printed and the exit code returned. Installs the tracing subscriber
+/// `--timing` and `WARPCHECK_LOG` ask for.
+pub fn options(r: &ReportArgs) -> Result<Settings, i32> {
     let limits = Limits {
         block_dim: r.block_dim.as_deref(),
         disable: &r.disable,
@@ -192,7 +202,7 @@ pub fn options(r: &ReportArgs) -> Result<Options, i32> {
     };
     let mut o = limits.options()?;
     crate::trace::install(r.timing);
-    o.no_explanations = r.format == ReportFormat::Text && !r.explain;
+    o.analysis.no_explanations = r.format == ReportFormat::Text && !r.explain;
     Ok(o)
 }
 
@@ -204,9 +214,9 @@ pub(super) struct Limits<'a> {
 }
 
 impl Limits<'_> {
-    /// The analysis options these give; on a bad one, the message is
-    /// printed and the exit code returned.
-    pub fn options(&self) -> Result<Options, i32> {
+    /// The settings these give; on a bad one, the message is printed and
+    /// the exit code returned.
+    pub fn options(&self) -> Result<Settings, i32> {
         let block_dim = self
             .block_dim
             .map(|s| BlockDim::parse(s, BlockDimSource::Option))
@@ -234,26 +244,34 @@ impl Limits<'_> {
                 return Err(exit::INPUT);
             }
         }
-        Ok(Options {
-            block_dim,
-            disabled: self.disable.to_vec(),
-            budget,
-            ..Options::default()
+        Ok(Settings {
+            analysis: Options {
+                block_dim,
+                budget,
+                ..Options::default()
+            },
+            report: Selection {
+                disabled: self.disable.to_vec(),
+                ..Selection::default()
+            },
         })
     }
 }
 
-/// `opts` and `job`'s compile options with the `.warpcheck.yaml` nearest
-/// the job's file applied.
-pub(super) fn configured(job: &Job, opts: &Options) -> Result<(Options, CompileOptions), String> {
-    let mut opts = opts.clone();
+/// `settings` and `job`'s compile options with the `.warpcheck.yaml`
+/// nearest the job's file applied.
+pub(super) fn configured(
+    job: &Job,
+    settings: &Settings,
+) -> Result<(Settings, CompileOptions), String> {
+    let mut settings = settings.clone();
     let mut compile = job.options.clone();
-    if let Some(path) = crate::config::Config::find_for(&job.file) {
-        let c = crate::config::Config::read(&path)?;
-        c.apply(&mut opts);
+    if let Some(path) = Config::find_for(&job.file) {
+        let c = Config::read(&path)?;
+        c.apply(&mut settings.analysis, &mut settings.report);
         c.apply_flags(&mut compile);
     }
-    Ok((opts, compile))
+    Ok((settings, compile))
 }
 
 /// What a run reported.
@@ -265,7 +283,7 @@ pub struct Reported {
 
 /// Analyses the jobs and prints their findings (text to stderr when
 /// `to_stderr`, as a compiler would), or the JSON or SARIF document.
-pub fn report_jobs(r: &ReportArgs, opts: &Options, jobs: &[Job], to_stderr: bool) -> Reported {
+pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr: bool) -> Reported {
     let baseline = match r.baseline.as_deref().map(crate::diag::baseline::read) {
         None => None,
         Some(Ok(b)) => Some(b),
@@ -294,13 +312,15 @@ pub fn report_jobs(r: &ReportArgs, opts: &Options, jobs: &[Job], to_stderr: bool
     // Threads that no file takes analyse a file's kernels.
     let per_file = (threads / jobs.len().max(1)).max(1);
     let outcomes = super::jobs::run_all(jobs, threads, |job| {
-        let (mut opts, compile) = match configured(job, opts) {
+        let (mut settings, compile) = match configured(job, settings) {
             Ok(x) => x,
             Err(message) => return Some(Err(frontend::InputError { message })),
         };
-        opts.jobs = per_file;
-        std::panic::catch_unwind(|| check_file(&job.file, &compile, &opts, (need_report, r.bounds)))
-            .ok()
+        settings.analysis.jobs = per_file;
+        std::panic::catch_unwind(|| {
+            check_file(&job.file, &compile, &settings, (need_report, r.bounds))
+        })
+        .ok()
     });
     for (job, outcome) in jobs.iter().zip(outcomes) {
         let file = &job.file;
@@ -311,7 +331,7 @@ pub fn report_jobs(r: &ReportArgs, opts: &Options, jobs: &[Job], to_stderr: bool
                     .into_iter()
                     .filter(|f| !old(&crate::diag::fingerprint::of_finding(f, &mut cache)))
                     .collect();
-                let is_warning = |f: &&crate::diag::Finding| f.severity <= Severity::Warning;
+                let is_warning = |f: &&Finding| f.severity <= Severity::Warning;
                 warnings += findings.iter().filter(is_warning).count();
                 errors += findings
                     .iter()
@@ -319,11 +339,11 @@ pub fn report_jobs(r: &ReportArgs, opts: &Options, jobs: &[Job], to_stderr: bool
                     .count();
                 if r.format == ReportFormat::Text {
                     // A kernel left unanalysed is always said.
-                    let shown = |f: &&crate::diag::Finding| {
+                    let shown = |f: &&Finding| {
                         r.notes
                             || is_warning(f)
-                            || f.check == crate::checks::ANALYSIS_BUDGET
-                            || f.check == crate::cost::report::COST_BOUND
+                            || f.check == crate::checks::notes::ANALYSIS_BUDGET.kind.name
+                            || f.check == crate::cost::report::COST_BOUND.name
                     };
                     for f in findings.iter().filter(shown) {
                         emit(&text::render(f, r.explain, &mut cache));
@@ -400,19 +420,21 @@ pub fn report_jobs(r: &ReportArgs, opts: &Options, jobs: &[Job], to_stderr: bool
 fn check_file(
     file: &std::path::Path,
     compile: &CompileOptions,
-    opts: &Options,
+    settings: &Settings,
     (need_report, bounds): (bool, bool),
-) -> Result<(json::Report, Vec<crate::diag::Finding>), frontend::InputError> {
+) -> Result<(json::Report, Vec<Finding>), frontend::InputError> {
     let _file = info_span!("file", path = %file.display()).entered();
     let m = info_span!("load").in_scope(|| frontend::load(file, compile))?;
     require_nvptx(file, &m)?;
+    let opts = &settings.analysis;
     let a = analysis::analyze(&m, opts, &IfdsTaint);
     let (figures, findings) = info_span!("checks").in_scope(|| {
         let figures = crate::checks::measure_all(&a);
-        let findings = crate::checks::run_all(&a, &figures, opts);
+        let findings = settings.report.findings(&a, &figures);
         (figures, findings)
     });
-    let (mut findings, problems) = crate::diag::suppress::filter(findings, opts.bare_nolint);
+    let (mut findings, problems) =
+        crate::diag::suppress::filter(findings, settings.report.bare_nolint);
     for p in problems {
         eprintln!("{p}");
     }
@@ -426,7 +448,7 @@ fn check_file(
         findings.push(crate::cost::report::note(&m, k, kb));
     }
     if bounds {
-        let machine = crate::config::Config::machine_near(file);
+        let machine = Config::machine_near(file);
         findings.extend(crate::timing::report::module_notes(
             &a,
             &figures,

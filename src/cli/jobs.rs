@@ -1,7 +1,6 @@
 //! The translation units one `check` run analyses (named files, or a
 //! compile database's entries) and running them on several threads.
 
-use super::check::CompileArgs;
 use crate::frontend::{compdb, CompileOptions};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -15,22 +14,22 @@ pub struct Job {
     pub options: CompileOptions,
 }
 
-/// The jobs of a run: every file named, with the command line's options;
-/// or, with `-p`, the database's CUDA entries (only those named, if any),
-/// each with its own options plus the command line's. Problems with single
-/// entries are printed and collected in `problems` (they make the run's
-/// exit code 2); the other entries still run.
+/// The jobs of a run: every file named, with the command line's options
+/// `cli`; or, with `-p`, the database's CUDA entries (only those named, if
+/// any), each with its own options plus the command line's includes,
+/// defines, flags and toolkit. Problems with single entries are printed and
+/// collected in `problems` (they make the run's exit code 2); the other
+/// entries still run.
 pub fn collect(
     files: &[PathBuf],
     build: Option<&Path>,
-    compile: &CompileArgs,
+    cli: &CompileOptions,
     problems: &mut Vec<String>,
 ) -> Result<Vec<Job>, String> {
     let mut problem = |message: String| {
         eprintln!("warpcheck: error: {message}");
         problems.push(message);
     };
-    let cli = compile.options();
     let Some(build) = build else {
         return Ok(files
             .iter()
@@ -60,8 +59,8 @@ pub fn collect(
         options.includes.extend(cli.includes.iter().cloned());
         options.defines.extend(cli.defines.iter().cloned());
         options.extra.extend(cli.extra.iter().cloned());
-        if compile.cuda_path.is_some() {
-            options.cuda_path = compile.cuda_path.clone();
+        if cli.cuda_path.is_some() {
+            options.cuda_path = cli.cuda_path.clone();
         }
         jobs.push(Job {
             file: j.file,

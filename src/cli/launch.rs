@@ -107,7 +107,7 @@ pub fn launch(args: &LaunchArgs) -> i32 {
     if t.sources.is_empty() {
         return compiled;
     }
-    let Ok(opts) = check::options(&args.report) else {
+    let Ok(settings) = check::options(&args.report) else {
         return compiled.max(exit::INPUT);
     };
     let cli = args.report.compile.options();
@@ -125,7 +125,7 @@ pub fn launch(args: &LaunchArgs) -> i32 {
             }
         })
         .collect();
-    let reported = check::report_jobs(&args.report, &opts, &jobs, true);
+    let reported = check::report_jobs(&args.report, &settings, &jobs, true);
     log_for_build(&jobs, reported.warnings);
     match reported.code {
         // Analysis problems are said, but never fail the compile.

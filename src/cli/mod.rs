@@ -101,17 +101,14 @@ pub fn main() -> i32 {
         Command::Time(args) => time::run(&args),
         Command::Checks => {
             for c in crate::checks::all() {
-                println!("{:28} {}", c.name(), c.summary());
+                let k = c.kind();
+                println!("{:28} {}", k.name, k.summary);
             }
             exit::OK
         }
-        Command::Explain { check } => match crate::checks::all().into_iter().find(|c| {
-            c.name() == check
-                || (check == crate::checks::THREAD_DEPENDENT_BRANCH
-                    && c.name() == "divergent-branch")
-        }) {
-            Some(c) => {
-                println!("{}: {}\n\n{}", c.name(), c.summary(), c.explanation());
+        Command::Explain { check } => match crate::checks::find(&check).map(|c| c.kind()) {
+            Some(k) => {
+                println!("{}: {}\n\n{}", k.name, k.summary, k.explanation);
                 exit::OK
             }
             None => {

@@ -2,11 +2,11 @@
 //! kernel's cost, run each kernel in the simulator over a parameter sweep,
 //! and write one self-contained HTML page ([`crate::diag::html`]).
 
-use super::check::{self, CompileArgs, Limits};
+use super::check::{self, CompileArgs, Limits, Settings};
 use super::exit;
 use super::jobs::Job;
 use super::kernel;
-use crate::analysis::{self, KernelAnalysis, Options};
+use crate::analysis::{self, KernelAnalysis};
 use crate::cost::bound::Params;
 use crate::cost::KernelBounds;
 use crate::diag::html::{self, FileResult, KernelSweep, MetricSweep};
@@ -89,7 +89,7 @@ pub fn run(args: &ReportArgs) -> i32 {
         disable: &args.disable,
         budget: &args.budget,
     };
-    let opts = match limits.options() {
+    let settings = match limits.options() {
         Ok(o) => o,
         Err(code) => return code,
     };
@@ -104,7 +104,7 @@ pub fn run(args: &ReportArgs) -> i32 {
     };
     let threads = args.jobs.unwrap_or_else(super::jobs::default_threads);
     let outcomes = super::jobs::run_all(&jobs, threads, |job| {
-        std::panic::catch_unwind(|| report_file(job, &opts, &plan)).ok()
+        std::panic::catch_unwind(|| report_file(job, &settings, &plan)).ok()
     });
     let mut files = Vec::new();
     let mut errors = failed;
@@ -172,16 +172,17 @@ fn plan(args: &ReportArgs) -> Result<SweepPlan, String> {
 }
 
 /// One file's page section: its kernels, findings, bounds and sweeps.
-fn report_file(job: &Job, opts: &Options, plan: &SweepPlan) -> Result<FileResult, String> {
-    let (opts, mut compile) = check::configured(job, opts)?;
+fn report_file(job: &Job, settings: &Settings, plan: &SweepPlan) -> Result<FileResult, String> {
+    let (settings, mut compile) = check::configured(job, settings)?;
+    let opts = &settings.analysis;
     // Full debug info names the parameters the bounds are written in.
     compile.full_debug = true;
     let m = frontend::load(&job.file, &compile).map_err(|e| e.to_string())?;
     check::require_nvptx(&job.file, &m).map_err(|e| e.to_string())?;
-    let a = analysis::analyze(&m, &opts, &IfdsTaint);
+    let a = analysis::analyze(&m, opts, &IfdsTaint);
     let figures = crate::checks::measure_all(&a);
-    let findings = crate::checks::run_all(&a, &figures, &opts);
-    let (findings, problems) = crate::diag::suppress::filter(findings, opts.bare_nolint);
+    let findings = settings.report.findings(&a, &figures);
+    let (findings, problems) = crate::diag::suppress::filter(findings, settings.report.bare_nolint);
     for p in problems {
         eprintln!("{p}");
     }

@@ -16,7 +16,9 @@
 
 use super::rat::Rat;
 use crate::analysis::KernelAnalysis;
-use crate::checks::divergent_branch::DivClass;
+use crate::checks::bank_conflict::Conflict;
+use crate::checks::divergent_branch::{DivClass, Divergence};
+use crate::checks::uncoalesced_access::Sectors;
 use crate::checks::SiteFigures;
 use crate::dataflow::FastMap as HashMap;
 use crate::hw;
@@ -143,8 +145,7 @@ pub fn divergent_branches(
         .filter(|(s, fig)| {
             s.thread_dependent
                 && !fig
-                    .divergence
-                    .as_ref()
+                    .get::<Divergence>()
                     .is_some_and(|d| d.class == DivClass::None && fig.reason.is_none())
         })
         .map(|(s, _)| f.inst(s.inst).block)
@@ -260,12 +261,11 @@ fn access_cost(
     let space = s.space.unwrap_or(Space::Unknown);
     let v = match (metric, space) {
         (Metric::Sectors, Space::Global) if !s.thread_dependent => uniform_sectors(bytes, align),
-        (Metric::Sectors, Space::Global) => fig.sectors.as_ref().map_or(worst_sectors, |x| x.max),
+        (Metric::Sectors, Space::Global) => fig.get::<Sectors>().map_or(worst_sectors, |x| x.max),
         (Metric::Sectors, Space::Unknown) => worst_sectors,
         (Metric::Conflicts, Space::Shared) if !s.thread_dependent => 0,
         (Metric::Conflicts, Space::Shared) => fig
-            .conflict
-            .as_ref()
+            .get::<Conflict>()
             .map_or(worst_conflicts, |c| c.wavefronts.max.saturating_sub(1)),
         (Metric::Conflicts, Space::Unknown) => worst_conflicts,
         _ => 0,

@@ -6,14 +6,19 @@
 use super::bound::{Names, Poly, TermJson};
 use super::{KernelBounds, MetricBound, Share};
 use crate::analysis::KernelAnalysis;
-use crate::diag::{Finding, Severity};
+use crate::finding::{Finding, Kind, Severity};
 use crate::ir::Module;
 use crate::ir::Position;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// The check name of the bound notes.
-pub const COST_BOUND: &str = "cost-bound";
+/// The note of a kernel's bounds, which the time notes share.
+pub const COST_BOUND: Kind = Kind {
+    name: "cost-bound",
+    summary: "a kernel's per-warp cost bounds (check --bounds)",
+    explanation: "Upper bounds per warp on sectors, bank conflicts, divergent branches and \
+         steps, as polynomials in the kernel's parameters (RaCuda's analysis, solved as an LP).",
+};
 
 #[derive(Serialize, Debug, Clone)]
 pub struct ShareJson {
@@ -133,7 +138,7 @@ pub fn note(m: &Module, k: &KernelAnalysis, kb: &KernelBounds) -> Finding {
 pub fn kernel_note(m: &Module, k: &KernelAnalysis, message: String, notes: Vec<String>) -> Finding {
     let func = m.func(k.kernel);
     Finding {
-        check: COST_BOUND,
+        check: COST_BOUND.name,
         severity: Severity::Note,
         func: k.kernel,
         inst: None,

@@ -4,7 +4,7 @@
 //! `partialFingerprints` and `check --baseline` both use it.
 
 use super::text::SourceCache;
-use super::Finding;
+use crate::finding::Finding;
 
 /// FNV-1a, 64 bits: stable across runs and platforms, unlike std's hasher.
 fn fnv1a(parts: &[&str]) -> u64 {

@@ -8,15 +8,15 @@
 //! stays, with how many it stands for; the rest become remarks only
 //! (`-Rpass-analysis=warpcheck` still lists every one).
 
-use super::{Finding, Severity};
-use crate::ir::template_of;
+use crate::finding::{Finding, Severity};
+use crate::ir::{template_of, Position};
 use std::collections::HashMap;
 
 /// Where clang will show a finding.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Place {
     /// A source line and column (from debug info).
-    Line(super::Position),
+    Line(Position),
     /// No line: the declaration of the function, which every instantiation
     /// of one template shares.
     Decl(String),
@@ -25,7 +25,7 @@ pub enum Place {
 impl Place {
     /// The place of a finding whose line the host knows (`line`), or else
     /// of its function.
-    pub fn of(f: &Finding, line: Option<super::Position>) -> Place {
+    pub fn of(f: &Finding, line: Option<Position>) -> Place {
         match line {
             Some(p) => Place::Line(p),
             None => Place::Decl(template_of(&f.function)),
@@ -116,7 +116,7 @@ mod tests {
     }
 
     fn line(l: u32) -> Place {
-        Place::Line(super::super::Position {
+        Place::Line(Position {
             file: "a.cu".into(),
             path: "a.cu".into(),
             line: l,

@@ -1,9 +1,9 @@
 //! The JSON report. Field names are a contract with users' scripts: add
 //! fields, never rename them.
 
-use super::Finding;
 use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
 use crate::checks::SiteFigures;
+use crate::finding::Finding;
 use crate::ir::Position;
 use serde::Serialize;
 
@@ -51,7 +51,8 @@ pub struct SiteJson {
     /// The branch condition's or address's ACF, for thread-dependent sites.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acf: Option<String>,
-    /// `divergence`, `sectors` or `conflict`.
+    /// The figures of the checks that measure the site, each under its
+    /// key (`divergence`, `sectors`, `conflict`), and why they are unknown.
     #[serde(flatten)]
     pub figures: SiteFigures,
 }

@@ -6,81 +6,8 @@ pub mod fingerprint;
 pub mod fold;
 pub mod html;
 pub mod json;
+pub mod kinds;
 pub mod sarif;
 pub mod summary;
 pub mod suppress;
 pub mod text;
-
-use crate::ir::{FuncId, InstId, Position};
-
-/// Worst first (the order dedupe keeps by); the numbers are what the
-/// plugin's C++ half expects.
-#[derive(Copy, Clone, PartialEq, Eq, Debug, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    /// A warning the configuration's `WarningsAsErrors` names.
-    Error = 2,
-    Warning = 0,
-    Note = 1,
-}
-
-impl Severity {
-    pub fn name(self) -> &'static str {
-        match self {
-            Severity::Warning => "warning",
-            Severity::Note => "note",
-            Severity::Error => "error",
-        }
-    }
-}
-
-/// One thing warpcheck reports.
-#[derive(Clone, PartialEq, Debug)]
-pub struct Finding {
-    /// Stable check name, e.g. `divergent-branch`.
-    pub check: &'static str,
-    pub severity: Severity,
-    pub func: FuncId,
-    pub inst: Option<InstId>,
-    pub pos: Option<Position>,
-    /// Demangled kernel and function names.
-    pub kernel: String,
-    pub function: String,
-    pub message: String,
-    /// Extra lines shown with `--explain` (the dependence chain).
-    pub notes: Vec<String>,
-    /// The check's figures, for the JSON `data` object.
-    pub data: Option<serde_json::Value>,
-}
-
-/// What warpcheck reports besides the checks' findings: `(name, summary,
-/// explanation)`, for SARIF's rules and NOLINT's known names.
-pub fn other_kinds() -> [(&'static str, &'static str, &'static str); 3] {
-    [
-        (
-            crate::checks::ANALYSIS_BUDGET,
-            "a kernel's analysis stopped on a budget; its sites are unknown",
-            "warpcheck bounds each kernel's analysis in time and size so that no build waits on \
-             it. A kernel that runs out gets this note and no other findings; raise the budget \
-             with `check --budget` or the plugin's `budget-*` settings.",
-        ),
-        (
-            crate::checks::UNREAD_ASM,
-            "a kernel runs inline asm the PTX reader cannot read",
-            "Results of such asm are taken as thread-dependent and its memory effects as \
-             unknown; the note names the first instruction that could not be read.",
-        ),
-        (
-            crate::cost::report::COST_BOUND,
-            "a kernel's per-warp cost bounds (check --bounds)",
-            "Upper bounds per warp on sectors, bank conflicts, divergent branches and steps, \
-             as polynomials in the kernel's parameters (RaCuda's analysis, solved as an LP).",
-        ),
-    ]
-}
-
-impl Finding {
-    /// The flag-style name shown in brackets: `warpcheck-<check>`.
-    pub fn tag(&self) -> String {
-        format!("warpcheck-{}", self.check)
-    }
-}

@@ -8,27 +8,6 @@ use serde_json::{json, Value};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
-/// The rules: every check, and the notes that are not checks'.
-fn rules() -> Vec<(String, &'static str, &'static str, &'static str)> {
-    let mut rules: Vec<_> = crate::checks::all()
-        .into_iter()
-        .map(|c| {
-            (
-                format!("warpcheck-{}", c.name()),
-                c.name(),
-                c.summary(),
-                c.explanation(),
-            )
-        })
-        .collect();
-    rules.extend(
-        super::other_kinds()
-            .into_iter()
-            .map(|(name, summary, help)| (format!("warpcheck-{name}"), name, summary, help)),
-    );
-    rules
-}
-
 fn level(severity: &str) -> &'static str {
     if severity == "warning" {
         "warning"
@@ -93,26 +72,24 @@ fn uri(path: &str) -> String {
 
 /// The SARIF log of a report.
 pub fn render(report: &Report) -> Value {
-    let rules = rules();
+    // A rule per check and per note.
+    let rules = super::kinds::all();
     let descriptors: Vec<Value> = rules
         .iter()
-        .map(|(id, name, summary, help)| {
+        .map(|k| {
             json!({
-                "id": id,
-                "name": name,
-                "shortDescription": {"text": summary},
-                "fullDescription": {"text": summary},
-                "help": {"text": help},
+                "id": k.tag(),
+                "name": k.name,
+                "shortDescription": {"text": k.summary},
+                "fullDescription": {"text": k.summary},
+                "help": {"text": k.explanation},
             })
         })
         .collect();
     let results: Vec<Value> = report
         .findings
         .iter()
-        .map(|f| {
-            let id = format!("warpcheck-{}", f.check);
-            result(f, rules.iter().position(|r| r.0 == id))
-        })
+        .map(|f| result(f, rules.iter().position(|k| k.name == f.check)))
         .collect();
     json!({
         "$schema": SCHEMA,

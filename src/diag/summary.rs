@@ -3,6 +3,9 @@
 //! conflicts), and the share of thread-dependent ones left unknown.
 
 use super::json::{KernelJson, Report};
+use crate::checks::bank_conflict::Conflict;
+use crate::checks::divergent_branch::Divergence;
+use crate::checks::uncoalesced_access::Sectors;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -35,7 +38,7 @@ impl Counts {
     fn of(k: &KernelJson) -> Counts {
         let mut c = Counts::default();
         for s in &k.sites {
-            if let Some(d) = &s.figures.divergence {
+            if let Some(d) = s.figures.get::<Divergence>() {
                 let class = if s.thread_dependent {
                     d.class.name()
                 } else {
@@ -43,10 +46,10 @@ impl Counts {
                 };
                 *c.branches.entry(class).or_default() += 1;
             }
-            if let Some(x) = &s.figures.sectors {
+            if let Some(x) = s.figures.get::<Sectors>() {
                 *c.global.entry(x.class.name()).or_default() += 1;
             }
-            if let Some(x) = &s.figures.conflict {
+            if let Some(x) = s.figures.get::<Conflict>() {
                 *c.shared.entry(x.class.name()).or_default() += 1;
             }
         }

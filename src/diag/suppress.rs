@@ -10,8 +10,9 @@
 //! * a bare `NOLINT` (no list) silences nothing unless the configuration
 //!   asks for clang-tidy's meaning (every check).
 
-use super::Finding;
 use crate::dataflow::FastMap as HashMap;
+use crate::finding::Finding;
+use crate::glob::glob;
 use std::path::PathBuf;
 
 /// The comment forms.
@@ -73,19 +74,6 @@ fn comments(text: &str) -> Vec<Comment> {
         }
     }
     out
-}
-
-/// Whether glob `g` (`*` matches any run) matches `name`.
-pub fn glob(g: &str, name: &str) -> bool {
-    match g.split_once('*') {
-        None => g == name,
-        Some((head, tail)) => {
-            let Some(rest) = name.strip_prefix(head) else {
-                return false;
-            };
-            (0..=rest.len()).any(|i| rest.is_char_boundary(i) && glob(tail, &rest[i..]))
-        }
-    }
 }
 
 impl FileRules {
@@ -159,15 +147,7 @@ impl FileRules {
 /// and the comments' problems (each once, as `file:line: warning: …`).
 /// `bare`: a `NOLINT` without a list silences every check.
 pub fn filter(findings: Vec<Finding>, bare: bool) -> (Vec<Finding>, Vec<String>) {
-    let known: Vec<String> = crate::checks::all()
-        .iter()
-        .map(|c| format!("warpcheck-{}", c.name()))
-        .chain(
-            super::other_kinds()
-                .iter()
-                .map(|(name, ..)| format!("warpcheck-{name}")),
-        )
-        .collect();
+    let known: Vec<String> = super::kinds::all().iter().map(|k| k.tag()).collect();
     let mut files: HashMap<PathBuf, FileRules> = HashMap::default();
     let mut problems = Vec::new();
     for pos in findings.iter().filter_map(|f| f.pos.as_ref()) {
@@ -253,13 +233,5 @@ mod tests {
         assert!(r.problems[2].starts_with("k.cu:1: warning: unmatched NOLINTBEGIN"));
         // The unmatched BEGIN silences nothing.
         assert!(!r.silences(2, "warpcheck-divergent-branch"));
-    }
-
-    #[test]
-    fn globs() {
-        assert!(glob("warpcheck-*", "warpcheck-bank-conflict"));
-        assert!(glob("*conflict", "warpcheck-bank-conflict"));
-        assert!(glob("*", "anything"));
-        assert!(!glob("warpcheck-div*", "warpcheck-bank-conflict"));
     }
 }

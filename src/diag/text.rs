@@ -1,7 +1,7 @@
 //! Clang-style text: `file:line:col: warning: message [warpcheck-check]`,
 //! then the source line and a caret when the file can be read.
 
-use super::Finding;
+use crate::finding::Finding;
 use crate::ir::Position;
 use std::collections::HashMap;
 use std::fmt::Write;

@@ -6,6 +6,8 @@
 //! [`class_of`]).
 
 use crate::analysis::KernelAnalysis;
+use crate::checks::bank_conflict::Conflict;
+use crate::checks::uncoalesced_access::Sectors;
 use crate::checks::SiteFigures;
 use crate::cost::metric::{uniform_sectors, Costs};
 use crate::cost::rat::Rat;
@@ -62,11 +64,11 @@ pub fn kernel_costs(
         };
         let sectors = match s.thread_dependent {
             false => Some(uniform_sectors(s.bytes, align)),
-            true => fig.sectors.as_ref().map(|x| x.max),
+            true => fig.get::<Sectors>().map(|x| x.max),
         };
         let wavefronts = match s.thread_dependent {
             false => Some(uniform_wavefronts(s.bytes)),
-            true => fig.conflict.as_ref().map(|c| c.wavefronts.max),
+            true => fig.get::<Conflict>().map(|c| c.wavefronts.max),
         };
         let bound = |a| machine.site_bound(a, space, s.bytes, sectors, wavefronts);
         let block_copy = matches!(

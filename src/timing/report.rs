@@ -5,7 +5,7 @@
 use super::abstract_cta::{LineShare, Shares};
 use super::bounds::{Cycles, TimeBound};
 use crate::analysis::KernelAnalysis;
-use crate::diag::Finding;
+use crate::finding::Finding;
 use crate::ir::Module;
 use crate::machine::{Machine, Residency, Waves};
 use serde::Serialize;

@@ -8,7 +8,7 @@ pub mod plot;
 
 use super::json::{KernelJson, SiteJson};
 use super::text::SourceCache;
-use super::{Finding, Severity};
+use crate::finding::{Finding, Severity};
 use std::fmt::Write;
 
 /// One metric over a sweep: the static per-warp bound and the largest

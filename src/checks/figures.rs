@@ -1,0 +1,110 @@
+//! What the checks measure at a site, kept per site before any check
+//! judges: each check's figure under its own type, so that the JSON report,
+//! the cost stage and the time bounds read them without a list of checks.
+
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use std::any::Any;
+use std::fmt::Debug;
+use std::sync::Arc;
+
+/// A check's measurement of one site. Each figure type belongs to one
+/// check, whose JSON site shows it under `KEY` and whose findings carry
+/// it as their `data`.
+pub trait Figure: Serialize + Debug + Send + Sync + 'static {
+    /// Its key in the JSON site (`divergence`, `sectors`, `conflict`).
+    const KEY: &'static str;
+}
+
+/// A figure whose type only the check that made it knows.
+trait AnyFigure: Debug + Send + Sync {
+    fn key(&self) -> &'static str;
+    fn json(&self) -> serde_json::Result<serde_json::Value>;
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<F: Figure> AnyFigure for F {
+    fn key(&self) -> &'static str {
+        F::KEY
+    }
+
+    fn json(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(self)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// What warpcheck predicts for one site: the figures of the checks that
+/// apply to it, in the checks' order.
+#[derive(Clone, Debug, Default)]
+pub struct SiteFigures {
+    /// Shared, not copied, by the reports that show them.
+    figures: Vec<Arc<dyn AnyFigure>>,
+    /// Why the figures are unknown, when it is not the code: [`BUDGET`]
+    /// when the kernel's analysis stopped on one.
+    pub reason: Option<&'static str>,
+}
+
+/// [`SiteFigures::reason`] of a kernel over budget.
+pub const BUDGET: &str = "budget";
+
+impl SiteFigures {
+    /// Keeps a check's figure, after those of the checks before it.
+    pub(super) fn push<F: Figure>(&mut self, figure: F) {
+        self.figures.push(Arc::new(figure));
+    }
+
+    /// The site's figure of type `F`, if the check that measures it applies.
+    pub fn get<F: Figure>(&self) -> Option<&F> {
+        self.figures.iter().find_map(|f| f.as_any().downcast_ref())
+    }
+}
+
+/// Each figure under its key, then the reason: the JSON site's fields.
+impl Serialize for SiteFigures {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        for f in &self.figures {
+            let json = f.json().map_err(serde::ser::Error::custom)?;
+            map.serialize_entry(f.key(), &json)?;
+        }
+        if let Some(r) = self.reason {
+            map.serialize_entry("reason", r)?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize, Debug, PartialEq)]
+    struct Width {
+        lanes: u32,
+    }
+
+    impl Figure for Width {
+        const KEY: &'static str = "width";
+    }
+
+    #[test]
+    fn figures_are_found_by_type_and_shown_under_their_key() {
+        let mut fig = SiteFigures {
+            reason: Some(BUDGET),
+            ..SiteFigures::default()
+        };
+        fig.push(Width { lanes: 32 });
+        assert_eq!(fig.get::<Width>(), Some(&Width { lanes: 32 }));
+        assert_eq!(
+            serde_json::to_string(&fig).unwrap(),
+            r#"{"width":{"lanes":32},"reason":"budget"}"#
+        );
+        let none = SiteFigures::default();
+        assert_eq!(none.get::<Width>(), None);
+        assert_eq!(serde_json::to_string(&none).unwrap(), "{}");
+    }
+}
