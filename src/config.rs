@@ -109,7 +109,7 @@ pub struct Config {
     pub kernels: BTreeMap<String, Launch>,
     #[serde(rename = "CompileFlags", default)]
     pub compile_flags: CompileFlags,
-    /// Overrides of the time model's constants (see [`crate::timing::machine`]),
+    /// Overrides of the time model's constants (see [`crate::machine`]),
     /// `preset` first whatever its place.
     #[serde(
         rename = "Machine",
@@ -175,8 +175,8 @@ impl Config {
     }
 
     /// The time model: the defaults with `Machine:` applied.
-    pub fn machine(&self) -> Result<crate::timing::Machine, String> {
-        let mut m = crate::timing::Machine::default();
+    pub fn machine(&self) -> Result<crate::machine::Machine, String> {
+        let mut m = crate::machine::Machine::default();
         let text = |v: &serde_yaml::Value| match v {
             serde_yaml::Value::String(s) => Ok(s.clone()),
             serde_yaml::Value::Number(n) => Ok(n.to_string()),
@@ -199,7 +199,7 @@ impl Config {
     /// The time model for a source file: the nearest config's `Machine:`,
     /// else (also when that config is bad, which `check` reports) the
     /// defaults.
-    pub fn machine_near(file: &Path) -> crate::timing::Machine {
+    pub fn machine_near(file: &Path) -> crate::machine::Machine {
         Config::find_for(file)
             .and_then(|p| Config::read(&p).ok())
             .and_then(|c| c.machine().ok())
@@ -332,7 +332,7 @@ mod tests {
         assert_eq!((m.issue_rate, m.alu_latency, m.global_latency), (1, 1, 20));
         assert_eq!(
             Config::default().machine().unwrap(),
-            crate::timing::Machine::a100()
+            crate::machine::Machine::a100()
         );
     }
 

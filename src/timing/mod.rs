@@ -1,7 +1,7 @@
 //! Kernel time: the static bounds on a block's and a launch's cycles on
 //! the machine model of [`crate::machine`].
 //!
-//! **Invariant:** the bounds read the same [`Machine`] and the same
+//! **Invariant:** the bounds read the same [`crate::machine::Machine`] and the same
 //! [`crate::machine::class_of`] as the simulator's cycle mode, so a bound
 //! is always compared with a simulation of the machine it assumes.
 
@@ -9,6 +9,3 @@ pub mod abstract_cta;
 pub mod bounds;
 pub mod costs;
 pub mod report;
-
-/// Re-exported for `config`, which reads the model's overrides from `.warpcheck.yaml`.
-pub use crate::machine::Machine;

@@ -11,6 +11,7 @@ pub mod asm;
 mod control;
 mod diagnose;
 mod flow;
+mod frame;
 pub mod lanes;
 mod locate;
 mod mem;
@@ -19,6 +20,7 @@ mod warp;
 mod warp_ops;
 
 pub use locate::Locator;
+use spin::Looked;
 pub use spin::Spin;
 pub use warp::{BarrierWait, Warp};
 
@@ -235,7 +237,13 @@ impl<'m> Machine<'m> {
         let executions = || self.sites.iter().map(|s| s.executions).collect();
         let sites = &self.program.sites;
         let reads = |i: usize| matches!(sites[i].kind, SiteKind::Load | SiteKind::Atomic);
-        let spin = watch.at(w, at, self.writes, executions, reads);
+        let looked = Looked {
+            steps: w.counters.steps,
+            frames: &w.frames,
+            exited: w.exited,
+            sp: &w.sp,
+        };
+        let spin = watch.at(&looked, at, self.writes, executions, reads);
         w.watch = watch;
         spin
     }

@@ -12,8 +12,17 @@
 //! for another interval. Loops whose state repeats only every second
 //! iteration or later are not detected; the step budget stops them.
 
-use super::warp::{Frame, Warp};
+use super::frame::Frame;
 use super::LANES;
+
+/// What the watch compares of a warp: its step count and the state that
+/// decides its next iteration.
+pub(super) struct Looked<'w> {
+    pub steps: u64,
+    pub frames: &'w [Frame],
+    pub exited: u32,
+    pub sp: &'w [u32; LANES],
+}
 
 /// Warp instructions between two snapshots.
 pub const INTERVAL: u64 = 1 << 16;
@@ -68,22 +77,22 @@ impl SpinWatch {
     /// count; `reads` says which sites read memory.
     pub fn at(
         &mut self,
-        w: &Warp,
+        w: &Looked<'_>,
         (func, pc): (u32, u32),
         writes: u64,
         executions: impl Fn() -> Vec<u64>,
         reads: impl Fn(usize) -> bool,
     ) -> Option<Spin> {
-        let steps = w.counters.steps;
+        let steps = w.steps;
         let Some(s) = &self.armed else {
             if steps >= self.next {
                 self.armed = Some(Box::new(Snapshot {
                     steps,
                     func,
                     pc,
-                    frames: w.frames.clone(),
+                    frames: w.frames.to_vec(),
                     exited: w.exited,
-                    sp: w.sp,
+                    sp: *w.sp,
                     writes,
                     executions: executions(),
                 }));
@@ -98,7 +107,7 @@ impl SpinWatch {
             return None;
         }
         let same =
-            s.writes == writes && s.exited == w.exited && s.sp == w.sp && s.frames == w.frames;
+            s.writes == writes && s.exited == w.exited && s.sp == *w.sp && s.frames == w.frames;
         let spin = same.then(|| Spin {
             reads: (executions().iter().zip(&s.executions))
                 .enumerate()

@@ -2,6 +2,7 @@
 //! from per-function pools so calls and new warps reuse register files.
 
 use super::control::{self, Entry};
+use super::frame::Frame;
 use super::lanes::{each, row, row_mut, LANES};
 use super::spin::{Spin, SpinWatch};
 use super::{Machine, Stop, MAX_FRAMES, MAX_LOCAL_BYTES};
@@ -11,21 +12,6 @@ use crate::sim::code::{Call, Slot, EXIT};
 use crate::sim::cost::Counters;
 use crate::sim::error::ErrorKind;
 use crate::sim::{addr, scalar};
-
-/// One activation of a function for a group of lanes.
-#[derive(Clone, PartialEq, Eq)]
-pub(super) struct Frame {
-    pub func: u32,
-    pub regs: Vec<u64>,
-    pub stack: Vec<Entry>,
-    /// Lanes that have executed `ret`.
-    pub returned: u32,
-    /// Where the caller wants the result: slot and words.
-    pub call: Option<(Slot, u32)>,
-    pub call_mask: u32,
-    /// The caller's local stack pointers, restored on return.
-    pub saved_sp: [u32; LANES],
-}
 
 /// A warp stopped at `__syncthreads()`.
 #[derive(Clone, Debug)]
