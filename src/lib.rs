@@ -1,7 +1,10 @@
 //! warpcheck: static performance checks for CUDA kernels on NVPTX LLVM IR.
 //!
-//! The pipeline runs `ir` → `graph` → `taint` → `checks` → `diag`; see
-//! ARCHITECTURE.md for the module map.
+//! The pipeline runs `ir` → `graph` → `memory` → `taint` → `acf` →
+//! `analysis` → `checks` → `cost` → `timing` → `diag`, with `cli` and
+//! `plugin` on top; `sim` is the oracle, reading only the IR and the
+//! `machine` model. ARCHITECTURE.md has the module map and the layers
+//! table that `tests/layering.rs` enforces.
 
 pub mod acf;
 mod allocator;
