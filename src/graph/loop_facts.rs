@@ -448,8 +448,13 @@ fn read_of(
     v: Value,
 ) -> Option<(InstId, Read)> {
     let Value::Inst(i) = v else { return None };
-    let is_counter =
-        |x: Value| matches!(x, Value::Inst(h) if counters.iter().any(|c| c.phi == h && c.lp == l));
+    // `counters` is sorted by phi.
+    let is_counter = |x: Value| match x {
+        Value::Inst(h) => counters
+            .binary_search_by_key(&h, |c| c.phi)
+            .is_ok_and(|k| counters[k].lp == l),
+        _ => false,
+    };
     if is_counter(v) {
         return Some((i, Read::Phi));
     }
