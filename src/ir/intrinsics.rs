@@ -377,8 +377,8 @@ pub enum Intrinsic {
     MatchAll,
     /// `activemask`: the lanes executing it.
     ActiveMask,
-    /// `redux.sync.*`: operands are value and mask. `None`: a reduction
-    /// not modelled (the float forms of sm_100).
+    /// `redux.sync.*`: operands are value and mask. `None`: an operation
+    /// not modelled (newer PTX's float reductions).
     Redux(Option<Redux>),
     /// Atomic read-modify-write intrinsics (`llvm.nvvm.atomic.*`); operand
     /// 0 is the address. `None`: an operation not modelled.
