@@ -273,8 +273,10 @@ def report(out):
             continue
         status = {}
         for line in read(os.path.join(out, suite, "compile.tsv")).splitlines():
-            stem, rc, toolkit, first_error = (line.split("\t") + ["", "", ""])[:4]
-            status[stem] = (rc, toolkit, first_error)
+            stem, rc, toolkit, error, legacy_error = (line.split("\t") + [""] * 4)[:5]
+            if legacy_error and legacy_error != error:
+                error += f" (legacy toolkit: {legacy_error})"
+            status[stem] = (rc, toolkit, error)
         for line in read(plan_file).splitlines():
             bench, role, src, stem, _ = (line.split("\t") + [""] * 5)[:5]
             b = benches_[(suite, bench)]
@@ -413,14 +415,15 @@ def write_outputs(out, rows):
 
     md = []
     md.append(
-        "TUs: files compiled / translation units (files other files #include); "
+        "TUs: files compiled / translation units (files other files #include, files "
+        "compiled only with the legacy toolkit, CUDA 11.8); "
         "check s: `check --summary --format json` on the plain IR, summed; peak: the "
         "largest of any run; unknown: of thread-dependent branches and accesses "
         "(plain IR; lowered: the same on the lowered IR); last column: branches "
         "`--compare-uniformity` finds warpcheck-dependent and LLVM-uniform.\n"
     )
     md.append(
-        "| suite/bench | TUs ok/all (incl.) | kernels | check s | peak MiB | exit≥3 | "
+        "| suite/bench | TUs ok/all (incl., legacy) | kernels | check s | peak MiB | exit≥3 | "
         "dep. branches: none/total/partial/bounded/unknown | unknown br. | unknown acc. | "
         "lowered unknown br. | dep. vs LLVM-uniform br. (plain / lowered) |"
     )
@@ -430,7 +433,8 @@ def write_outputs(out, rows):
         classes = "/".join(str(br.get(c, 0)) for c in BRANCH[1:])
         plain, low = r["uniformity"]["plain"], r["uniformity"]["lowered"]
         md.append(
-            f"| {r['suite']}/{r['bench']} | {r['compiled']}/{r['tus']} ({r['included']}) | "
+            f"| {r['suite']}/{r['bench']} | {r['compiled']}/{r['tus']} "
+            f"({r['included']}, {r['toolkits'].get('legacy', 0)}) | "
             f"{r['kernels']} | {r['check_wall_s']:.1f} | {r['peak_mib']:.0f} | "
             f"{len(r['failures']) or ''} | {classes} | "
             f"{r['unknown_branches']}/{r['dep_branches']} {pct(r['unknown_branches'], r['dep_branches'])} | "

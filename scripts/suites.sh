@@ -34,8 +34,8 @@
 #   UniformityAnalysis sees kernel pointers as global. opt-19's -passes=
 #   knows no nvptx-lower-args, but a target pass given as `-nvptx-lower-args`
 #   runs under the legacy manager, with `-infer-address-spaces` after it.
-#   $OUT/NAME/compile.tsv: each file's status, toolkit and first error; a
-#   file that fails both ways is skipped.
+#   $OUT/NAME/compile.tsv: each file's status, toolkit (current or legacy)
+#   and first error under each; a file that fails both ways is skipped.
 # check: for each IR file, warpcheck with -j1 under `timeout $TIMEOUT` and
 #   /usr/bin/time -v: $OUT/results/NAME/BENCH/FILE[.lowered].{check,uniformity}
 #   .{json,err,rc,time} (check's JSON gzipped).
@@ -67,6 +67,7 @@ if [ "${1:-}" = checkout ]; then
   dest=${4:-/work/suites-src/$2}
   mkdir -p "$dest"
   if git -C "$dest" rev-parse --git-dir >/dev/null 2>&1; then
+    rmdir "$dest" 2>/dev/null || true
     die "$dest is inside a git repository; check suites out elsewhere"
   fi
   exec python3 "$here/suites.py" checkout "$3" "$dest"
@@ -94,32 +95,40 @@ build() {
   read -ra cflags <<<"$CFLAGS"
   while IFS=$'\t' read -r bench role file stem flags; do
     [ "$role" = tu ] || continue
-    local ll=$dir/$stem.ll status=1 toolkit= clog=
+    local ll=$dir/$stem.ll status=1 used toolkit
     mkdir -p "$(dirname "$ll")" "$(dirname "$logs/$stem")"
     read -ra extra <<<"$flags"
-    for toolkit in "$CUDA_ROOT" "$CUDA_ROOT_LEGACY"; do
-      clog=$logs/$stem.compile-$(basename "$toolkit").log
+    for used in current legacy; do
+      toolkit=$CUDA_ROOT
+      [ $used = current ] || toolkit=$CUDA_ROOT_LEGACY
       status=0
       timeout -k 10 "$TIMEOUT" "$CLANG" -x cuda --cuda-device-only --cuda-gpu-arch="$ARCH" \
         --cuda-path="$toolkit" "${cflags[@]}" -Wno-unknown-cuda-version \
-        -Wno-c++11-narrowing -Wno-reserved-user-defined-literal \
-        -S -emit-llvm "${extra[@]}" "${sdk[@]}" "$src/$file" -o "$ll" 2>"$clog" || status=$?
+        -Wno-c++11-narrowing -Wno-reserved-user-defined-literal -S -emit-llvm \
+        "${extra[@]}" "${sdk[@]}" "$src/$file" -o "$ll" 2>"$logs/$stem.compile-$used.log" ||
+        status=$?
       [ $status -ne 0 ] || break
     done
     if [ $status -eq 0 ]; then
       "$OPT" -mtriple=nvptx64-nvidia-cuda -mcpu="$ARCH" -nvptx-lower-args \
-        -infer-address-spaces -S "$ll" -o "$dir/$stem.lowered.ll" 2>>"$clog" || status=lower-$?
+        -infer-address-spaces -S "$ll" -o "$dir/$stem.lowered.ll" \
+        2>>"$logs/$stem.compile-$used.log" || status=lower-$?
     fi
-    local first=
+    local errors=("" "")
     if [ "$status" = 0 ]; then
       ok=$((ok + 1))
-      [ "$toolkit" = "$CUDA_ROOT" ] || legacy=$((legacy + 1))
+      [ $used = current ] || legacy=$((legacy + 1))
     else
       failed=$((failed + 1))
       rm -f "$ll" "$dir/$stem.lowered.ll"
-      first=$(grep -m1 error "$clog" | tr '\t' ' ' | cut -c1-300 || true)
+      errors=()
+      for used in current legacy; do
+        errors+=("$(grep -m1 error "$logs/$stem.compile-$used.log" |
+          tr '\t' ' ' | cut -c1-300 || true)")
+      done
+      used=-
     fi
-    printf '%s\t%s\t%s\t%s\n' "$stem" "$status" "$(basename "$toolkit")" "$first" \
+    printf '%s\t%s\t%s\t%s\t%s\n' "$stem" "$status" "$used" "${errors[@]}" \
       >>"$dir/compile.tsv"
   done <"$dir/plan.tsv"
   log "$name: $ok files compiled ($legacy with CUDA 11.8), $failed failed ($dir/compile.tsv)"
@@ -136,9 +145,9 @@ measure() {
 
 # check NAME: both commands on every IR file that built.
 check() {
-  local name=$1 dir=$OUT/$1 stem status toolkit first runs=0
+  local name=$1 dir=$OUT/$1 stem status rest runs=0
   [ -f "$dir/compile.tsv" ] || die "$name: not built (run the build stage)"
-  while IFS=$'\t' read -r stem status toolkit first; do
+  while IFS=$'\t' read -r stem status rest; do
     [ "$status" = 0 ] || continue
     for suffix in "" .lowered; do
       local ll=$dir/$stem$suffix.ll base=$OUT/results/$name/$stem$suffix
