@@ -2,9 +2,12 @@
 # Build a minimal CUDA 12.4 root from NVIDIA's PyPI wheels, usable by clang as
 # `--cuda-path=ROOT` for device-side compilation (headers, libdevice, ptxas).
 #
-#   scripts/cuda-toolkit.sh [ROOT]
+#   [CUDA_TOOLKIT_VERSION=11.8] scripts/cuda-toolkit.sh [ROOT]
 #
-# Default ROOT: ${WARPCHECK_CUDA_CACHE:-$HOME/.cache/warpcheck}/cuda-12.4
+# CUDA_TOOLKIT_VERSION: 12.4 (default), or 11.8, the last CUDA with texture
+# references, which old suites (Rodinia, Parboil) use; scripts/suites.sh
+# retries a file that fails under 12.4 with it.
+# Default ROOT: ${WARPCHECK_CUDA_CACHE:-$HOME/.cache/warpcheck}/cuda-VERSION
 # Idempotent: if ROOT is already complete it only prints ROOT.
 # The last line of stdout is always ROOT; progress goes to stderr.
 #
@@ -16,21 +19,38 @@
 #   ROOT/version.json                      (written here; the wheels have none)
 set -euo pipefail
 
-ROOT="${1:-${WARPCHECK_CUDA_CACHE:-$HOME/.cache/warpcheck}/cuda-12.4}"
+VERSION="${CUDA_TOOLKIT_VERSION:-12.4}"
+ROOT="${1:-${WARPCHECK_CUDA_CACHE:-$HOME/.cache/warpcheck}/cuda-$VERSION}"
 PYTHON="${PYTHON:-python3}"
 STAMP=".warpcheck-cuda-complete"
 
-# Pinned wheels (CUDA 12.4 update 1).
-CUDA_VERSION_FULL="12.4.1"
-WHEELS=(
-  "nvidia-cuda-runtime-cu12==12.4.127"
-  "nvidia-cuda-nvcc-cu12==12.4.131"
-  "nvidia-cuda-cccl-cu12==12.4.127.post1"
-  "nvidia-curand-cu12==10.3.5.147"
-)
-
 die() { echo "cuda-toolkit.sh: error: $*" >&2; exit 1; }
 log() { echo "cuda-toolkit.sh: $*" >&2; }
+
+# Pinned wheels: CUDA 12.4 update 1, or 11.8 (its runtime, nvcc and cuRAND,
+# whose headers clang's CUDA wrapper includes).
+case "$VERSION" in
+  12.4)
+    CUDA_VERSION_FULL="12.4.1"
+    CUDA_VERSION_MACRO=12040
+    WHEELS=(
+      "nvidia-cuda-runtime-cu12==12.4.127"
+      "nvidia-cuda-nvcc-cu12==12.4.131"
+      "nvidia-cuda-cccl-cu12==12.4.127.post1"
+      "nvidia-curand-cu12==10.3.5.147"
+    )
+    ;;
+  11.8)
+    CUDA_VERSION_FULL="11.8.0"
+    CUDA_VERSION_MACRO=11080
+    WHEELS=(
+      "nvidia-cuda-runtime-cu11==11.8.89"
+      "nvidia-cuda-nvcc-cu11==11.8.89"
+      "nvidia-curand-cu11==10.3.0.86"
+    )
+    ;;
+  *) die "CUDA_TOOLKIT_VERSION=$VERSION: 12.4 or 11.8" ;;
+esac
 
 # Fast path: already built.
 if [[ -f "$ROOT/$STAMP" ]]; then
@@ -87,7 +107,7 @@ done
 for f in include/cuda.h include/cuda_runtime.h nvvm/libdevice/libdevice.10.bc; do
   [[ -f "$STAGE/$f" ]] || die "wheels did not provide $f"
 done
-grep -q '^#define CUDA_VERSION 12040' "$STAGE/include/cuda.h" \
+grep -q "^#define CUDA_VERSION $CUDA_VERSION_MACRO" "$STAGE/include/cuda.h" \
   || die "unexpected CUDA_VERSION in cuda.h"
 
 # version.json in the format of a real CUDA 12 toolkit ("cuda"."version").
@@ -95,30 +115,21 @@ wheel_version() {  # dist-info name -> version, e.g. nvidia_cuda_nvcc_cu12 -> 12
   local d; d=$(ls -d "$WORK"/unpacked/"$1"-*.dist-info 2>/dev/null | head -n1)
   d="${d##*/$1-}"; echo "${d%.dist-info}"
 }
-cat >"$STAGE/version.json" <<EOF
-{
-   "cuda" : {
-      "name" : "CUDA SDK",
-      "version" : "$CUDA_VERSION_FULL"
-   },
-   "cuda_cccl" : {
-      "name" : "CUDA C++ Core Compute Libraries",
-      "version" : "$(wheel_version nvidia_cuda_cccl_cu12)"
-   },
-   "cuda_cudart" : {
-      "name" : "CUDA Runtime (cudart)",
-      "version" : "$(wheel_version nvidia_cuda_runtime_cu12)"
-   },
-   "cuda_nvcc" : {
-      "name" : "CUDA NVCC",
-      "version" : "$(wheel_version nvidia_cuda_nvcc_cu12)"
-   },
-   "libcurand" : {
-      "name" : "CUDA cuRAND",
-      "version" : "$(wheel_version nvidia_curand_cu12)"
-   }
+component() {  # KEY NAME DIST: one entry, for the wheels of this version
+  local v; v=$(wheel_version "$3")
+  [[ -n "$v" ]] || return 0
+  printf ',\n   "%s" : {\n      "name" : "%s",\n      "version" : "%s"\n   }' "$1" "$2" "$v"
 }
-EOF
+cu="cu${VERSION%%.*}"
+{
+  printf '{\n   "cuda" : {\n      "name" : "CUDA SDK",\n      "version" : "%s"\n   }' \
+    "$CUDA_VERSION_FULL"
+  component cuda_cccl "CUDA C++ Core Compute Libraries" "nvidia_cuda_cccl_$cu"
+  component cuda_cudart "CUDA Runtime (cudart)" "nvidia_cuda_runtime_$cu"
+  component cuda_nvcc "CUDA NVCC" "nvidia_cuda_nvcc_$cu"
+  component libcurand "CUDA cuRAND" "nvidia_curand_$cu"
+  printf '\n}\n'
+} >"$STAGE/version.json"
 touch "$STAGE/$STAMP"
 
 # Publish. mv -T fails if another run got there first; that is fine.
