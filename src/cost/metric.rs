@@ -218,7 +218,10 @@ pub fn costs(
             if metric != Metric::Steps || inst.op == Opcode::Phi {
                 continue;
             }
-            let w = if m.called_intrinsic(inst) == Some(Intrinsic::NoOp) {
+            let w = if matches!(
+                m.called_intrinsic(inst),
+                Some(Intrinsic::NoOp | Intrinsic::Assume)
+            ) {
                 Rat::ZERO
             } else {
                 weights

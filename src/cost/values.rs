@@ -14,9 +14,7 @@ use crate::dataflow::FastMap as HashMap;
 use crate::graph::loop_facts::{self, Amount, Counter, LoopFacts};
 use crate::graph::FunctionGraphs;
 use crate::ir::intrinsics::SReg;
-use crate::ir::{
-    BlockId, Callee, Function, Inst, InstKind, IntPred, Intrinsic, Module, Opcode, Value,
-};
+use crate::ir::{BlockId, Function, Inst, InstKind, IntPred, Intrinsic, Module, Opcode, Value};
 
 /// Per-lane lower and upper bounds of a value (`None`: unbounded).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -608,30 +606,22 @@ impl<'e, 'a> Values<'e, 'a> {
                 SReg::WarpSize => Val::exact(Affine::int(32)),
                 _ => Val::default(),
             },
-            _ => {
-                let name = match inst.callee() {
-                    Some(crate::ir::Callee::Direct(c)) => env.m.func(c).name.as_str(),
-                    _ => "",
-                };
-                let two = |s: &mut Self| (s.val(inst.operands[0]), s.val(inst.operands[1]));
-                if name.starts_with("llvm.smin.") || name.starts_with("llvm.umin.") {
-                    let (a, b) = two(self);
-                    let h = self.hull(a.clone(), b.clone());
-                    Val {
-                        lo: h.lo,
-                        hi: self.min(a.hi.clone(), b.hi.clone()).or(a.hi).or(b.hi),
-                    }
-                } else if name.starts_with("llvm.smax.") || name.starts_with("llvm.umax.") {
-                    let (a, b) = two(self);
-                    let h = self.hull(a.clone(), b.clone());
+            Some(Intrinsic::MinMax(mm)) => {
+                let (a, b) = (self.val(inst.operands[0]), self.val(inst.operands[1]));
+                let h = self.hull(a.clone(), b.clone());
+                if mm.max {
                     Val {
                         lo: self.max(a.lo.clone(), b.lo.clone()).or(a.lo).or(b.lo),
                         hi: h.hi,
                     }
                 } else {
-                    Val::default()
+                    Val {
+                        lo: h.lo,
+                        hi: self.min(a.hi.clone(), b.hi.clone()).or(a.hi).or(b.hi),
+                    }
                 }
             }
+            _ => Val::default(),
         }
     }
 
@@ -842,8 +832,7 @@ pub fn edge_facts(vals: &mut Values<'_, '_>, from: BlockId, to: BlockId) -> Vec<
 /// `llvm.assume(c)`: `c` holds once the call has run (LLVM makes it
 /// undefined behaviour otherwise).
 fn is_assume(m: &Module, inst: &Inst) -> bool {
-    matches!(inst.callee(), Some(Callee::Direct(f)) if m.func(f).name == "llvm.assume")
-        && inst.operands.len() == 1
+    m.called_intrinsic(inst) == Some(Intrinsic::Assume) && inst.operands.len() == 1
 }
 
 /// Whether a function parameter is declared unsigned, from the demangled

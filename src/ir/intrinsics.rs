@@ -395,8 +395,12 @@ pub enum Intrinsic {
     MemCpy,
     MemMove,
     MemSet,
-    /// No effect on values or memory the analyses model (lifetime, debug, assume).
+    /// No effect on values or memory the analyses model (lifetime, debug).
     NoOp,
+    /// `llvm.assume(c)`: no effect either, but `c` holds once it has run
+    /// (LLVM makes it undefined behaviour otherwise), which the cost
+    /// stage takes as a fact.
+    Assume,
     /// Integer minimum or maximum (a pure function too).
     MinMax(MinMax),
     /// A pure function of its operands: math, bit ops, libdevice. `alu`:
@@ -562,7 +566,6 @@ impl Intrinsic {
         const NOOPS: &[&str] = &[
             "lifetime.",
             "dbg.",
-            "assume",
             "invariant.",
             "experimental.noalias",
             "sideeffect",
@@ -640,6 +643,7 @@ impl Intrinsic {
             return Intrinsic::NoOp;
         }
         match rest {
+            "assume" => return Intrinsic::Assume,
             "trap" | "ubsantrap" | "debugtrap" => return Intrinsic::Trap,
             _ if rest.starts_with("prefetch") => return Intrinsic::Prefetch,
             _ => {}
@@ -911,6 +915,8 @@ mod tests {
             Intrinsic::from_name("llvm.lifetime.start.p0"),
             Some(Intrinsic::NoOp)
         );
+        // A fact for the cost stage, so not a plain no-op.
+        assert_eq!(Intrinsic::from_name("llvm.assume"), Some(Intrinsic::Assume));
         assert_eq!(
             Intrinsic::from_name("llvm.memcpy.p0.p0.i64"),
             Some(Intrinsic::MemCpy)

@@ -65,7 +65,7 @@ pub fn class_of(m: &Module, f: &Function, inst: &Inst) -> Class {
             Class::Fp64
         }
         Opcode::Call => match m.called_intrinsic(inst) {
-            Some(Intrinsic::NoOp) => Class::Free,
+            Some(Intrinsic::NoOp | Intrinsic::Assume) => Class::Free,
             Some(Intrinsic::Barrier(_)) => Class::Barrier,
             Some(
                 Intrinsic::WarpSync

@@ -57,7 +57,7 @@ impl FuncDecoder<'_, '_> {
             return Ok(None);
         };
         let op = match intrinsic {
-            Intrinsic::NoOp => return Ok(Some(None)),
+            Intrinsic::NoOp | Intrinsic::Assume => return Ok(Some(None)),
             Intrinsic::SReg(reg) => Op::Special { dst, reg },
             Intrinsic::Atomic(op) => {
                 let site = self.d.site(SiteKind::Atomic, self.fid, i);

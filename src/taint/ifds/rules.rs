@@ -222,9 +222,11 @@ impl RuleBuilder<'_> {
                 SReg::Clock => source(Source::Clock),
                 _ => uniform(),
             },
-            Intrinsic::Barrier(_) | Intrinsic::WarpSync | Intrinsic::Fence | Intrinsic::NoOp => {
-                uniform()
-            }
+            Intrinsic::Barrier(_)
+            | Intrinsic::WarpSync
+            | Intrinsic::Fence
+            | Intrinsic::NoOp
+            | Intrinsic::Assume => uniform(),
             Intrinsic::Vote(_) | Intrinsic::MatchAll => operands(vec![ops[0]]),
             Intrinsic::MatchAny => operands(ops.clone()),
             // See the module comment: like a vote, one answer for the lanes
