@@ -1,4 +1,5 @@
-//! Abstract memory locations.
+//! Abstract memory locations, and which reads of shared memory may
+//! observe thread-dependent data.
 //!
 //! Memory is split by who can see it. *Per-thread* memory (an `alloca`,
 //! local space) has one copy per lane: its facts are flow-sensitive, and a
@@ -6,15 +7,64 @@
 //! lane-dependent address or lane-dependent control writes it. *Shared*
 //! memory (`__shared__` arrays, global memory by base pointer, constants) is
 //! one copy that every thread reads, so only writing lane-dependent *data*
-//! makes it dependent: `if (tid == 0) s = x;` leaves `s` uniform. Other
-//! warps may write it at any time, so a shared location once written with
-//! dependent data counts as dependent everywhere in the kernel.
+//! makes it dependent: `if (tid == 0) s = x;` leaves `s` uniform.
 //!
 //! Locations come from `memory::Spaces` origins: a pointer whose root is
 //! unknown may alias every location of its kind, and one whose space is
 //! unknown as well may be either kind.
+//!
+//! # When a read of shared memory is thread-dependent
+//!
+//! A read at a thread-dependent address is dependent through its address
+//! (the `load` rule), whatever memory holds. At a uniform address the
+//! lanes read one location; they may still read different values, since
+//! lanes run at their own pace (independent thread scheduling keeps not
+//! even a warp together): one lane may read before a write and another
+//! after it. The values that differ are those of writes of dependent data
+//! (a write of one value for all is not followed: the analysis, like
+//! LLVM's, tracks data, not the timing of a uniform update). So a read at
+//! a uniform address is dependent when a dependent write to a location it
+//! may alias *may run while the read does*, in another thread or the same
+//! — and only then. Three facts decide that (`visible` applies them, with
+//! `memory::phases`):
+//!
+//! 1. **Constant memory is read-only.** No store, atomic or asm of a
+//!    kernel can change `__constant__` memory (the host writes it before
+//!    the launch), so a read from `addrspace(4)`, or through a generic
+//!    pointer traced to it, has the dependence of its address alone.
+//! 2. **Order.** A write can only reach a read that can run after it.
+//!    A barrier orders the threads of a block: everything before it in
+//!    every thread happens before anything after it in any thread. So a
+//!    write and a read a barrier apart on every path, both ways round
+//!    (the next iteration's write comes after this iteration's read), and
+//!    not split by a branch threads may take differently, never meet.
+//!    For shared memory the barriers are the block's; global (and
+//!    unknown) memory is written by other blocks too, which no block
+//!    barrier orders, so there only the grid barrier counts.
+//! 3. **Broadcast.** Once a barrier is passed, a shared location holds one
+//!    value for the whole block: every write before the barrier, in every
+//!    thread, is complete and visible (`bar.sync` orders memory for the
+//!    block), racing writes to one word leave one of their values, and
+//!    nothing can change it until a write in the read's own phase. A
+//!    uniform read then returns that value to every lane: `cache[0]` after
+//!    a cooperative fill, `total` after block-wide `atomicAdd`s, a flag
+//!    written by thread 0. It stays dependent when any write that may
+//!    alias it can run in the same phase: before the read (no barrier
+//!    between), after it (another thread ahead, or the next iteration
+//!    round a loop), on the other side of a branch, or as an atomic or a
+//!    `volatile` store: these are writes like any other, and run in a
+//!    phase like any other (a `volatile` read is a read like any other).
+//!    Warp-level synchronisation (`__syncwarp`, shuffles, votes) holds one
+//!    warp only, and a barrier with a thread count only that many threads:
+//!    the other threads run on, so neither is a barrier here; nor is a
+//!    barrier a branch that differs between lanes lets some threads skip
+//!    (see `memory::phases` for how such barriers are paired).
+//!
+//! The dependence itself is the rounds' (see `super`): a round finds the
+//! dependent writes and branches, the next knows more reads to be
+//! dependent, until nothing changes.
 
-use super::layout::Proc;
+use super::layout::{Node, Proc};
 use crate::dataflow::FastMap;
 use crate::ir::InstId;
 use crate::memory::{Origin, Root, Space};
@@ -84,6 +134,11 @@ impl Locations {
         self.per_thread[l as usize]
     }
 
+    /// The space shared location `l` is in.
+    pub fn shared_space(&self, l: u32) -> Space {
+        self.shared[l as usize].0
+    }
+
     /// Whether two per-thread locations may overlap.
     pub fn per_thread_alias(&self, a: u32, b: u32) -> bool {
         let (x, y) = (self.per_thread[a as usize], self.per_thread[b as usize]);
@@ -99,53 +154,31 @@ impl Locations {
     }
 }
 
-/// Shared locations known to hold dependent data, from earlier rounds.
+/// Reads of shared locations found to observe dependent data in earlier
+/// rounds.
 #[derive(Clone, Debug, Default)]
 pub struct SharedTaint {
-    /// Per shared location: the write that made it dependent.
-    causes: Vec<Option<(Proc, InstId)>>,
-    /// Per shared location: whether it may overlap a dependent one.
-    aliased: Vec<bool>,
+    /// Per read (its node, the location read): the dependent write it
+    /// may observe.
+    seen: FastMap<(Node, u32), (Proc, InstId)>,
 }
 
 impl SharedTaint {
-    pub fn new(count: usize) -> Self {
-        SharedTaint {
-            causes: vec![None; count],
-            aliased: vec![false; count],
-        }
+    /// Records that the read of `loc` at `n` observes the write `cause`;
+    /// whether that is new.
+    pub fn add(&mut self, n: Node, loc: u32, cause: (Proc, InstId)) -> bool {
+        let fresh = !self.seen.contains_key(&(n, loc));
+        self.seen.entry((n, loc)).or_insert(cause);
+        fresh
     }
 
-    /// Records new dependent locations; whether any was new.
-    pub fn add(&mut self, locs: &Locations, found: &[(u32, (Proc, InstId))]) -> bool {
-        let mut changed = false;
-        for &(loc, cause) in found {
-            if self.causes[loc as usize].is_none() {
-                self.causes[loc as usize] = Some(cause);
-                changed = true;
-            }
-        }
-        for (l, aliased) in self.aliased.iter_mut().enumerate() {
-            *aliased = self
-                .causes
-                .iter()
-                .enumerate()
-                .any(|(t, c)| c.is_some() && locs.shared_alias(l as u32, t as u32));
-        }
-        changed
+    /// The dependent write the read of `loc` at `n` may observe.
+    pub fn cause(&self, n: Node, loc: u32) -> Option<(Proc, InstId)> {
+        self.seen.get(&(n, loc)).copied()
     }
 
-    /// A dependent write a read of `loc` may observe.
-    pub fn cause_for(&self, locs: &Locations, loc: u32) -> Option<(Proc, InstId)> {
-        self.causes
-            .iter()
-            .enumerate()
-            .find(|(t, c)| c.is_some() && locs.shared_alias(loc, *t as u32))
-            .and_then(|(_, c)| *c)
-    }
-
-    pub fn aliased(&self, loc: u32) -> bool {
-        self.aliased[loc as usize]
+    pub fn sees(&self, n: Node, loc: u32) -> bool {
+        self.seen.contains_key(&(n, loc))
     }
 }
 
