@@ -67,7 +67,7 @@
 use super::layout::{Node, Proc};
 use crate::dataflow::FastMap;
 use crate::ir::InstId;
-use crate::memory::{Origin, Root, Space};
+use crate::memory::{Origin, Pointer, Root, Space};
 
 /// The location(s) an address may denote, as indices into [`Locations`].
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
@@ -79,17 +79,27 @@ pub struct Target {
 #[derive(Clone, Debug, Default)]
 pub struct Locations {
     per_thread: Vec<Root>,
-    shared: Vec<(Space, Root)>,
+    /// A space and the objects in it (sorted; `Root::Unknown` for any).
+    shared: Vec<(Space, Vec<Root>)>,
     per_thread_index: FastMap<Root, u32>,
-    shared_index: FastMap<(Space, Root), u32>,
+    shared_index: FastMap<(Space, Vec<Root>), u32>,
 }
 
 impl Locations {
     /// The locations behind a pointer with origin `o`.
     pub fn target(&mut self, o: Origin) -> Target {
-        let local = matches!(o.root, Root::Alloca(..)) || o.space == Space::Local;
+        self.pointer_target(&Pointer::from(o))
+    }
+
+    /// The locations behind pointer `p`. One that may point anywhere but
+    /// to shared memory (loaded from memory no shared address reached)
+    /// writes global memory, or per-thread memory.
+    pub fn pointer_target(&mut self, p: &Pointer) -> Target {
+        let o = p.origin;
+        let all = |kind: fn(&Root) -> bool| p.roots.iter().all(kind);
+        let local = all(|r| matches!(r, Root::Alloca(..))) || o.space == Space::Local;
         let shared_space = matches!(o.space, Space::Global | Space::Shared | Space::Constant);
-        let shared_root = matches!(o.root, Root::KernelParam(_) | Root::Global(_));
+        let shared_root = all(|r| matches!(r, Root::KernelParam(_) | Root::Global(_)));
         match (local, shared_space || shared_root) {
             (true, _) => Target {
                 per_thread: Some(self.per_thread_loc(o.root)),
@@ -97,12 +107,19 @@ impl Locations {
             },
             (false, true) => Target {
                 per_thread: None,
-                shared: Some(self.shared_loc(o.space, o.root)),
+                shared: Some(self.shared_loc(o.space, &p.roots)),
             },
-            (false, false) => Target {
-                per_thread: Some(self.per_thread_loc(Root::Unknown)),
-                shared: Some(self.shared_loc(Space::Unknown, Root::Unknown)),
-            },
+            (false, false) => {
+                let space = if p.shared {
+                    Space::Unknown
+                } else {
+                    Space::Global
+                };
+                Target {
+                    per_thread: Some(self.per_thread_loc(Root::Unknown)),
+                    shared: Some(self.shared_loc(space, &p.roots)),
+                }
+            }
         }
     }
 
@@ -114,10 +131,11 @@ impl Locations {
         })
     }
 
-    fn shared_loc(&mut self, space: Space, root: Root) -> u32 {
+    fn shared_loc(&mut self, space: Space, roots: &[Root]) -> u32 {
         let next = self.shared.len() as u32;
-        *self.shared_index.entry((space, root)).or_insert_with(|| {
-            self.shared.push((space, root));
+        let key = (space, roots.to_vec());
+        *self.shared_index.entry(key).or_insert_with_key(|key| {
+            self.shared.push(key.clone());
             next
         })
     }
@@ -147,10 +165,10 @@ impl Locations {
 
     /// Whether two shared locations may overlap.
     pub fn shared_alias(&self, a: u32, b: u32) -> bool {
-        let ((sx, rx), (sy, ry)) = (self.shared[a as usize], self.shared[b as usize]);
-        let space = sx == sy || sx == Space::Unknown || sy == Space::Unknown;
-        let root = rx == ry || rx == Root::Unknown || ry == Root::Unknown;
-        space && root
+        let ((sx, rx), (sy, ry)) = (&self.shared[a as usize], &self.shared[b as usize]);
+        let space = sx == sy || *sx == Space::Unknown || *sy == Space::Unknown;
+        let any = |r: &[Root]| r.contains(&Root::Unknown);
+        space && (any(rx) || any(ry) || rx.iter().any(|r| ry.contains(r)))
     }
 }
 
@@ -210,6 +228,30 @@ mod tests {
         assert!(l.per_thread_alias(up, a.per_thread.unwrap()));
         assert!(l.shared_alias(us, s.shared.unwrap()) && l.shared_alias(us, g.shared.unwrap()));
         let other = l.target(origin(Space::Local, Root::Alloca(FuncId(0), InstId(2))));
+        // A choice of two shared arrays aliases each, not a third; a
+        // pointer that cannot be shared aliases global memory only.
+        let (g1, g2, g3) = (
+            Root::Global(GlobalId(1)),
+            Root::Global(GlobalId(2)),
+            Root::Global(GlobalId(3)),
+        );
+        let either = Pointer {
+            origin: origin(Space::Shared, Root::Unknown),
+            roots: vec![g1, g2],
+            shared: true,
+        };
+        let either = l.pointer_target(&either).shared.unwrap();
+        let one = l.target(origin(Space::Shared, g2)).shared.unwrap();
+        let third = l.target(origin(Space::Shared, g3)).shared.unwrap();
+        assert!(l.shared_alias(either, one) && !l.shared_alias(either, third));
+        let global_only = Pointer {
+            shared: false,
+            ..Pointer::from(Origin::UNKNOWN)
+        };
+        let global_only = l.pointer_target(&global_only).shared.unwrap();
+        assert!(
+            !l.shared_alias(global_only, third) && l.shared_alias(global_only, g.shared.unwrap())
+        );
         assert!(!l.per_thread_alias(other.per_thread.unwrap(), a.per_thread.unwrap()));
         assert_eq!(l.per_thread_count(), 3);
     }

@@ -308,3 +308,45 @@ fn the_explanation_names_the_racing_write() {
         })
     );
 }
+
+#[test]
+fn writes_reach_only_what_their_pointer_may_point_to() {
+    // @a, @b = shared [64 x i32], @flag = shared i32, @tab = constant ptr:
+    //   %p = select (tid & 1), @a, @b; store tid, %p   a dependent write to @a or @b
+    //   %q = load ptr, @tab; store tid, %q              a dependent write to global
+    //                                                   memory: the host wrote @tab,
+    //                                                   and no shared address is stored
+    //   %x = load @flag                                 uniform: neither reaches @flag
+    // Kernel `leaks` first stores @flag's address to global memory (%out):
+    // %q may then be it, and %x is dependent.
+    let mut mb = ModuleBuilder::new();
+    let (i32, void) = (i32t(&mut mb), mb.void());
+    let ptr = mb.ptr(addrspace::GENERIC);
+    let arr = mb.ty(TypeKind::Array(i32, 64));
+    let a = mb.global("a", arr, addrspace::SHARED);
+    let b = mb.global("b", arr, addrspace::SHARED);
+    let flag = mb.global("flag", i32, addrspace::SHARED);
+    let tab = mb.global("tab", ptr, addrspace::CONSTANT);
+    let generic_flag = mb.const_expr(Opcode::AddrSpaceCast, ptr, vec![flag]);
+    let mut reads = Vec::new();
+    for (name, leak) in [("k", false), ("leaks", true)] {
+        let mut fb = mb.define(name, &[ptr], void);
+        fb.kernel();
+        if leak {
+            fb.store(generic_flag, Value::Arg(0));
+        }
+        let tid = fb.sreg("tid.x");
+        let c = odd(&mut fb, tid);
+        let p = fb.select(c, a, b);
+        fb.store(tid, p);
+        let q = fb.load(ptr, tab);
+        fb.store(tid, q);
+        reads.push((fb.func, fb.load(i32, flag)));
+        fb.ret(None);
+    }
+    let m = mb.finish();
+    for (name, (f, x)) in ["k", "leaks"].into_iter().zip(reads) {
+        let d = super::tests::deps(&m, name);
+        assert_eq!(d.is_dependent(f, x), name == "leaks", "{name}");
+    }
+}
