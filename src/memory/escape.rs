@@ -16,7 +16,7 @@
 use super::origin::Space;
 use crate::dataflow::FastMap;
 use crate::ir::{
-    addrspace, Callee, Const, FuncId, Inst, Intrinsic, Module, Opcode, TypeKind, Value,
+    addrspace, Callee, Const, FuncId, Inst, Intrinsic, Module, Opcode, TypeId, TypeKind, Value,
 };
 
 /// Per function the kernel reaches: which of its instructions and
@@ -99,7 +99,10 @@ impl SharedEscape {
     /// is known of its operands.
     fn holds(&self, m: &Module, f: FuncId, inst: &Inst) -> bool {
         let any = || inst.operands.iter().any(|&o| self.may_hold(m, f, o));
-        let valued = !matches!(m.types.kind(inst.ty), TypeKind::Void);
+        // What code we cannot see returns may be an address only if it is
+        // a pointer or an integer wide enough for one (`cvta` makes 32- and
+        // 64-bit ones).
+        let valued = can_hold_address(m, inst.ty);
         match inst.op {
             Opcode::Load => self.escapes,
             Opcode::Alloca | Opcode::ICmp | Opcode::FCmp => false,
@@ -163,6 +166,19 @@ impl SharedEscape {
             },
             _ => false,
         }
+    }
+}
+
+/// Whether a value of type `ty` is, or holds, a pointer or an integer of
+/// at least 32 bits.
+fn can_hold_address(m: &Module, ty: TypeId) -> bool {
+    match m.types.kind(ty) {
+        TypeKind::Ptr(_) => true,
+        TypeKind::Int(bits) => *bits >= 32,
+        TypeKind::Array(e, _) | TypeKind::Vector(e, _) => can_hold_address(m, *e),
+        TypeKind::Struct { fields, .. } => fields.iter().any(|&t| can_hold_address(m, t)),
+        TypeKind::Other(_) => true,
+        _ => false,
     }
 }
 
