@@ -350,3 +350,30 @@ fn writes_reach_only_what_their_pointer_may_point_to() {
         assert_eq!(d.is_dependent(f, x), name == "leaks", "{name}");
     }
 }
+
+#[test]
+fn an_asynchronous_copy_may_land_in_any_phase() {
+    // @s = shared i32, kernel(ptr %g):
+    //   cp.async.ca.shared.global [@s], [%g + tid], 4; bar; %x = s
+    // The copy completes at a `cp.async.wait`, not at the instruction: it
+    // may land after the barrier, while %x reads. Dependent.
+    let mut mb = ModuleBuilder::new();
+    let (i32, void) = (i32t(&mut mb), mb.void());
+    let ptr = mb.ptr(addrspace::GENERIC);
+    let s = mb.global("s", i32, addrspace::SHARED);
+    let mut fb = define_kernel(&mut mb, &[ptr]);
+    let tid = fb.sreg("tid.x");
+    let from = fb.gep(i32, Value::Arg(0), &[tid]);
+    fb.asm(
+        "cp.async.ca.shared.global [$0], [$1], 4;",
+        "l,l,~{memory}",
+        true,
+        void,
+        vec![s, from],
+    );
+    sync(&mut fb);
+    let x = fb.load(i32, s);
+    fb.ret(None);
+    let (_, d) = finish(mb);
+    assert!(via_memory(&d, x), "{:?}", d.why(K, x));
+}

@@ -87,7 +87,7 @@ impl DependenceAnalysis for IfdsTaint {
             })?;
             let writes = results::shared_writes(&k, solver.solution());
             let split = results::dependent_branches(solver.solution(), &branches);
-            let fresh = visible.update(&k, &writes, &split, &mut problem.shared.borrow_mut());
+            let fresh = visible.update(&k, m, &writes, &split, &mut problem.shared.borrow_mut());
             if fresh.is_empty() {
                 break;
             }

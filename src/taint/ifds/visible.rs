@@ -2,7 +2,9 @@
 //! data, by the rules in `memory`: a read sees a dependent write to a
 //! location it may alias when the two may run at once (the phases of the
 //! block for shared memory, of the grid for the rest); a read of constant
-//! memory sees none.
+//! memory sees none. A write that may land after its instruction, in a
+//! later phase (an asynchronous copy, `cp.async`, completes at a wait; code
+//! no analysis sees into may start one), may meet any read.
 
 use super::kernel::Kernel;
 use super::layout::{Node, Proc};
@@ -10,9 +12,10 @@ use super::memory::SharedTaint;
 use super::rules::WriteData;
 use crate::dataflow::FastMap;
 use crate::graph::ModuleGraphs;
-use crate::ir::{InstId, Module};
+use crate::ir::{Callee, InstId, Intrinsic, Module};
 use crate::memory::phases::{Overlap, Phases, Point, Scope};
 use crate::memory::Space;
+use crate::ptx::summary::EffectKind;
 use std::collections::BTreeSet;
 
 pub struct Visibility {
@@ -26,6 +29,8 @@ pub struct Visibility {
     /// What may run while a write does, per write node and scope; cleared
     /// when the phases change.
     overlaps: FastMap<(Node, Scope), Overlap>,
+    /// Per write node: whether it may land after its instruction.
+    deferred: FastMap<Node, bool>,
 }
 
 impl Visibility {
@@ -55,6 +60,7 @@ impl Visibility {
             reads,
             writes: BTreeSet::new(),
             overlaps: FastMap::default(),
+            deferred: FastMap::default(),
         }
     }
 
@@ -77,6 +83,7 @@ impl Visibility {
     pub fn update(
         &mut self,
         k: &Kernel,
+        m: &Module,
         writes: &[(Node, u32)],
         branches: &[Node],
         shared: &mut SharedTaint,
@@ -91,6 +98,9 @@ impl Visibility {
             self.overlaps.clear();
         }
         self.writes.extend(writes.iter().copied());
+        for &(w, _) in writes {
+            self.deferred.entry(w).or_insert_with(|| deferred(k, m, w));
+        }
         let mut fresh = Vec::new();
         for &(r, l) in &self.reads {
             if shared.sees(r, l) {
@@ -101,12 +111,15 @@ impl Visibility {
                 _ => (Scope::Grid, &self.grid),
             };
             let read = Self::point(k, r);
-            let overlaps = &mut self.overlaps;
+            let (overlaps, deferred) = (&mut self.overlaps, &self.deferred);
             let cause = self
                 .writes
                 .iter()
                 .filter(|&&(_, wl)| k.locs.shared_alias(l, wl))
                 .find(|&&(w, _)| {
+                    if deferred[&w] {
+                        return true;
+                    }
                     let o = overlaps
                         .entry((w, scope))
                         .or_insert_with(|| phases.overlap(Self::point(k, w)));
@@ -120,5 +133,25 @@ impl Visibility {
         fresh.sort_unstable();
         fresh.dedup();
         fresh
+    }
+}
+
+/// Whether the write at node `n` may land after its instruction: an
+/// asynchronous copy, or a call no analysis sees into.
+fn deferred(k: &Kernel, m: &Module, n: Node) -> bool {
+    let (p, i) = k.layout.locate(n);
+    let inst = k.layout.func(p).inst(i);
+    match inst.callee() {
+        None => false,
+        Some(Callee::InlineAsm(_)) => crate::memory::asm::read(m, inst).is_none_or(|(_, s)| {
+            s.effects
+                .iter()
+                .any(|e| matches!(e.kind, EffectKind::AsyncCopy { .. }))
+        }),
+        Some(Callee::Direct(g)) if m.func(g).is_declaration => {
+            matches!(m.func(g).intrinsic, None | Some(Intrinsic::Unknown))
+        }
+        Some(Callee::Direct(_)) => false,
+        Some(Callee::Indirect) => true,
     }
 }
