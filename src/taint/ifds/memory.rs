@@ -60,6 +60,25 @@
 //!    barrier a branch that differs between lanes lets some threads skip
 //!    (see `memory::phases` for how such barriers are paired).
 //!
+//! A write is in the phase of its instruction, except one that lands
+//! later: an asynchronous copy (`cp.async`) completes at a wait, and code
+//! no analysis sees into may start one; those may meet any read.
+//!
+//! Which writes may reach which locations: a location is a space and the
+//! objects a pointer may point into (`memory::Pointer`). A `phi` or
+//! `select` of two arrays writes one of them, not every array; a pointer
+//! loaded from memory points to shared memory only if the kernel stored a
+//! shared address somewhere (`memory::escape`: the host never makes one),
+//! so a store through a table of pointers in `__constant__` memory writes
+//! global memory.
+//!
+//! What is assumed: that every thread of a block reaches a branch that
+//! decides which barrier comes next the same way, unless thread dependence
+//! shows otherwise (see `memory::phases`); that kernel parameters do not
+//! point into each other's buffers (as everywhere in warpcheck); and, for
+//! global memory, nothing about other blocks but what the grid barrier
+//! orders.
+//!
 //! The dependence itself is the rounds' (see `super`): a round finds the
 //! dependent writes and branches, the next knows more reads to be
 //! dependent, until nothing changes.
