@@ -146,12 +146,35 @@ done:
   ret void
 }
 
+define void @read_then_write(ptr addrspace(1) %out) {
+entry:
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  call void @llvm.nvvm.barrier0()
+  %z = load i32, ptr addrspace(3) @s, align 4
+  store i32 %tid, ptr addrspace(3) @s, align 4
+  store i32 %z, ptr addrspace(1) %out, align 4
+  ret void
+}
+
+define void @global_after_barrier(ptr addrspace(1) %g) {
+entry:
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  store i32 %tid, ptr addrspace(1) %g, align 4
+  call void @llvm.nvvm.barrier0()
+  %w = load i32, ptr addrspace(1) %g, align 4
+  %gep = getelementptr i32, ptr addrspace(1) %g, i32 1
+  store i32 %w, ptr addrspace(1) %gep, align 4
+  ret void
+}
+
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare void @llvm.nvvm.barrier0()
 
-!nvvm.annotations = !{!0, !1}
+!nvvm.annotations = !{!0, !1, !2, !3}
 !0 = !{ptr @warp_sync, !"kernel", i32 1}
 !1 = !{ptr @broadcast, !"kernel", i32 1}
+!2 = !{ptr @read_then_write, !"kernel", i32 1}
+!3 = !{ptr @global_after_barrier, !"kernel", i32 1}
 "#;
 
 #[test]
@@ -166,11 +189,17 @@ fn memory_is_where_llvm_calls_uniform_what_we_do_not() {
         .collect();
     // In warp_sync: %x (a value), %big (a value) and the branch on %big.
     // In broadcast the barrier orders every write before the read, which
-    // then returns one value: both analyses agree it is uniform.
-    assert_eq!(ours_only.len(), 3, "{ours_only:#?}");
+    // then returns one value: both analyses agree it is uniform. In
+    // read_then_write a thread that runs ahead stores while others read
+    // (%z); in global_after_barrier other blocks store to %g at any time,
+    // no barrier of this block orders them (%w).
+    assert_eq!(ours_only.len(), 5, "{ours_only:#?}");
     for d in &ours_only {
         assert_eq!(d["reason"], DOCUMENTED[0]);
         assert_ne!(d["value"], "%y");
+    }
+    for v in ["%z", "%w"] {
+        assert!(ours_only.iter().any(|d| d["value"] == v), "{v}");
     }
     assert!(ours_only
         .iter()
