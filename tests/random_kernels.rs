@@ -8,6 +8,7 @@
 //! conditional breaks, compute with threadIdx, blockIdx, blockDim, lane and
 //! warp ids, read and write global buffers, a shared array and a shared
 //! tile at strided, offset and tiled indices, read a `__constant__` table,
+//! read and write global memory through a pointer held in constant memory,
 //! share values through shared memory and a barrier (a cooperative fill
 //! then a broadcast read, a leader's flag, stores after a read; without
 //! the barrier where control may differ in the block), call device

@@ -137,6 +137,10 @@ pub enum Buf {
     /// `__constant__ int c[64]`, set before the launch: read only (a store
     /// or atomic to it is dropped).
     Constant,
+    /// `cp[index]` through `__constant__ int *cp`, which points to
+    /// `__device__ int d[256]`: global memory through a pointer read from a
+    /// constant parameter structure.
+    ConstPtr,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -277,6 +281,7 @@ impl fmt::Display for Access {
             }
             Buf::Tile => write!(f, "(({ty}*)tile[{}])[{}]", self.index, self.col),
             Buf::Constant => write!(f, "(({ty}*)c)[{}]", self.index),
+            Buf::ConstPtr => write!(f, "(({ty}*)cp)[{}]", self.index),
         }
     }
 }

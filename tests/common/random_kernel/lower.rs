@@ -25,6 +25,8 @@ const SHARED_BYTES: u64 = 4096;
 /// (small values, some repeated, so that reads of it make tests that
 /// split warps when the index does).
 const CONSTANT_BYTES: u64 = 256;
+/// Bytes of `__device__ int d[]`, which `__constant__ int *cp` points to.
+const DEVICE_BYTES: u64 = 1024;
 /// The tile is `[TILE_ROWS][TILE_COLS]` 4-byte words.
 const TILE_ROWS: i64 = 32;
 const TILE_COLS: i64 = 33;
@@ -41,6 +43,9 @@ struct Env {
     tile: Value,
     constant_ty: TypeId,
     constant: Value,
+    generic: TypeId,
+    /// `__constant__ int *cp`, pointing to `__device__ int d[256]`.
+    cptr: Value,
 }
 
 /// Lowers a program to a module with one kernel, [`KERNEL`], taking
@@ -64,8 +69,14 @@ pub fn lower(p: &Program) -> Module {
         ty: constant_ty,
         elems,
     });
-    if let Value::Global(g) = constant {
-        mb.module.globals[g.index()].init = Some(table);
+    let device_ty = mb.ty(TypeKind::Array(i32t, DEVICE_BYTES / 4));
+    let device = mb.global("d", device_ty, addrspace::GLOBAL);
+    let cptr = mb.global("cp", generic, addrspace::CONSTANT);
+    let device_generic = mb.const_expr(Opcode::AddrSpaceCast, generic, vec![device]);
+    for (g, init) in [(constant, table), (cptr, device_generic)] {
+        if let Value::Global(g) = g {
+            mb.module.globals[g.index()].init = Some(init);
+        }
     }
     let env = Env {
         i1,
@@ -78,6 +89,8 @@ pub fn lower(p: &Program) -> Module {
         tile,
         constant_ty,
         constant,
+        generic,
+        cptr,
     };
     let mut line = 1;
     // Last first, so each function can call those after it.
@@ -396,6 +409,12 @@ impl<'e, 'm> Lower<'e, 'm> {
                 } else {
                     self.fb.gep(wty, self.env.constant, &[i])
                 }
+            }
+            Buf::ConstPtr => {
+                let elems = (DEVICE_BYTES >> log_w) as i64;
+                let i = self.index(idx, elems - 1);
+                let base = self.fb.load(self.env.generic, self.env.cptr);
+                self.fb.gep(wty, base, &[i])
             }
             Buf::Tile => {
                 let row = self.index(idx, TILE_ROWS - 1);
