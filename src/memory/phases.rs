@@ -39,7 +39,8 @@
 //! and the grid barrier. A barrier with a thread count (`bar.sync 1, 64`)
 //! holds only that many threads, and warp-level synchronisation
 //! (`__syncwarp`, shuffles, votes) only lanes of one warp: the other
-//! threads run on, so neither ends a phase. For the grid (memory that
+//! threads run on, so neither ends a phase. Nor does the unaligned
+//! `barrier.sync`, which threads may reach at different instructions. For the grid (memory that
 //! other blocks write too): only the grid barrier, since no block barrier
 //! orders the threads of two blocks.
 //!
@@ -470,15 +471,20 @@ fn is_barrier(m: &Module, inst: &Inst, scope: Scope) -> bool {
     if name == GRID_SYNC {
         return true;
     }
-    // `barrier` and `barrier.sync.cnt` take a thread count.
-    let counted = matches!(name, "llvm.nvvm.barrier" | "llvm.nvvm.barrier.sync.cnt");
+    // `barrier` and `barrier.sync.cnt` take a thread count; `barrier.sync`
+    // is not `.aligned` (threads may meet at different instructions).
+    let partial = matches!(
+        name,
+        "llvm.nvvm.barrier" | "llvm.nvvm.barrier.sync" | "llvm.nvvm.barrier.sync.cnt"
+    );
     scope == Scope::Block
-        && !counted
+        && !partial
         && matches!(m.called_intrinsic(inst), Some(Intrinsic::Barrier(_)))
 }
 
-/// Inline asm that waits at a barrier of the whole block (no thread
-/// count, no guard) and touches no memory: a barrier between accesses.
+/// Inline asm that waits at an aligned barrier of the whole block (no
+/// thread count, no guard) and touches no memory: a barrier between
+/// accesses.
 fn asm_barrier(m: &Module, inst: &Inst) -> bool {
     let Some((body, summary)) = super::asm::read(m, inst) else {
         return false;
@@ -489,6 +495,7 @@ fn asm_barrier(m: &Module, inst: &Inst) -> bool {
                 i.op,
                 Op::Bar {
                     kind: BarKind::Sync | BarKind::Red(_),
+                    aligned: true,
                     count: None,
                     ..
                 }

@@ -290,3 +290,25 @@ fn barriers_in_callees_and_barriers_that_do_not_count() {
     assert!(grid.may_overlap(w1, r1) && !grid.may_overlap(w2, r3));
     assert_eq!(FuncId(0), dev);
 }
+
+#[test]
+fn inline_asm_barriers_count_when_aligned_and_whole() {
+    // W; asm(barrier); R for three bodies: `bar.sync 0;` holds the whole
+    // block (aligned): W and R a phase apart. `bar.sync 1, 64;` holds 64
+    // threads, `barrier.sync 0;` may be met at other instructions: neither
+    // ends a phase.
+    for (text, separates) in [
+        ("bar.sync 0;", true),
+        ("bar.sync 1, 64;", false),
+        ("barrier.sync 0;", false),
+    ] {
+        let (m, p) = kernel(|k| {
+            let w = k.write();
+            let void = k.fb.m.types.void();
+            k.fb.asm(text, "~{memory}", true, void, vec![]);
+            vec![w, k.read()]
+        });
+        let ph = phases(&m, Scope::Block);
+        assert_eq!(!ph.may_overlap(p[0], p[1]), separates, "{text}");
+    }
+}
