@@ -3,8 +3,8 @@
 //!
 //! The bar: whatever LLVM calls uniform, warpcheck calls uniform too,
 //! except where LLVM's answer rests on an assumption documented in
-//! `compare` (memory read by a converged warp; loop iterations kept
-//! apart). And warpcheck must prove uniform some of what LLVM cannot.
+//! `compare` (memory read by a converged warp while a write may run;
+//! loop iterations kept apart). And warpcheck must prove uniform some of what LLVM cannot.
 
 mod common;
 use common::*;
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// The reasons `compare` documents for "dependent here, uniform to LLVM".
 const DOCUMENTED: [&str; 2] = [
-    "memory holding thread-dependent data (LLVM assumes one value per uniform address)",
+    "memory a thread-dependent write may change during the read (LLVM assumes one value per uniform address)",
     "lanes meet on different iterations of a loop (LLVM counts iterations apart)",
 ];
 
@@ -97,7 +97,8 @@ fn device_parameter_uniform_in_its_kernel_context() {
 }
 
 /// Lanes with odd threadIdx.x store it to shared @s; after the join every
-/// lane reads @s through an addrspace(3) pointer, with no barrier.
+/// lane reads @s through an addrspace(3) pointer: with no barrier in
+/// `warp_sync`, after one in `broadcast`.
 const WARP_SYNCHRONOUS: &str = r#"
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
@@ -124,10 +125,56 @@ done:
   ret void
 }
 
-declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+define void @broadcast(ptr addrspace(1) %out) {
+entry:
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %odd = and i32 %tid, 1
+  %c = icmp ne i32 %odd, 0
+  br i1 %c, label %write, label %read
+write:
+  store i32 %tid, ptr addrspace(3) @s, align 4
+  br label %read
+read:
+  call void @llvm.nvvm.barrier0()
+  %y = load i32, ptr addrspace(3) @s, align 4
+  %big = icmp sgt i32 %y, 3
+  br i1 %big, label %yes, label %done
+yes:
+  store i32 1, ptr addrspace(1) %out, align 4
+  br label %done
+done:
+  ret void
+}
 
-!nvvm.annotations = !{!0}
+define void @read_then_write(ptr addrspace(1) %out) {
+entry:
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  call void @llvm.nvvm.barrier0()
+  %z = load i32, ptr addrspace(3) @s, align 4
+  store i32 %tid, ptr addrspace(3) @s, align 4
+  store i32 %z, ptr addrspace(1) %out, align 4
+  ret void
+}
+
+define void @global_after_barrier(ptr addrspace(1) %g) {
+entry:
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  store i32 %tid, ptr addrspace(1) %g, align 4
+  call void @llvm.nvvm.barrier0()
+  %w = load i32, ptr addrspace(1) %g, align 4
+  %gep = getelementptr i32, ptr addrspace(1) %g, i32 1
+  store i32 %w, ptr addrspace(1) %gep, align 4
+  ret void
+}
+
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+declare void @llvm.nvvm.barrier0()
+
+!nvvm.annotations = !{!0, !1, !2, !3}
 !0 = !{ptr @warp_sync, !"kernel", i32 1}
+!1 = !{ptr @broadcast, !"kernel", i32 1}
+!2 = !{ptr @read_then_write, !"kernel", i32 1}
+!3 = !{ptr @global_after_barrier, !"kernel", i32 1}
 "#;
 
 #[test]
@@ -140,10 +187,19 @@ fn memory_is_where_llvm_calls_uniform_what_we_do_not() {
         .into_iter()
         .filter(|d| d["warpcheck_dependent"] == true)
         .collect();
-    // %x (a value), %big (a value) and the branch on %big.
-    assert_eq!(ours_only.len(), 3, "{ours_only:#?}");
+    // In warp_sync: %x (a value), %big (a value) and the branch on %big.
+    // In broadcast the barrier orders every write before the read, which
+    // then returns one value: both analyses agree it is uniform. In
+    // read_then_write a thread that runs ahead stores while others read
+    // (%z); in global_after_barrier other blocks store to %g at any time,
+    // no barrier of this block orders them (%w).
+    assert_eq!(ours_only.len(), 5, "{ours_only:#?}");
     for d in &ours_only {
         assert_eq!(d["reason"], DOCUMENTED[0]);
+        assert_ne!(d["value"], "%y");
+    }
+    for v in ["%z", "%w"] {
+        assert!(ours_only.iter().any(|d| d["value"] == v), "{v}");
     }
     assert!(ours_only
         .iter()

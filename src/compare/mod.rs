@@ -18,14 +18,19 @@
 //!
 //! * **Memory.** LLVM calls a load from a non-generic address space at a
 //!   uniform address uniform, whatever threads stored there: it assumes the
-//!   warp reads converged and that no lane wrote the location in between.
-//!   Independent thread scheduling (sm_70+) does not keep a warp converged
-//!   after a divergent branch, so in warp-synchronous code such as
-//!   `if (tid & 1) s = tid; x = s;` lanes may read before or after other
-//!   lanes' writes. We follow GPUCheck: memory written with thread-dependent
-//!   data gives thread-dependent loads. (clang's -O2 IR reaches memory
-//!   through generic pointers, whose loads LLVM always calls divergent, so
-//!   this only shows on IR after address-space inference.)
+//!   warp reads converged and that no thread writes the location while it
+//!   does. Independent thread scheduling (sm_70+) does not keep a warp
+//!   converged, so lanes may read before or after a write that runs in the
+//!   same barrier phase: in warp-synchronous code such as
+//!   `if (tid & 1) s = tid; x = s;`, or when a thread runs ahead to a
+//!   write that follows the read. We call a load dependent when a write of
+//!   thread-dependent data to memory it may alias can run while it does
+//!   (`taint::ifds::memory`): never for `__constant__` memory, and not
+//!   after a barrier that every such write comes before (a broadcast);
+//!   global memory is written by other blocks, which no barrier of this
+//!   block orders. (clang's -O2 IR reaches memory through generic
+//!   pointers, whose loads LLVM always calls divergent, so this only shows
+//!   on IR after address-space inference.)
 //! * **Loop skew.** When lanes wait inside a loop while others go round it
 //!   (see `ifds::control`), LLVM counts the iterations as different dynamic
 //!   instances and so never compares them; the hardware runs them together
@@ -58,7 +63,8 @@ pub enum ItemKind {
 /// Why we call something dependent that LLVM calls uniform.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub enum OursOnly {
-    /// Through memory written with dependent data (LLVM does not track it).
+    /// Through memory a dependent write may change while the load runs
+    /// (LLVM does not track it).
     Memory,
     /// Lanes meet on different iterations of a loop.
     LoopSkew,
@@ -70,7 +76,7 @@ impl OursOnly {
     pub fn describe(self) -> &'static str {
         match self {
             OursOnly::Memory => {
-                "memory holding thread-dependent data (LLVM assumes one value per uniform address)"
+                "memory a thread-dependent write may change during the read (LLVM assumes one value per uniform address)"
             }
             OursOnly::LoopSkew => {
                 "lanes meet on different iterations of a loop (LLVM counts iterations apart)"

@@ -8,10 +8,16 @@
 //! per kernel, so the answer is specific to the kernel that reaches them.
 //! Inline asm is read with the PTX reader (`asm`): its loads and stores
 //! are accesses, and `cvta` says where the pointers it makes point.
+//! `escape` says which values may hold a shared-memory address, and
+//! `phases` which points of a kernel two threads may be at between
+//! the same two barriers, so that a write may race with a read.
 
 mod access;
 pub mod asm;
+pub mod escape;
 mod origin;
+pub mod phases;
+mod space;
 
 pub use access::{access_of, Access, AccessKind};
-pub use origin::{Origin, Root, Space, Spaces};
+pub use origin::{Origin, Pointer, Root, Space, Spaces};

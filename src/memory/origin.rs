@@ -1,47 +1,16 @@
 //! Pointer origins: the address space and root object behind a pointer.
 
+use super::escape::SharedEscape;
+pub use super::space::Space;
 use crate::dataflow::FastMap as HashMap;
 use crate::dataflow::FastSet as HashSet;
 use crate::ir::{
-    addrspace, AsmId, Callee, Const, FuncId, Function, GlobalId, InstId, InstKind, Module, Opcode,
-    TypeKind, Value,
+    AsmId, Callee, Const, FuncId, Function, GlobalId, InstId, InstKind, Module, Opcode, TypeKind,
+    Value,
 };
 use crate::ptx::summary::Summary;
 use crate::ptx::{Binding, Body};
 use std::cell::RefCell;
-
-/// An address space as warpcheck reports it.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-pub enum Space {
-    Global,
-    Shared,
-    Local,
-    Constant,
-    Unknown,
-}
-
-impl Space {
-    pub fn name(self) -> &'static str {
-        match self {
-            Space::Global => "global",
-            Space::Shared => "shared",
-            Space::Local => "local",
-            Space::Constant => "constant",
-            Space::Unknown => "unknown",
-        }
-    }
-
-    /// The space an explicit NVPTX address space number denotes, if any.
-    pub fn from_addrspace(n: u32) -> Option<Space> {
-        match n {
-            addrspace::GLOBAL => Some(Space::Global),
-            addrspace::SHARED => Some(Space::Shared),
-            addrspace::CONSTANT => Some(Space::Constant),
-            addrspace::LOCAL => Some(Space::Local),
-            _ => None,
-        }
-    }
-}
 
 /// The object a pointer points into, named kernel-wide.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -91,6 +60,27 @@ fn join_opt(a: Option<Origin>, b: Option<Origin>) -> Option<Origin> {
     }
 }
 
+/// What a pointer may point into, as finely as thread dependence asks: its
+/// origin, the objects a `phi` or `select` chooses between (where the
+/// origin's root is unknown), and whether it may point to shared memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pointer {
+    pub origin: Origin,
+    /// Sorted; `[Root::Unknown]` when any is unknown.
+    pub roots: Vec<Root>,
+    pub shared: bool,
+}
+
+impl From<Origin> for Pointer {
+    fn from(origin: Origin) -> Self {
+        Pointer {
+            origin,
+            roots: vec![origin.root],
+            shared: !matches!(origin.space, Space::Global | Space::Local | Space::Constant),
+        }
+    }
+}
+
 /// Pointer origins for every function a kernel reaches.
 #[derive(Clone, Debug, Default)]
 pub struct Spaces {
@@ -103,6 +93,8 @@ pub struct Spaces {
     /// Origins asked for once the parameters' were final: thread
     /// dependence and the sites ask again for every access's pointer.
     known: RefCell<HashMap<(FuncId, Value), Origin>>,
+    /// Which values may hold a shared address.
+    shared: SharedEscape,
 }
 
 impl Spaces {
@@ -120,6 +112,7 @@ impl Spaces {
                 })
                 .collect(),
             known: RefCell::default(),
+            shared: SharedEscape::for_kernel(m, kernel, reached),
         };
         for &f in reached {
             spaces.args.insert(f, vec![None; m.func(f).params.len()]);
@@ -166,6 +159,73 @@ impl Spaces {
         let o = self.traced(m, f, v);
         self.known.borrow_mut().insert((f, v), o);
         o
+    }
+
+    /// What the pointer `v` of function `f` may point into (see [`Pointer`]).
+    pub fn pointer(&self, m: &Module, f: FuncId, v: Value) -> Pointer {
+        let origin = self.origin(m, f, v);
+        let roots = match origin.root {
+            Root::Unknown => self.roots(m, f, v),
+            root => vec![root],
+        };
+        let shared = self.shared.may_point_to_shared(m, f, v, origin.space);
+        Pointer {
+            origin,
+            roots,
+            shared,
+        }
+    }
+
+    /// The objects pointer `v` of `f` may point into: where
+    /// [`Self::origin`] joins the sides of a `phi` or `select` of two
+    /// arrays into an unknown root, this keeps both. `undef`, `poison` and
+    /// null sides point nowhere.
+    fn roots(&self, m: &Module, f: FuncId, v: Value) -> Vec<Root> {
+        let func = m.func(f);
+        let mut seen = HashSet::default();
+        let mut work = vec![v];
+        let mut roots = Vec::new();
+        while let Some(v) = work.pop() {
+            if !seen.insert(v) {
+                continue;
+            }
+            let through: &[Value] = match v {
+                Value::Inst(i) => {
+                    let inst = func.inst(i);
+                    match inst.op {
+                        Opcode::Phi => &inst.operands,
+                        Opcode::Select => &inst.operands[1..],
+                        Opcode::GetElementPtr | Opcode::BitCast | Opcode::AddrSpaceCast => {
+                            &inst.operands[..1]
+                        }
+                        _ => &[],
+                    }
+                }
+                Value::Const(c)
+                    if matches!(
+                        m.konst(c),
+                        Const::Null(_) | Const::Undef(_) | Const::Poison(_)
+                    ) =>
+                {
+                    continue
+                }
+                _ => &[],
+            };
+            if !through.is_empty() {
+                work.extend_from_slice(through);
+                continue;
+            }
+            match self.origin(m, f, v).root {
+                Root::Unknown => return vec![Root::Unknown],
+                root => roots.push(root),
+            }
+        }
+        roots.sort_unstable();
+        roots.dedup();
+        if roots.is_empty() {
+            roots.push(Root::Unknown);
+        }
+        roots
     }
 
     /// [`Spaces::origin`] traced afresh, as the parameters' origins stand.

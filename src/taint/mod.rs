@@ -95,7 +95,8 @@ pub enum Why {
         caller: FuncId,
         call: InstId,
     },
-    /// Loaded from memory that a dependent store wrote.
+    /// Loaded from memory that a write of dependent data may change while
+    /// the load runs (`store`: that write; see `ifds::memory`).
     Memory {
         func: FuncId,
         store: InstId,

@@ -8,8 +8,9 @@
 //!   different contents in different lanes here.
 //! * `SharedWrite(l)`: the previous instruction wrote lane-dependent data
 //!   to memory location `l` shared between threads (shared or global
-//!   memory). It lives for one step; the analysis collects these and
-//!   re-solves with those locations tainted everywhere (see `super`).
+//!   memory). It lives for one step; the analysis collects these, and
+//!   the next round makes dependent the reads that may run while such a
+//!   write does (see `super` and `memory`).
 //! * `Masked`: the current procedure runs with only part of the warp, so
 //!   its writes to its callers' per-thread memory make lanes differ.
 

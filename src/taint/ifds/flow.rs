@@ -61,7 +61,8 @@ impl TaintProblem<'_, '_> {
     fn zero_gens(&self, p: Proc, i: InstId, out: &mut Vec<Fact>) {
         let rule = &self.k.procs[p as usize].rules[i.index()];
         let shared = self.shared.borrow();
-        let shared_read = |r: &MemRef| r.target.shared.is_some_and(|l| shared.aliased(l));
+        let n = self.k.layout.node(p, i);
+        let shared_read = |r: &MemRef| r.target.shared.is_some_and(|l| shared.sees(n, l));
         if matches!(rule.result, ResultRule::Source(_))
             || rule.read.as_ref().is_some_and(shared_read)
         {

@@ -104,21 +104,6 @@ impl<'m> Kernel<'m> {
                 && reach.locs.iter().next().is_some())
     }
 
-    /// Whether node `n` reads shared memory (directly or to copy it), so
-    /// its flow depends on which shared locations are dependent.
-    pub fn reads_shared(&self, n: super::layout::Node) -> bool {
-        let (p, i) = self.layout.locate(n);
-        let rule = &self.procs[p as usize].rules[i.index()];
-        let read = rule
-            .read
-            .as_ref()
-            .is_some_and(|r| r.target.shared.is_some());
-        read || rule
-            .writes
-            .iter()
-            .any(|w| matches!(&w.data, WriteData::Copy(from) if from.target.shared.is_some()))
-    }
-
     /// Whether per-thread location `loc` is a frame slot of `p` that dies
     /// when `p` returns (not so for recursive functions, whose frames the
     /// abstraction merges).

@@ -11,13 +11,15 @@
 //! function gets one tabulation per entry fact, and returns only flow back
 //! to the calls that entered with that fact.
 //!
-//! Memory shared between threads is not flow-sensitive: another warp can
-//! write it at any time. The analysis runs in rounds: a round that finds
-//! dependent data written to a shared location (`SharedWrite`) is followed
-//! by one where every read of that location is a source; it stops when a
-//! round finds nothing new (the set of locations only grows). A round does
-//! not start over: the solver re-applies the flow functions of the reads of
-//! shared memory and extends its fixpoint from there.
+//! Memory shared between threads is read by threads that run at their own
+//! pace, so whether a read observes a dependent write is a question of
+//! barrier phases, not of one thread's paths (`memory`, `visible`). The
+//! analysis runs in rounds: a round finds the writes of dependent data to
+//! shared locations (`SharedWrite`) and the dependent branches in front of
+//! barriers, and the next makes every read that may run with one of those
+//! writes a source; it stops when a round finds no new such read (the sets
+//! only grow). A round does not start over: the solver re-applies the flow
+//! functions of the reads it learnt about and extends its fixpoint.
 
 mod asm;
 mod bits;
@@ -30,17 +32,21 @@ mod liveness;
 mod memory;
 mod results;
 mod rules;
+mod visible;
 
+#[cfg(test)]
+mod memory_tests;
 #[cfg(test)]
 mod tests;
 
 use super::{DependenceAnalysis, KernelDeps, KernelScope};
 use crate::budget::{Exhausted, Meter};
-use crate::dataflow::Solver;
+use crate::dataflow::{FastSet, Solver};
 use flow::TaintProblem;
 use kernel::Kernel;
 use memory::SharedTaint;
 use std::cell::RefCell;
+use visible::Visibility;
 
 /// The IFDS thread-dependence analysis.
 #[derive(Copy, Clone, Debug, Default)]
@@ -64,11 +70,13 @@ impl DependenceAnalysis for IfdsTaint {
         let k = Kernel::new(m, graphs, reached, spaces);
         let problem = TaintProblem {
             k: &k,
-            shared: RefCell::new(SharedTaint::new(k.locs.shared_count())),
+            shared: RefCell::new(SharedTaint::default()),
             entry: k.layout.proc_of[&kernel],
         };
+        let mut visible = Visibility::new(&k, m, graphs);
+        let branches = barrier_branches(&k, &visible);
         let mut solver = Solver::new(&problem);
-        // Rounds: one more than those that found dependent shared memory.
+        // Rounds: one more than those that found reads of dependent data.
         let mut rounds = 0;
         loop {
             rounds += 1;
@@ -76,13 +84,15 @@ impl DependenceAnalysis for IfdsTaint {
                 meter.ifds_facts(edges)?;
                 meter.time()
             })?;
-            let found = results::shared_writes(&k, solver.solution());
-            if !problem.shared.borrow_mut().add(&k.locs, &found) {
+            let writes = results::shared_writes(&k, solver.solution());
+            let split = results::dependent_branches(solver.solution(), &branches);
+            let fresh = visible.update(&k, m, &writes, &split, &mut problem.shared.borrow_mut());
+            if fresh.is_empty() {
                 break;
             }
-            // Only reads of shared memory learn anything from the new
-            // locations: apply their flow functions again.
-            solver.revisit(|n| k.reads_shared(n));
+            // Only the reads that learnt of a write change: apply their
+            // flow functions again.
+            solver.revisit(|n| fresh.binary_search(&n).is_ok());
         }
         let solution = solver.into_solution();
         let stats = solution.stats();
@@ -92,4 +102,22 @@ impl DependenceAnalysis for IfdsTaint {
         span.record("rounds", rounds);
         Ok(results::kernel_deps(&problem, &solution))
     }
+}
+
+/// The branches in front of barriers (deciding which comes next), with
+/// their condition's fact: where thread dependence changes the phases.
+fn barrier_branches(k: &Kernel, visible: &Visibility) -> FastSet<(layout::Node, facts::Fact)> {
+    let mut found = FastSet::default();
+    for (p, info) in k.procs.iter().enumerate() {
+        let p = p as layout::Proc;
+        for br in &info.control.branches {
+            let n = k.layout.node(p, br.term);
+            if let Some(d) = k.facts.value(p, br.cond) {
+                if visible.decides_barriers(k, n) {
+                    found.insert((n, d));
+                }
+            }
+        }
+    }
+    found
 }

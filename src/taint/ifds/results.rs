@@ -8,27 +8,39 @@ use super::kernel::Kernel;
 use super::layout::{Node, Proc};
 use super::memory::SharedTaint;
 use super::rules::{ResultRule, WriteData};
-use crate::dataflow::{FastMap, Solution, Supergraph};
+use crate::dataflow::{FastMap, FastSet, Solution, Supergraph};
 use crate::ir::{InstId, Opcode, Value};
 use crate::taint::{FuncDeps, KernelDeps, Source, Why};
 use std::collections::BTreeMap;
 
 type Answer = Solution<Node, Fact>;
 
-/// Dependent shared locations the solution discovered, each with the
-/// earliest write (by node number) that made it so.
-pub fn shared_writes(k: &Kernel, s: &Answer) -> Vec<(u32, (Proc, InstId))> {
-    let mut first: BTreeMap<u32, Node> = BTreeMap::new();
-    for ((_, d), (from, _)) in s.generations() {
-        if let FactKind::SharedWrite(l) = k.facts.decode(d) {
-            let slot = first.entry(l).or_insert(from);
-            *slot = (*slot).min(from);
-        }
-    }
-    first
-        .into_iter()
-        .map(|(l, n)| (l, k.layout.locate(n)))
-        .collect()
+/// The writes of dependent data to shared locations the solution found:
+/// `(write node, location)`.
+pub fn shared_writes(k: &Kernel, s: &Answer) -> Vec<(Node, u32)> {
+    let mut found: Vec<(Node, u32)> = s
+        .generations()
+        .filter_map(|((_, d), (from, _))| match k.facts.decode(d) {
+            FactKind::SharedWrite(l) => Some((from, l)),
+            _ => None,
+        })
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+/// Which of `branches` (a terminator's node and its condition's fact)
+/// the solution finds dependent.
+pub fn dependent_branches(s: &Answer, branches: &FastSet<(Node, Fact)>) -> Vec<Node> {
+    let mut found: Vec<Node> = s
+        .path_edges()
+        .filter(|&(_, n, d)| branches.contains(&(n, d)))
+        .map(|(_, n, _)| n)
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    found
 }
 
 pub fn kernel_deps(problem: &TaintProblem, s: &Answer) -> KernelDeps {
@@ -159,7 +171,7 @@ impl<'a, 'k, 'm> Reader<'a, 'k, 'm> {
                     let read = info.rules[i.index()].read.as_ref();
                     let cause = read
                         .and_then(|r| r.target.shared)
-                        .and_then(|l| self.shared.cause_for(&self.k.locs, l));
+                        .and_then(|l| self.shared.cause(layout.node(p, i), l));
                     cause.map_or(Why::Source(Source::Opaque), |c| self.memory(c))
                 }
             },
@@ -345,7 +357,8 @@ impl<'a, 'k, 'm> Reader<'a, 'k, 'm> {
                         WriteData::Copy(from) => from.target.shared,
                         _ => None,
                     });
-                match copied.and_then(|l| self.shared.cause_for(&self.k.locs, l)) {
+                let node = self.k.layout.node(p, i);
+                match copied.and_then(|l| self.shared.cause(node, l)) {
                     Some(c) => self.memory(c),
                     None => Why::Source(Source::Opaque),
                 }

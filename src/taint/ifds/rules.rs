@@ -157,7 +157,9 @@ impl RuleBuilder<'_> {
     }
 
     fn mem(&mut self, f: FuncId, address: Value) -> MemRef {
-        let target = self.locs.target(self.spaces.origin(self.m, f, address));
+        let target = self
+            .locs
+            .pointer_target(&self.spaces.pointer(self.m, f, address));
         MemRef { address, target }
     }
 

@@ -8,7 +8,7 @@ use crate::ir::{addrspace, BlockId, FuncId, IntPred, Module, Opcode, RmwOp, Type
 use crate::memory::Spaces;
 use crate::taint::{DependenceAnalysis, KernelDeps, Why};
 
-fn deps(m: &Module, kernel: &str) -> KernelDeps {
+pub(super) fn deps(m: &Module, kernel: &str) -> KernelDeps {
     let graphs = ModuleGraphs::new(m);
     let k = m.find_function(kernel).expect("kernel");
     let reached = graphs.calls.reachable_from(k);
@@ -22,12 +22,15 @@ fn deps(m: &Module, kernel: &str) -> KernelDeps {
     })
 }
 
-fn i32t(mb: &mut ModuleBuilder) -> TypeId {
+pub(super) fn i32t(mb: &mut ModuleBuilder) -> TypeId {
     mb.int(32)
 }
 
 /// Starts the kernel `void k(params)`.
-fn define_kernel<'m>(mb: &'m mut ModuleBuilder, params: &[TypeId]) -> FunctionBuilder<'m> {
+pub(super) fn define_kernel<'m>(
+    mb: &'m mut ModuleBuilder,
+    params: &[TypeId],
+) -> FunctionBuilder<'m> {
     let void = mb.void();
     let mut fb = mb.define("k", params, void);
     fb.kernel();
@@ -35,14 +38,14 @@ fn define_kernel<'m>(mb: &'m mut ModuleBuilder, params: &[TypeId]) -> FunctionBu
 }
 
 /// The finished module and the analysis of its kernel `k`.
-fn finish(mb: ModuleBuilder) -> (Module, KernelDeps) {
+pub(super) fn finish(mb: ModuleBuilder) -> (Module, KernelDeps) {
     let m = mb.finish();
     let d = deps(&m, "k");
     (m, d)
 }
 
 /// `v & 1 != 0`.
-fn odd(fb: &mut FunctionBuilder<'_>, v: Value) -> Value {
+pub(super) fn odd(fb: &mut FunctionBuilder<'_>, v: Value) -> Value {
     let one = fb.const_int(32, 1);
     let bit = fb.binary(Opcode::And, v, one);
     let zero = fb_zero(fb);
@@ -184,7 +187,7 @@ fn phi_at_the_join_of_a_dependent_branch() {
     assert!(!d.is_dependent(f, same) && !d.is_dependent(f, uniform));
 }
 
-fn fb_zero(fb: &mut FunctionBuilder<'_>) -> Value {
+pub(super) fn fb_zero(fb: &mut FunctionBuilder<'_>) -> Value {
     fb.const_int(32, 0)
 }
 
@@ -341,36 +344,6 @@ fn per_thread_memory_written_by_dependent_code() {
         panic!("w: {:?}", d.why(f, w))
     };
     assert!(matches!(d.effect(f, store), Some(Why::Control { .. })));
-}
-
-#[test]
-fn shared_memory_broadcast_after_a_barrier_is_uniform() {
-    // @s in shared memory, @t too:
-    //   if (tid == 0) s = n; barrier; %x = load @s: uniform (one value).
-    //   t = tid; barrier; %y = load @t: dependent (second round).
-    let mut mb = ModuleBuilder::new();
-    let (void, i32) = (mb.void(), i32t(&mut mb));
-    let s = mb.global("s", i32, addrspace::SHARED);
-    let t = mb.global("t", i32, addrspace::SHARED);
-    let mut fb = define_kernel(&mut mb, &[i32]);
-    let tid = fb.sreg("tid.x");
-    let zero = fb_zero(&mut fb);
-    let c = fb.icmp(IntPred::Eq, tid, zero);
-    let (then, j) = (fb.block(), fb.block());
-    fb.cond_br(c, then, j);
-    fb.switch_to(then);
-    fb.store(Value::Arg(0), s);
-    fb.br(j);
-    fb.switch_to(j);
-    fb.intrinsic("llvm.nvvm.barrier0", void, vec![]);
-    let x = fb.load(i32, s);
-    fb.store(tid, t);
-    fb.intrinsic("llvm.nvvm.barrier0", void, vec![]);
-    let y = fb.load(i32, t);
-    fb.ret(None);
-    let (_, d) = finish(mb);
-    assert!(!d.is_dependent(FuncId(0), x));
-    assert!(matches!(d.why(FuncId(0), y), Some(Why::Memory { .. })));
 }
 
 /// `define i32 @id(i32 %v) { %r = add %v, 1; ret %r }`

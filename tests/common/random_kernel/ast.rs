@@ -134,6 +134,13 @@ pub enum Buf {
     Shared { generic: bool },
     /// `__shared__ int tile[32][33]`: `index` picks the row, `col` the column.
     Tile,
+    /// `__constant__ int c[64]`, set before the launch: read only (a store
+    /// or atomic to it is dropped).
+    Constant,
+    /// `cp[index]` through `__constant__ int *cp`, which points to
+    /// `__device__ int d[256]`: global memory through a pointer read from a
+    /// constant parameter structure.
+    ConstPtr,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -187,6 +194,22 @@ pub enum LoopShape {
     Rotated,
 }
 
+/// How threads share a value through `s` and a barrier, the shapes whose
+/// dependence the analysis decides by barrier phases. `tid` is the linear
+/// thread index; the barrier is dropped where control may differ within
+/// the block, which leaves the twin without it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Share {
+    /// `s[tid] = e; __syncthreads(); v = s[k];`: a cooperative fill, then
+    /// a broadcast read.
+    Fill,
+    /// `if (tid == 0) s[k] = e; __syncthreads(); v = s[k];`: a leader's flag.
+    Leader,
+    /// `__syncthreads(); v = s[k]; s[tid] = e;`: stores after the read, in
+    /// its phase.
+    ReadThenStore,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Stmt {
     Assign(u8, Expr),
@@ -199,6 +222,9 @@ pub enum Stmt {
     BreakIf(Cond),
     /// `__syncthreads()`; dropped where control may differ within the block.
     Barrier,
+    /// `v = ...` through shared memory: the shape, the variable, the
+    /// index `k` read (masked to `s`) and the value `e` stored.
+    Share(Share, u8, Expr, Expr),
 }
 
 /// `int fN(int n0, int n1, int *p0)`: may call only functions after it.
@@ -254,6 +280,8 @@ impl fmt::Display for Access {
                 write!(f, "(({g}{ty}*)s)[{}]", self.index)
             }
             Buf::Tile => write!(f, "(({ty}*)tile[{}])[{}]", self.index, self.col),
+            Buf::Constant => write!(f, "(({ty}*)c)[{}]", self.index),
+            Buf::ConstPtr => write!(f, "(({ty}*)cp)[{}]", self.index),
         }
     }
 }
@@ -315,6 +343,19 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result
         }
         Stmt::BreakIf(c) => writeln!(f, "{pad}if ({c}) break;"),
         Stmt::Barrier => writeln!(f, "{pad}__syncthreads();"),
+        Stmt::Share(shape, v, k, e) => {
+            let read = format!("{pad}v{v} = s[{k}];");
+            match shape {
+                Share::Fill => writeln!(f, "{pad}s[tid] = {e};\n{pad}__syncthreads();\n{read}"),
+                Share::Leader => writeln!(
+                    f,
+                    "{pad}if (tid == 0) s[{k}] = {e};\n{pad}__syncthreads();\n{read}"
+                ),
+                Share::ReadThenStore => {
+                    writeln!(f, "{pad}__syncthreads();\n{read}\n{pad}s[tid] = {e};")
+                }
+            }
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use super::ast::*;
 use super::uniformity::Scope;
 use warpcheck::ir::builder::{FunctionBuilder, ModuleBuilder};
 use warpcheck::ir::{
-    addrspace, BlockId, FuncId, IntPred, Module, Opcode, RmwOp, TypeId, TypeKind, Value,
+    addrspace, BlockId, Const, FuncId, IntPred, Module, Opcode, RmwOp, TypeId, TypeKind, Value,
 };
 
 /// The kernel's name in the lowered module.
@@ -21,6 +21,12 @@ pub const KERNEL: &str = "random_kernel";
 pub const BUFFER_BYTES: u64 = 1 << 20;
 /// Bytes of the 1-D shared array.
 const SHARED_BYTES: u64 = 4096;
+/// Bytes of the `__constant__` table, and what it holds: `c[i] = 3i % 17`
+/// (small values, some repeated, so that reads of it make tests that
+/// split warps when the index does).
+const CONSTANT_BYTES: u64 = 256;
+/// Bytes of `__device__ int d[]`, which `__constant__ int *cp` points to.
+const DEVICE_BYTES: u64 = 1024;
 /// The tile is `[TILE_ROWS][TILE_COLS]` 4-byte words.
 const TILE_ROWS: i64 = 32;
 const TILE_COLS: i64 = 33;
@@ -35,6 +41,11 @@ struct Env {
     shared: Value,
     shared_generic: Value,
     tile: Value,
+    constant_ty: TypeId,
+    constant: Value,
+    generic: TypeId,
+    /// `__constant__ int *cp`, pointing to `__device__ int d[256]`.
+    cptr: Value,
 }
 
 /// Lowers a program to a module with one kernel, [`KERNEL`], taking
@@ -49,6 +60,24 @@ pub fn lower(p: &Program) -> Module {
     let shared = mb.global("s", shared_ty, addrspace::SHARED);
     let tile = mb.global("tile", tile_ty, addrspace::SHARED);
     let shared_generic = mb.const_expr(Opcode::AddrSpaceCast, generic, vec![shared]);
+    let constant_ty = mb.ty(TypeKind::Array(i32t, CONSTANT_BYTES / 4));
+    let constant = mb.global("c", constant_ty, addrspace::CONSTANT);
+    let elems = (0..CONSTANT_BYTES as i64 / 4)
+        .map(|i| mb.const_int(32, 3 * i % 17))
+        .collect();
+    let table = mb.module.intern_const(Const::Aggregate {
+        ty: constant_ty,
+        elems,
+    });
+    let device_ty = mb.ty(TypeKind::Array(i32t, DEVICE_BYTES / 4));
+    let device = mb.global("d", device_ty, addrspace::GLOBAL);
+    let cptr = mb.global("cp", generic, addrspace::CONSTANT);
+    let device_generic = mb.const_expr(Opcode::AddrSpaceCast, generic, vec![device]);
+    for (g, init) in [(constant, table), (cptr, device_generic)] {
+        if let Value::Global(g) = g {
+            mb.module.globals[g.index()].init = Some(init);
+        }
+    }
     let env = Env {
         i1,
         i32: i32t,
@@ -58,6 +87,10 @@ pub fn lower(p: &Program) -> Module {
         shared,
         shared_generic,
         tile,
+        constant_ty,
+        constant,
+        generic,
+        cptr,
     };
     let mut line = 1;
     // Last first, so each function can call those after it.
@@ -367,6 +400,22 @@ impl<'e, 'm> Lower<'e, 'm> {
                     self.fb.gep(wty, base, &[i])
                 }
             }
+            Buf::Constant => {
+                let elems = (CONSTANT_BYTES >> log_w) as i64;
+                let i = self.index(idx, elems - 1);
+                if width == Width::W4 {
+                    self.fb
+                        .gep(self.env.constant_ty, self.env.constant, &[zero, i])
+                } else {
+                    self.fb.gep(wty, self.env.constant, &[i])
+                }
+            }
+            Buf::ConstPtr => {
+                let elems = (DEVICE_BYTES >> log_w) as i64;
+                let i = self.index(idx, elems - 1);
+                let base = self.fb.load(self.env.generic, self.env.cptr);
+                self.fb.gep(wty, base, &[i])
+            }
             Buf::Tile => {
                 let row = self.index(idx, TILE_ROWS - 1);
                 // Masked first, so the remainder is of a non-negative value.
@@ -396,6 +445,7 @@ impl<'e, 'm> Lower<'e, 'm> {
                 self.vars[*v as usize % VARS] = self.expr(e);
                 self.scope.assign(*v, e);
             }
+            Stmt::Store(acc, _) | Stmt::AtomicAdd(acc, _) if acc.buf == Buf::Constant => {}
             Stmt::Store(acc, e) => {
                 let v = self.expr(e);
                 let (addr, w) = self.address(acc);
@@ -420,6 +470,49 @@ impl<'e, 'm> Lower<'e, 'm> {
                 self.fb.intrinsic("llvm.nvvm.barrier0", void, vec![]);
             }
             Stmt::Barrier => {}
+            Stmt::Share(shape, v, k, e) => self.share(*shape, *v, k, e),
+        }
+    }
+
+    /// A [`Share`] shape through `s`: its stores, the barrier (where the
+    /// block's control allows one), the read of `s[k]` into `v`.
+    fn share(&mut self, shape: Share, v: u8, k: &Expr, e: &Expr) {
+        let elems = (SHARED_BYTES / 4) as i64;
+        let slot = |l: &mut Self, i: Value| {
+            let i = l.index(i, elems - 1);
+            let zero = l.fb.const_int(64, 0);
+            l.fb.gep(l.env.shared_ty, l.env.shared, &[zero, i])
+        };
+        let (k, value) = (self.expr(k), self.expr(e));
+        let tid = self.linear();
+        match shape {
+            Share::Fill => {
+                let mine = slot(self, tid);
+                self.fb.store(value, mine);
+            }
+            Share::Leader => {
+                let zero = self.c32(0);
+                let leader = self.fb.icmp(IntPred::Eq, tid, zero);
+                let (then_b, join) = (self.fb.block(), self.fb.block());
+                self.fb.cond_br(leader, then_b, join);
+                self.fb.switch_to(then_b);
+                let at = slot(self, k);
+                self.fb.store(value, at);
+                self.fb.br(join);
+                self.fb.switch_to(join);
+            }
+            Share::ReadThenStore => {}
+        }
+        if self.scope.barrier_allowed() {
+            let void = self.fb.m.types.void();
+            self.fb.intrinsic("llvm.nvvm.barrier0", void, vec![]);
+        }
+        let at = slot(self, k);
+        self.vars[v as usize % VARS] = self.fb.load(self.env.i32, at);
+        self.scope.loaded(v);
+        if shape == Share::ReadThenStore {
+            let mine = slot(self, tid);
+            self.fb.store(value, mine);
         }
     }
 

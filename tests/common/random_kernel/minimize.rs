@@ -137,6 +137,11 @@ fn stmt_variants(s: &Stmt) -> Vec<Stmt> {
         }
         Stmt::BreakIf(c) => out.extend(cond_variants(c).into_iter().map(Stmt::BreakIf)),
         Stmt::Barrier => {}
+        Stmt::Share(shape, v, k, e) => {
+            let make = |k: Expr, e: Expr| Stmt::Share(*shape, *v, k, e);
+            out.extend(expr_variants(k).into_iter().map(|k| make(k, e.clone())));
+            out.extend(expr_variants(e).into_iter().map(|e| make(k.clone(), e)));
+        }
     }
     out
 }

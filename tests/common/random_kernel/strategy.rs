@@ -77,11 +77,14 @@ fn affine(e: BoxedStrategy<Expr>) -> impl Strategy<Value = Expr> {
     })
 }
 
-fn access(e: BoxedStrategy<Expr>) -> impl Strategy<Value = Access> {
+/// An access to read (`loads`: the constant table too) or to write.
+fn access(e: BoxedStrategy<Expr>, loads: bool) -> impl Strategy<Value = Access> {
     let buf = prop_oneof![
         4 => (0..BUFFERS as u8).prop_map(Buf::Global),
         2 => any::<bool>().prop_map(|generic| Buf::Shared { generic }),
         1 => Just(Buf::Tile),
+        u32::from(loads) => Just(Buf::Constant),
+        1 => Just(Buf::ConstPtr),
     ];
     let width = prop_oneof![1 => Just(Width::W1), 1 => Just(Width::W2), 4 => Just(Width::W4), 2 => Just(Width::W8)];
     let index = prop_oneof![3 => affine(e.clone()), 1 => e.clone()];
@@ -127,7 +130,7 @@ pub fn expr(k: Knobs) -> BoxedStrategy<Expr> {
                 1 => (div, e.clone(), divisor).prop_map(|(o, a, d)| Expr::Div(o, Box::new(a), d)),
                 1 => (cond(e.clone(), k), e.clone(), e.clone())
                     .prop_map(|(c, a, b)| Expr::Select(Box::new(c), Box::new(a), Box::new(b))),
-                2 => access(e.clone()).prop_map(|a| Expr::Load(Box::new(a))),
+                2 => access(e.clone(), true).prop_map(|a| Expr::Load(Box::new(a))),
                 1 => (shfl, e.clone(), e.clone()).prop_map(|(m, v, l)| Expr::Shfl(m, Box::new(v), Box::new(l))),
                 1 => (vote, cond(e.clone(), k)).prop_map(|(m, c)| Expr::Vote(m, Box::new(c))),
                 1 => (0..3u8, e.clone(), e.clone(), 0..BUFFERS as u8)
@@ -137,15 +140,21 @@ pub fn expr(k: Knobs) -> BoxedStrategy<Expr> {
         .boxed()
 }
 
+fn share() -> impl Strategy<Value = Share> {
+    select(vec![Share::Fill, Share::Leader, Share::ReadThenStore])
+}
+
 /// Statements nested up to `depth` levels of ifs (and loops, with `loops`).
 fn stmt(depth: u32, loops: bool, k: Knobs) -> BoxedStrategy<Stmt> {
     let e = expr(k);
     let simple = prop_oneof![
         3 => (0..VARS as u8, e.clone()).prop_map(|(v, e)| Stmt::Assign(v, e)),
-        3 => (access(e.clone()), e.clone()).prop_map(|(a, e)| Stmt::Store(a, e)),
-        1 => (access(e.clone()), e.clone()).prop_map(|(a, e)| Stmt::AtomicAdd(a, e)),
+        3 => (access(e.clone(), false), e.clone()).prop_map(|(a, e)| Stmt::Store(a, e)),
+        1 => (access(e.clone(), false), e.clone()).prop_map(|(a, e)| Stmt::AtomicAdd(a, e)),
         1 => cond(e.clone(), k).prop_map(Stmt::BreakIf),
         3 => Just(Stmt::Barrier),
+        2 => (share(), 0..VARS as u8, e.clone(), e.clone())
+            .prop_map(|(s, v, k, x)| Stmt::Share(s, v, k, x)),
     ];
     simple
         .prop_recursive(depth, 32, 4, move |inner| {

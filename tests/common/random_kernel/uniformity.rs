@@ -45,7 +45,7 @@ pub fn assigned(stmts: &[Stmt]) -> [bool; VARS] {
     fn walk(stmts: &[Stmt], out: &mut [bool; VARS]) {
         for s in stmts {
             match s {
-                Stmt::Assign(v, _) => out[*v as usize % VARS] = true,
+                Stmt::Assign(v, _) | Stmt::Share(_, v, ..) => out[*v as usize % VARS] = true,
                 Stmt::If(_, t, e) => {
                     walk(t, out);
                     walk(e, out);
@@ -139,6 +139,12 @@ impl Scope {
         }
     }
 
+    /// `v` takes a value read from memory: thread-dependent, to the
+    /// generator (as every load).
+    pub fn loaded(&mut self, v: u8) {
+        self.assign(v, &Expr::Load(Box::new(shared_read())));
+    }
+
     pub fn assign(&mut self, v: u8, e: &Expr) {
         let v = v as usize % VARS;
         self.vars[v] = self.expr(e);
@@ -221,6 +227,8 @@ impl Scope {
         match s {
             Stmt::Assign(v, e) => self.assign(*v, e),
             Stmt::Store(..) | Stmt::AtomicAdd(..) | Stmt::Barrier => {}
+            // Read from memory: thread-dependent, to the generator.
+            Stmt::Share(_, v, ..) => self.loaded(*v),
             Stmt::If(c, t, e) => {
                 let (mut then, mut els) = (self.enter_if(c), self.enter_if(c));
                 then.block(t);
@@ -240,5 +248,16 @@ impl Scope {
         for s in stmts {
             self.stmt(s);
         }
+    }
+}
+
+/// A read of `s[0]`.
+fn shared_read() -> Access {
+    Access {
+        buf: Buf::Shared { generic: false },
+        width: Width::W4,
+        index: Expr::Leaf(Leaf::Const(0)),
+        mask_bits: 0,
+        col: Expr::Leaf(Leaf::Const(0)),
     }
 }
