@@ -331,12 +331,14 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
                     .into_iter()
                     .filter(|f| !old(&crate::diag::fingerprint::of_finding(f, &mut cache)))
                     .collect();
-                let is_warning = |f: &&Finding| f.severity <= Severity::Warning;
-                warnings += findings.iter().filter(is_warning).count();
+                // Errors are warnings the configuration promoted: shown
+                // whenever warnings are.
+                let is_warning = |f: &&Finding| f.severity != Severity::Note;
                 errors += findings
                     .iter()
                     .filter(|f| f.severity == Severity::Error)
                     .count();
+                warnings += findings.iter().filter(is_warning).count();
                 if r.format == ReportFormat::Text {
                     // A kernel left unanalysed is always said.
                     let shown = |f: &&Finding| {
@@ -401,11 +403,10 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
             code = exit::INTERNAL;
         }
     }
-    if r.format == ReportFormat::Text && warnings > 0 {
-        eprintln!(
-            "{warnings} warning{} generated.",
-            if warnings == 1 { "" } else { "s" }
-        );
+    if r.format == ReportFormat::Text {
+        if let Some(line) = generated(warnings - errors, errors) {
+            eprintln!("{line}");
+        }
     }
     // Errors (the configuration's WarningsAsErrors) fail the run without
     // --werror.
@@ -413,6 +414,18 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
         code = exit::WARNINGS;
     }
     Reported { code, warnings }
+}
+
+/// Clang's closing count: "2 warnings and 1 error generated.", or none.
+fn generated(warnings: usize, errors: usize) -> Option<String> {
+    let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let parts = match (warnings, errors) {
+        (0, 0) => return None,
+        (w, 0) => count(w, "warning"),
+        (0, e) => count(e, "error"),
+        (w, e) => format!("{} and {}", count(w, "warning"), count(e, "error")),
+    };
+    Some(format!("{parts} generated."))
 }
 
 /// Analyses one file into its findings and, when asked for, its report
@@ -552,4 +565,20 @@ pub(super) fn require_nvptx(
             m.triple
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::generated;
+
+    #[test]
+    fn the_closing_count_reads_as_clangs() {
+        assert_eq!(generated(0, 0), None);
+        assert_eq!(generated(1, 0).unwrap(), "1 warning generated.");
+        assert_eq!(generated(0, 2).unwrap(), "2 errors generated.");
+        assert_eq!(
+            generated(2, 1).unwrap(),
+            "2 warnings and 1 error generated."
+        );
+    }
 }

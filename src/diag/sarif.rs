@@ -8,11 +8,13 @@ use serde_json::{json, Value};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
+/// SARIF's level of a finding: `error` for a warning the configuration
+/// promoted, `warning`, else `note`.
 fn level(severity: &str) -> &'static str {
-    if severity == "warning" {
-        "warning"
-    } else {
-        "note"
+    match severity {
+        "error" => "error",
+        "warning" => "warning",
+        _ => "note",
     }
 }
 
