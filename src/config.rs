@@ -75,17 +75,13 @@ impl Selection {
     /// Puts a check list under the lists already here (the configuration's
     /// under the command line's), after checking its names.
     pub fn add_checks_under(&mut self, list: &str) -> Result<(), String> {
-        self.checks = Some(under(list, self.checks.take(), "Checks")?);
+        self.checks = Some(under(list, self.checks.take())?);
         Ok(())
     }
 
     /// [`Selection::add_checks_under`] for `WarningsAsErrors`.
     pub fn add_warnings_as_errors_under(&mut self, list: &str) -> Result<(), String> {
-        self.warnings_as_errors = Some(under(
-            list,
-            self.warnings_as_errors.take(),
-            "WarningsAsErrors",
-        )?);
+        self.warnings_as_errors = Some(under(list, self.warnings_as_errors.take())?);
         Ok(())
     }
 
@@ -105,8 +101,8 @@ impl Selection {
 }
 
 /// `list`, checked, followed by `above` if any.
-fn under(list: &str, above: Option<String>, what: &str) -> Result<String, String> {
-    check_names(list).map_err(|e| format!("{what}: {e}"))?;
+fn under(list: &str, above: Option<String>) -> Result<String, String> {
+    check_names(list)?;
     Ok(match above {
         Some(a) => format!("{list},{a}"),
         None => list.to_string(),

@@ -112,3 +112,164 @@ fn configured_errors_are_errors_on_the_page() {
         "the finding is marked an error"
     );
 }
+
+/// `SPLIT` plus a load two floats apart: one divergent-branch warning
+/// (line 3) and one uncoalesced-access warning (line 4: 32 lanes × 8 bytes
+/// apart touch 8 sectors where 4 would do).
+const TWO_CHECKS: &str = "__global__ void scale(float *out, const float *in) {\n\
+    \x20 int t = threadIdx.x;\n\
+    \x20 if (t % 2) out[t] = 1.0f;\n\
+    \x20 out[t + 64] = in[2 * t];\n\
+    }\n";
+
+/// The checks of the text findings `check` prints for `file` with `args`.
+fn checks_reported(file: &Path, args: &[&str]) -> (Option<i32>, Vec<String>, String) {
+    let out = run(warpcheck().arg("check").args(args).arg(file));
+    let mut names: Vec<String> = stdout(&out)
+        .lines()
+        .filter_map(|l| l.rsplit_once(" [warpcheck-"))
+        .map(|(head, tail)| {
+            let sev = if head.contains(": error: ") {
+                "E "
+            } else {
+                "W "
+            };
+            format!("{sev}{}", tail.trim_end_matches(']'))
+        })
+        .collect();
+    names.sort();
+    (out.status.code(), names, stderr(&out))
+}
+
+#[test]
+fn check_names_with_or_without_the_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("k.cu");
+    std::fs::write(&file, TWO_CHECKS).unwrap();
+    let (code, all, _) = checks_reported(&file, &[]);
+    assert_eq!(code, Some(0));
+    assert_eq!(all, ["W divergent-branch", "W uncoalesced-access"]);
+    for name in ["divergent-branch", "warpcheck-divergent-branch"] {
+        let (code, names, err) = checks_reported(&file, &["--disable", name]);
+        assert_eq!(
+            (code, names),
+            (Some(0), vec!["W uncoalesced-access".to_string()]),
+            "{err}"
+        );
+        let out = run(warpcheck().args(["explain", name]));
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(stdout(&out).starts_with("warpcheck-divergent-branch: "));
+    }
+    // A misspelt name is refused with the nearest one.
+    let (code, _, err) = checks_reported(&file, &["--disable", "warpcheck-divergnt-branch"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("did you mean 'warpcheck-divergent-branch'?"),
+        "{err}"
+    );
+    let out = run(warpcheck().args(["explain", "bank-conflicts"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("did you mean 'warpcheck-bank-conflict'?"));
+    // NOLINT without the prefix.
+    std::fs::write(
+        &file,
+        TWO_CHECKS.replace("1.0f;\n", "1.0f; // NOLINT(divergent-branch)\n"),
+    )
+    .unwrap();
+    let (_, names, err) = checks_reported(&file, &[]);
+    assert_eq!(names, ["W uncoalesced-access"], "{err}");
+}
+
+#[test]
+fn checks_and_warnings_as_errors_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("k.cu");
+    std::fs::write(&file, TWO_CHECKS).unwrap();
+    // Only the access check, and its warnings errors: exit 1 without --werror.
+    let (code, names, err) = checks_reported(
+        &file,
+        &[
+            "--checks=-*,uncoalesced-*",
+            "--warnings-as-errors=warpcheck-uncoalesced-access",
+        ],
+    );
+    assert_eq!(
+        (code, names),
+        (Some(1), vec!["E uncoalesced-access".to_string()]),
+        "{err}"
+    );
+    // The command line goes over the configuration: the file turns the
+    // branch check off and makes the access check an error; --checks turns
+    // the branch check back on.
+    std::fs::write(
+        dir.path().join(".warpcheck.yaml"),
+        "Checks: '*,-divergent-branch'\nWarningsAsErrors: 'uncoalesced-access'\n",
+    )
+    .unwrap();
+    let (code, names, err) = checks_reported(&file, &[]);
+    assert_eq!(
+        (code, names),
+        (Some(1), vec!["E uncoalesced-access".to_string()]),
+        "{err}"
+    );
+    let (code, names, err) = checks_reported(
+        &file,
+        &["--checks=divergent-branch", "--warnings-as-errors=-*"],
+    );
+    assert_eq!(
+        (code, names),
+        (
+            Some(0),
+            vec![
+                "W divergent-branch".to_string(),
+                "W uncoalesced-access".to_string()
+            ]
+        ),
+        "{err}"
+    );
+    // Unknown names are usage errors.
+    let (code, _, err) = checks_reported(&file, &["--checks=-*,bank-conflit"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains(
+            "--checks: no check named 'bank-conflit' (did you mean 'warpcheck-bank-conflict'?)"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_config_file_for_every_file_and_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("k.cu");
+    std::fs::write(&file, TWO_CHECKS).unwrap();
+    // Not named .warpcheck.yaml and not above the file: only --config-file finds it.
+    let other = tempfile::tempdir().unwrap();
+    let config = other.path().join("ci.yaml");
+    std::fs::write(&config, "Checks: '-*,divergent-branch'\n").unwrap();
+    let arg = format!("--config-file={}", config.display());
+    let (code, names, err) = checks_reported(&file, &[&arg]);
+    assert_eq!(
+        (code, names),
+        (Some(0), vec!["W divergent-branch".to_string()]),
+        "{err}"
+    );
+    assert!(err.contains("1 warning generated."), "{err}");
+    let (_, names, err) = checks_reported(&file, &[&arg, "--quiet"]);
+    assert_eq!(names, ["W divergent-branch"]);
+    assert!(err.is_empty(), "{err}");
+    // A bad file is a usage error naming it.
+    std::fs::write(&config, "Checks: '-*,divergnt-branch'\n").unwrap();
+    let (code, _, err) = checks_reported(&file, &[&arg]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("ci.yaml:1:1: Checks: no check named 'divergnt-branch'"),
+        "{err}"
+    );
+    let (code, _, err) = checks_reported(&file, &["--config-file=/no/such.yaml"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("--config-file: /no/such.yaml: cannot read"),
+        "{err}"
+    );
+}

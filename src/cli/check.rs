@@ -138,9 +138,24 @@ pub struct ReportArgs {
     /// Block shape X[,Y[,Z]] for every kernel (a kernel's reqntid still wins).
     #[arg(long, value_name = "X[,Y[,Z]]")]
     pub block_dim: Option<String>,
-    /// Switch a check off (repeatable).
+    /// Switch a check off (repeatable; `warpcheck-` prefix optional).
     #[arg(long, value_name = "CHECK")]
     pub disable: Vec<String>,
+    /// Checks to run, as clang-tidy's: comma-separated globs, `-` to
+    /// remove, the last match decides; over the configuration's `Checks`.
+    #[arg(long, value_name = "GLOBS", allow_hyphen_values = true)]
+    pub checks: Option<String>,
+    /// Checks whose warnings are errors (globs, as --checks); over the
+    /// configuration's `WarningsAsErrors`.
+    #[arg(long, value_name = "GLOBS", allow_hyphen_values = true)]
+    pub warnings_as_errors: Option<String>,
+    /// Read this configuration for every file instead of the
+    /// `.warpcheck.yaml` nearest each.
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
+    /// Print findings only: no closing count, no per-file notes.
+    #[arg(long)]
+    pub quiet: bool,
     /// Print each stage's time and size per file, to stderr (for
     /// scripts/bench-*.sh). WARPCHECK_LOG=debug prints every span.
     #[arg(long)]
@@ -189,6 +204,18 @@ pub fn run(args: &CheckArgs) -> i32 {
 pub struct Settings {
     pub analysis: Options,
     pub report: Selection,
+    /// `--config-file`: this configuration for every file.
+    pub config_file: Option<PathBuf>,
+    /// `--quiet`: findings only.
+    pub quiet: bool,
+}
+
+impl Settings {
+    /// The configuration that applies to `file`: `--config-file`, else the
+    /// nearest `.warpcheck.yaml`.
+    pub fn config_for(&self, file: &std::path::Path) -> Option<PathBuf> {
+        self.config_file.clone().or_else(|| Config::find_for(file))
+    }
 }
 
 /// The settings the report arguments give; on a bad one, the message is
@@ -201,6 +228,35 @@ pub fn options(r: &ReportArgs) -> Result<Settings, i32> {
         budget: &r.budget,
     };
     let mut o = limits.options()?;
+    let lists = [
+        (
+            "--checks",
+            &r.checks,
+            Selection::add_checks_under as fn(&mut Selection, &str) -> _,
+        ),
+        (
+            "--warnings-as-errors",
+            &r.warnings_as_errors,
+            Selection::add_warnings_as_errors_under,
+        ),
+    ];
+    for (option, list, add) in lists {
+        if let Some(l) = list {
+            add(&mut o.report, l).map_err(|e| {
+                eprintln!("warpcheck: error: {option}: {e}");
+                exit::INPUT
+            })?;
+        }
+    }
+    if let Some(path) = &r.config_file {
+        // Read once here so that a bad file is one usage error.
+        Config::read(path).map_err(|e| {
+            eprintln!("warpcheck: error: --config-file: {e}");
+            exit::INPUT
+        })?;
+        o.config_file = Some(path.clone());
+    }
+    o.quiet = r.quiet;
     crate::trace::install(r.timing);
     o.analysis.no_explanations = r.format == ReportFormat::Text && !r.explain;
     Ok(o)
@@ -228,7 +284,8 @@ impl Limits<'_> {
         for d in self.disable {
             if !crate::checks::is_known(d) {
                 eprintln!(
-                    "warpcheck: error: --disable: no check named '{d}' (see `warpcheck checks`)"
+                    "warpcheck: error: --disable: no check named '{d}'{} (see `warpcheck checks`)",
+                    crate::finding::did_you_mean(d, crate::checks::names())
                 );
                 return Err(exit::INPUT);
             }
@@ -254,6 +311,8 @@ impl Limits<'_> {
                 disabled: self.disable.to_vec(),
                 ..Selection::default()
             },
+            config_file: None,
+            quiet: false,
         })
     }
 }
@@ -266,7 +325,7 @@ pub(super) fn configured(
 ) -> Result<(Settings, CompileOptions), String> {
     let mut settings = settings.clone();
     let mut compile = job.options.clone();
-    if let Some(path) = Config::find_for(&job.file) {
+    if let Some(path) = settings.config_for(&job.file) {
         let c = Config::read(&path)?;
         c.apply(&mut settings.analysis, &mut settings.report);
         c.apply_flags(&mut compile);
@@ -403,7 +462,7 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
             code = exit::INTERNAL;
         }
     }
-    if r.format == ReportFormat::Text {
+    if r.format == ReportFormat::Text && !r.quiet {
         if let Some(line) = generated(warnings - errors, errors) {
             eprintln!("{line}");
         }
@@ -461,7 +520,11 @@ fn check_file(
         findings.push(crate::cost::report::note(&m, k, kb));
     }
     if bounds {
-        let machine = Config::machine_near(file);
+        let machine = settings
+            .config_for(file)
+            .and_then(|p| Config::read(&p).ok())
+            .and_then(|c| c.machine().ok())
+            .unwrap_or_default();
         findings.extend(crate::timing::report::module_notes(
             &a,
             &figures,
@@ -479,7 +542,7 @@ fn check_file(
                 .collect(),
         );
     }
-    if a.kernels.is_empty() {
+    if a.kernels.is_empty() && !settings.quiet {
         eprintln!("warpcheck: note: {}: no kernels found", file.display());
     }
     Ok((report, findings))
