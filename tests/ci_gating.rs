@@ -273,3 +273,93 @@ fn a_config_file_for_every_file_and_quiet() {
         "{err}"
     );
 }
+
+/// The warnings `check --baseline OLD` prints for `file`, as `line:col kind`.
+fn new_findings(file: &Path, baseline: &Path) -> Vec<String> {
+    let out = run(warpcheck()
+        .args(["check", "--baseline"])
+        .arg(baseline)
+        .arg(file));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    stdout(&out)
+        .lines()
+        .filter(|l| l.contains(": warning: "))
+        .map(|l| {
+            let (at, rest) = l.split_once(": warning: ").unwrap();
+            let at = at.trim_start_matches(&format!("{}:", file.display()));
+            format!("{at} {}", rest.rsplit_once(" [").unwrap().1)
+        })
+        .collect()
+}
+
+#[test]
+fn a_copy_of_a_line_is_one_new_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("k.cu");
+    // `t % 2` splits every warp: one divergent-branch warning per `if`.
+    // The barrier keeps the optimiser from merging the two tests.
+    let body = |copies: usize| {
+        let branch = "  if (t % 2) out[t] += 1.0f;\n  __syncthreads();\n";
+        format!(
+            "__global__ void k(float *out) {{\n  int t = threadIdx.x;\n{}}}\n",
+            branch.repeat(copies)
+        )
+    };
+    std::fs::write(&src, body(1)).unwrap();
+    let old = run(warpcheck().args(["check", "--format", "json"]).arg(&src));
+    let report: serde_json::Value = serde_json::from_slice(&old.stdout).unwrap();
+    // Besides notes (the half-warp accesses under the branch).
+    let warnings = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "warning")
+        .count();
+    assert_eq!(warnings, 1, "{report:#}");
+    let baseline = dir.path().join("old.json");
+    std::fs::write(&baseline, &old.stdout).unwrap();
+    // Two copies: the second `if` (line 5) is new, the first stays quiet.
+    std::fs::write(&src, body(2)).unwrap();
+    let col = branch_col(7, 9);
+    assert_eq!(
+        new_findings(&src, &baseline),
+        [format!("5:{col} warpcheck-divergent-branch]")]
+    );
+    // Three copies against the SARIF of two: only the third is new.
+    let sarif = run(warpcheck().args(["check", "--format", "sarif"]).arg(&src));
+    std::fs::write(&baseline, &sarif.stdout).unwrap();
+    std::fs::write(&src, body(3)).unwrap();
+    assert_eq!(
+        new_findings(&src, &baseline),
+        [format!("7:{col} warpcheck-divergent-branch]")]
+    );
+}
+
+#[test]
+fn two_findings_on_one_line_have_two_fingerprints() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("k.cu");
+    // Two loads two floats apart (8 sectors per request where 4 would do),
+    // at columns 12 and 22 of one line: two uncoalesced-access warnings.
+    std::fs::write(
+        &src,
+        "__global__ void k(float *out, const float *a, const float *b) {\n\
+         \x20 int t = threadIdx.x;\n\
+         \x20 out[t] = a[2 * t] + b[2 * t];\n\
+         }\n",
+    )
+    .unwrap();
+    let out = run(warpcheck().args(["check", "--format", "json"]).arg(&src));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let prints: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["check"] == "uncoalesced-access")
+        .map(|f| f["fingerprint"].as_str().unwrap())
+        .collect();
+    assert_eq!(prints.len(), 2, "{report:#}");
+    assert_ne!(prints[0], prints[1]);
+    // Each is the first of its kind: different places on the line.
+    assert!(prints.iter().all(|p| p.ends_with(":1")), "{prints:?}");
+}

@@ -384,11 +384,13 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
     for (job, outcome) in jobs.iter().zip(outcomes) {
         let file = &job.file;
         match outcome.flatten().ok_or(()) {
-            Ok(Ok((module_report, findings))) => {
+            Ok(Ok((module_report, findings, prints))) => {
                 let old = |fp: &str| baseline.as_ref().is_some_and(|b| b.contains(fp));
                 let findings: Vec<_> = findings
                     .into_iter()
-                    .filter(|f| !old(&crate::diag::fingerprint::of_finding(f, &mut cache)))
+                    .zip(prints)
+                    .filter(|(_, fp)| !old(fp))
+                    .map(|(f, _)| f)
                     .collect();
                 // Errors are warnings the configuration promoted: shown
                 // whenever warnings are.
@@ -487,14 +489,14 @@ fn generated(warnings: usize, errors: usize) -> Option<String> {
     Some(format!("{parts} generated."))
 }
 
-/// Analyses one file into its findings and, when asked for, its report
-/// and (`bounds`) each kernel's cost bounds.
+/// Analyses one file into its findings with their fingerprints and, when
+/// asked for, its report and (`bounds`) each kernel's cost bounds.
 fn check_file(
     file: &std::path::Path,
     compile: &CompileOptions,
     settings: &Settings,
     (need_report, bounds): (bool, bool),
-) -> Result<(json::Report, Vec<Finding>), frontend::InputError> {
+) -> Result<(json::Report, Vec<Finding>, Vec<String>), frontend::InputError> {
     let _file = info_span!("file", path = %file.display()).entered();
     let m = info_span!("load").in_scope(|| frontend::load(file, compile))?;
     require_nvptx(file, &m)?;
@@ -545,7 +547,8 @@ fn check_file(
     if a.kernels.is_empty() && !settings.quiet {
         eprintln!("warpcheck: note: {}: no kernels found", file.display());
     }
-    Ok((report, findings))
+    let prints = crate::diag::fingerprint::of_all(&a, &findings, &mut text::SourceCache::default());
+    Ok((report, findings, prints))
 }
 
 /// `--compare-uniformity`: per file, the functions where LLVM and warpcheck

@@ -28,7 +28,7 @@ fn result(f: &FindingJson, rule_index: Option<usize>) -> Value {
         "ruleId": format!("warpcheck-{}", f.check),
         "level": level(f.severity),
         "message": {"text": text},
-        "partialFingerprints": {"warpcheck/v1": f.fingerprint},
+        "partialFingerprints": {super::fingerprint::SARIF_KEY: f.fingerprint},
         "properties": {"kernel": f.kernel, "function": f.function},
     });
     if let Some(i) = rule_index {
