@@ -7,8 +7,9 @@
 //!   `--werror` with warnings turns a success into 1. A failed compile is
 //!   passed through untouched and not analysed.
 //! * `warpcheck build -- make …` (as scan-build) runs the build with an
-//!   `nvcc` shim first on `PATH` that calls `launch` with the real nvcc,
-//!   and ends with a summary. With `--analyze-only` no nvcc is run (none
+//!   `nvcc` shim that calls `launch` with the real nvcc, first on `PATH`
+//!   and named by `NVCC`, `CUDACXX`, `CUDA_HOME` and `CUDA_PATH`
+//!   (`shim.rs`), and ends with a summary. With `--analyze-only` no nvcc is run (none
 //!   need exist): the shim analyses and creates the outputs the build
 //!   expects, empty.
 
@@ -174,20 +175,6 @@ fn log_for_build(jobs: &[Job], warnings: usize) {
     }
 }
 
-/// The first `nvcc` on `PATH` that is not in `skip`.
-fn find_nvcc(skip: &Path) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|d| d != skip)
-        .map(|d| d.join("nvcc"))
-        .find(|p| p.is_file())
-}
-
-/// Quotes a word for `sh`.
-fn sh_quote(w: &str) -> String {
-    format!("'{}'", w.replace('\'', r"'\''"))
-}
-
 /// The options given to `build` before `--`, minus its own: passed on to
 /// every `launch`.
 fn passed_options() -> Vec<String> {
@@ -202,19 +189,13 @@ fn passed_options() -> Vec<String> {
 }
 
 pub fn build(args: &BuildArgs) -> i32 {
-    let shims = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("warpcheck: error: cannot make a directory for the nvcc shim: {e}");
-            return exit::INTERNAL;
-        }
-    };
-    let real = find_nvcc(shims.path());
+    // The real nvcc, looked for where the build would look.
+    let real = super::shim::real_nvcc();
     let target = match (&real, args.analyze_only) {
         (_, true) => "nvcc".to_string(),
         (Some(p), false) => p.display().to_string(),
         (None, false) => {
-            eprintln!("warpcheck: error: no nvcc on PATH to run; use `build --analyze-only` to analyse without compiling");
+            eprintln!("warpcheck: error: no nvcc on PATH, in $NVCC, $CUDACXX, $CUDA_HOME/bin or $CUDA_PATH/bin to run; use `build --analyze-only` to analyse without compiling");
             return exit::INPUT;
         }
     };
@@ -225,30 +206,18 @@ pub fn build(args: &BuildArgs) -> i32 {
     }
     launch.extend(passed_options());
     launch.extend(["--".into(), target]);
-    let script: Vec<String> = launch.iter().map(|w| sh_quote(w)).collect();
-    let shim = shims.path().join("nvcc");
-    let log = shims.path().join("log");
-    let written = std::fs::write(
-        &shim,
-        format!("#!/bin/sh\nexec {} \"$@\"\n", script.join(" ")),
-    )
-    .and_then(|()| {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755))
-    });
-    if let Err(e) = written {
-        eprintln!("warpcheck: error: cannot write the nvcc shim: {e}");
-        return exit::INTERNAL;
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let path = std::env::join_paths(
-        std::iter::once(shims.path().to_path_buf()).chain(std::env::split_paths(&path)),
-    )
-    .unwrap_or_default();
+    let shims = match super::shim::ShimTree::create(&launch, real.as_deref()) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("warpcheck: error: cannot write the nvcc shim: {e}");
+            return exit::INTERNAL;
+        }
+    };
+    let log = shims.file("log");
     let cmd = &args.command;
     let status = match Command::new(&cmd[0])
         .args(&cmd[1..])
-        .env("PATH", path)
+        .envs(shims.env())
         .env(BUILD_LOG, &log)
         .status()
     {

@@ -7,6 +7,7 @@ mod kernel;
 mod launch;
 mod plugin_path;
 mod report;
+mod shim;
 mod simulate;
 mod time;
 
