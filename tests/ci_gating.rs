@@ -363,3 +363,49 @@ fn two_findings_on_one_line_have_two_fingerprints() {
     // Each is the first of its kind: different places on the line.
     assert!(prints.iter().all(|p| p.ends_with(":1")), "{prints:?}");
 }
+
+#[test]
+fn the_launcher_is_quiet_when_the_plugin_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("k.cu");
+    std::fs::write(&src, SPLIT).unwrap();
+    let compile = |plugin: bool| {
+        let mut cmd = vec![
+            clang().replace("clang", "clang++"),
+            "-x".into(),
+            "cuda".into(),
+            "--cuda-device-only".into(),
+            "-S".into(),
+            "--cuda-gpu-arch=sm_80".into(),
+            "-O2".into(),
+            "-gline-tables-only".into(),
+        ];
+        cmd.extend(no_toolkit_flags());
+        if plugin {
+            cmd.push(format!("-fpass-plugin={}", plugin_path()));
+        }
+        cmd.extend(["k.cu".into(), "-o".into(), "k.ptx".into()]);
+        run(warpcheck()
+            .current_dir(dir.path())
+            .args(["launch", "--"])
+            .args(cmd))
+    };
+    let count = |o: &std::process::Output| stderr(o).matches("branch diverges").count();
+    // Without the plugin the launcher reports; with it, the compile does,
+    // and the launcher says nothing more.
+    let alone = compile(false);
+    assert_eq!(alone.status.code(), Some(0), "{}", stderr(&alone));
+    assert_eq!(count(&alone), 1, "{}", stderr(&alone));
+    let both = compile(true);
+    assert_eq!(both.status.code(), Some(0), "{}", stderr(&both));
+    assert_eq!(count(&both), 1, "{}", stderr(&both));
+    assert!(
+        stderr(&both).contains("[-Wpass-failed]"),
+        "{}",
+        stderr(&both)
+    );
+}
+
+fn plugin_path() -> String {
+    plugin().display().to_string()
+}

@@ -5,7 +5,8 @@
 //!   analyses the translation unit it compiled and prints the findings to
 //!   stderr, as a compiler would. Its exit status is the compiler's; only
 //!   `--werror` with warnings turns a success into 1. A failed compile is
-//!   passed through untouched and not analysed.
+//!   passed through untouched and not analysed, and so is one that loads
+//!   warpcheck's plugin (it reported already).
 //! * `warpcheck build -- make …` (as scan-build) runs the build with an
 //!   `nvcc` shim that calls `launch` with the real nvcc, first on `PATH`
 //!   and named by `NVCC`, `CUDACXX`, `CUDA_HOME` and `CUDA_PATH`
@@ -91,6 +92,10 @@ pub fn launch(args: &LaunchArgs) -> i32 {
     if compiled != exit::OK || cmd.iter().any(|a| NOT_A_COMPILE.contains(&a.as_str())) {
         return compiled;
     }
+    // The compile already reported through our plugin: say nothing twice.
+    if loads_our_plugin(cmd) {
+        return compiled;
+    }
     let dir = std::env::current_dir().unwrap_or_default();
     let Some(t) = compdb::translate_command(cmd, &dir) else {
         eprintln!(
@@ -134,6 +139,28 @@ pub fn launch(args: &LaunchArgs) -> i32 {
         code if args.analyze_only => code,
         _ => compiled,
     }
+}
+
+/// Whether a compile command loads warpcheck's pass plugin
+/// (`-fpass-plugin=…/libwarpcheck….so`, also behind `-Xarch_device`, or
+/// `-Xclang -load-pass-plugin …`).
+fn loads_our_plugin(cmd: &[String]) -> bool {
+    let ours = |path: &str| {
+        Path::new(path)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("libwarpcheck") && n.contains(".so"))
+    };
+    cmd.iter().enumerate().any(|(i, a)| {
+        let value = a
+            .strip_prefix("-fpass-plugin=")
+            .or_else(|| a.strip_prefix("-load-pass-plugin="))
+            .or_else(|| a.strip_prefix("-fplugin="));
+        let next = (a == "-load-pass-plugin" || a == "-load")
+            .then(|| cmd[i + 1..].iter().find(|n| *n != "-Xclang"))
+            .flatten();
+        value.is_some_and(ours) || next.is_some_and(|n| ours(n))
+    })
 }
 
 /// With `--analyze-only`, the build still expects the outputs.
@@ -245,5 +272,32 @@ pub fn build(args: &BuildArgs) -> i32 {
         exit::WARNINGS
     } else {
         status
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loads_our_plugin;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn the_plugin_in_a_compile_command() {
+        for yes in [
+            "clang++ -x cuda -fpass-plugin=/opt/wc/lib/libwarpcheck-llvm19.so -c k.cu",
+            "clang++ -Xarch_device -fpass-plugin=libwarpcheck.so -c k.cu",
+            "clang++ -Xclang -load-pass-plugin -Xclang /x/libwarpcheck.so -c k.cu",
+        ] {
+            assert!(loads_our_plugin(&words(yes)), "{yes}");
+        }
+        for no in [
+            "clang++ -fpass-plugin=/x/libother.so -c k.cu",
+            "nvcc -c libwarpcheck.cu",
+            "clang++ -Xclang -load-pass-plugin",
+        ] {
+            assert!(!loads_our_plugin(&words(no)), "{no}");
+        }
     }
 }
