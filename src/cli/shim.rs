@@ -47,7 +47,7 @@ pub fn real_nvcc() -> Option<PathBuf> {
     });
     let under_roots = ROOT_VARS
         .iter()
-        .filter_map(|v| std::env::var_os(v))
+        .filter_map(std::env::var_os)
         .map(|r| PathBuf::from(r).join("bin/nvcc"));
     let on_path = resolve("nvcc").into_iter();
     let usual = std::iter::once(PathBuf::from("/usr/local/cuda/bin/nvcc"));
