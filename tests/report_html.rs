@@ -55,9 +55,15 @@ fn the_page_has_findings_sites_bounds_and_the_sweep() {
     let (_, html) = write_report(dir.path());
     assert!(html.starts_with("<!DOCTYPE html>"));
     // Self-contained: no script, stylesheet, image or font from anywhere.
-    for outside in ["src=", "href=", "url(", "<script", "<link"] {
+    for outside in ["src=", "url(", "<script", "<link"] {
         assert!(!html.contains(outside), "{outside}");
     }
+    // Links only to the page's own cards.
+    assert!(html.matches("href=").count() == html.matches("href=\"#k").count());
+    // It opens with the ranked list: odd.cu's warning links to its card.
+    let ranked = html.find("Findings, worst first").unwrap();
+    assert!(ranked < html.find("<section class=\"kernel\"").unwrap());
+    assert!(html.contains("<code>odd(int*)</code></a>"), "{html}");
     assert!(html.contains("row_sums(float const*, float*, int)"));
     assert!(html.contains("odd(int*)"));
     assert!(
