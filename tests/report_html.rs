@@ -166,3 +166,29 @@ fn chromium_draws_the_header_and_both_series() {
         "simulated series not drawn"
     );
 }
+
+#[test]
+fn a_failed_simulation_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("far.cu");
+    // Every launch with n > 0 stores one float 64 MiB into a 16 MiB
+    // buffer: the simulation faults at each of the three points, at the
+    // same address.
+    std::fs::write(
+        &src,
+        "__global__ void far(float *out, int n) {\n\
+         \x20 if (n > 0) out[threadIdx.x + (16 << 20)] = 1.0f;\n\
+         }\n",
+    )
+    .unwrap();
+    let page = dir.path().join("r.html");
+    let out = run(warpcheck()
+        .args(["report", "--sweep", "32,64,128", "-o"])
+        .arg(&page)
+        .arg(&src));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("not simulated").count(), 1, "{html}");
+    assert!(html.contains("not simulated at every point: "), "{html}");
+    assert!(!html.contains("simulated (largest warp)"), "{html}");
+}

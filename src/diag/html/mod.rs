@@ -415,6 +415,28 @@ fn bounds(s: &mut String, k: &KernelJson) {
     );
 }
 
+/// What a cost metric's number counts, in its chart's title.
+fn metric_unit(metric: &str) -> &'static str {
+    match metric {
+        "sectors" => "32-byte sectors",
+        "conflicts" => "extra shared-memory wavefronts",
+        "divwarps" => "divergent branches",
+        "steps" => "warp instructions",
+        _ => "count",
+    }
+}
+
+/// One line under the charts saying what a metric means.
+fn metric_meaning(metric: &str) -> &'static str {
+    match metric {
+        "sectors" => "32-byte global-memory sectors one warp's loads and stores touch over the whole kernel; fewer is better, the ideal is one sector per 32 bytes used.",
+        "conflicts" => "shared-memory wavefronts beyond the first, summed over one warp's accesses: the serialisation bank conflicts cost.",
+        "divwarps" => "conditional branches one warp executes with its active lanes split between both sides.",
+        "steps" => "instructions one warp issues, counting each divergent path separately.",
+        _ => "a per-warp cost.",
+    }
+}
+
 fn charts(s: &mut String, sw: &KernelSweep) {
     let _ = write!(
         s,
@@ -427,30 +449,43 @@ fn charts(s: &mut String, sw: &KernelSweep) {
         .metrics
         .iter()
         .filter(|m| m.bound.iter().any(|b| b.is_none_or(|b| b > 0.0)));
+    let mut legends = Vec::new();
     for m in drawn {
-        let title = format!("{} per warp", m.metric);
+        legends.push(format!(
+            "<div class=\"muted\"><b>{}</b>: {}</div>",
+            escape(m.metric),
+            escape(metric_meaning(m.metric))
+        ));
+        let title = format!("{} per warp ({})", m.metric, metric_unit(m.metric));
+        let mut series = vec![plot::Series {
+            label: "static bound",
+            color: "#c0392b",
+            line: true,
+            values: m.bound.clone(),
+        }];
+        // A series with no point would be an empty legend entry: the
+        // reason is said once, under the charts.
+        if m.simulated.iter().any(Option::is_some) {
+            series.push(plot::Series {
+                label: "simulated (largest warp)",
+                color: "#2471a3",
+                line: false,
+                values: m.simulated.clone(),
+            });
+        }
         let chart = plot::Chart {
             title: &title,
             x_label: &sw.param,
             xs: &sw.xs,
-            series: vec![
-                plot::Series {
-                    label: "static bound",
-                    color: "#c0392b",
-                    line: true,
-                    values: m.bound.clone(),
-                },
-                plot::Series {
-                    label: "simulated (largest warp)",
-                    color: "#2471a3",
-                    line: false,
-                    values: m.simulated.clone(),
-                },
-            ],
+            series,
         };
         s.push_str(&plot::svg(&chart));
     }
     s.push_str("</div>");
+    // One line per metric drawn: what it counts.
+    for l in legends {
+        s.push_str(&l);
+    }
     // The numbers behind the charts, and any point the bound misses.
     s.push_str("<table><tr><th>");
     s.push_str(&escape(&sw.param));
@@ -584,5 +619,31 @@ mod tests {
         // (an error), mid (a warning), quiet (a note only).
         assert!(h.contains("<a href=\"#k0-1\"><code>loud</code></a>"));
         assert!(at("id=\"k0-1\"") < at("id=\"k0-2\"") && at("id=\"k0-2\"") < at("id=\"k0-0\""));
+    }
+
+    #[test]
+    fn a_sweep_never_simulated_has_no_empty_series() {
+        let sw = KernelSweep {
+            param: "n".into(),
+            xs: vec![32.0, 64.0, 128.0],
+            metrics: vec![MetricSweep {
+                metric: "steps",
+                bound: vec![Some(10.0), Some(20.0), Some(40.0)],
+                simulated: vec![None, None, None],
+            }],
+            notes: vec!["not simulated at every point: fault".into()],
+        };
+        let mut s = String::new();
+        charts(&mut s, &sw);
+        assert!(!s.contains("simulated (largest warp)"), "{s}");
+        assert_eq!(s.matches("not simulated").count(), 1, "{s}");
+        // The title has the unit, the axis its scale, and a line says
+        // what the metric counts.
+        assert!(s.contains("steps per warp (warp instructions)"), "{s}");
+        assert!(s.contains("n (log₂ scale)"), "{s}");
+        assert!(
+            s.contains("<b>steps</b>: instructions one warp issues"),
+            "{s}"
+        );
     }
 }
