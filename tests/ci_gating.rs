@@ -178,6 +178,9 @@ fn check_names_with_or_without_the_prefix() {
     .unwrap();
     let (_, names, err) = checks_reported(&file, &[]);
     assert_eq!(names, ["W uncoalesced-access"], "{err}");
+    // Said as clang-tidy says it.
+    assert!(err.contains("1 warning generated."), "{err}");
+    assert!(err.contains("Suppressed 1 warning (1 NOLINT)."), "{err}");
 }
 
 #[test]

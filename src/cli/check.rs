@@ -366,6 +366,7 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
     let mut code = exit::OK;
     let mut warnings = 0usize;
     let mut errors = 0usize;
+    let mut suppressed = 0usize;
     let need_report = r.format != ReportFormat::Text || r.summary;
     let threads = r.jobs.unwrap_or_else(super::jobs::default_threads);
     // Threads that no file takes analyse a file's kernels.
@@ -384,7 +385,13 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
     for (job, outcome) in jobs.iter().zip(outcomes) {
         let file = &job.file;
         match outcome.flatten().ok_or(()) {
-            Ok(Ok((module_report, findings, prints))) => {
+            Ok(Ok(FileOutcome {
+                report: module_report,
+                findings,
+                prints,
+                suppressed: quiet_here,
+            })) => {
+                suppressed += quiet_here;
                 let old = |fp: &str| baseline.as_ref().is_some_and(|b| b.contains(fp));
                 let findings: Vec<_> = findings
                     .into_iter()
@@ -468,6 +475,13 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
         if let Some(line) = generated(warnings - errors, errors) {
             eprintln!("{line}");
         }
+        // As clang-tidy says it.
+        if suppressed > 0 {
+            eprintln!(
+                "Suppressed {suppressed} warning{} ({suppressed} NOLINT).",
+                if suppressed == 1 { "" } else { "s" }
+            );
+        }
     }
     // Errors (the configuration's WarningsAsErrors) fail the run without
     // --werror.
@@ -489,6 +503,17 @@ fn generated(warnings: usize, errors: usize) -> Option<String> {
     Some(format!("{parts} generated."))
 }
 
+/// What one file gave.
+struct FileOutcome {
+    /// The JSON report, when one is wanted.
+    report: json::Report,
+    findings: Vec<Finding>,
+    /// The findings' fingerprints, in order.
+    prints: Vec<String>,
+    /// Warnings and errors a NOLINT comment silenced.
+    suppressed: usize,
+}
+
 /// Analyses one file into its findings with their fingerprints and, when
 /// asked for, its report and (`bounds`) each kernel's cost bounds.
 fn check_file(
@@ -496,7 +521,7 @@ fn check_file(
     compile: &CompileOptions,
     settings: &Settings,
     (need_report, bounds): (bool, bool),
-) -> Result<(json::Report, Vec<Finding>, Vec<String>), frontend::InputError> {
+) -> Result<FileOutcome, frontend::InputError> {
     let _file = info_span!("file", path = %file.display()).entered();
     let m = info_span!("load").in_scope(|| frontend::load(file, compile))?;
     require_nvptx(file, &m)?;
@@ -507,8 +532,11 @@ fn check_file(
         let findings = settings.report.findings(&a, &figures);
         (figures, findings)
     });
+    let serious = |fs: &[Finding]| fs.iter().filter(|f| f.severity != Severity::Note).count();
+    let before = serious(&findings);
     let (mut findings, problems) =
         crate::diag::suppress::filter(findings, settings.report.bare_nolint);
+    let suppressed = before - serious(&findings);
     for p in problems {
         eprintln!("{p}");
     }
@@ -548,7 +576,12 @@ fn check_file(
         eprintln!("warpcheck: note: {}: no kernels found", file.display());
     }
     let prints = crate::diag::fingerprint::of_all(&a, &findings, &mut text::SourceCache::default());
-    Ok((report, findings, prints))
+    Ok(FileOutcome {
+        report,
+        findings,
+        prints,
+        suppressed,
+    })
 }
 
 /// `--compare-uniformity`: per file, the functions where LLVM and warpcheck
