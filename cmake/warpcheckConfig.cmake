@@ -9,6 +9,14 @@
 #          libwarpcheck-llvm22.so for clang 22); configuring stops with
 #          warpcheck's reason when there is none. WARPCHECK_LANGUAGES (default
 #          "CUDA;CXX") says which languages' Clang compilers get it.
+#   WARPCHECK_NO_TOOLKIT_FLAGS
+#       -> compile options for Clang CUDA compiles without a CUDA toolkit:
+#          warpcheck's own CUDA header, force-included, and its
+#          cooperative_groups headers (installed in share/warpcheck, or in the
+#          source tree), e.g.
+#            target_compile_options(k PRIVATE -x cuda --cuda-gpu-arch=sm_80
+#                                   ${WARPCHECK_NO_TOOLKIT_FLAGS})
+#          WARPCHECK_CUDA_HEADER and WARPCHECK_INCLUDE_DIR name the two.
 #   warpcheck_add_check_target(name [TARGET tgt] SOURCES a.cu ... [ARGS ...])
 #       -> a `warpcheck_<name>` target running `warpcheck check` with the
 #          target's include directories and definitions (see Warpcheck.cmake).
@@ -21,6 +29,28 @@ include("${CMAKE_CURRENT_LIST_DIR}/Warpcheck.cmake")
 function(warpcheck_add_check_target name)
   warpcheck_add_check(${name} ${ARGN})
 endfunction()
+
+# The no-toolkit headers: installed in share/warpcheck, else the tree's.
+if(NOT WARPCHECK_CUDA_HEADER)
+  foreach(_wc_dir IN ITEMS "${CMAKE_CURRENT_LIST_DIR}/../../../share/warpcheck"
+                           "${CMAKE_CURRENT_LIST_DIR}/../src/frontend")
+    if(NOT WARPCHECK_CUDA_HEADER AND EXISTS "${_wc_dir}/warpcheck_cuda.h")
+      get_filename_component(_wc_dir "${_wc_dir}" ABSOLUTE)
+      set(WARPCHECK_CUDA_HEADER "${_wc_dir}/warpcheck_cuda.h")
+    endif()
+  endforeach()
+endif()
+if(WARPCHECK_CUDA_HEADER)
+  if(NOT WARPCHECK_INCLUDE_DIR)
+    get_filename_component(_wc_dir "${WARPCHECK_CUDA_HEADER}" DIRECTORY)
+    set(WARPCHECK_INCLUDE_DIR "${_wc_dir}/include")
+  endif()
+  # SHELL: keeps the repeated -Xclang from CMake's de-duplication.
+  set(WARPCHECK_NO_TOOLKIT_FLAGS -nocudainc -nocudalib
+    "SHELL:-Xclang -target-feature" "SHELL:-Xclang +ptx75"
+    "SHELL:-include ${WARPCHECK_CUDA_HEADER}"
+    "SHELL:-isystem ${WARPCHECK_INCLUDE_DIR}")
+endif()
 
 if(NOT DEFINED WARPCHECK_LANGUAGES)
   set(WARPCHECK_LANGUAGES CUDA CXX)

@@ -10,6 +10,10 @@
 #   PREFIX/bin/warpcheck, PREFIX/lib/libwarpcheck.so  (the first build's)
 #   PREFIX/lib/cmake/warpcheck/  (find_package(warpcheck CONFIG))
 #   PREFIX/share/warpcheck/warpcheck.mk
+#   PREFIX/share/warpcheck/warpcheck_cuda.h and include/ (cooperative_groups):
+#     the headers a clang build without a CUDA toolkit compiles with; the
+#     CMake package and the Make snippet name them in
+#     WARPCHECK_NO_TOOLKIT_FLAGS
 # `PREFIX/bin/warpcheck print-plugin-path --clang clang-N` then names the
 # plugin for clang N.
 set -euo pipefail
@@ -41,4 +45,9 @@ ln -sf "warpcheck-llvm$first" "$prefix/bin/warpcheck"
 ln -sf "libwarpcheck-llvm$first.so" "$prefix/lib/libwarpcheck.so"
 install -m 644 "$root"/cmake/*.cmake "$prefix/lib/cmake/warpcheck/"
 install -m 644 "$root/scripts/warpcheck.mk" "$prefix/share/warpcheck/"
+install -m 644 "$root/src/frontend/warpcheck_cuda.h" "$prefix/share/warpcheck/"
+(cd "$root/src/frontend" && find include -type f -name '*.h' -print0) |
+  while IFS= read -r -d '' h; do
+    install -D -m 644 "$root/src/frontend/$h" "$prefix/share/warpcheck/$h"
+  done
 echo "install: done ($prefix/bin/warpcheck is the LLVM $first build)"

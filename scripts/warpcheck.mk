@@ -9,6 +9,11 @@
 #                         The plugin is the one built for the LLVM major of
 #                         WARPCHECK_CLANG (default $(CLANG), else $(CXX)); the
 #                         build stops with warpcheck's reason if there is none.
+#   WARPCHECK_NO_TOOLKIT_FLAGS
+#                         flags for clang CUDA compiles without a CUDA
+#                         toolkit: warpcheck's own CUDA header, force-included,
+#                         and its cooperative_groups headers (installed
+#                         beside this file, or in the source tree).
 #   make warpcheck        runs `warpcheck check` over WARPCHECK_DB (a
 #                         compile_commands.json, e.g. from `bear -- make`)
 #                         when it exists, else over WARPCHECK_SOURCES;
@@ -23,6 +28,14 @@ WARPCHECK_CLANG ?= $(or $(CLANG),$(CXX))
 warpcheck_plugin_for = $(strip $(eval WARPCHECK_PLUGIN_OUT := $(shell $(WARPCHECK) print-plugin-path --clang '$(1)' 2>&1))$(if $(filter 0,$(.SHELLSTATUS)),$(WARPCHECK_PLUGIN_OUT),$(error $(WARPCHECK_PLUGIN_OUT))))
 WARPCHECK_PLUGIN ?= $(call warpcheck_plugin_for,$(WARPCHECK_CLANG))
 WARPCHECK_CUDAFLAGS = -Xarch_device -fpass-plugin=$(WARPCHECK_PLUGIN) -gline-tables-only
+# Installed: share/warpcheck/{warpcheck_cuda.h,include}; in the source tree:
+# src/frontend/.
+WARPCHECK_HEADERS_DIR ?= $(patsubst %/,%,$(dir $(firstword $(wildcard \
+                           $(WARPCHECK_MK_DIR)warpcheck_cuda.h \
+                           $(WARPCHECK_MK_DIR)../src/frontend/warpcheck_cuda.h))))
+WARPCHECK_NO_TOOLKIT_FLAGS = -nocudainc -nocudalib -Xclang -target-feature -Xclang +ptx75 \
+                             -include $(WARPCHECK_HEADERS_DIR)/warpcheck_cuda.h \
+                             -isystem $(WARPCHECK_HEADERS_DIR)/include
 WARPCHECK_DB ?= compile_commands.json
 WARPCHECK_SOURCES ?= $(wildcard *.cu)
 WARPCHECK_ARGS ?=

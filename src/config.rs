@@ -16,7 +16,7 @@
 //! the file, the line and the key.
 
 use crate::analysis::{BlockDim, BlockDimSource, Options};
-use crate::finding::{Finding, Severity};
+use crate::finding::{bare_name as bare, Finding, Severity};
 use crate::frontend::CompileOptions;
 use crate::glob::glob;
 use serde::{Deserialize, Serialize};
@@ -26,16 +26,20 @@ use std::path::{Path, PathBuf};
 /// The file name looked for.
 pub const FILE_NAME: &str = ".warpcheck.yaml";
 
-/// What a run reports, as `--disable`, the plugin's settings and the
-/// configuration choose it; the analysis never sees it.
+/// What a run reports, as `--disable`, `--checks`, the plugin's settings
+/// and the configuration choose it; the analysis never sees it.
 #[derive(Clone, Debug, Default)]
 pub struct Selection {
-    /// Checks switched off by name.
+    /// Checks switched off by name (`--disable`): off whatever the lists say.
     pub disabled: Vec<String>,
+    /// The check lists, the configuration's first and the command line's
+    /// after it: comma-separated clang-tidy globs, the last match decides.
+    pub checks: Option<String>,
     /// A bare `NOLINT` (no check list) silences every check, as in
     /// clang-tidy; by default it silences nothing.
     pub bare_nolint: bool,
-    /// Checks whose warnings are errors (a clang-tidy glob list).
+    /// Checks whose warnings are errors (a clang-tidy glob list, the
+    /// configuration's first).
     pub warnings_as_errors: Option<String>,
 }
 
@@ -47,9 +51,38 @@ impl Selection {
         a: &crate::analysis::ModuleAnalysis<'_>,
         figures: &[Vec<crate::checks::SiteFigures>],
     ) -> Vec<Finding> {
-        let mut findings = crate::checks::run_all(a, figures, &self.disabled);
+        let mut findings = crate::checks::run_all(a, figures, &self.off());
         self.promote(&mut findings);
         findings
+    }
+
+    /// The checks and notes switched off: by name, or by the lists.
+    pub fn off(&self) -> Vec<String> {
+        let mut off: Vec<String> = self.disabled.iter().map(|d| bare(d).to_string()).collect();
+        let listed = |n: &&str| {
+            self.checks
+                .as_deref()
+                .is_some_and(|l| enabled(l, n) == Some(false))
+        };
+        for n in crate::checks::names().filter(listed) {
+            if !off.iter().any(|d| d == n) {
+                off.push(n.to_string());
+            }
+        }
+        off
+    }
+
+    /// Puts a check list under the lists already here (the configuration's
+    /// under the command line's), after checking its names.
+    pub fn add_checks_under(&mut self, list: &str) -> Result<(), String> {
+        self.checks = Some(under(list, self.checks.take())?);
+        Ok(())
+    }
+
+    /// [`Selection::add_checks_under`] for `WarningsAsErrors`.
+    pub fn add_warnings_as_errors_under(&mut self, list: &str) -> Result<(), String> {
+        self.warnings_as_errors = Some(under(list, self.warnings_as_errors.take())?);
+        Ok(())
     }
 
     /// Makes the warnings `WarningsAsErrors` names errors: after the
@@ -60,11 +93,36 @@ impl Selection {
             return;
         };
         for f in findings {
-            if f.severity == Severity::Warning && enabled(list, &f.tag()) == Some(true) {
+            if f.severity == Severity::Warning && enabled(list, f.check) == Some(true) {
                 f.severity = Severity::Error;
             }
         }
     }
+}
+
+/// `list`, checked, followed by `above` if any.
+fn under(list: &str, above: Option<String>) -> Result<String, String> {
+    check_names(list)?;
+    Ok(match above {
+        Some(a) => format!("{list},{a}"),
+        None => list.to_string(),
+    })
+}
+
+/// An error for a name without `*` in a check list that names no check.
+pub fn check_names(list: &str) -> Result<(), String> {
+    for g in list
+        .split(',')
+        .map(|g| g.trim().trim_start_matches('-').trim())
+    {
+        if !g.is_empty() && !g.contains('*') && !crate::checks::is_known(g) {
+            return Err(format!(
+                "no check named '{g}'{} (see `warpcheck checks`)",
+                crate::finding::did_you_mean(g, crate::checks::names())
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A launch shape for the kernels whose names match.
@@ -120,14 +178,18 @@ pub struct Config {
 }
 
 /// A clang-tidy check list: comma-separated globs, `-` to remove; the
-/// last glob that matches decides.
+/// last glob that matches decides. A glob may name a check with or
+/// without the `warpcheck-` prefix (`name` is either).
 fn enabled(list: &str, name: &str) -> Option<bool> {
+    let name = bare(name);
+    let tag = format!("warpcheck-{name}");
+    let matches = |g: &str| glob(g, name) || glob(g, &tag);
     list.rsplit(',')
         .map(str::trim)
         .filter(|g| !g.is_empty())
         .find_map(|g| match g.strip_prefix('-') {
-            Some(neg) => glob(neg.trim(), name).then_some(false),
-            None => glob(g, name).then_some(true),
+            Some(neg) => matches(neg.trim()).then_some(false),
+            None => matches(g).then_some(true),
         })
 }
 
@@ -149,12 +211,22 @@ impl Config {
             None => format!("1:1: {e}"),
         })?;
         c.validate()?;
+        // The line of a top-level key, for messages serde cannot place.
+        let line = |key: &str| {
+            text.lines()
+                .position(|l| l.trim_start().starts_with(key))
+                .map_or(1, |i| i + 1)
+        };
+        for (key, list) in [
+            ("Checks", &c.checks),
+            ("WarningsAsErrors", &c.warnings_as_errors),
+        ] {
+            if let Some(l) = list {
+                check_names(l).map_err(|e| format!("{}:1: {key}: {e}", line(key)))?;
+            }
+        }
         if let Err(e) = c.machine() {
-            let line = text
-                .lines()
-                .position(|l| l.trim_start().starts_with("Machine"))
-                .map_or(1, |i| i + 1);
-            return Err(format!("{line}:1: Machine: {e}"));
+            return Err(format!("{}:1: Machine: {e}", line("Machine")));
         }
         Ok(c)
     }
@@ -218,18 +290,14 @@ impl Config {
 
     /// Applies the checks to report (`Checks`, `WarningsAsErrors`,
     /// `BareNolint`) to `sel` and the launch shapes (`Kernels`) to `opts`.
+    /// The lists go under those already in `sel` (the command line's).
     pub fn apply(&self, opts: &mut Options, sel: &mut Selection) {
+        // The names were checked when the file was read.
         if let Some(list) = &self.checks {
-            for c in crate::checks::all() {
-                let tag = format!("warpcheck-{}", c.name());
-                if enabled(list, &tag) == Some(false) && !sel.disabled.iter().any(|d| d == c.name())
-                {
-                    sel.disabled.push(c.name().to_string());
-                }
-            }
+            let _ = sel.add_checks_under(list);
         }
         if let Some(list) = &self.warnings_as_errors {
-            sel.warnings_as_errors = Some(list.clone());
+            let _ = sel.add_warnings_as_errors_under(list);
         }
         sel.bare_nolint |= self.bare_nolint;
         for (name, l) in &self.kernels {
@@ -272,7 +340,11 @@ mod tests {
         .unwrap();
         let (mut o, mut sel) = (Options::default(), Selection::default());
         c.apply(&mut o, &mut sel);
-        assert_eq!(sel.disabled, ["uncoalesced-access", "bank-conflict"]);
+        // `-*` also turns off the note that `--disable` can name.
+        assert_eq!(
+            sel.off(),
+            ["uncoalesced-access", "bank-conflict", "unread-asm"]
+        );
         assert_eq!(o.kernel_dims[0].0, "reduce*");
         assert_eq!(o.kernel_dims[0].1.dims, [128, 2, 1]);
         assert_eq!(
@@ -358,6 +430,48 @@ mod tests {
             e.contains("Kernels.k.block: expected 1 to 3 positive"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn names_with_or_without_the_prefix() {
+        // `Checks: "*,-divergent-branch"` switches the check off as the
+        // prefixed name does.
+        for list in ["*,-divergent-branch", "*,-warpcheck-divergent-branch"] {
+            let c =
+                Config::parse(&format!("Checks: '{list}'\nWarningsAsErrors: 'bank-*'\n")).unwrap();
+            let (mut o, mut sel) = (Options::default(), Selection::default());
+            c.apply(&mut o, &mut sel);
+            assert_eq!(sel.off(), ["divergent-branch"], "{list}");
+            assert_eq!(
+                enabled(sel.warnings_as_errors.as_deref().unwrap(), "bank-conflict"),
+                Some(true)
+            );
+        }
+        let e = Config::parse("Checks: '*'\nWarningsAsErrors: '-*,divergnt-branch'\n").unwrap_err();
+        assert_eq!(
+            e,
+            "2:1: WarningsAsErrors: no check named 'divergnt-branch' (did you mean \
+             'warpcheck-divergent-branch'?) (see `warpcheck checks`)"
+        );
+    }
+
+    #[test]
+    fn command_line_lists_go_over_the_configuration() {
+        // The command line said `--checks=-*,bank-conflict`; the file turns
+        // every check on, under it.
+        let mut sel = Selection::default();
+        sel.add_checks_under("-*,bank-conflict").unwrap();
+        let c = Config::parse("Checks: '*'\n").unwrap();
+        c.apply(&mut Options::default(), &mut sel);
+        let mut off = sel.off();
+        off.sort();
+        assert_eq!(
+            off,
+            ["divergent-branch", "uncoalesced-access", "unread-asm"]
+        );
+        // `--disable` wins over any list.
+        sel.disabled.push("warpcheck-bank-conflict".into());
+        assert!(sel.off().contains(&"bank-conflict".to_string()));
     }
 
     #[test]

@@ -73,3 +73,77 @@ impl Kind {
 fn tag(name: &str) -> String {
     format!("warpcheck-{name}")
 }
+
+/// A check's name as users write it, with or without the `warpcheck-`
+/// prefix that warnings show, without it: every place a check is named
+/// accepts both spellings.
+pub fn bare_name(name: &str) -> &str {
+    name.strip_prefix("warpcheck-").unwrap_or(name)
+}
+
+/// " (did you mean 'warpcheck-X'?)" for the known name nearest a misspelt
+/// one, by edit distance over the bare names; empty when none is near
+/// (more than a third of the name's letters, and at least 2, apart).
+pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    let name = bare_name(name);
+    let limit = (name.chars().count() / 3).max(2);
+    known
+        .into_iter()
+        .map(|k| (edit_distance(name, bare_name(k)), bare_name(k)))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, k)| format!(" (did you mean '{}'?)", tag(k)))
+        .unwrap_or_default()
+}
+
+/// Levenshtein distance in characters (insert, delete, substitute).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diag + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_in_both_spellings() {
+        assert_eq!(bare_name("warpcheck-bank-conflict"), "bank-conflict");
+        assert_eq!(bare_name("bank-conflict"), "bank-conflict");
+    }
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        // One letter dropped.
+        assert_eq!(edit_distance("divergnt-branch", "divergent-branch"), 1);
+    }
+
+    #[test]
+    fn suggestions_only_when_near() {
+        let known = ["divergent-branch", "bank-conflict", "uncoalesced-access"];
+        assert_eq!(
+            did_you_mean("warpcheck-divergnt-branch", known),
+            " (did you mean 'warpcheck-divergent-branch'?)"
+        );
+        // Two letters swapped are two substitutions.
+        assert_eq!(
+            did_you_mean("bnak-conflict", known),
+            " (did you mean 'warpcheck-bank-conflict'?)"
+        );
+        assert_eq!(did_you_mean("coalescing", known), "");
+    }
+}

@@ -55,9 +55,15 @@ fn the_page_has_findings_sites_bounds_and_the_sweep() {
     let (_, html) = write_report(dir.path());
     assert!(html.starts_with("<!DOCTYPE html>"));
     // Self-contained: no script, stylesheet, image or font from anywhere.
-    for outside in ["src=", "href=", "url(", "<script", "<link"] {
+    for outside in ["src=", "url(", "<script", "<link"] {
         assert!(!html.contains(outside), "{outside}");
     }
+    // Links only to the page's own cards.
+    assert!(html.matches("href=").count() == html.matches("href=\"#k").count());
+    // It opens with the ranked list: odd.cu's warning links to its card.
+    let ranked = html.find("Findings, worst first").unwrap();
+    assert!(ranked < html.find("<section class=\"kernel\"").unwrap());
+    assert!(html.contains("<code>odd(int*)</code></a>"), "{html}");
     assert!(html.contains("row_sums(float const*, float*, int)"));
     assert!(html.contains("odd(int*)"));
     assert!(
@@ -159,4 +165,30 @@ fn chromium_draws_the_header_and_both_series() {
         count([0x24, 0x71, 0xa3]) > 300,
         "simulated series not drawn"
     );
+}
+
+#[test]
+fn a_failed_simulation_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("far.cu");
+    // Every launch with n > 0 stores one float 64 MiB into a 16 MiB
+    // buffer: the simulation faults at each of the three points, at the
+    // same address.
+    std::fs::write(
+        &src,
+        "__global__ void far(float *out, int n) {\n\
+         \x20 if (n > 0) out[threadIdx.x + (16 << 20)] = 1.0f;\n\
+         }\n",
+    )
+    .unwrap();
+    let page = dir.path().join("r.html");
+    let out = run(warpcheck()
+        .args(["report", "--sweep", "32,64,128", "-o"])
+        .arg(&page)
+        .arg(&src));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("not simulated").count(), 1, "{html}");
+    assert!(html.contains("not simulated at every point: "), "{html}");
+    assert!(!html.contains("simulated (largest warp)"), "{html}");
 }

@@ -39,8 +39,10 @@ pub fn all() -> &'static [&'static dyn DynCheck] {
     CHECKS
 }
 
-/// The check `name` names, by its name or a retired one.
+/// The check `name` names, by its name or a retired one, with or without
+/// the `warpcheck-` prefix.
 pub fn find(name: &str) -> Option<&'static dyn DynCheck> {
+    let name = crate::finding::bare_name(name);
     all()
         .iter()
         .copied()
@@ -50,7 +52,17 @@ pub fn find(name: &str) -> Option<&'static dyn DynCheck> {
 /// Whether `--disable` can name `name`: a check (or a retired name kept
 /// for one), or a kernel note that can be switched off.
 pub fn is_known(name: &str) -> bool {
-    find(name).is_some() || notes::ALL.iter().any(|n| !n.always && n.kind.name == name)
+    find(name).is_some() || optional_notes().any(|n| n == crate::finding::bare_name(name))
+}
+
+/// The names `--disable` and the check lists can name, for "did you mean".
+pub fn names() -> impl Iterator<Item = &'static str> {
+    all().iter().map(|c| c.name()).chain(optional_notes())
+}
+
+/// The kernel notes that can be switched off.
+fn optional_notes() -> impl Iterator<Item = &'static str> {
+    notes::ALL.iter().filter(|n| !n.always).map(|n| n.kind.name)
 }
 
 /// Figures for every site of every kernel, in the order of `k.sites`.
@@ -93,7 +105,11 @@ pub fn run_all(
     figures: &[Vec<SiteFigures>],
     disabled: &[String],
 ) -> Vec<Finding> {
-    let disabled = |name: &str| disabled.iter().any(|d| d == name);
+    let disabled = |name: &str| {
+        disabled
+            .iter()
+            .any(|d| crate::finding::bare_name(d) == name)
+    };
     // Kernel notes rank 0: no check's finding shares their keys.
     let mut out: Vec<Ranked> = notes::ALL
         .iter()

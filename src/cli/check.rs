@@ -138,9 +138,24 @@ pub struct ReportArgs {
     /// Block shape X[,Y[,Z]] for every kernel (a kernel's reqntid still wins).
     #[arg(long, value_name = "X[,Y[,Z]]")]
     pub block_dim: Option<String>,
-    /// Switch a check off (repeatable).
+    /// Switch a check off (repeatable; `warpcheck-` prefix optional).
     #[arg(long, value_name = "CHECK")]
     pub disable: Vec<String>,
+    /// Checks to run, as clang-tidy's: comma-separated globs, `-` to
+    /// remove, the last match decides; over the configuration's `Checks`.
+    #[arg(long, value_name = "GLOBS", allow_hyphen_values = true)]
+    pub checks: Option<String>,
+    /// Checks whose warnings are errors (globs, as --checks); over the
+    /// configuration's `WarningsAsErrors`.
+    #[arg(long, value_name = "GLOBS", allow_hyphen_values = true)]
+    pub warnings_as_errors: Option<String>,
+    /// Read this configuration for every file instead of the
+    /// `.warpcheck.yaml` nearest each.
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
+    /// Print findings only: no closing count, no per-file notes.
+    #[arg(long)]
+    pub quiet: bool,
     /// Print each stage's time and size per file, to stderr (for
     /// scripts/bench-*.sh). WARPCHECK_LOG=debug prints every span.
     #[arg(long)]
@@ -189,6 +204,18 @@ pub fn run(args: &CheckArgs) -> i32 {
 pub struct Settings {
     pub analysis: Options,
     pub report: Selection,
+    /// `--config-file`: this configuration for every file.
+    pub config_file: Option<PathBuf>,
+    /// `--quiet`: findings only.
+    pub quiet: bool,
+}
+
+impl Settings {
+    /// The configuration that applies to `file`: `--config-file`, else the
+    /// nearest `.warpcheck.yaml`.
+    pub fn config_for(&self, file: &std::path::Path) -> Option<PathBuf> {
+        self.config_file.clone().or_else(|| Config::find_for(file))
+    }
 }
 
 /// The settings the report arguments give; on a bad one, the message is
@@ -201,6 +228,35 @@ pub fn options(r: &ReportArgs) -> Result<Settings, i32> {
         budget: &r.budget,
     };
     let mut o = limits.options()?;
+    let lists = [
+        (
+            "--checks",
+            &r.checks,
+            Selection::add_checks_under as fn(&mut Selection, &str) -> _,
+        ),
+        (
+            "--warnings-as-errors",
+            &r.warnings_as_errors,
+            Selection::add_warnings_as_errors_under,
+        ),
+    ];
+    for (option, list, add) in lists {
+        if let Some(l) = list {
+            add(&mut o.report, l).map_err(|e| {
+                eprintln!("warpcheck: error: {option}: {e}");
+                exit::INPUT
+            })?;
+        }
+    }
+    if let Some(path) = &r.config_file {
+        // Read once here so that a bad file is one usage error.
+        Config::read(path).map_err(|e| {
+            eprintln!("warpcheck: error: --config-file: {e}");
+            exit::INPUT
+        })?;
+        o.config_file = Some(path.clone());
+    }
+    o.quiet = r.quiet;
     crate::trace::install(r.timing);
     o.analysis.no_explanations = r.format == ReportFormat::Text && !r.explain;
     Ok(o)
@@ -228,7 +284,8 @@ impl Limits<'_> {
         for d in self.disable {
             if !crate::checks::is_known(d) {
                 eprintln!(
-                    "warpcheck: error: --disable: no check named '{d}' (see `warpcheck checks`)"
+                    "warpcheck: error: --disable: no check named '{d}'{} (see `warpcheck checks`)",
+                    crate::finding::did_you_mean(d, crate::checks::names())
                 );
                 return Err(exit::INPUT);
             }
@@ -254,6 +311,8 @@ impl Limits<'_> {
                 disabled: self.disable.to_vec(),
                 ..Selection::default()
             },
+            config_file: None,
+            quiet: false,
         })
     }
 }
@@ -266,7 +325,7 @@ pub(super) fn configured(
 ) -> Result<(Settings, CompileOptions), String> {
     let mut settings = settings.clone();
     let mut compile = job.options.clone();
-    if let Some(path) = Config::find_for(&job.file) {
+    if let Some(path) = settings.config_for(&job.file) {
         let c = Config::read(&path)?;
         c.apply(&mut settings.analysis, &mut settings.report);
         c.apply_flags(&mut compile);
@@ -307,6 +366,7 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
     let mut code = exit::OK;
     let mut warnings = 0usize;
     let mut errors = 0usize;
+    let mut suppressed = 0usize;
     let need_report = r.format != ReportFormat::Text || r.summary;
     let threads = r.jobs.unwrap_or_else(super::jobs::default_threads);
     // Threads that no file takes analyse a file's kernels.
@@ -325,18 +385,28 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
     for (job, outcome) in jobs.iter().zip(outcomes) {
         let file = &job.file;
         match outcome.flatten().ok_or(()) {
-            Ok(Ok((module_report, findings))) => {
+            Ok(Ok(FileOutcome {
+                report: module_report,
+                findings,
+                prints,
+                suppressed: quiet_here,
+            })) => {
+                suppressed += quiet_here;
                 let old = |fp: &str| baseline.as_ref().is_some_and(|b| b.contains(fp));
                 let findings: Vec<_> = findings
                     .into_iter()
-                    .filter(|f| !old(&crate::diag::fingerprint::of_finding(f, &mut cache)))
+                    .zip(prints)
+                    .filter(|(_, fp)| !old(fp))
+                    .map(|(f, _)| f)
                     .collect();
-                let is_warning = |f: &&Finding| f.severity <= Severity::Warning;
-                warnings += findings.iter().filter(is_warning).count();
+                // Errors are warnings the configuration promoted: shown
+                // whenever warnings are.
+                let is_warning = |f: &&Finding| f.severity != Severity::Note;
                 errors += findings
                     .iter()
                     .filter(|f| f.severity == Severity::Error)
                     .count();
+                warnings += findings.iter().filter(is_warning).count();
                 if r.format == ReportFormat::Text {
                     // A kernel left unanalysed is always said.
                     let shown = |f: &&Finding| {
@@ -401,11 +471,17 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
             code = exit::INTERNAL;
         }
     }
-    if r.format == ReportFormat::Text && warnings > 0 {
-        eprintln!(
-            "{warnings} warning{} generated.",
-            if warnings == 1 { "" } else { "s" }
-        );
+    if r.format == ReportFormat::Text && !r.quiet {
+        if let Some(line) = generated(warnings - errors, errors) {
+            eprintln!("{line}");
+        }
+        // As clang-tidy says it.
+        if suppressed > 0 {
+            eprintln!(
+                "Suppressed {suppressed} warning{} ({suppressed} NOLINT).",
+                if suppressed == 1 { "" } else { "s" }
+            );
+        }
     }
     // Errors (the configuration's WarningsAsErrors) fail the run without
     // --werror.
@@ -415,14 +491,37 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
     Reported { code, warnings }
 }
 
-/// Analyses one file into its findings and, when asked for, its report
-/// and (`bounds`) each kernel's cost bounds.
+/// Clang's closing count: "2 warnings and 1 error generated.", or none.
+fn generated(warnings: usize, errors: usize) -> Option<String> {
+    let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let parts = match (warnings, errors) {
+        (0, 0) => return None,
+        (w, 0) => count(w, "warning"),
+        (0, e) => count(e, "error"),
+        (w, e) => format!("{} and {}", count(w, "warning"), count(e, "error")),
+    };
+    Some(format!("{parts} generated."))
+}
+
+/// What one file gave.
+struct FileOutcome {
+    /// The JSON report, when one is wanted.
+    report: json::Report,
+    findings: Vec<Finding>,
+    /// The findings' fingerprints, in order.
+    prints: Vec<String>,
+    /// Warnings and errors a NOLINT comment silenced.
+    suppressed: usize,
+}
+
+/// Analyses one file into its findings with their fingerprints and, when
+/// asked for, its report and (`bounds`) each kernel's cost bounds.
 fn check_file(
     file: &std::path::Path,
     compile: &CompileOptions,
     settings: &Settings,
     (need_report, bounds): (bool, bool),
-) -> Result<(json::Report, Vec<Finding>), frontend::InputError> {
+) -> Result<FileOutcome, frontend::InputError> {
     let _file = info_span!("file", path = %file.display()).entered();
     let m = info_span!("load").in_scope(|| frontend::load(file, compile))?;
     require_nvptx(file, &m)?;
@@ -433,8 +532,11 @@ fn check_file(
         let findings = settings.report.findings(&a, &figures);
         (figures, findings)
     });
+    let serious = |fs: &[Finding]| fs.iter().filter(|f| f.severity != Severity::Note).count();
+    let before = serious(&findings);
     let (mut findings, problems) =
         crate::diag::suppress::filter(findings, settings.report.bare_nolint);
+    let suppressed = before - serious(&findings);
     for p in problems {
         eprintln!("{p}");
     }
@@ -448,7 +550,11 @@ fn check_file(
         findings.push(crate::cost::report::note(&m, k, kb));
     }
     if bounds {
-        let machine = Config::machine_near(file);
+        let machine = settings
+            .config_for(file)
+            .and_then(|p| Config::read(&p).ok())
+            .and_then(|c| c.machine().ok())
+            .unwrap_or_default();
         findings.extend(crate::timing::report::module_notes(
             &a,
             &figures,
@@ -466,10 +572,16 @@ fn check_file(
                 .collect(),
         );
     }
-    if a.kernels.is_empty() {
+    if a.kernels.is_empty() && !settings.quiet {
         eprintln!("warpcheck: note: {}: no kernels found", file.display());
     }
-    Ok((report, findings))
+    let prints = crate::diag::fingerprint::of_all(&a, &findings, &mut text::SourceCache::default());
+    Ok(FileOutcome {
+        report,
+        findings,
+        prints,
+        suppressed,
+    })
 }
 
 /// `--compare-uniformity`: per file, the functions where LLVM and warpcheck
@@ -552,4 +664,20 @@ pub(super) fn require_nvptx(
             m.triple
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::generated;
+
+    #[test]
+    fn the_closing_count_reads_as_clangs() {
+        assert_eq!(generated(0, 0), None);
+        assert_eq!(generated(1, 0).unwrap(), "1 warning generated.");
+        assert_eq!(generated(0, 2).unwrap(), "2 errors generated.");
+        assert_eq!(
+            generated(2, 1).unwrap(),
+            "2 warnings and 1 error generated."
+        );
+    }
 }

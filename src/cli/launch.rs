@@ -5,10 +5,12 @@
 //!   analyses the translation unit it compiled and prints the findings to
 //!   stderr, as a compiler would. Its exit status is the compiler's; only
 //!   `--werror` with warnings turns a success into 1. A failed compile is
-//!   passed through untouched and not analysed.
+//!   passed through untouched and not analysed, and so is one that loads
+//!   warpcheck's plugin (it reported already).
 //! * `warpcheck build -- make …` (as scan-build) runs the build with an
-//!   `nvcc` shim first on `PATH` that calls `launch` with the real nvcc,
-//!   and ends with a summary. With `--analyze-only` no nvcc is run (none
+//!   `nvcc` shim that calls `launch` with the real nvcc, first on `PATH`
+//!   and named by `NVCC`, `CUDACXX`, `CUDA_HOME` and `CUDA_PATH`
+//!   (`shim.rs`), and ends with a summary. With `--analyze-only` no nvcc is run (none
 //!   need exist): the shim analyses and creates the outputs the build
 //!   expects, empty.
 
@@ -90,6 +92,10 @@ pub fn launch(args: &LaunchArgs) -> i32 {
     if compiled != exit::OK || cmd.iter().any(|a| NOT_A_COMPILE.contains(&a.as_str())) {
         return compiled;
     }
+    // The compile already reported through our plugin: say nothing twice.
+    if loads_our_plugin(cmd) {
+        return compiled;
+    }
     let dir = std::env::current_dir().unwrap_or_default();
     let Some(t) = compdb::translate_command(cmd, &dir) else {
         eprintln!(
@@ -135,6 +141,28 @@ pub fn launch(args: &LaunchArgs) -> i32 {
     }
 }
 
+/// Whether a compile command loads warpcheck's pass plugin
+/// (`-fpass-plugin=…/libwarpcheck….so`, also behind `-Xarch_device`, or
+/// `-Xclang -load-pass-plugin …`).
+fn loads_our_plugin(cmd: &[String]) -> bool {
+    let ours = |path: &str| {
+        Path::new(path)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("libwarpcheck") && n.contains(".so"))
+    };
+    cmd.iter().enumerate().any(|(i, a)| {
+        let value = a
+            .strip_prefix("-fpass-plugin=")
+            .or_else(|| a.strip_prefix("-load-pass-plugin="))
+            .or_else(|| a.strip_prefix("-fplugin="));
+        let next = (a == "-load-pass-plugin" || a == "-load")
+            .then(|| cmd[i + 1..].iter().find(|n| *n != "-Xclang"))
+            .flatten();
+        value.is_some_and(ours) || next.is_some_and(|n| ours(n))
+    })
+}
+
 /// With `--analyze-only`, the build still expects the outputs.
 fn touch_outputs(cmd: &[String], dir: &Path) {
     let mut it = cmd.iter();
@@ -174,20 +202,6 @@ fn log_for_build(jobs: &[Job], warnings: usize) {
     }
 }
 
-/// The first `nvcc` on `PATH` that is not in `skip`.
-fn find_nvcc(skip: &Path) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|d| d != skip)
-        .map(|d| d.join("nvcc"))
-        .find(|p| p.is_file())
-}
-
-/// Quotes a word for `sh`.
-fn sh_quote(w: &str) -> String {
-    format!("'{}'", w.replace('\'', r"'\''"))
-}
-
 /// The options given to `build` before `--`, minus its own: passed on to
 /// every `launch`.
 fn passed_options() -> Vec<String> {
@@ -202,19 +216,13 @@ fn passed_options() -> Vec<String> {
 }
 
 pub fn build(args: &BuildArgs) -> i32 {
-    let shims = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("warpcheck: error: cannot make a directory for the nvcc shim: {e}");
-            return exit::INTERNAL;
-        }
-    };
-    let real = find_nvcc(shims.path());
+    // The real nvcc, looked for where the build would look.
+    let real = super::shim::real_nvcc();
     let target = match (&real, args.analyze_only) {
         (_, true) => "nvcc".to_string(),
         (Some(p), false) => p.display().to_string(),
         (None, false) => {
-            eprintln!("warpcheck: error: no nvcc on PATH to run; use `build --analyze-only` to analyse without compiling");
+            eprintln!("warpcheck: error: no nvcc on PATH, in $NVCC, $CUDACXX, $CUDA_HOME/bin or $CUDA_PATH/bin to run; use `build --analyze-only` to analyse without compiling");
             return exit::INPUT;
         }
     };
@@ -225,30 +233,18 @@ pub fn build(args: &BuildArgs) -> i32 {
     }
     launch.extend(passed_options());
     launch.extend(["--".into(), target]);
-    let script: Vec<String> = launch.iter().map(|w| sh_quote(w)).collect();
-    let shim = shims.path().join("nvcc");
-    let log = shims.path().join("log");
-    let written = std::fs::write(
-        &shim,
-        format!("#!/bin/sh\nexec {} \"$@\"\n", script.join(" ")),
-    )
-    .and_then(|()| {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755))
-    });
-    if let Err(e) = written {
-        eprintln!("warpcheck: error: cannot write the nvcc shim: {e}");
-        return exit::INTERNAL;
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let path = std::env::join_paths(
-        std::iter::once(shims.path().to_path_buf()).chain(std::env::split_paths(&path)),
-    )
-    .unwrap_or_default();
+    let shims = match super::shim::ShimTree::create(&launch, real.as_deref()) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("warpcheck: error: cannot write the nvcc shim: {e}");
+            return exit::INTERNAL;
+        }
+    };
+    let log = shims.file("log");
     let cmd = &args.command;
     let status = match Command::new(&cmd[0])
         .args(&cmd[1..])
-        .env("PATH", path)
+        .envs(shims.env())
         .env(BUILD_LOG, &log)
         .status()
     {
@@ -276,5 +272,32 @@ pub fn build(args: &BuildArgs) -> i32 {
         exit::WARNINGS
     } else {
         status
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loads_our_plugin;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn the_plugin_in_a_compile_command() {
+        for yes in [
+            "clang++ -x cuda -fpass-plugin=/opt/wc/lib/libwarpcheck-llvm19.so -c k.cu",
+            "clang++ -Xarch_device -fpass-plugin=libwarpcheck.so -c k.cu",
+            "clang++ -Xclang -load-pass-plugin -Xclang /x/libwarpcheck.so -c k.cu",
+        ] {
+            assert!(loads_our_plugin(&words(yes)), "{yes}");
+        }
+        for no in [
+            "clang++ -fpass-plugin=/x/libother.so -c k.cu",
+            "nvcc -c libwarpcheck.cu",
+            "clang++ -Xclang -load-pass-plugin",
+        ] {
+            assert!(!loads_our_plugin(&words(no)), "{no}");
+        }
     }
 }

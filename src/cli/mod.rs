@@ -7,6 +7,7 @@ mod kernel;
 mod launch;
 mod plugin_path;
 mod report;
+mod shim;
 mod simulate;
 mod time;
 
@@ -106,16 +107,7 @@ pub fn main() -> i32 {
             }
             exit::OK
         }
-        Command::Explain { check } => match crate::checks::find(&check).map(|c| c.kind()) {
-            Some(k) => {
-                println!("{}: {}\n\n{}", k.name, k.summary, k.explanation);
-                exit::OK
-            }
-            None => {
-                eprintln!("warpcheck: error: no check named '{check}' (see `warpcheck checks`)");
-                exit::INPUT
-            }
-        },
+        Command::Explain { check } => explain(&check),
         Command::PrintPluginPath(args) => plugin_path::run(&args),
         Command::DumpIr { file, compile } => match crate::frontend::load(&file, &compile.options())
         {
@@ -157,6 +149,29 @@ fn dump_config(file: Option<&std::path::Path>) -> i32 {
         Err(e) => {
             eprintln!("warpcheck: internal error: {e}");
             exit::INTERNAL
+        }
+    }
+}
+
+/// `explain NAME`: a check (by either spelling, or a retired name) or a
+/// note.
+fn explain(name: &str) -> i32 {
+    let kinds = crate::diag::kinds::all();
+    let kind = crate::checks::find(name).map(|c| c.kind()).or_else(|| {
+        let bare = crate::finding::bare_name(name);
+        kinds.iter().copied().find(|k| k.name == bare)
+    });
+    match kind {
+        Some(k) => {
+            println!("{}: {}\n\n{}", k.tag(), k.summary, k.explanation);
+            exit::OK
+        }
+        None => {
+            eprintln!(
+                "warpcheck: error: no check named '{name}'{} (see `warpcheck checks`)",
+                crate::finding::did_you_mean(name, kinds.iter().map(|k| k.name))
+            );
+            exit::INPUT
         }
     }
 }

@@ -247,7 +247,8 @@ fn sweep(
     if metrics.is_empty() {
         return Err("no metric has a bound".into());
     }
-    let mut notes = Vec::new();
+    // Each reason a point was not simulated, with its points.
+    let mut failed: Vec<(String, Vec<f64>)> = Vec::new();
     for &x in &plan.xs {
         let at = Params {
             values: ints.iter().map(|n| (n.clone(), x)).collect(),
@@ -255,7 +256,10 @@ fn sweep(
         };
         let simulated = simulate(m, k, plan, &ints, x);
         if let Err(e) = &simulated {
-            notes.push(format!("{} = {x}: not simulated: {e}", ints.join(" = ")));
+            match failed.iter_mut().find(|(why, _)| why == e) {
+                Some((_, xs)) => xs.push(x),
+                None => failed.push((e.clone(), vec![x])),
+            }
         }
         for ms in &mut metrics {
             let Some(mb) = kb.metrics.iter().find(|b| b.metric.name() == ms.metric) else {
@@ -270,6 +274,19 @@ fn sweep(
             ms.simulated.push(value);
         }
     }
+    // A reason is said once, with the points it stopped.
+    let notes = failed
+        .into_iter()
+        .map(|(why, xs)| {
+            let xs: Vec<String> = xs.iter().map(f64::to_string).collect();
+            let at = if xs.len() == plan.xs.len() {
+                "at every point".to_string()
+            } else {
+                format!("at {} = {}", ints.join(" = "), xs.join(", "))
+            };
+            format!("not simulated {at}: {why}")
+        })
+        .collect();
     Ok(KernelSweep {
         param: ints.join(", "),
         xs: plan.xs.clone(),

@@ -28,7 +28,7 @@ pub fn read(path: &Path) -> Result<HashSet<String>, String> {
             runs.iter()
                 .filter_map(|r| r["results"].as_array())
                 .flatten()
-                .filter_map(|r| r["partialFingerprints"]["warpcheck/v1"].as_str())
+                .filter_map(|r| r["partialFingerprints"][super::fingerprint::SARIF_KEY].as_str())
                 .map(String::from)
                 .collect()
         })
@@ -58,7 +58,7 @@ mod tests {
         let s = dir.path().join("a.sarif");
         std::fs::write(
             &s,
-            r#"{"runs": [{"results": [{"partialFingerprints": {"warpcheck/v1": "ef"}}]}]}"#,
+            r#"{"runs": [{"results": [{"partialFingerprints": {"warpcheck/v2": "ef"}}]}]}"#,
         )
         .unwrap();
         assert_eq!(read(&s).unwrap(), HashSet::from(["ef".into()]));

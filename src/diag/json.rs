@@ -107,8 +107,13 @@ impl Report {
                 .map(|(k, f)| kernel_json(a, k, f)),
         );
         let mut cache = super::text::SourceCache::default();
-        self.findings
-            .extend(findings.iter().map(|f| finding_json(f, &mut cache)));
+        let prints = super::fingerprint::of_all(a, findings, &mut cache);
+        self.findings.extend(
+            findings
+                .iter()
+                .zip(prints)
+                .map(|(f, print)| finding_json(f, print)),
+        );
     }
 }
 
@@ -167,7 +172,7 @@ fn site_json(
     }
 }
 
-fn finding_json(f: &Finding, cache: &mut super::text::SourceCache) -> FindingJson {
+fn finding_json(f: &Finding, fingerprint: String) -> FindingJson {
     let (file, line, column) = f
         .pos
         .as_ref()
@@ -184,6 +189,6 @@ fn finding_json(f: &Finding, cache: &mut super::text::SourceCache) -> FindingJso
         message: f.message.clone(),
         notes: f.notes.clone(),
         data: f.data.clone(),
-        fingerprint: super::fingerprint::of_finding(f, cache),
+        fingerprint,
     }
 }

@@ -8,11 +8,13 @@ use serde_json::{json, Value};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
+/// SARIF's level of a finding: `error` for a warning the configuration
+/// promoted, `warning`, else `note`.
 fn level(severity: &str) -> &'static str {
-    if severity == "warning" {
-        "warning"
-    } else {
-        "note"
+    match severity {
+        "error" => "error",
+        "warning" => "warning",
+        _ => "note",
     }
 }
 
@@ -26,7 +28,7 @@ fn result(f: &FindingJson, rule_index: Option<usize>) -> Value {
         "ruleId": format!("warpcheck-{}", f.check),
         "level": level(f.severity),
         "message": {"text": text},
-        "partialFingerprints": {"warpcheck/v1": f.fingerprint},
+        "partialFingerprints": {super::fingerprint::SARIF_KEY: f.fingerprint},
         "properties": {"kernel": f.kernel, "function": f.function},
     });
     if let Some(i) = rule_index {

@@ -4,14 +4,16 @@
 //!   its line, `// NOLINTNEXTLINE(...)` on the next one;
 //! * `// NOLINTBEGIN(...)` … `// NOLINTEND(...)` on every line between,
 //!   the two naming the same checks; an unmatched one is reported;
-//! * names are comma-separated globs (`warpcheck-*`); names of other tools'
-//!   checks are left alone, and a `warpcheck-` name that matches none of
-//!   ours is reported (a typo would otherwise silence nothing);
+//! * names are comma-separated globs (`warpcheck-*`), the prefix optional
+//!   (`NOLINT(bank-conflict)`); names of other tools' checks are left
+//!   alone, and a `warpcheck-` name that matches none of ours, or a name
+//!   one typo from ours, is reported with a "did you mean" (a typo would
+//!   otherwise silence nothing);
 //! * a bare `NOLINT` (no list) silences nothing unless the configuration
 //!   asks for clang-tidy's meaning (every check).
 
 use crate::dataflow::FastMap as HashMap;
-use crate::finding::Finding;
+use crate::finding::{bare_name, did_you_mean, Finding};
 use crate::glob::glob;
 use std::path::PathBuf;
 
@@ -84,11 +86,15 @@ impl FileRules {
         for c in &all {
             let globs = match &c.checks {
                 Some(list) => {
-                    for g in list {
-                        let ours = g.starts_with("warpcheck-") && !g.contains('*');
-                        if ours && !known.iter().any(|k| k == g) {
+                    for g in list.iter().filter(|g| !g.contains('*')) {
+                        if known.iter().any(|k| bare_name(k) == bare_name(g)) {
+                            continue;
+                        }
+                        // Ours by its prefix, or by being one typo from ours.
+                        let hint = did_you_mean(g, known.iter().map(String::as_str));
+                        if g.starts_with("warpcheck-") || !hint.is_empty() {
                             r.problems.push(format!(
-                                "{file}:{}: warning: NOLINT names an unknown check '{g}' (see `warpcheck checks`)",
+                                "{file}:{}: warning: NOLINT names an unknown check '{g}'{hint} (see `warpcheck checks`)",
                                 c.line
                             ));
                         }
@@ -139,7 +145,7 @@ impl FileRules {
     fn silences(&self, line: u32, tag: &str) -> bool {
         self.lines
             .get(&line)
-            .is_some_and(|gs| gs.iter().any(|g| glob(g, tag)))
+            .is_some_and(|gs| gs.iter().any(|g| glob(g, tag) || glob(g, bare_name(tag))))
     }
 }
 
@@ -207,6 +213,28 @@ mod tests {
     }
 
     #[test]
+    fn names_without_the_prefix() {
+        let r = rules(
+            "a // NOLINT(divergent-branch)\n\
+             b // NOLINT(bank-*)\n\
+             c // NOLINT(bank-conflcit, readability-magic-numbers)\n",
+            false,
+        );
+        let d = "warpcheck-divergent-branch";
+        let bank = "warpcheck-bank-conflict";
+        assert!(r.silences(1, d) && !r.silences(1, bank));
+        assert!(r.silences(2, bank) && !r.silences(2, d));
+        // The misspelt name is said; clang-tidy's own is left alone.
+        assert_eq!(
+            r.problems,
+            [
+                "k.cu:3: warning: NOLINT names an unknown check 'bank-conflcit' \
+              (did you mean 'warpcheck-bank-conflict'?) (see `warpcheck checks`)"
+            ]
+        );
+    }
+
+    #[test]
     fn bare_comments_need_the_configuration() {
         let text = "a // NOLINT\n// NOLINTNEXTLINE\nb\n";
         let tag = "warpcheck-divergent-branch";
@@ -228,7 +256,8 @@ mod tests {
         assert_eq!(r.problems.len(), 3, "{:?}", r.problems);
         assert!(r.problems[0].starts_with("k.cu:3: warning: unmatched NOLINTEND"));
         assert!(r.problems[1].contains(
-            "k.cu:4: warning: NOLINT names an unknown check 'warpcheck-divergnt-branch'"
+            "k.cu:4: warning: NOLINT names an unknown check 'warpcheck-divergnt-branch' \
+             (did you mean 'warpcheck-divergent-branch'?)"
         ));
         assert!(r.problems[2].starts_with("k.cu:1: warning: unmatched NOLINTBEGIN"));
         // The unmatched BEGIN silences nothing.

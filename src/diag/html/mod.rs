@@ -67,6 +67,7 @@ body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1c1c1c;background:#f4f5
 header{background:#1f2d3d;color:#fff;padding:14px 24px}
 header h1{margin:0;font-size:20px}
 main{padding:16px 24px;max-width:1200px}
+section.overview{background:#fff;border:1px solid #d8dce2;border-radius:6px;margin:16px 0;padding:12px 16px}
 section.kernel{background:#fff;border:1px solid #d8dce2;border-radius:6px;margin:16px 0;padding:12px 16px}
 h2{font-size:17px;margin:6px 0}
 h3{font-size:15px;margin:14px 0 6px}
@@ -121,29 +122,136 @@ pub fn render(p: &Page) -> String {
         let _ = write!(s, "<p class=\"error\">{}</p>", escape(e));
     }
     let mut cache = SourceCache::default();
-    for f in p.files {
-        if f.kernels.is_empty() {
-            let _ = write!(s, "<p class=\"muted\">{}: no kernels</p>", escape(&f.name));
-        }
-        for (k, sweep) in f.kernels.iter().zip(&f.sweeps) {
-            kernel(&mut s, f, k, sweep, &mut cache);
-        }
+    overview(&mut s, p);
+    for f in p.files.iter().filter(|f| f.kernels.is_empty()) {
+        let _ = write!(s, "<p class=\"muted\">{}: no kernels</p>", escape(&f.name));
+    }
+    for (fi, ki) in cards_in_order(p) {
+        let f = &p.files[fi];
+        kernel(&mut s, f, (fi, ki), &f.sweeps[ki], &mut cache);
     }
     s.push_str("</main></body></html>\n");
     s
 }
 
+/// Worst first: errors, then warnings, then notes.
+fn badness(sev: Severity) -> u8 {
+    match sev {
+        Severity::Error => 0,
+        Severity::Warning => 1,
+        Severity::Note => 2,
+    }
+}
+
+/// The anchor of a kernel's card.
+fn card_id((file, kernel): (usize, usize)) -> String {
+    format!("k{file}-{kernel}")
+}
+
+/// The card a finding belongs on: its file's kernel of that name.
+fn card_of(f: &FileResult, fi: usize, finding: &Finding) -> Option<(usize, usize)> {
+    let ki = f.kernels.iter().position(|k| k.name == finding.kernel)?;
+    Some((fi, ki))
+}
+
+/// The kernel cards, those with the worst findings (then the most of
+/// them) first, otherwise in file order: a kernel with only notes never
+/// opens the page.
+fn cards_in_order(p: &Page) -> Vec<(usize, usize)> {
+    let mut cards: Vec<((u8, usize), (usize, usize))> = Vec::new();
+    for (fi, f) in p.files.iter().enumerate() {
+        for (ki, k) in f.kernels.iter().enumerate() {
+            let mine = f.findings.iter().filter(|x| x.kernel == k.name);
+            let worst = mine.clone().map(|x| badness(x.severity)).min().unwrap_or(3);
+            let serious = mine.filter(|x| x.severity != Severity::Note).count();
+            cards.push(((worst, usize::MAX - serious), (fi, ki)));
+        }
+    }
+    cards.sort_by_key(|c| c.0);
+    cards.into_iter().map(|c| c.1).collect()
+}
+
+/// The first section: every error and warning of the project, worst
+/// first (by severity, then in file and line order), each linking to its
+/// kernel's card; the notes are counted and left to the cards.
+fn overview(s: &mut String, p: &Page) {
+    let mut list: Vec<(usize, &Finding)> = p
+        .files
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, f)| f.findings.iter().map(move |x| (fi, x)))
+        .filter(|(_, x)| x.severity != Severity::Note)
+        .collect();
+    list.sort_by_key(|(fi, x)| {
+        (
+            badness(x.severity),
+            *fi,
+            x.pos.as_ref().map(|p| (p.line, p.col)),
+        )
+    });
+    let notes = p
+        .files
+        .iter()
+        .flat_map(|f| &f.findings)
+        .filter(|x| x.severity == Severity::Note)
+        .count();
+    let _ = write!(
+        s,
+        "<section class=\"overview\"><h2>Findings, worst first</h2>"
+    );
+    if list.is_empty() {
+        s.push_str("<p class=\"muted\">No errors or warnings.</p>");
+    } else {
+        s.push_str("<table class=\"ranked\"><tr><th>#</th><th>severity</th><th>where</th><th>kernel</th><th>what</th><th>check</th></tr>");
+        for (n, (fi, x)) in list.iter().enumerate() {
+            let at = x
+                .pos
+                .as_ref()
+                .map(|p| format!("{}:{}:{}", p.file, p.line, p.col))
+                .unwrap_or_else(|| x.function.clone());
+            let kernel = match card_of(&p.files[*fi], *fi, x) {
+                Some(id) => format!(
+                    "<a href=\"#{}\"><code>{}</code></a>",
+                    card_id(id),
+                    escape(&x.kernel)
+                ),
+                None => format!("<code>{}</code>", escape(&x.kernel)),
+            };
+            let _ = write!(
+                s,
+                "<tr><td>{}</td><td><span class=\"{sev}\">{sev}</span></td><td><code>{}</code></td><td>{kernel}</td><td>{}</td><td><code class=\"muted\">{}</code></td></tr>",
+                n + 1,
+                escape(&at),
+                escape(&x.message),
+                escape(&x.tag()),
+                sev = x.severity.name()
+            );
+        }
+        s.push_str("</table>");
+    }
+    if notes > 0 {
+        let _ = write!(
+            s,
+            "<p class=\"muted\">and {notes} note{}, shown with their kernels below.</p>",
+            if notes == 1 { "" } else { "s" }
+        );
+    }
+    s.push_str("</section>");
+}
+
 fn kernel(
     s: &mut String,
     f: &FileResult,
-    k: &KernelJson,
+    card: (usize, usize),
     sweep: &Result<KernelSweep, String>,
     cache: &mut SourceCache,
 ) {
+    let k = &f.kernels[card.1];
     let [x, y, z] = k.block_dim;
     let _ = write!(
         s,
-        "<section class=\"kernel\"><h2><code>{}</code></h2><div class=\"muted\">{}:{} · block {x}×{y}×{z} ({}) · {} sites</div>",
+        "<section class=\"kernel\" id=\"{}\"><h2><code>{}</code></h2><div class=\"muted\">{}:{} · block {x}×{y}×{z} ({}) · {} sites</div>",
+        card_id(card),
         escape(&k.name),
         escape(&k.file),
         k.line,
@@ -307,6 +415,28 @@ fn bounds(s: &mut String, k: &KernelJson) {
     );
 }
 
+/// What a cost metric's number counts, in its chart's title.
+fn metric_unit(metric: &str) -> &'static str {
+    match metric {
+        "sectors" => "32-byte sectors",
+        "conflicts" => "extra shared-memory wavefronts",
+        "divwarps" => "divergent branches",
+        "steps" => "warp instructions",
+        _ => "count",
+    }
+}
+
+/// One line under the charts saying what a metric means.
+fn metric_meaning(metric: &str) -> &'static str {
+    match metric {
+        "sectors" => "32-byte global-memory sectors one warp's loads and stores touch over the whole kernel; fewer is better, the ideal is one sector per 32 bytes used.",
+        "conflicts" => "shared-memory wavefronts beyond the first, summed over one warp's accesses: the serialisation bank conflicts cost.",
+        "divwarps" => "conditional branches one warp executes with its active lanes split between both sides.",
+        "steps" => "instructions one warp issues, counting each divergent path separately.",
+        _ => "a per-warp cost.",
+    }
+}
+
 fn charts(s: &mut String, sw: &KernelSweep) {
     let _ = write!(
         s,
@@ -319,30 +449,43 @@ fn charts(s: &mut String, sw: &KernelSweep) {
         .metrics
         .iter()
         .filter(|m| m.bound.iter().any(|b| b.is_none_or(|b| b > 0.0)));
+    let mut legends = Vec::new();
     for m in drawn {
-        let title = format!("{} per warp", m.metric);
+        legends.push(format!(
+            "<div class=\"muted\"><b>{}</b>: {}</div>",
+            escape(m.metric),
+            escape(metric_meaning(m.metric))
+        ));
+        let title = format!("{} per warp ({})", m.metric, metric_unit(m.metric));
+        let mut series = vec![plot::Series {
+            label: "static bound",
+            color: "#c0392b",
+            line: true,
+            values: m.bound.clone(),
+        }];
+        // A series with no point would be an empty legend entry: the
+        // reason is said once, under the charts.
+        if m.simulated.iter().any(Option::is_some) {
+            series.push(plot::Series {
+                label: "simulated (largest warp)",
+                color: "#2471a3",
+                line: false,
+                values: m.simulated.clone(),
+            });
+        }
         let chart = plot::Chart {
             title: &title,
             x_label: &sw.param,
             xs: &sw.xs,
-            series: vec![
-                plot::Series {
-                    label: "static bound",
-                    color: "#c0392b",
-                    line: true,
-                    values: m.bound.clone(),
-                },
-                plot::Series {
-                    label: "simulated (largest warp)",
-                    color: "#2471a3",
-                    line: false,
-                    values: m.simulated.clone(),
-                },
-            ],
+            series,
         };
         s.push_str(&plot::svg(&chart));
     }
     s.push_str("</div>");
+    // One line per metric drawn: what it counts.
+    for l in legends {
+        s.push_str(&l);
+    }
     // The numbers behind the charts, and any point the bound misses.
     s.push_str("<table><tr><th>");
     s.push_str(&escape(&sw.param));
@@ -410,5 +553,97 @@ mod tests {
         assert!(h.contains("x.cu: missing"));
         // Self-contained: nothing fetched from anywhere.
         assert!(!h.contains("src=") && !h.contains("href="));
+    }
+
+    fn kernel(name: &str) -> KernelJson {
+        KernelJson {
+            name: name.into(),
+            mangled: name.into(),
+            file: "k.cu".into(),
+            line: 1,
+            block_dim: [256, 1, 1],
+            block_dim_source: "default",
+            sites: Vec::new(),
+            bounds: None,
+        }
+    }
+
+    fn finding(kernel: &str, severity: Severity, line: u32) -> Finding {
+        Finding {
+            check: "divergent-branch",
+            severity,
+            func: crate::ir::FuncId::new(0),
+            inst: None,
+            pos: Some(crate::ir::Position {
+                file: "k.cu".into(),
+                path: "/nonexistent/k.cu".into(),
+                line,
+                col: 7,
+            }),
+            kernel: kernel.into(),
+            function: kernel.into(),
+            message: format!("m{line}"),
+            notes: Vec::new(),
+            data: None,
+        }
+    }
+
+    #[test]
+    fn the_page_opens_with_the_ranked_list_and_the_worst_kernel() {
+        // `quiet` has only a note; `loud` a warning (line 9) and an error
+        // (line 20); `mid` one warning (line 3).
+        let files = [FileResult {
+            name: "k.cu".into(),
+            kernels: vec![kernel("quiet"), kernel("loud"), kernel("mid")],
+            findings: vec![
+                finding("quiet", Severity::Note, 2),
+                finding("mid", Severity::Warning, 3),
+                finding("loud", Severity::Warning, 9),
+                finding("loud", Severity::Error, 20),
+            ],
+            sweeps: (0..3).map(|_| Err("no sweep".to_string())).collect(),
+        }];
+        let h = render(&Page {
+            title: "t",
+            files: &files,
+            errors: &[],
+        });
+        let at = |needle: &str| h.find(needle).unwrap_or_else(|| panic!("{needle}"));
+        // The ranked list comes before any card: the error, then the
+        // warnings by line; the note is only counted.
+        let list = at("Findings, worst first");
+        assert!(list < at("<section class=\"kernel\""));
+        assert!(at("k.cu:20:7") < at("k.cu:3:7") && at("k.cu:3:7") < at("k.cu:9:7"));
+        assert!(h.contains("and 1 note, shown with their kernels below."));
+        // Each row links to its kernel's card, and the cards go loud
+        // (an error), mid (a warning), quiet (a note only).
+        assert!(h.contains("<a href=\"#k0-1\"><code>loud</code></a>"));
+        assert!(at("id=\"k0-1\"") < at("id=\"k0-2\"") && at("id=\"k0-2\"") < at("id=\"k0-0\""));
+    }
+
+    #[test]
+    fn a_sweep_never_simulated_has_no_empty_series() {
+        let sw = KernelSweep {
+            param: "n".into(),
+            xs: vec![32.0, 64.0, 128.0],
+            metrics: vec![MetricSweep {
+                metric: "steps",
+                bound: vec![Some(10.0), Some(20.0), Some(40.0)],
+                simulated: vec![None, None, None],
+            }],
+            notes: vec!["not simulated at every point: fault".into()],
+        };
+        let mut s = String::new();
+        charts(&mut s, &sw);
+        assert!(!s.contains("simulated (largest warp)"), "{s}");
+        assert_eq!(s.matches("not simulated").count(), 1, "{s}");
+        // The title has the unit, the axis its scale, and a line says
+        // what the metric counts.
+        assert!(s.contains("steps per warp (warp instructions)"), "{s}");
+        assert!(s.contains("n (log₂ scale)"), "{s}");
+        assert!(
+            s.contains("<b>steps</b>: instructions one warp issues"),
+            "{s}"
+        );
     }
 }

@@ -46,6 +46,15 @@ fn tick_step(max: f64, n: f64) -> f64 {
         .unwrap_or(10.0 * mag)
 }
 
+/// The x axis's title, saying when its scale is logarithmic.
+fn x_axis(label: &str, log: bool) -> String {
+    if log {
+        format!("{label} (log₂ scale)")
+    } else {
+        label.to_string()
+    }
+}
+
 /// A number as a tick label: integers plainly, large ones with a suffix.
 fn label(v: f64) -> String {
     let a = v.abs();
@@ -125,7 +134,7 @@ pub fn svg(c: &Chart) -> String {
         r = W - RIGHT,
         cx = (LEFT + W - RIGHT) / 2.0,
         ly = H - 8.0,
-        xl = super::escape(c.x_label)
+        xl = super::escape(&x_axis(c.x_label, log))
     );
     for (i, se) in c.series.iter().enumerate() {
         let pts: Vec<(f64, f64)> =
@@ -187,6 +196,8 @@ mod tests {
 
     #[test]
     fn doubling_sweeps_get_a_log_axis() {
+        assert_eq!(x_axis("n", true), "n (log₂ scale)");
+        assert_eq!(x_axis("n", false), "n");
         assert!(logarithmic(&[32.0, 64.0, 128.0]));
         assert!(!logarithmic(&[1.0, 2.0, 3.0, 4.0]));
     }
