@@ -51,6 +51,11 @@ pub struct Throughput {
 }
 
 impl Machine {
+    /// Whether any throughput limit is set.
+    pub fn throughput_limited(&self) -> bool {
+        self.dram_gbps > 0 || self.l2_bytes_per_cycle > 0 || self.shared_wavefronts_per_cycle > 0
+    }
+
     /// The cycles `t` needs at each of the model's throughput limits.
     pub fn throughput(&self, t: &Traffic) -> Throughput {
         let bytes = t.sectors * SECTOR_BYTES as f64;
