@@ -73,8 +73,8 @@ pub mod throughput;
 
 pub use class::{class_of, Access, Class};
 pub use placement::{static_shared_bytes, Residency, Waves};
-pub use throughput::{Throughput, Traffic};
 use serde::Serialize;
+pub use throughput::{Throughput, Traffic};
 
 /// Every constant of the model. Latencies are cycles from an
 /// instruction's issue until its warp may issue the next one.
@@ -351,7 +351,11 @@ mod tests {
         assert_eq!((u.dram_gbps, u.l2_bytes_per_cycle), (2039, 0));
         let p = Machine::paper();
         assert_eq!(
-            (p.dram_gbps, p.l2_bytes_per_cycle, p.shared_wavefronts_per_cycle),
+            (
+                p.dram_gbps,
+                p.l2_bytes_per_cycle,
+                p.shared_wavefronts_per_cycle
+            ),
             (0, 0, 0)
         );
     }

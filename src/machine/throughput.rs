@@ -87,9 +87,10 @@ impl Throughput {
 
     /// The slowest resource and its cycles: no launch takes fewer.
     pub fn floor(&self) -> (&'static str, f64) {
-        self.terms()
-            .into_iter()
-            .fold(("DRAM bandwidth", 0.0), |a, b| if b.1 > a.1 { b } else { a })
+        self.terms().into_iter().fold(
+            ("DRAM bandwidth", 0.0),
+            |a, b| if b.1 > a.1 { b } else { a },
+        )
     }
 
     /// The most the resources' queues can delay a launch beyond its

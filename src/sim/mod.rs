@@ -264,9 +264,9 @@ pub fn simulate(
                 returned.get_or_insert(block.index);
                 record(&mut outcome, &block);
                 if let Some((_, c)) = &mut timing {
-                    let moved = block.counters().fold((0, 0), |(s, w), c| {
-                        (s + c.sectors, w + c.wavefronts)
-                    });
+                    let moved = block
+                        .counters()
+                        .fold((0, 0), |(s, w), c| (s + c.sectors, w + c.wavefronts));
                     c.add(block.index, block.take_timelines(), moved);
                 }
             }

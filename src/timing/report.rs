@@ -18,6 +18,8 @@ pub struct BreakdownJson {
     pub memory: f64,
     pub barrier: f64,
     pub divergence: f64,
+    /// The throughput term (the whole bound's only; 0 per line).
+    pub bandwidth: f64,
 }
 
 impl From<&Shares> for BreakdownJson {
@@ -28,6 +30,7 @@ impl From<&Shares> for BreakdownJson {
             memory: r(s.memory),
             barrier: r(s.barrier),
             divergence: r(s.divergence),
+            bandwidth: 0.0,
         }
     }
 }
@@ -207,7 +210,10 @@ pub fn json(
         limited_by: limited_by(tb),
         simulated_cycles: simulated.map(|s| s.launch),
         simulated_block_cycles: simulated.map(|s| s.block),
-        breakdown: breakdown.as_ref().map(|(s, _)| s.into()),
+        breakdown: breakdown.as_ref().map(|(s, _)| BreakdownJson {
+            bandwidth: tb.chosen.as_ref().map_or(0.0, |(_, c)| c.throughput),
+            ..s.into()
+        }),
         lines: breakdown
             .map(|(_, lines)| {
                 lines
@@ -465,11 +471,11 @@ pub fn text(j: &TimeJson, render_poly: Option<String>) -> String {
         };
     }
     if let Some(b) = &j.breakdown {
-        let total = (b.issue + b.memory + b.barrier + b.divergence).max(1e-9);
+        let total = (b.issue + b.memory + b.barrier + b.divergence + b.bandwidth).max(1e-9);
         let pct = |x: f64| 100.0 * x / total;
         let _ = writeln!(
             out,
-            "  breakdown: issue {:.0} ({:.0}%), memory stall {:.0} ({:.0}%), barrier wait {:.0} ({:.0}%), divergence {:.0} ({:.0}%)",
+            "  breakdown: issue {:.0} ({:.0}%), memory stall {:.0} ({:.0}%), barrier wait {:.0} ({:.0}%), divergence {:.0} ({:.0}%), bandwidth {:.0} ({:.0}%)",
             b.issue,
             pct(b.issue),
             b.memory,
@@ -477,7 +483,9 @@ pub fn text(j: &TimeJson, render_poly: Option<String>) -> String {
             b.barrier,
             pct(b.barrier),
             b.divergence,
-            pct(b.divergence)
+            pct(b.divergence),
+            b.bandwidth,
+            pct(b.bandwidth)
         );
     }
     if let Some(n) = &j.note {
