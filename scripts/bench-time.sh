@@ -2,7 +2,8 @@
 # warpcheck time: the static time bound's cost per kernel (the whole
 # command, compile included, release build; the target is under 1 s per
 # kernel), and each bound next to the simulator's cycles on the same
-# machine model (default: the A100-class model).
+# machine model (default: the A100-class model), and what limits each
+# bound (latency and issue, or a bandwidth).
 # Usage: scripts/bench-time.sh [--machine KEY=VALUE ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,8 +30,10 @@ rows=(
   "examples/histogram.cu|histogram_shared|256|8|n=65536|0"
   "examples/particles.cu|row_sums_by_warp|256|4|rows=256|0"
   "tests/fixtures/time/triangle_sum.cu|triangle_sum|16|1|c=16|0"
+  "tests/fixtures/time/roofline.cu|triad|256|4096|n=1048576 s=2|0"
+  "tests/fixtures/time/roofline.cu|fma_chain|256|216|iters=1000|0"
 )
-printf '%-16s %-7s %-6s %10s %-13s %10s %7s %8s\n' kernel block grid bound method simulated ratio seconds
+printf '%-16s %-7s %-6s %10s %-13s %10s %7s %8s  %s\n' kernel block grid bound method simulated ratio seconds limited-by
 for row in "${rows[@]}"; do
   IFS='|' read -r f k b g params shared <<<"$row"
   args=(--kernel "$k" --block-dim "$b" --grid "$g" --shared-bytes "$shared")
@@ -46,7 +49,8 @@ j = json.load(sys.stdin)
 b, s = j["bound_cycles"], j["simulated_cycles"]
 ratio = "%.2f" % (b / s) if b is not None and s else "—"
 cols = (j["kernel"], sys.argv[1], sys.argv[2], "—" if b is None else "%d" % b,
-        j["method"] or "no bound", str(s), ratio, float(sys.argv[4]) - float(sys.argv[3]))
-print("%-16s %-7s %-6s %10s %-13s %10s %7s %8.3f" % cols)
+        j["method"] or "no bound", str(s), ratio, float(sys.argv[4]) - float(sys.argv[3]),
+        j["limited_by"] or "—")
+print("%-16s %-7s %-6s %10s %-13s %10s %7s %8.3f  %s" % cols)
 ' "$b" "$g" "$start" "$end"
 done

@@ -153,7 +153,7 @@ fn json_shape() {
     }
     assert!(j["simulated_cycles"].is_null());
     let b = &j["breakdown"];
-    let sum: f64 = ["issue", "memory", "barrier", "divergence"]
+    let sum: f64 = ["issue", "memory", "barrier", "divergence", "bandwidth"]
         .iter()
         .map(|k| b[k].as_f64().unwrap())
         .sum();
@@ -214,4 +214,192 @@ fn time_notes_in_check_and_the_plugin() {
     let with = opt("1");
     assert!(with.contains("time per block ≤"), "{with}");
     assert!(!opt("0").contains("time per block"));
+}
+
+const ROOFLINE: &str = "tests/fixtures/time/roofline.cu";
+
+/// The issue's triad, `c[i] = a[i] + s * b[i]` at n = 2^24 in blocks of
+/// 256 (65,536 blocks, 2^19 warps), on the A100 model.
+///
+/// Each warp loads 32 consecutive floats of `a` and of `b` and stores 32
+/// of `c`: 128 bytes each, 4 sectors each (the warp's first element is
+/// 128-byte aligned in a `cudaMalloc` buffer), 12 sectors per warp. The
+/// launch moves 12 · 2^19 = 6,291,456 sectors = 201,326,592 bytes. At
+/// 1555 GB/s and 1410 MHz DRAM needs 201,326,592 · 1410 / 1,555,000 =
+/// 182,553.4 cycles, 182,554 whole; L2 at 5120 bytes per cycle 39,321.6,
+/// 39,322. The bound adds both to its latency and issue part, so it is at
+/// least 221,876 cycles = 157.4 µs: above the 98 µs that 201 MB take at
+/// the 80 GB part's 2.04 TB/s, and above the 129.5 µs they take at the
+/// model's 1555 GB/s. The DRAM term exceeds the latency part (the issue
+/// names 61.6 µs, under 86,900 cycles), so bandwidth dominates.
+#[test]
+fn a_memory_bound_triad_is_bounded_by_bandwidth() {
+    let j = time(
+        ROOFLINE,
+        &[
+            "--kernel",
+            "triad",
+            "--block-dim",
+            "256",
+            "--grid",
+            "65536",
+            "--param",
+            "n=16777216",
+            "--param",
+            "s=2",
+        ],
+    );
+    let t = &j["throughput"];
+    assert_eq!(t["sectors_per_warp"], "12");
+    assert_eq!(t["sectors"], 6_291_456.0);
+    assert_eq!(t["bytes"], 201_326_592.0);
+    assert_eq!(t["dram_cycles"], 182_554.0);
+    assert_eq!(t["l2_cycles"], 39_322.0);
+    assert_eq!(t["shared_cycles"], 0.0);
+    assert_eq!(t["cycles"], 182_554.0 + 39_322.0);
+    let bound = j["bound_cycles"].as_f64().unwrap();
+    let latency = j["latency_cycles"].as_f64().unwrap();
+    assert!((bound - latency - 221_876.0).abs() <= 1.0, "{j}");
+    assert!(latency < 182_554.0, "{j}");
+    assert!(j["microseconds"].as_f64().unwrap() >= 98.0, "{j}");
+    assert_eq!(j["limited_by"], "DRAM bandwidth");
+    let note = j["note"].as_str().unwrap();
+    assert!(note.starts_with("DRAM bandwidth dominates"), "{note}");
+    assert_eq!(j["breakdown"]["bandwidth"], 221_876.0);
+    // The 80 GB part: 201,326,592 · 1410 / 2,039,000 = 139,220.4 cycles
+    // (98.7 µs) of DRAM alone.
+    let j = time(
+        ROOFLINE,
+        &[
+            "--kernel",
+            "triad",
+            "--block-dim",
+            "256",
+            "--grid",
+            "65536",
+            "--param",
+            "n=16777216",
+            "--param",
+            "s=2",
+            "--machine",
+            "dram_gbps=2039",
+        ],
+    );
+    assert_eq!(j["throughput"]["dram_cycles"], 139_221.0);
+    assert!(j["microseconds"].as_f64().unwrap() >= 98.0, "{j}");
+    // The text names the term too.
+    let out = warpcheck()
+        .arg("time")
+        .arg(fixture(ROOFLINE))
+        .args(["--kernel", "triad", "--block-dim", "256", "--grid", "65536"])
+        .args(["--param", "n=16777216", "--param", "s=2"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("DRAM bandwidth dominates"), "{text}");
+    assert!(text.contains("roofline: latency and issue"), "{text}");
+}
+
+/// A chain of 1000 dependent FMAs per thread and one store: 4 sectors
+/// per warp, 8192 warps, 32,768 sectors = 1 MiB, 951 cycles of DRAM;
+/// the chain alone is 1000 · 4 cycles of ALU latency per warp, and the
+/// bound over 2 waves far more. Issue or latency dominates, not bandwidth.
+#[test]
+fn a_compute_bound_kernel_is_bounded_by_issue_or_latency() {
+    let j = time(
+        ROOFLINE,
+        &[
+            "--kernel",
+            "fma_chain",
+            "--block-dim",
+            "256",
+            "--grid",
+            "1024",
+            "--param",
+            "iters=1000",
+        ],
+    );
+    assert_eq!(j["throughput"]["sectors"], 32_768.0);
+    assert_eq!(j["limited_by"], "latency and issue");
+    let note = j["note"].as_str().unwrap();
+    assert!(
+        note.starts_with("issuing instructions") || note.starts_with("memory stalls"),
+        "{note}"
+    );
+    assert!(j["latency_cycles"].as_f64().unwrap() > 2.0 * 4000.0, "{j}");
+}
+
+/// The simulator's launch is no faster than the bandwidth allows.
+///
+/// Triad at n = 2^20 (4096 blocks): 2^20 · 12 = 12,582,912 bytes, which
+/// DRAM moves in 12,582,912 · 1410 / 1,555,000 = 11,409.4 cycles: the
+/// simulated launch is 11,410, as the static latency part (which covers
+/// the replay) is below that. `column` on the paper machine with one
+/// shared wavefront per cycle: 216 blocks on its one SM, 8 warps each,
+/// two accesses per warp whose 32 lanes all hit bank 0 (32 wavefronts
+/// each): 216 · 8 · 2 · 32 = 110,592 wavefronts, 110,592 cycles.
+#[test]
+fn simulated_cycles_respect_the_throughput_limits() {
+    let j = time(
+        ROOFLINE,
+        &[
+            "--kernel",
+            "triad",
+            "--block-dim",
+            "256",
+            "--grid",
+            "4096",
+            "--param",
+            "n=1048576",
+            "--param",
+            "s=2",
+            "--simulate",
+        ],
+    );
+    assert!(j["latency_cycles"].as_f64().unwrap() < 11_410.0, "{j}");
+    assert_eq!(j["simulated_cycles"], 11_410);
+    assert!(j["bound_cycles"].as_f64().unwrap() >= 11_410.0, "{j}");
+    let j = time(
+        ROOFLINE,
+        &[
+            "--kernel",
+            "column",
+            "--block-dim",
+            "256",
+            "--grid",
+            "216",
+            "--machine",
+            "preset=paper",
+            "--machine",
+            "shared_wavefronts_per_cycle=1",
+            "--simulate",
+            "--arg",
+            "out=buf:4096",
+        ],
+    );
+    assert_eq!(j["throughput"]["wavefronts_per_warp"], "64");
+    assert_eq!(j["throughput"]["sm_wavefronts"], 110_592.0);
+    assert_eq!(j["simulated_cycles"], 110_592);
+    assert_eq!(j["limited_by"], "shared-memory bandwidth");
+    assert!(j["bound_cycles"].as_f64().unwrap() >= 110_592.0, "{j}");
+    // The paper's machine has no limits: the replay alone.
+    let j = time(
+        ROOFLINE,
+        &[
+            "--kernel",
+            "column",
+            "--block-dim",
+            "256",
+            "--grid",
+            "216",
+            "--machine",
+            "preset=paper",
+            "--simulate",
+            "--arg",
+            "out=buf:4096",
+        ],
+    );
+    assert_eq!(j["throughput"]["cycles"], 0.0);
+    assert_eq!(j["limited_by"], "latency and issue");
+    assert!(j["simulated_cycles"].as_u64().unwrap() < 110_592, "{j}");
 }

@@ -7,7 +7,8 @@
 //! (`common/random_kernel/`, with device functions dropped so that the
 //! cost stage, which does not bound calls, can bound them), each launched
 //! with random integer parameters, grids, block shapes and machine models
-//! (issue rates, latencies, SMs, blocks per SM: waves). For each launch
+//! (issue rates, latencies, SMs, blocks per SM: waves; DRAM, L2 and
+//! shared-memory throughput, low enough to bind). For each launch
 //! and each method that gives a bound, the launch bound must cover the
 //! launch's cycles and the block bound the slowest block. The simulator
 //! is checked against Brent's bound too: each wave takes at most its work
@@ -57,7 +58,10 @@ fn machine(rng: &mut TestRng) -> Machine {
     let mut m = pick(rng, &[true, false])
         .then(Machine::a100)
         .unwrap_or_else(Machine::paper);
-    let settings: [(&str, &[u32]); 9] = [
+    // Throughput limits low enough to bind on these small launches: 1 GB/s
+    // moves under a byte per cycle, 4 bytes per cycle of L2, one
+    // shared wavefront per cycle on the paper machine's free banks.
+    let settings: [(&str, &[u32]); 12] = [
         ("issue_rate", &[1, 2, 4]),
         ("sms", &[1, 2, 3, 108]),
         ("blocks_per_sm", &[0, 0, 1, 2, 3]),
@@ -67,6 +71,9 @@ fn machine(rng: &mut TestRng) -> Machine {
         ("shared_latency", &[5, 24]),
         ("wavefront_cycles", &[0, 2]),
         ("barrier_cycles", &[0, 20]),
+        ("dram_gbps", &[0, 1, 1555]),
+        ("l2_bytes_per_cycle", &[0, 4, 5120]),
+        ("shared_wavefronts_per_cycle", &[0, 1]),
     ];
     for (key, values) in settings {
         if rng.next_u64().is_multiple_of(2) {

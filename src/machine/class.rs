@@ -183,7 +183,7 @@ impl Machine {
     ) -> u64 {
         let lanes = u64::from(hw::WARP_SIZE);
         let worst_sectors = lanes * (bytes.div_ceil(hw::SECTOR_BYTES) + 1);
-        let worst_wavefronts = lanes * bytes.div_ceil(128).max(1);
+        let worst_wavefronts = worst_wavefronts(bytes);
         let g = self.global(a, 1, sectors.unwrap_or(worst_sectors));
         let s = self.shared(a, wavefronts.unwrap_or(worst_wavefronts));
         let o = self.other(a);
@@ -196,6 +196,12 @@ impl Machine {
             _ => g.max(s).max(o),
         }
     }
+}
+
+/// The most wavefronts a warp's shared access of `bytes` per lane can
+/// take: every lane's bytes in wavefronts of their own.
+pub fn worst_wavefronts(bytes: u64) -> u64 {
+    u64::from(hw::WARP_SIZE) * bytes.div_ceil(128).max(1)
 }
 
 /// Wavefronts of a shared access every lane of which reads the same

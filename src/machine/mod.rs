@@ -43,6 +43,9 @@
 //! | `registers_per_sm` | 65536 | same table |
 //! | `registers_per_thread` | 0 | unknown from the IR: 0 leaves registers out of the residency |
 //! | `blocks_per_sm` | 0 | 0: derived from the limits above; otherwise the blocks resident per SM, given |
+//! | `dram_gbps` | 1555 | A100 whitepaper: 1555 GB/s of HBM2 for the 40 GB part, the part whose SMs, clock and shared memory the numbers above describe (the 80 GB SXM part has 2039 GB/s: `--machine dram_gbps=2039`); device-wide; 0 is unlimited |
+//! | `l2_bytes_per_cycle` | 5120 | A100 whitepaper: L2 read bandwidth 5120 bytes per clock, device-wide; 0 is unlimited |
+//! | `shared_wavefronts_per_cycle` | 1 | 32 banks × 4 bytes per clock per SM (whitepaper, CUDA Programming Guide "Shared Memory" for 8.0): one 128-byte wavefront per cycle per SM; 0 is unlimited |
 //!
 //! References: NVIDIA A100 Tensor Core GPU Architecture (whitepaper,
 //! 2020); NVIDIA CUDA C++ Programming Guide, "Compute Capabilities"; Z.
@@ -55,14 +58,23 @@
 //! The preset `paper` is the mini-SIMT machine of Hirvisalo's "On Static
 //! Timing Analysis of GPU Kernels" (WCET 2014): one SM issuing one
 //! instruction per cycle, every instruction one cycle, every memory access
-//! ten, and barriers free.
+//! ten, and barriers free. It has no throughput limits (the paper models
+//! none): its `dram_gbps`, `l2_bytes_per_cycle` and
+//! `shared_wavefronts_per_cycle` are 0, unlimited.
+//!
+//! The throughput limits ([`throughput`]) bound how fast a launch can move
+//! its bytes, whatever its latencies: the simulator's cycle mode never
+//! finishes a launch faster than they allow, and the static bounds add
+//! the time they take (see [`throughput`] for why adding is sound).
 
 pub mod class;
 pub mod placement;
+pub mod throughput;
 
 pub use class::{class_of, Access, Class};
 pub use placement::{static_shared_bytes, Residency, Waves};
 use serde::Serialize;
+pub use throughput::{Throughput, Traffic};
 
 /// Every constant of the model. Latencies are cycles from an
 /// instruction's issue until its warp may issue the next one.
@@ -95,6 +107,12 @@ pub struct Machine {
     pub registers_per_sm: u32,
     pub registers_per_thread: u32,
     pub blocks_per_sm: u32,
+    /// DRAM bandwidth of the device in GB/s (10^9 bytes); 0: unlimited.
+    pub dram_gbps: u32,
+    /// L2 bandwidth of the device in bytes per cycle; 0: unlimited.
+    pub l2_bytes_per_cycle: u32,
+    /// Shared-memory wavefronts an SM serves per cycle; 0: unlimited.
+    pub shared_wavefronts_per_cycle: u32,
 }
 
 impl Default for Machine {
@@ -104,7 +122,7 @@ impl Default for Machine {
 }
 
 /// The keys `set` takes besides `preset`, in the order `describe` lists them.
-const KEYS: [&str; 25] = [
+const KEYS: [&str; 28] = [
     "sms",
     "issue_rate",
     "clock_mhz",
@@ -129,6 +147,9 @@ const KEYS: [&str; 25] = [
     "registers_per_sm",
     "registers_per_thread",
     "blocks_per_sm",
+    "dram_gbps",
+    "l2_bytes_per_cycle",
+    "shared_wavefronts_per_cycle",
     "preset",
 ];
 
@@ -161,6 +182,9 @@ impl Machine {
             registers_per_sm: 65536,
             registers_per_thread: 0,
             blocks_per_sm: 0,
+            dram_gbps: 1555,
+            l2_bytes_per_cycle: 5120,
+            shared_wavefronts_per_cycle: 1,
         }
     }
 
@@ -186,6 +210,9 @@ impl Machine {
             local_latency: 10,
             barrier_cycles: 0,
             grid_barrier_cycles: 0,
+            dram_gbps: 0,
+            l2_bytes_per_cycle: 0,
+            shared_wavefronts_per_cycle: 0,
             ..Machine::a100()
         }
     }
@@ -243,6 +270,9 @@ impl Machine {
             "registers_per_sm" => &mut self.registers_per_sm,
             "registers_per_thread" => &mut self.registers_per_thread,
             "blocks_per_sm" => &mut self.blocks_per_sm,
+            "dram_gbps" => &mut self.dram_gbps,
+            "l2_bytes_per_cycle" => &mut self.l2_bytes_per_cycle,
+            "shared_wavefronts_per_cycle" => &mut self.shared_wavefronts_per_cycle,
             _ => {
                 return Err(format!(
                     "unknown machine key '{key}' (keys: {})",
@@ -258,6 +288,9 @@ impl Machine {
                 | "grid_barrier_cycles"
                 | "registers_per_thread"
                 | "blocks_per_sm"
+                | "dram_gbps"
+                | "l2_bytes_per_cycle"
+                | "shared_wavefronts_per_cycle"
         );
         *slot = if zero_ok {
             small()?
@@ -311,5 +344,19 @@ mod tests {
         assert!(Machine::a100().set("bogus", "1").is_err());
         assert!(Machine::a100().set("sms", "x").is_err());
         assert!(Machine::a100().set("barrier_cycles", "0").is_ok());
+        // Throughput limits: 0 is unlimited, and the paper has none.
+        let u = Machine::a100()
+            .with_settings(&["dram_gbps=2039".into(), "l2_bytes_per_cycle=0".into()])
+            .unwrap();
+        assert_eq!((u.dram_gbps, u.l2_bytes_per_cycle), (2039, 0));
+        let p = Machine::paper();
+        assert_eq!(
+            (
+                p.dram_gbps,
+                p.l2_bytes_per_cycle,
+                p.shared_wavefronts_per_cycle
+            ),
+            (0, 0, 0)
+        );
     }
 }

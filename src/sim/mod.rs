@@ -264,7 +264,10 @@ pub fn simulate(
                 returned.get_or_insert(block.index);
                 record(&mut outcome, &block);
                 if let Some((_, c)) = &mut timing {
-                    c.add(block.index, block.take_timelines());
+                    let moved = block
+                        .counters()
+                        .fold((0, 0), |(s, w), c| (s + c.sectors, w + c.wavefronts));
+                    c.add(block.index, block.take_timelines(), moved);
                 }
             }
             Ok(Step::AtGridBarrier) if partial_grid => {

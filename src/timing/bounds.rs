@@ -17,9 +17,17 @@
 //!
 //! A launch runs in waves: the busiest SM runs at most `waves` of them,
 //! each bounded as above.
+//!
+//! Both methods then add the throughput term ([`super::roofline`]): the
+//! cycles the most bytes the launch can move take at the machine's DRAM,
+//! L2 and shared-memory rates. The latency bounds assume memory serves
+//! every request at once; queueing behind other bytes delays any chain of
+//! the launch by at most those cycles (`machine::throughput`), so the sum
+//! is an upper bound where the latency bound alone can be below physics.
 
 use super::abstract_cta::{self, AbstractPath, LineShare, Shares};
 use super::costs::{barriers_uniform, kernel_costs};
+use super::roofline::{self, Roofline, Shape};
 use crate::analysis::KernelAnalysis;
 use crate::budget::Meter;
 use crate::checks::SiteFigures;
@@ -51,11 +59,21 @@ impl Method {
     }
 }
 
-/// One method's bounds: a block (in its wave) and the launch.
+/// One method's bounds: a block (in its wave) and the launch, both with
+/// the throughput term.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cycles {
     pub block: f64,
     pub launch: f64,
+    /// The throughput term included in `block` and `launch`.
+    pub throughput: f64,
+}
+
+impl Cycles {
+    /// The launch's latency and issue part.
+    pub fn latency(&self) -> f64 {
+        self.launch - self.throughput
+    }
 }
 
 /// The work/span method's pieces.
@@ -104,6 +122,8 @@ pub struct TimeBound {
     pub work_span: Result<WorkSpan, String>,
     pub work_span_cycles: Result<Cycles, String>,
     pub abstract_cta: Result<Cycles, String>,
+    /// The throughput term both methods include.
+    pub roofline: Result<Roofline, String>,
     /// The abstract warp's worst path (also when its bound does not hold:
     /// it still says where the time goes).
     pub path: Option<AbstractPath>,
@@ -121,7 +141,7 @@ impl TimeBound {
         let (_, c) = self.chosen.as_ref()?;
         let path = self.path.as_ref()?;
         let k = if path.cycles > 0.0 {
-            c.launch / path.cycles
+            c.latency() / path.cycles
         } else {
             0.0
         };
@@ -178,6 +198,7 @@ pub fn time_kernel(
         work_span: Err(String::new()),
         work_span_cycles: Err(String::new()),
         abstract_cta: Err(String::new()),
+        roofline: Err(String::new()),
         path: None,
         nominal: false,
         chosen: None,
@@ -195,7 +216,8 @@ pub fn time_kernel(
         Err(e) => {
             out.work_span = Err(e.clone());
             out.work_span_cycles = Err(e.clone());
-            out.abstract_cta = Err(e);
+            out.abstract_cta = Err(e.clone());
+            out.roofline = Err(e);
             out.seconds = start.elapsed().as_secs_f64();
             return out;
         }
@@ -231,6 +253,7 @@ pub fn time_kernel(
         Ok(Cycles {
             block,
             launch: block * waves.waves as f64,
+            throughput: 0.0,
         })
     });
     out.work_span = ws;
@@ -254,6 +277,7 @@ pub fn time_kernel(
         (Ok(p), Ok(())) => Ok(Cycles {
             block: p.cycles,
             launch: p.cycles * waves.waves as f64,
+            throughput: 0.0,
         }),
     };
     // Without the parameters some trip counts need, the worst path's
@@ -265,6 +289,30 @@ pub fn time_kernel(
             path_at(Some(NOMINAL_TRIPS)).ok()
         }
     };
+    // The throughput term, on both methods.
+    let shape = Shape {
+        warps_per_block: n,
+        blocks,
+        sms: machine.sms,
+    };
+    let names_at = (&out.names, req.at);
+    out.roofline = roofline::roofline(m, k, figures, problem, names_at, machine, &shape, meter);
+    let delay = match &out.roofline {
+        Ok(r) => Ok(r.throughput.delay()),
+        Err(_) if !machine.throughput_limited() => Ok(0.0),
+        Err(e) => Err(format!("the bytes it moves: {e}")),
+    };
+    for c in [&mut out.work_span_cycles, &mut out.abstract_cta] {
+        *c = match (c.clone(), &delay) {
+            (Ok(c), Ok(d)) => Ok(Cycles {
+                block: c.block + d,
+                launch: c.launch + d,
+                throughput: *d,
+            }),
+            (Ok(_), Err(e)) => Err(e.clone()),
+            (Err(e), _) => Err(e),
+        };
+    }
     out.chosen = [
         (Method::AbstractCta, &out.abstract_cta),
         (Method::WorkSpan, &out.work_span_cycles),

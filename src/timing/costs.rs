@@ -16,7 +16,7 @@ use crate::graph::FunctionGraphs;
 use crate::ir::intrinsics::Intrinsic;
 use crate::ir::SiteKind;
 use crate::ir::{BlockId, InstId, InstKind, Module};
-use crate::machine::class::{class_of, uniform_wavefronts, Access, Class};
+use crate::machine::class::{class_of, uniform_wavefronts, worst_wavefronts, Access, Class};
 use crate::machine::Machine;
 use crate::memory::Space;
 
@@ -175,4 +175,47 @@ pub fn barriers_uniform(
         }
     }
     Ok(())
+}
+
+/// Per instruction, the most shared-memory wavefronts one execution by a
+/// warp takes (for the shared-memory throughput term): the bank-conflict
+/// check's figure, one broadcast per phase for a uniform address, every
+/// lane apart where the space or the figure is unknown.
+pub fn wavefront_costs(
+    m: &Module,
+    k: &KernelAnalysis,
+    figures: &[SiteFigures],
+) -> Result<Costs, String> {
+    let f = m.func(k.kernel);
+    let mut inst: HashMap<InstId, u64> = HashMap::default();
+    for (s, fig) in k.sites.iter().zip(figures) {
+        if s.func != k.kernel || s.kind == SiteKind::Branch {
+            continue;
+        }
+        if !matches!(s.space, Some(Space::Shared) | Some(Space::Unknown) | None) {
+            continue;
+        }
+        let block_copy = matches!(
+            m.called_intrinsic(f.inst(s.inst)),
+            Some(Intrinsic::MemCpy | Intrinsic::MemMove | Intrinsic::MemSet)
+        );
+        if block_copy && s.bytes == 0 {
+            return Err("a block copy of unknown length may touch shared memory".into());
+        }
+        let w = match s.thread_dependent {
+            false => uniform_wavefronts(s.bytes),
+            true => fig
+                .get::<Conflict>()
+                .map_or(worst_wavefronts(s.bytes), |c| c.wavefronts.max),
+        };
+        *inst.entry(s.inst).or_insert(0) += w;
+    }
+    Ok(Costs {
+        inst: inst
+            .into_iter()
+            .map(|(i, w)| (i, Rat::int(i128::from(w))))
+            .collect(),
+        phi: Rat::ZERO,
+        divergence: Rat::ZERO,
+    })
 }

@@ -9,3 +9,4 @@ pub mod abstract_cta;
 pub mod bounds;
 pub mod costs;
 pub mod report;
+pub mod roofline;

@@ -18,6 +18,8 @@ pub struct BreakdownJson {
     pub memory: f64,
     pub barrier: f64,
     pub divergence: f64,
+    /// The throughput term (the whole bound's only; 0 per line).
+    pub bandwidth: f64,
 }
 
 impl From<&Shares> for BreakdownJson {
@@ -28,6 +30,7 @@ impl From<&Shares> for BreakdownJson {
             memory: r(s.memory),
             barrier: r(s.barrier),
             divergence: r(s.divergence),
+            bandwidth: 0.0,
         }
     }
 }
@@ -76,6 +79,26 @@ impl From<&Result<Cycles, String>> for MethodJson {
     }
 }
 
+/// The throughput term of the bound.
+#[derive(Serialize, Debug, Clone)]
+pub struct ThroughputJson {
+    /// Global sectors per warp, at most.
+    pub sectors_per_warp: String,
+    /// Shared-memory wavefronts per warp, at most.
+    pub wavefronts_per_warp: String,
+    /// Over the launch, at most.
+    pub sectors: f64,
+    pub bytes: f64,
+    /// The busiest SM's, at most.
+    pub sm_wavefronts: f64,
+    /// Cycles each limit needs.
+    pub dram_cycles: f64,
+    pub l2_cycles: f64,
+    pub shared_cycles: f64,
+    /// Their sum, which the bound includes.
+    pub cycles: f64,
+}
+
 /// `warpcheck time --format json`.
 #[derive(Serialize, Debug, Clone)]
 pub struct TimeJson {
@@ -92,6 +115,14 @@ pub struct TimeJson {
     pub microseconds: Option<f64>,
     pub work: TermJson,
     pub span: TermJson,
+    /// The bound's latency and issue part (the method's).
+    pub latency_cycles: Option<f64>,
+    /// The bound's throughput part (`None`: no bound).
+    pub throughput: Option<ThroughputJson>,
+    /// What dominates the bound: `DRAM bandwidth`, `L2 bandwidth`,
+    /// `shared-memory bandwidth` when the throughput part is the larger,
+    /// else `latency and issue`.
+    pub limited_by: Option<&'static str>,
     /// `--simulate`: the launch's cycles in the simulator.
     pub simulated_cycles: Option<u64>,
     pub simulated_block_cycles: Option<u64>,
@@ -164,9 +195,25 @@ pub fn json(
             ws.and_then(|w| w.span_value),
             ws.map(|w| w.span_factor.to_f64()),
         ),
+        latency_cycles: tb.chosen.as_ref().map(|(_, c)| c.latency().ceil()),
+        throughput: tb.roofline.as_ref().ok().map(|r| ThroughputJson {
+            sectors_per_warp: names.render(&r.sectors),
+            wavefronts_per_warp: names.render(&r.wavefronts),
+            sectors: r.traffic.sectors,
+            bytes: r.traffic.sectors * crate::hw::SECTOR_BYTES as f64,
+            sm_wavefronts: r.traffic.sm_wavefronts,
+            dram_cycles: r.throughput.dram,
+            l2_cycles: r.throughput.l2,
+            shared_cycles: r.throughput.shared,
+            cycles: r.throughput.delay(),
+        }),
+        limited_by: limited_by(tb),
         simulated_cycles: simulated.map(|s| s.launch),
         simulated_block_cycles: simulated.map(|s| s.block),
-        breakdown: breakdown.as_ref().map(|(s, _)| s.into()),
+        breakdown: breakdown.as_ref().map(|(s, _)| BreakdownJson {
+            bandwidth: tb.chosen.as_ref().map_or(0.0, |(_, c)| c.throughput),
+            ..s.into()
+        }),
         lines: breakdown
             .map(|(_, lines)| {
                 lines
@@ -202,6 +249,40 @@ pub fn json(
     }
 }
 
+/// What dominates the chosen bound (see [`TimeJson::limited_by`]).
+fn limited_by(tb: &TimeBound) -> Option<&'static str> {
+    let (_, c) = tb.chosen.as_ref()?;
+    let bandwidth = tb.roofline.as_ref().ok()?.dominant(c.latency());
+    Some(bandwidth.map_or("latency and issue", |(r, _)| r))
+}
+
+/// The bandwidth sentence, when the throughput part dominates the bound.
+fn bandwidth_note(tb: &TimeBound, machine: &Machine) -> Option<String> {
+    let (_, c) = tb.chosen.as_ref()?;
+    let r = tb.roofline.as_ref().ok()?;
+    let (resource, cycles) = r.dominant(c.latency())?;
+    let pct = (100.0 * r.throughput.delay() / c.launch.max(1e-9)).round();
+    let bytes = r.traffic.sectors * crate::hw::SECTOR_BYTES as f64;
+    let what = match resource {
+        "DRAM bandwidth" => format!(
+            "{bytes:.0} bytes at {} GB/s need {cycles} cycles",
+            machine.dram_gbps
+        ),
+        "L2 bandwidth" => format!(
+            "{bytes:.0} bytes at {} bytes per cycle need {cycles} cycles",
+            machine.l2_bytes_per_cycle
+        ),
+        _ => format!(
+            "{} wavefronts on the busiest SM at {} per cycle need {cycles} cycles",
+            r.traffic.sm_wavefronts, machine.shared_wavefronts_per_cycle
+        ),
+    };
+    Some(format!(
+        "{resource} dominates: {what}; the throughput term is {pct}% of the bound, above its latency and issue part ({} cycles)",
+        c.latency().ceil()
+    ))
+}
+
 /// Why neither method has a bound.
 fn reason(tb: &TimeBound) -> String {
     let mut parts = Vec::new();
@@ -220,6 +301,9 @@ fn reason(tb: &TimeBound) -> String {
 /// The term that dominates the bound, as a sentence: the line and kind
 /// of cycles with the largest share of the worst path.
 pub fn dominant(m: &Module, tb: &TimeBound, machine: &Machine) -> Option<String> {
+    if let Some(b) = bandwidth_note(tb, machine) {
+        return Some(b);
+    }
     let path = tb.path.as_ref()?;
     let total = path.shares.total();
     if total <= 0.0 {
@@ -241,9 +325,11 @@ pub fn dominant(m: &Module, tb: &TimeBound, machine: &Machine) -> Option<String>
     }
     let (v, kind, l) = best?;
     let pct = (100.0 * v / total).round();
-    let of = match tb.nominal {
-        true => "the worst path (loops whose trip count needs a parameter run 1000 times)",
-        false => "the bound",
+    let throughput = tb.chosen.as_ref().is_some_and(|(_, c)| c.throughput > 0.0);
+    let of = match (tb.nominal, throughput) {
+        (true, _) => "the worst path (loops whose trip count needs a parameter run 1000 times)",
+        (false, false) => "the bound",
+        (false, true) => "the bound's latency and issue part",
     };
     let (_, line) = line_name(m, l);
     let at = match line {
@@ -360,6 +446,25 @@ pub fn text(j: &TimeJson, render_poly: Option<String>) -> String {
         j.span.per_warp,
         j.span.value.map_or(String::new(), |v| format!(" = {v}")),
     );
+    if let (Some(t), Some(l)) = (&j.throughput, j.latency_cycles) {
+        let _ = writeln!(
+            out,
+            "  roofline: latency and issue {l} + throughput {} cycles ({} sectors = {} bytes: DRAM {}, L2 {}; {} shared wavefronts on the busiest SM: {}); {} dominates",
+            t.cycles,
+            t.sectors,
+            t.bytes,
+            t.dram_cycles,
+            t.l2_cycles,
+            t.sm_wavefronts,
+            t.shared_cycles,
+            j.limited_by.unwrap_or("latency and issue")
+        );
+        let _ = writeln!(
+            out,
+            "    sectors per warp ≤ {}; shared wavefronts per warp ≤ {}",
+            t.sectors_per_warp, t.wavefronts_per_warp
+        );
+    }
     for (name, m) in &j.methods {
         let _ = match (m.block_cycles, m.launch_cycles, &m.reason) {
             (Some(b), Some(l), _) => writeln!(out, "  {name}: block ≤ {b}, launch ≤ {l} cycles"),
@@ -368,11 +473,11 @@ pub fn text(j: &TimeJson, render_poly: Option<String>) -> String {
         };
     }
     if let Some(b) = &j.breakdown {
-        let total = (b.issue + b.memory + b.barrier + b.divergence).max(1e-9);
+        let total = (b.issue + b.memory + b.barrier + b.divergence + b.bandwidth).max(1e-9);
         let pct = |x: f64| 100.0 * x / total;
         let _ = writeln!(
             out,
-            "  breakdown: issue {:.0} ({:.0}%), memory stall {:.0} ({:.0}%), barrier wait {:.0} ({:.0}%), divergence {:.0} ({:.0}%)",
+            "  breakdown: issue {:.0} ({:.0}%), memory stall {:.0} ({:.0}%), barrier wait {:.0} ({:.0}%), divergence {:.0} ({:.0}%), bandwidth {:.0} ({:.0}%)",
             b.issue,
             pct(b.issue),
             b.memory,
@@ -380,7 +485,9 @@ pub fn text(j: &TimeJson, render_poly: Option<String>) -> String {
             b.barrier,
             pct(b.barrier),
             b.divergence,
-            pct(b.divergence)
+            pct(b.divergence),
+            b.bandwidth,
+            pct(b.bandwidth)
         );
     }
     if let Some(n) = &j.note {

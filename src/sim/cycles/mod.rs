@@ -13,6 +13,13 @@
 //! The replay runs each warp's instructions as the functional run issued
 //! them: a kernel whose warps wait for each other through memory (a spin
 //! on a flag) is timed along the functional run's interleaving.
+//!
+//! The replay gives every access its latency as if memory served all
+//! requests at once; the launch then takes at least as long as the
+//! model's throughput limits allow for what its warps moved (the global
+//! sectors of the launch at DRAM and L2 bandwidth, the busiest SM's
+//! shared-memory wavefronts at its rate; [`crate::machine::throughput`]):
+//! the launch's cycles are the larger of the replay's and that floor.
 
 pub mod schedule;
 pub mod text;
@@ -22,7 +29,7 @@ use super::code::Func;
 use crate::dataflow::FastMap as HashMap;
 use crate::ir::Position;
 use crate::ir::{FileId, Module, SourcePos};
-use crate::machine::{class_of, Class, Machine, Residency, Waves};
+use crate::machine::{class_of, Class, Machine, Residency, Throughput, Traffic, Waves};
 pub use schedule::Breakdown;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -106,8 +113,19 @@ pub struct CycleReport {
     pub machine: Machine,
     pub residency: Residency,
     pub waves: Waves,
-    /// The busiest SM's cycles.
+    /// The launch's cycles: the larger of `replay_cycles` and the
+    /// slowest throughput limit.
     pub launch_cycles: u64,
+    /// The busiest SM's cycles in the latency replay.
+    pub replay_cycles: u64,
+    /// What the launch moved: its global sectors, the busiest SM's
+    /// shared-memory wavefronts.
+    pub traffic: Traffic,
+    /// The cycles each throughput limit needs for `traffic`.
+    pub throughput: Throughput,
+    /// `latency` when the replay decides `launch_cycles`, else the
+    /// slowest resource (`DRAM bandwidth`, ...).
+    pub limited_by: &'static str,
     pub microseconds: f64,
     pub blocks: Vec<BlockCycles>,
     /// Warp-cycles over the launch, by what the warps were doing.
@@ -128,6 +146,9 @@ struct Held {
     warps: Vec<Vec<Event>>,
 }
 
+/// The global sectors and shared wavefronts a block's warps moved.
+pub type Moved = (u64, u64);
+
 /// Collects finished blocks and replays each wave once it is complete.
 pub struct Collector {
     tables: Rc<Tables>,
@@ -145,6 +166,10 @@ pub struct Collector {
     sm_time: Vec<u64>,
     blocks: Vec<BlockCycles>,
     lines: Vec<Breakdown>,
+    /// Global sectors of the blocks so far.
+    sectors: u64,
+    /// Shared wavefronts per SM.
+    sm_wavefronts: Vec<u64>,
 }
 
 impl Collector {
@@ -172,20 +197,27 @@ impl Collector {
             held: BTreeMap::new(),
             next_row: 0,
             sm_time: vec![0; sms.min(run.len() as u64).max(1) as usize],
+            sectors: 0,
+            sm_wavefronts: vec![0; sms.min(run.len() as u64).max(1) as usize],
             blocks: Vec::new(),
             lines,
             tables,
         }
     }
 
-    /// A block has finished with these warp timelines.
-    pub fn add(&mut self, index: [u32; 3], warps: Vec<Vec<Event>>) {
+    /// A block has finished with these warp timelines, having moved
+    /// `moved`.
+    pub fn add(&mut self, index: [u32; 3], warps: Vec<Vec<Event>>, moved: Moved) {
         let [gx, gy, _] = self.grid.map(u64::from);
         let [x, y, z] = index.map(u64::from);
         let linear = x + gx * (y + gy * z);
         let Some(&i) = self.order.get(&linear) else {
             return;
         };
+        // Both replays place the run's `i`-th block on SM `i mod sms`.
+        let sm = (i % self.sm_wavefronts.len() as u64) as usize;
+        self.sectors += moved.0;
+        self.sm_wavefronts[sm] += moved.1;
         self.held.insert(i, Held { index, warps });
         while self.streaming && self.row_complete(self.next_row) {
             self.replay_row(self.next_row);
@@ -309,7 +341,18 @@ impl Collector {
         } else {
             self.replay_phases();
         }
-        let launch = self.sm_time.iter().copied().max().unwrap_or(0);
+        let replay = self.sm_time.iter().copied().max().unwrap_or(0);
+        let machine = self.tables.machine.clone();
+        let traffic = Traffic {
+            sectors: self.sectors as f64,
+            sm_wavefronts: self.sm_wavefronts.iter().copied().max().unwrap_or(0) as f64,
+        };
+        let throughput = machine.throughput(&traffic);
+        let (resource, floor) = throughput.floor();
+        let (launch, limited_by) = match floor > replay as f64 {
+            true => (floor as u64, resource),
+            false => (replay, "latency"),
+        };
         let mut breakdown = Breakdown::default();
         let mut lines = Vec::new();
         for (pos, b) in self.tables.lines.iter().zip(&self.lines) {
@@ -329,9 +372,12 @@ impl Collector {
         }
         self.blocks
             .sort_by_key(|b| (b.block[2], b.block[1], b.block[0]));
-        let machine = self.tables.machine.clone();
         CycleReport {
             microseconds: machine.micros(launch as f64),
+            replay_cycles: replay,
+            traffic,
+            throughput,
+            limited_by,
             waves: Waves::new(self.total, machine.sms, &self.residency),
             residency: self.residency,
             launch_cycles: launch,

@@ -40,6 +40,20 @@ pub fn render(c: &CycleReport) -> String {
         c.waves.sms_used,
         c.machine.issue_rate
     );
+    let _ = writeln!(
+        out,
+        "  {} global sectors: DRAM needs {} cycles, L2 {}; the busiest SM's {} shared wavefronts need {}; the latency replay {}: {}",
+        c.traffic.sectors,
+        c.throughput.dram,
+        c.throughput.l2,
+        c.traffic.sm_wavefronts,
+        c.throughput.shared,
+        c.replay_cycles,
+        match c.limited_by {
+            "latency" => "latency and issue limit the launch".to_string(),
+            r => format!("{r} limits the launch"),
+        }
+    );
     let dims = |d: [u32; 3]| format!("({},{},{})", d[0], d[1], d[2]);
     for b in c.blocks.iter().take(MAX_BLOCKS) {
         let _ = writeln!(
