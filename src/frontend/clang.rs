@@ -57,6 +57,9 @@ pub struct CompileOptions {
     pub extra: Vec<String>,
     /// `--clang`: the clang to compile with, before `$WARPCHECK_CLANG`.
     pub clang: Option<PathBuf>,
+    /// `--allow-unsafe-flags`: pass configuration and compile-database
+    /// flags that load code or change the toolchain (never set by a file).
+    pub allow_unsafe_flags: bool,
 }
 
 impl Default for CompileOptions {
@@ -70,6 +73,7 @@ impl Default for CompileOptions {
             full_debug: false,
             extra: Vec::new(),
             clang: None,
+            allow_unsafe_flags: false,
         }
     }
 }
@@ -242,6 +246,15 @@ fn use_pch(clang: &Path, header: &Path, args: &mut [String]) {
     else {
         return;
     };
+    // Another pre-included file would be parsed into the PCH, which then
+    // depends on that file (and on the directory it was found from): no PCH.
+    if args
+        .iter()
+        .enumerate()
+        .any(|(i, a)| i != at && (a.starts_with("-include") || a.starts_with("-imacros")))
+    {
+        return;
+    }
     // The flags without the include, the action, the output and the input.
     let n = args.len();
     let flags: Vec<String> = args[..n - 3]

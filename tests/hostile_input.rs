@@ -1,0 +1,218 @@
+//! Hostile input: what a pull request can put in front of `warpcheck` in
+//! CI (configuration, compile databases, sizes, paths). Each case must be
+//! a usage error (exit 2) with a message naming the place, never code run
+//! on the machine, a panic or a huge allocation.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+const GOOD: &str = "__global__ void k(float *a) { a[threadIdx.x] = 1.0f; }\n";
+
+/// A shared library whose constructor writes `$EVIL_OUT`: if clang ever
+/// loads it, the file appears. `None` (with a note) without a C compiler.
+fn evil_library(dir: &Path) -> Option<PathBuf> {
+    let src = dir.join("evil.c");
+    std::fs::write(
+        &src,
+        "#include <stdio.h>\n#include <stdlib.h>\n\
+         __attribute__((constructor)) static void evil(void) {\n\
+           const char *p = getenv(\"EVIL_OUT\");\n\
+           if (p) { FILE *f = fopen(p, \"w\"); if (f) { fputs(\"pwned\", f); fclose(f); } }\n\
+         }\n",
+    )
+    .unwrap();
+    let so = dir.join("evil.so");
+    let built = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&so)
+        .arg(&src)
+        .status();
+    match built {
+        Ok(s) if s.success() => Some(so),
+        _ => {
+            skip("evil_library", "no C compiler (cc) to build the plugin");
+            None
+        }
+    }
+}
+
+/// A project with `good.cu` and a `.warpcheck.yaml` of `config`.
+fn project(config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("good.cu"), GOOD).unwrap();
+    std::fs::write(dir.path().join(".warpcheck.yaml"), config).unwrap();
+    dir
+}
+
+fn check_in(dir: &Path, extra: &[&str], evil_out: &Path) -> Output {
+    run(warpcheck()
+        .current_dir(dir)
+        .env("EVIL_OUT", evil_out)
+        .arg("check")
+        .args(no_toolkit_args())
+        .args(extra)
+        .arg("good.cu"))
+}
+
+/// warpcheck's own headers, so that the test needs no toolkit.
+fn no_toolkit_args() -> Vec<String> {
+    vec!["--no-cuda".into()]
+}
+
+#[test]
+fn a_plugin_in_the_configuration_is_never_loaded() {
+    let dir =
+        project("Checks: '*'\nCompileFlags:\n  Add:\n    - -DN=4\n    - -fplugin=./evil.so\n");
+    let Some(_) = evil_library(dir.path()) else {
+        return;
+    };
+    let out_file = dir.path().join("written");
+    let out = check_in(dir.path(), &[], &out_file);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    // `-fplugin=` is on line 5 of the file (line 4 holds -DN=4).
+    assert!(
+        err.contains(".warpcheck.yaml:5:1: CompileFlags.Add: '-fplugin=./evil.so' loads code"),
+        "{err}"
+    );
+    assert!(err.contains("--allow-unsafe-flags"), "{err}");
+    assert!(!out_file.exists(), "the plugin's constructor ran");
+
+    // The control: allowed on the command line, clang does load it (so the
+    // test above can tell a loaded plugin from a refused one).
+    let out = check_in(dir.path(), &["--allow-unsafe-flags"], &out_file);
+    assert!(
+        out_file.exists(),
+        "clang did not load the plugin: {}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn every_code_loading_family_is_refused_from_the_configuration() {
+    for (add, flag, line) in [
+        (
+            "[-Xclang, -load, -Xclang, ./evil.so]",
+            "'-Xclang -load' loads code",
+            2,
+        ),
+        (
+            "[-fpass-plugin=./evil.so]",
+            "'-fpass-plugin=./evil.so' loads code",
+            2,
+        ),
+        ("[-B, /tmp]", "'-B /tmp' changes the toolchain", 2),
+        (
+            "['--config=x.cfg']",
+            "'--config=x.cfg' reads flags from another file",
+            2,
+        ),
+        ("['@flags.rsp']", "'@flags.rsp' reads flags", 2),
+        ("[-o, /tmp/x]", "'-o /tmp/x' writes files", 2),
+        (
+            "[-include, /etc/passwd]",
+            "'-include /etc/passwd' includes a file outside",
+            2,
+        ),
+    ] {
+        let dir = project(&format!("CompileFlags:\n  Add: {add}\n"));
+        let out_file = dir.path().join("written");
+        let out = check_in(dir.path(), &[], &out_file);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{add}: {err}");
+        let place = format!(".warpcheck.yaml:{line}:1: CompileFlags.Add: {flag}");
+        assert!(err.contains(&place), "{add}: {err}");
+    }
+}
+
+#[test]
+fn flags_that_only_change_meaning_are_allowed() {
+    // N is only defined by the configuration: without it the file does not
+    // compile, so a pass proves the flags reached clang.
+    let dir =
+        project("CompileFlags: {Add: [-DN=4, -std=c++17, -Wall, -fgpu-rdc, -include, pre.h]}\n");
+    std::fs::write(dir.path().join("pre.h"), "#define M N\n").unwrap();
+    std::fs::write(
+        dir.path().join("good.cu"),
+        "__global__ void k(float *a) { a[threadIdx.x * M] = 1.0f; }\n",
+    )
+    .unwrap();
+    let out = check_in(dir.path(), &[], &dir.path().join("w"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+/// A compile database of one clang entry with `args` added.
+fn database(dir: &Path, args: &[&str]) {
+    let mut arguments = vec![
+        "clang++",
+        "-x",
+        "cuda",
+        "--cuda-gpu-arch=sm_80",
+        "-c",
+        "good.cu",
+    ];
+    arguments.extend(args);
+    let db = serde_json::json!([{"directory": dir, "file": "good.cu", "arguments": arguments}]);
+    let text = serde_json::to_string_pretty(&db).unwrap();
+    std::fs::write(dir.join("compile_commands.json"), text).unwrap();
+}
+
+#[test]
+fn a_compile_database_cannot_load_code_either() {
+    for (args, flag) in [
+        (
+            &["-fplugin=./evil.so"][..],
+            "'-fplugin=./evil.so' loads code",
+        ),
+        (
+            &["-Xclang", "-load", "-Xclang", "./evil.so"][..],
+            "'-Xclang -load' loads code",
+        ),
+        (&["-B", "/tmp"][..], "'-B /tmp' changes the toolchain"),
+    ] {
+        let dir = project("");
+        database(dir.path(), args);
+        let out = run(warpcheck()
+            .current_dir(dir.path())
+            .args(["check", "--no-cuda", "-p", "."]));
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        // Pretty JSON puts each argument on its own line, keys sorted: `[`,
+        // `{`, `"arguments": [` on lines 1-3, the six words before the
+        // flag on 4-9, the flag's first word on line 10.
+        assert!(
+            err.contains("compile_commands.json:10: entry 1: "),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains(flag), "{args:?}: {err}");
+    }
+    // nvcc's -Xcompiler hands host flags through: a plugin there too.
+    let dir = project("");
+    let db = serde_json::json!([{"directory": dir.path(), "file": "good.cu",
+        "command": "nvcc -c good.cu -Xcompiler -fPIC,-fplugin=./evil.so"}]);
+    std::fs::write(dir.path().join("compile_commands.json"), db.to_string()).unwrap();
+    let out = run(warpcheck()
+        .current_dir(dir.path())
+        .args(["check", "--no-cuda", "-p", "."]));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("'-fplugin=./evil.so' loads code"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn an_empty_compile_database_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("compile_commands.json"), "[]").unwrap();
+    let out = run(warpcheck().args(["check", "-p"]).arg(dir.path()));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("compile_commands.json: the compile database has no entries"),
+        "{err}"
+    );
+}
