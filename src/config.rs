@@ -156,7 +156,7 @@ impl Config {
             Some(l) => format!("{}:{}: {e}", l.line(), l.column()),
             None => format!("1:1: {e}"),
         })?;
-        c.validate()?;
+        c.validate(text)?;
         c.compile_flags.add_lines = add_lines(text, &c.compile_flags.add);
         if let Err(e) = c.machine() {
             let line = text
@@ -168,15 +168,25 @@ impl Config {
         Ok(c)
     }
 
-    fn validate(&self) -> Result<(), String> {
+    /// The launch shapes within CUDA's limits; an error names the line of
+    /// the kernel's entry.
+    fn validate(&self, text: &str) -> Result<(), String> {
         for (name, l) in &self.kernels {
-            for (key, dims) in [("block", &l.block), ("grid", &l.grid)] {
-                if let Some(d) = dims {
-                    if d.is_empty() || d.len() > 3 || d.contains(&0) {
-                        return Err(format!(
-                            "1:1: Kernels.{name}.{key}: expected 1 to 3 positive numbers, got {d:?}"
-                        ));
-                    }
+            for (key, dims, check) in [
+                (
+                    "block",
+                    &l.block,
+                    crate::analysis::check_block as fn(&[u32]) -> _,
+                ),
+                ("grid", &l.grid, crate::analysis::check_grid),
+            ] {
+                if let Some(Err(e)) = dims.as_deref().map(check) {
+                    let line = text
+                        .lines()
+                        .position(|t| t.contains(name.as_str()) && t.contains(key))
+                        .or_else(|| text.lines().position(|t| t.contains(name.as_str())))
+                        .map_or(1, |i| i + 1);
+                    return Err(format!("{line}:1: Kernels.{name}.{key}: {e}"));
                 }
             }
         }

@@ -38,12 +38,31 @@ pub struct LaunchArgs {
     /// Bytes of dynamic shared memory per block.
     #[arg(long, value_name = "BYTES", default_value_t = 0)]
     pub shared_bytes: u64,
+    /// The most bytes one buffer (`--arg NAME=buf:BYTES`, `--buffer-bytes`)
+    /// or the dynamic shared memory may have (1 GiB by default).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BUFFER_BYTES)]
+    pub max_buffer_bytes: u64,
+}
+
+/// `--max-buffer-bytes` unless raised: what one simulated buffer may take,
+/// so that a size from the command line never asks for more memory than a
+/// CI machine has.
+pub const DEFAULT_MAX_BUFFER_BYTES: u64 = 1 << 30;
+
+/// `bytes` given as `option`, within `cap`.
+pub(super) fn within_cap(option: &str, bytes: u64, cap: u64) -> Result<u64, String> {
+    if bytes > cap {
+        return Err(format!(
+            "{option}: {bytes} bytes is over the cap of {cap} bytes (raise it with --max-buffer-bytes)"
+        ));
+    }
+    Ok(bytes)
 }
 
 impl LaunchArgs {
     /// `--grid`.
     pub(super) fn grid(&self) -> Result<[u32; 3], String> {
-        shape(&self.grid, "grid")
+        grid_shape(&self.grid)
     }
 
     /// `--block-dim`, if given.
@@ -55,12 +74,32 @@ impl LaunchArgs {
             .map_err(|e| format!("--block-dim: {e}"))
     }
 
-    /// `--arg` values by name.
+    /// `--arg` values by name, each buffer within `--max-buffer-bytes`.
     pub(super) fn arguments(&self) -> Result<Vec<(String, ArgValue)>, String> {
         self.args
             .iter()
-            .map(|a| sim::args::parse_named(a).map_err(|e| format!("--arg {e}")))
+            .map(|a| {
+                let (name, v) = sim::args::parse_named(a).map_err(|e| format!("--arg {e}"))?;
+                if let ArgValue::Buffer(b) = &v {
+                    within_cap(&format!("--arg {a}"), b.bytes, self.max_buffer_bytes)?;
+                }
+                Ok((name, v))
+            })
             .collect()
+    }
+
+    /// `--shared-bytes`, within `--max-buffer-bytes`.
+    pub(super) fn shared_bytes(&self) -> Result<u64, String> {
+        within_cap("--shared-bytes", self.shared_bytes, self.max_buffer_bytes)
+    }
+
+    /// Every size of the launch, read before anything is compiled or run.
+    pub(super) fn validate(&self) -> Result<(), String> {
+        self.grid()?;
+        self.block_dim()?;
+        self.arguments()?;
+        self.shared_bytes()?;
+        Ok(())
     }
 
     /// The module of `file` (full debug info, for parameter names) and its
@@ -105,11 +144,9 @@ fn pick_kernel(m: &Module, name: Option<&str>) -> Result<FuncId, String> {
     }
 }
 
-/// A grid or block shape `X[,Y[,Z]]` given as `--what`.
-pub(super) fn shape(text: &str, what: &str) -> Result<[u32; 3], String> {
-    BlockDim::parse(text, BlockDimSource::Option)
-        .map(|b| b.dims)
-        .map_err(|e| format!("--{what}: {e}"))
+/// A grid `X[,Y[,Z]]` given as `--grid`, within CUDA's limits.
+pub(super) fn grid_shape(text: &str) -> Result<[u32; 3], String> {
+    analysis::parse_grid(text).map_err(|e| format!("--grid: {e}"))
 }
 
 /// The machine model for `file`: the defaults, the `Machine:` of the
@@ -157,6 +194,12 @@ impl KernelArgs {
         file: &Path,
         compile: &CompileArgs,
     ) -> Result<(Launch, Module, FuncId), String> {
+        self.launch.validate()?;
+        within_cap(
+            "--buffer-bytes",
+            self.buffer_bytes,
+            self.launch.max_buffer_bytes,
+        )?;
         let launch = Launch {
             params: parse_params(&self.params)?,
             grid: self.launch.grid()?,

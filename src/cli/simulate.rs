@@ -56,6 +56,9 @@ fn usage(message: String) -> i32 {
 }
 
 pub fn run(args: &SimulateArgs) -> i32 {
+    if let Err(e) = args.launch.validate() {
+        return usage(e);
+    }
     let (m, kernel) = match args.launch.load(&args.file, &args.compile) {
         Ok(k) => k,
         Err(e) => return usage(e),
@@ -151,7 +154,7 @@ fn launch_config(m: &Module, kernel: FuncId, args: &SimulateArgs) -> Result<Laun
         grid,
         block,
         blocks,
-        dynamic_shared: args.launch.shared_bytes,
+        dynamic_shared: args.launch.shared_bytes()?,
         seed: args.seed,
         budget: launch_budget(args.max_steps, args.timeout)?,
         machine: None,
