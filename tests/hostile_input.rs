@@ -216,3 +216,169 @@ fn an_empty_compile_database_is_an_error() {
         "{err}"
     );
 }
+
+/// A project with `good.cu` and no configuration.
+fn plain() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("good.cu"), GOOD).unwrap();
+    dir
+}
+
+/// Runs `warpcheck SUB --no-cuda ARGS good.cu` in `dir`, and returns the
+/// output with the process' peak resident memory in MiB (polled from
+/// /proc while it runs; 0 where there is no /proc).
+fn run_measured(dir: &Path, sub: &str, args: &[&str]) -> (Output, u64) {
+    let mut cmd = warpcheck();
+    cmd.current_dir(dir)
+        .arg(sub)
+        .arg("--no-cuda")
+        .args(args)
+        .arg("good.cu")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let peak = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let watch = {
+        let peak = peak.clone();
+        std::thread::spawn(move || {
+            while let Ok(text) = std::fs::read_to_string(&status) {
+                let kb = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("VmHWM:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+                match kb {
+                    Some(kb) => peak.fetch_max(kb / 1024, std::sync::atomic::Ordering::Relaxed),
+                    None => break, // a zombie: it has exited
+                };
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        })
+    };
+    let out = child.wait_with_output().unwrap();
+    watch.join().unwrap();
+    (out, peak.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+/// Every size at its limit plus one, at 2^32 and at 2^64-1, is a usage
+/// error naming the option, in every subcommand that takes it; none
+/// panics or allocates more than 100 MB.
+#[test]
+fn sizes_over_their_limits_are_usage_errors() {
+    let dir = plain();
+    const HUGE: [&str; 2] = ["4294967296", "18446744073709551615"];
+    // Block limits: 1024 along x and y, 64 along z, 1024 threads in all.
+    let blocks = [
+        "1025",
+        "1,1025",
+        "1,1,65",
+        "33,32",
+        "2147483647,2147483647,2147483647",
+    ];
+    // Grid limits: 2^31-1 along x, 65535 along y and z.
+    let grids = ["2147483648", "1,65536", "1,1,65536", "4294967295"];
+    // The buffer cap: 1 GiB by default.
+    let cap_plus_one = ((1u64 << 30) + 1).to_string();
+    let mut cases: Vec<(&str, Vec<String>, &str)> = Vec::new();
+    for sub in ["check", "bound", "time", "simulate", "report"] {
+        for b in blocks.iter().chain(&HUGE) {
+            cases.push((
+                sub,
+                vec!["--block-dim".into(), b.to_string()],
+                "--block-dim",
+            ));
+        }
+    }
+    for sub in ["bound", "time", "simulate", "report"] {
+        for g in grids.iter().chain(&HUGE) {
+            cases.push((sub, vec!["--grid".into(), g.to_string()], "--grid"));
+        }
+    }
+    for n in [cap_plus_one.as_str(), HUGE[0], HUGE[1]] {
+        for sub in ["bound", "time", "simulate"] {
+            cases.push((
+                sub,
+                vec!["--shared-bytes".into(), n.into()],
+                "--shared-bytes",
+            ));
+            cases.push((
+                sub,
+                vec!["--arg".into(), format!("a=buf:{n}")],
+                "--arg a=buf:",
+            ));
+        }
+        for sub in ["bound", "time", "report"] {
+            cases.push((
+                sub,
+                vec!["--buffer-bytes".into(), n.into()],
+                "--buffer-bytes",
+            ));
+        }
+    }
+    for (sub, args, option) in &cases {
+        let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+        if *sub == "report" {
+            args.extend(["-o", "r.html"]);
+        }
+        let (out, peak) = run_measured(dir.path(), sub, &args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{sub} {args:?}: {err}");
+        assert!(err.contains(option), "{sub} {args:?}: {err}");
+        assert!(!err.contains("panicked"), "{sub} {args:?}: {err}");
+        assert!(peak < 100, "{sub} {args:?}: {peak} MiB");
+    }
+}
+
+#[test]
+fn the_limits_themselves_are_allowed() {
+    let dir = plain();
+    // 1024 threads (16 x 64) and the largest grid run; the whole grid is
+    // 2^31-1 blocks, kept as a count: the step budget stops the launch
+    // after a few blocks, and memory stays small.
+    let (out, peak) = run_measured(
+        dir.path(),
+        "simulate",
+        &[
+            "--block-dim",
+            "16,64",
+            "--grid",
+            "2147483647",
+            "--max-steps",
+            "20000",
+            "--arg",
+            "a=buf:4096",
+        ],
+    );
+    let err = stderr(&out);
+    assert!(err.contains("budget") || err.contains("steps"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(matches!(out.status.code(), Some(1 | 2)), "{err}");
+    assert!(peak < 100, "{peak} MiB");
+    let (out, _) = run_measured(dir.path(), "check", &["--block-dim", "1,16,64"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn configured_launch_shapes_are_checked_too() {
+    for (kernels, what) in [
+        (
+            "  k: {block: [1025]}\n",
+            "Kernels.k.block: x = 1025 is over CUDA's limit of 1024",
+        ),
+        ("  k: {block: [32, 33]}\n", "Kernels.k.block: 1056 threads"),
+        (
+            "  k: {grid: [1, 65536]}\n",
+            "Kernels.k.grid: y = 65536 is over CUDA's limit of 65535",
+        ),
+        ("  k: {block: [4294967296]}\n", "invalid value"),
+        ("  k: {block: [18446744073709551615]}\n", "invalid value"),
+    ] {
+        let dir = project(&format!("Checks: '*'\nKernels:\n{kernels}"));
+        let out = check_in(dir.path(), &[], &dir.path().join("w"));
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{kernels}: {err}");
+        // The shape is on line 3 of the file.
+        assert!(err.contains(".warpcheck.yaml:3:"), "{kernels}: {err}");
+        assert!(err.contains(what), "{kernels}: {err}");
+    }
+}
