@@ -202,7 +202,7 @@ fn passed_options() -> Vec<String> {
 }
 
 pub fn build(args: &BuildArgs) -> i32 {
-    let shims = match tempfile::tempdir() {
+    let shims = match crate::temp::tempdir() {
         Ok(d) => d,
         Err(e) => {
             eprintln!("warpcheck: error: cannot make a directory for the nvcc shim: {e}");

@@ -299,7 +299,7 @@ fn compile_in(
         })?,
     };
     let tk = toolkit(opts)?;
-    let dir = tempfile::tempdir().map_err(|e| InputError {
+    let dir = crate::temp::tempdir().map_err(|e| InputError {
         message: format!("cannot create a temporary directory: {e}"),
     })?;
     let out = dir.path().join("device.bc");
