@@ -382,3 +382,99 @@ fn configured_launch_shapes_are_checked_too() {
         assert!(err.contains(what), "{kernels}: {err}");
     }
 }
+
+/// The bytes of the `.pch` files under `cache`, and how many there are.
+fn pch_bytes(cache: &Path) -> (u64, usize) {
+    let Ok(entries) = std::fs::read_dir(cache.join("warpcheck/pch")) else {
+        return (0, 0);
+    };
+    let sizes: Vec<u64> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".pch"))
+        .map(|e| e.metadata().unwrap().len())
+        .collect();
+    (sizes.iter().sum(), sizes.len())
+}
+
+#[test]
+fn the_pch_cache_stays_under_its_cap() {
+    let dir = plain();
+    let cache = dir.path().join("cache");
+    let check = |define: &str, cap: Option<u64>| {
+        let mut cmd = warpcheck();
+        cmd.current_dir(dir.path())
+            .env("XDG_CACHE_HOME", &cache)
+            .env_remove("WARPCHECK_NO_PCH")
+            .args(["check", "--no-cuda", "-D", define, "good.cu"]);
+        if let Some(c) = cap {
+            cmd.env("WARPCHECK_CACHE_MAX", c.to_string());
+        }
+        let out = run(&mut cmd);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    };
+    // One flag set, one PCH: its size sets the cap at one and a half.
+    check("V=0", None);
+    let (one, n) = pch_bytes(&cache);
+    assert_eq!(n, 1, "no PCH was made");
+    let cap = one + one / 2;
+    // Each new -D is a new flag set and a new PCH; two never fit in the cap,
+    // so each run leaves only its own.
+    for v in 1..4 {
+        check(&format!("V={v}"), Some(cap));
+        let (bytes, n) = pch_bytes(&cache);
+        assert!(bytes <= cap, "{bytes} bytes of PCH over the cap of {cap}");
+        assert_eq!(n, 1);
+    }
+}
+
+#[test]
+fn no_temporary_directory_survives_sigterm() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::ExitStatusExt;
+    let dir = plain();
+    let (tmp, cache) = (dir.path().join("tmp"), dir.path().join("cache"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    // A clang that takes its time, so that the run is stopped mid-compile.
+    let clang = dir.path().join("slow-clang");
+    std::fs::write(&clang, "#!/bin/sh\nexec sleep 5\n").unwrap();
+    std::fs::set_permissions(&clang, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut child = warpcheck()
+        .current_dir(dir.path())
+        .env("TMPDIR", &tmp)
+        .env("XDG_CACHE_HOME", &cache)
+        .env_remove("WARPCHECK_NO_PCH")
+        .args(["check", "--no-cuda", "--clang"])
+        .arg(&clang)
+        .arg("good.cu")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let listing = |d: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(d)
+            .map(|e| e.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default()
+    };
+    let start = std::time::Instant::now();
+    while listing(&tmp).is_empty() {
+        assert!(
+            start.elapsed().as_secs() < 30,
+            "no temporary directory appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // The PCH is built first, under a temporary name in the cache.
+    let pch = cache.join("warpcheck/pch");
+    while !listing(&pch)
+        .iter()
+        .any(|p| p.to_string_lossy().ends_with(".pch.tmp"))
+    {
+        assert!(start.elapsed().as_secs() < 30, "no PCH under construction");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // SAFETY: a signal to the child this test started, by its id.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
+    assert_eq!(listing(&tmp), Vec::<PathBuf>::new());
+    assert_eq!(listing(&pch), Vec::<PathBuf>::new());
+}
