@@ -478,3 +478,149 @@ fn no_temporary_directory_survives_sigterm() {
     assert_eq!(listing(&tmp), Vec::<PathBuf>::new());
     assert_eq!(listing(&pch), Vec::<PathBuf>::new());
 }
+
+#[test]
+fn file_names_need_not_be_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    // "café" in Latin-1: the byte 0xE9 alone is not UTF-8.
+    let name = |ext: &str| {
+        let mut n = b"caf\xe9.".to_vec();
+        n.extend(ext.as_bytes());
+        dir.path().join(std::ffi::OsStr::from_bytes(&n))
+    };
+    std::fs::write(name("cu"), GOOD).unwrap();
+    std::fs::copy(fixture("ir/loader.ll"), name("ll")).unwrap();
+    for file in [name("cu"), name("ll")] {
+        let out = run(warpcheck().args(["check", "--no-cuda"]).arg(&file));
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn kernel_commands_on_a_host_module_name_the_file() {
+    let host = fixture("ir/host.ll");
+    for sub in ["bound", "time", "simulate"] {
+        let out = run(warpcheck().arg(sub).arg(&host));
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{sub}: {err}");
+        assert!(
+            err.contains("host.ll: no kernels in the file"),
+            "{sub}: {err}"
+        );
+    }
+}
+
+#[test]
+fn an_internal_error_in_report_exits_3() {
+    let dir = plain();
+    let out = run(warpcheck()
+        .current_dir(dir.path())
+        .env("WARPCHECK_FAULT", "panic")
+        .args([
+            "report",
+            "--no-cuda",
+            "--no-simulate",
+            "-o",
+            "r.html",
+            "good.cu",
+        ]));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("internal error while analysing"), "{err}");
+    // The page is still written, with the error on it.
+    assert!(dir.path().join("r.html").is_file());
+}
+
+#[test]
+fn time_and_bound_simulate_within_a_step_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    // 2^40 iterations, each changing memory (so never a spin): only the
+    // step budget stops it.
+    std::fs::write(
+        dir.path().join("good.cu"),
+        "__global__ void k(unsigned *a) {\n\
+           for (unsigned long long i = 0; i < (1ull << 40); i++) a[(i + threadIdx.x) & 255] += 1;\n\
+         }\n",
+    )
+    .unwrap();
+    for sub in ["time", "bound"] {
+        let start = std::time::Instant::now();
+        let out = run(warpcheck().current_dir(dir.path()).args([
+            sub,
+            "--no-cuda",
+            "--simulate",
+            "--block-dim",
+            "32",
+            "--max-steps",
+            "10000",
+            "good.cu",
+        ]));
+        let err = stderr(&out);
+        assert!(err.contains("10000"), "{sub}: {err}");
+        assert!(!err.contains("panicked"), "{sub}: {err}");
+        assert!(
+            start.elapsed().as_secs() < 120,
+            "{sub}: the budget did not stop it"
+        );
+    }
+}
+
+#[test]
+fn the_make_snippet_finds_the_plugin_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A stand-in for warpcheck that counts its print-plugin-path runs.
+    let fake = d.join("fake-warpcheck");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\necho run >> {}\necho /x/libwarpcheck.so\n",
+            d.join("runs").display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mk = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/warpcheck.mk");
+    // Eight recipes that each name the flags, and one that does not.
+    let mut makefile = format!(
+        "WARPCHECK := {}\ninclude {}\nall: {}\n",
+        fake.display(),
+        mk.display(),
+        (0..8)
+            .map(|i| format!("t{i}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    for i in 0..8 {
+        makefile.push_str(&format!(
+            "t{i}:\n\t@echo $(WARPCHECK_CUDAFLAGS) > {i}.flags\n"
+        ));
+    }
+    makefile.push_str("quiet:\n\t@true\n");
+    std::fs::write(d.join("Makefile"), makefile).unwrap();
+    let out = run(std::process::Command::new("make")
+        .current_dir(d)
+        .args(["-s", "-j4", "all"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let runs = std::fs::read_to_string(d.join("runs")).unwrap();
+    assert_eq!(
+        runs.lines().count(),
+        1,
+        "print-plugin-path ran {} times",
+        runs.lines().count()
+    );
+    let flags = std::fs::read_to_string(d.join("7.flags")).unwrap();
+    assert!(
+        flags.contains("-fpass-plugin=/x/libwarpcheck.so"),
+        "{flags}"
+    );
+    // A goal that never names the flags never looks for the plugin.
+    std::fs::remove_file(d.join("runs")).unwrap();
+    let out = run(std::process::Command::new("make")
+        .current_dir(d)
+        .args(["-s", "quiet"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!d.join("runs").exists());
+}

@@ -44,6 +44,39 @@ pub struct LaunchArgs {
     pub max_buffer_bytes: u64,
 }
 
+/// A simulated launch's budget: `simulate`'s, and `--simulate`'s of `bound`
+/// and `time`, so that a runaway kernel stops alike in each.
+#[derive(Args, Debug)]
+pub struct SimBudgetArgs {
+    /// Stop the launch once it has issued this many warp instructions, summed
+    /// over its blocks (0: no limit).
+    #[arg(long, value_name = "N", default_value_t = sim::budget::DEFAULT_MAX_STEPS)]
+    pub max_steps: u64,
+    /// Stop the launch after this many seconds of wall-clock time (0: no limit).
+    #[arg(long, value_name = "SECONDS", default_value_t = sim::budget::DEFAULT_TIMEOUT.as_secs_f64())]
+    pub timeout: f64,
+}
+
+impl SimBudgetArgs {
+    /// `--max-steps` and `--timeout`, where 0 is no limit.
+    pub fn budget(&self) -> Result<sim::Budget, String> {
+        let timeout = match std::time::Duration::try_from_secs_f64(self.timeout) {
+            Ok(t) if t.is_zero() => None,
+            Ok(t) => Some(t),
+            Err(_) => {
+                return Err(format!(
+                    "--timeout: '{}' is not a number of seconds",
+                    self.timeout
+                ))
+            }
+        };
+        Ok(sim::Budget {
+            max_steps: (self.max_steps > 0).then_some(self.max_steps),
+            timeout,
+        })
+    }
+}
+
 /// `--max-buffer-bytes` unless raised: what one simulated buffer may take,
 /// so that a size from the command line never asks for more memory than a
 /// CI machine has.
@@ -112,7 +145,8 @@ impl LaunchArgs {
         let mut compile = compile.options();
         compile.full_debug = true;
         let m = frontend::load(file, &compile).map_err(|e| e.to_string())?;
-        let kernel = pick_kernel(&m, self.kernel.as_deref())?;
+        let kernel = pick_kernel(&m, self.kernel.as_deref())
+            .map_err(|e| format!("{}: {e}", file.display()))?;
         Ok((m, kernel))
     }
 }
@@ -168,6 +202,9 @@ pub(super) fn machine_for(file: &Path, settings: &[String]) -> Result<Machine, S
 pub struct KernelArgs {
     #[command(flatten)]
     pub launch: LaunchArgs,
+    /// The budget of `--simulate`'s launch.
+    #[command(flatten)]
+    pub sim_budget: SimBudgetArgs,
     /// A parameter's value, NAME=VALUE (repeatable), to evaluate the bound at.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,

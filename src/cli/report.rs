@@ -111,6 +111,7 @@ pub fn run(args: &ReportArgs) -> i32 {
     });
     let mut files = Vec::new();
     let mut errors = failed;
+    let mut internal = false;
     for (job, outcome) in jobs.iter().zip(outcomes) {
         match outcome.flatten() {
             Some(Ok(f)) => files.push(f),
@@ -125,6 +126,7 @@ pub fn run(args: &ReportArgs) -> i32 {
                 );
                 eprintln!("warpcheck: {e}");
                 errors.push(e);
+                internal = true;
             }
         }
     }
@@ -143,7 +145,9 @@ pub fn run(args: &ReportArgs) -> i32 {
         args.output.display(),
         files.len()
     );
-    if !errors.is_empty() {
+    if internal {
+        exit::INTERNAL
+    } else if !errors.is_empty() {
         exit::INPUT
     } else {
         exit::OK

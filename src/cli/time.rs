@@ -100,6 +100,7 @@ fn simulate(
         block,
         dynamic_shared: args.kernel.launch.shared_bytes()?,
         machine: Some(machine.clone()),
+        budget: args.kernel.sim_budget.budget()?,
         ..LaunchConfig::default()
     };
     let o = sim::simulate(m, kernel, &config, &arguments).map_err(|e| e.to_string())?;

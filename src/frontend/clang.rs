@@ -323,8 +323,13 @@ fn compile_in(
     if tk.is_none() {
         use_pch(&clang, &header, &mut args);
     }
+    // The output and the source as paths, not text: a file name need not be
+    // UTF-8 (`args` ends `-o OUT SRC`, spelt lossily for the PCH's key).
+    let n = args.len();
     let output = Command::new(&clang)
-        .args(&args)
+        .args(&args[..n - 2])
+        .arg(&out)
+        .arg(src)
         .output()
         .map_err(|e| InputError {
             message: format!("{}: cannot run {}: {e}", src.display(), clang.display()),
