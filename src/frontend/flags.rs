@@ -292,6 +292,7 @@ fn family(flag: &str, value: Option<&str>, project: &Path) -> Result<(), Danger>
     if flag == "-o"
         || starts("-M")
         || starts("-save-temps")
+        || starts("-gsplit-dwarf")
         || starts("-ftime-trace")
         || starts("-fcrash-diagnostics")
         || starts("-fprofile")
@@ -438,6 +439,7 @@ mod tests {
             ("-MD", WritesFiles),
             ("-Wp,-MD,f", WritesFiles),
             ("-ftime-trace", WritesFiles),
+            ("-gsplit-dwarf", WritesFiles),
             ("-fprofile-generate", WritesFiles),
             ("-include /etc/passwd", OutsideProject),
             ("-fsomething-new", Unknown),
