@@ -26,7 +26,11 @@ WARPCHECK ?= $(firstword $(wildcard $(WARPCHECK_MK_DIR)../target/release/warpche
 WARPCHECK_CLANG ?= $(or $(CLANG),$(CXX))
 # The plugin for $(1)'s LLVM major, or stop with warpcheck's reason.
 warpcheck_plugin_for = $(strip $(eval WARPCHECK_PLUGIN_OUT := $(shell $(WARPCHECK) print-plugin-path --clang '$(1)' 2>&1))$(if $(filter 0,$(.SHELLSTATUS)),$(WARPCHECK_PLUGIN_OUT),$(error $(WARPCHECK_PLUGIN_OUT))))
-WARPCHECK_PLUGIN ?= $(call warpcheck_plugin_for,$(WARPCHECK_CLANG))
+# Found on first use and kept: `?=` would be expanded again, running
+# print-plugin-path and a clang, for every recipe that names the flags.
+ifeq ($(origin WARPCHECK_PLUGIN),undefined)
+WARPCHECK_PLUGIN = $(eval WARPCHECK_PLUGIN := $(call warpcheck_plugin_for,$(WARPCHECK_CLANG)))$(WARPCHECK_PLUGIN)
+endif
 WARPCHECK_CUDAFLAGS = -Xarch_device -fpass-plugin=$(WARPCHECK_PLUGIN) -gline-tables-only
 # Installed: share/warpcheck/{warpcheck_cuda.h,include}; in the source tree:
 # src/frontend/.

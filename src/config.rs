@@ -144,6 +144,12 @@ pub struct CompileFlags {
     /// Globs over the flags the build gives (`-D`, `-I`, others).
     #[serde(rename = "Remove", default, skip_serializing_if = "Vec::is_empty")]
     pub remove: Vec<String>,
+    /// The line of the file each of `add` is on, for refusals.
+    #[serde(skip)]
+    pub add_lines: Vec<usize>,
+    /// The directory of the file: an `-include` must lie under it.
+    #[serde(skip)]
+    pub project: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -198,7 +204,9 @@ impl Config {
     pub fn read(path: &Path) -> Result<Config, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-        Config::parse(&text).map_err(|e| format!("{}:{e}", path.display()))
+        let mut c = Config::parse(&text).map_err(|e| format!("{}:{e}", path.display()))?;
+        c.compile_flags.project = path.parent().map(Path::to_path_buf);
+        Ok(c)
     }
 
     /// Parses a config's text; an error starts with `line:column: `.
@@ -206,11 +214,12 @@ impl Config {
         if text.trim().is_empty() {
             return Ok(Config::default());
         }
-        let c: Config = serde_yaml::from_str(text).map_err(|e| match e.location() {
+        let mut c: Config = serde_yaml::from_str(text).map_err(|e| match e.location() {
             Some(l) => format!("{}:{}: {e}", l.line(), l.column()),
             None => format!("1:1: {e}"),
         })?;
-        c.validate()?;
+        c.validate(text)?;
+        c.compile_flags.add_lines = add_lines(text, &c.compile_flags.add);
         // The line of a top-level key, for messages serde cannot place.
         let line = |key: &str| {
             text.lines()
@@ -231,15 +240,25 @@ impl Config {
         Ok(c)
     }
 
-    fn validate(&self) -> Result<(), String> {
+    /// The launch shapes within CUDA's limits; an error names the line of
+    /// the kernel's entry.
+    fn validate(&self, text: &str) -> Result<(), String> {
         for (name, l) in &self.kernels {
-            for (key, dims) in [("block", &l.block), ("grid", &l.grid)] {
-                if let Some(d) = dims {
-                    if d.is_empty() || d.len() > 3 || d.contains(&0) {
-                        return Err(format!(
-                            "1:1: Kernels.{name}.{key}: expected 1 to 3 positive numbers, got {d:?}"
-                        ));
-                    }
+            for (key, dims, check) in [
+                (
+                    "block",
+                    &l.block,
+                    crate::analysis::check_block as fn(&[u32]) -> _,
+                ),
+                ("grid", &l.grid, crate::analysis::check_grid),
+            ] {
+                if let Some(Err(e)) = dims.as_deref().map(check) {
+                    let line = text
+                        .lines()
+                        .position(|t| t.contains(name.as_str()) && t.contains(key))
+                        .or_else(|| text.lines().position(|t| t.contains(name.as_str())))
+                        .map_or(1, |i| i + 1);
+                    return Err(format!("{line}:1: Kernels.{name}.{key}: {e}"));
                 }
             }
         }
@@ -315,14 +334,44 @@ impl Config {
         }
     }
 
-    /// Applies `CompileFlags` to one file's compile options.
-    pub fn apply_flags(&self, c: &mut CompileOptions) {
-        let gone = |flag: &str| self.compile_flags.remove.iter().any(|g| glob(g, flag));
+    /// Applies `CompileFlags` to one file's compile options. `Add` passes
+    /// only flags that change the source's meaning unless the command line
+    /// allowed unsafe flags; an error starts with `line:column: `.
+    pub fn apply_flags(&self, c: &mut CompileOptions) -> Result<(), String> {
+        let cf = &self.compile_flags;
+        if !c.allow_unsafe_flags {
+            let project = cf.project.as_deref().unwrap_or(Path::new("."));
+            if let Err(r) = crate::frontend::flags::vet(&cf.add, project) {
+                let line = cf.add_lines.get(r.at).copied().unwrap_or(1);
+                return Err(format!("{line}:1: CompileFlags.Add: {r}"));
+            }
+        }
+        let gone = |flag: &str| cf.remove.iter().any(|g| glob(g, flag));
         c.defines.retain(|d| !gone(&format!("-D{d}")));
         c.includes.retain(|i| !gone(&format!("-I{}", i.display())));
         c.extra.retain(|x| !gone(x));
-        c.extra.extend(self.compile_flags.add.iter().cloned());
+        c.extra.extend(cf.add.iter().cloned());
+        Ok(())
     }
+}
+
+/// The line each of `flags` is written on: the first line at or after the
+/// previous flag's (from `CompileFlags` on) that holds it.
+fn add_lines(text: &str, flags: &[String]) -> Vec<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut at = lines
+        .iter()
+        .position(|l| l.contains("CompileFlags"))
+        .unwrap_or(0);
+    flags
+        .iter()
+        .map(|f| {
+            if let Some(k) = lines[at..].iter().position(|l| l.contains(f.as_str())) {
+                at += k;
+            }
+            at + 1
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -355,7 +404,7 @@ mod tests {
             defines: vec!["DEBUG_LEVEL=2".into(), "N=4".into()],
             ..CompileOptions::default()
         };
-        c.apply_flags(&mut f);
+        c.apply_flags(&mut f).unwrap();
         assert_eq!(f.defines, ["N=4"]);
         assert_eq!(f.extra, ["-DX"]);
     }

@@ -8,6 +8,10 @@ pub const WARP_SIZE: u32 = 32;
 /// The most threads a block may have along x, y and z (every CUDA
 /// architecture since sm_20).
 pub const MAX_BLOCK_DIM: [u32; 3] = [1024, 1024, 64];
+/// The most threads a block may have in all (sm_20 and later).
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+/// The most blocks a grid may have along x, y and z (sm_30 and later).
+pub const MAX_GRID_DIM: [u32; 3] = [(1 << 31) - 1, 65535, 65535];
 /// Bytes per global-memory sector (the unit of DRAM/L2 traffic).
 pub const SECTOR_BYTES: u64 = 32;
 /// Bytes per cache line (four sectors).

@@ -29,6 +29,7 @@ pub mod plugin;
 pub mod ptx;
 pub mod sim;
 pub mod taint;
+pub mod temp;
 pub mod timing;
 pub mod trace;
 

@@ -215,8 +215,9 @@ fn bad_arguments_are_usage_errors() {
             "block 3 is outside the grid of 1 blocks",
         ),
         (
+            // Refused where it enters, naming the option.
             &["--arg", "a=buf:64", "--arg", "n=1", "--block", "2048"],
-            "exceeds CUDA's limit of 1024",
+            "--block-dim: block shape '2048': x = 2048 is over CUDA's limit of 1024",
         ),
     ];
     for (args, message) in cases {

@@ -4,7 +4,7 @@
 mod block_dim;
 mod sites;
 
-pub use block_dim::{BlockDim, BlockDimSource};
+pub use block_dim::{check_block, check_grid, parse_grid, BlockDim, BlockDimSource};
 pub use sites::Site;
 
 use crate::acf::KernelAcf;

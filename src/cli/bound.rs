@@ -180,7 +180,8 @@ fn simulate(
     let config = LaunchConfig {
         grid,
         block: *block,
-        dynamic_shared: args.kernel.launch.shared_bytes,
+        dynamic_shared: args.kernel.launch.shared_bytes()?,
+        budget: args.kernel.sim_budget.budget()?,
         ..LaunchConfig::default()
     };
     let o = sim::simulate(m, kernel, &config, &arguments).map_err(|e| e.to_string())?;

@@ -53,6 +53,11 @@ pub struct CompileArgs {
     /// the LLVM this warpcheck is built for). An older major works too.
     #[arg(long, value_name = "PATH")]
     pub clang: Option<PathBuf>,
+    /// Pass flags from `.warpcheck.yaml` and compile databases that load
+    /// code, change the toolchain, read other configuration or write files
+    /// (refused by default: configuration is data). Command line only.
+    #[arg(long)]
+    pub allow_unsafe_flags: bool,
 }
 
 impl CompileArgs {
@@ -65,6 +70,7 @@ impl CompileArgs {
             no_toolkit: self.no_cuda,
             extra: self.clang_args.clone(),
             clang: self.clang.clone(),
+            allow_unsafe_flags: self.allow_unsafe_flags,
             ..CompileOptions::default()
         }
     }
@@ -328,7 +334,8 @@ pub(super) fn configured(
     if let Some(path) = settings.config_for(&job.file) {
         let c = Config::read(&path)?;
         c.apply(&mut settings.analysis, &mut settings.report);
-        c.apply_flags(&mut compile);
+        c.apply_flags(&mut compile)
+            .map_err(|e| format!("{}:{e}", path.display()))?;
     }
     Ok((settings, compile))
 }

@@ -39,7 +39,7 @@ pub fn collect(
             })
             .collect());
     };
-    let db = compdb::read(build).map_err(|e| e.message)?;
+    let db = compdb::read(build, cli.allow_unsafe_flags).map_err(|e| e.message)?;
     let wanted: Vec<PathBuf> = files.iter().map(|f| absolute(f)).collect();
     let is_wanted = |f: &Path| wanted.is_empty() || wanted.iter().any(|w| same_file(w, f));
     for (file, e) in &db.errors {
@@ -62,6 +62,7 @@ pub fn collect(
         if cli.cuda_path.is_some() {
             options.cuda_path = cli.cuda_path.clone();
         }
+        options.allow_unsafe_flags = cli.allow_unsafe_flags;
         jobs.push(Job {
             file: j.file,
             options,

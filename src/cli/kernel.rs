@@ -38,12 +38,64 @@ pub struct LaunchArgs {
     /// Bytes of dynamic shared memory per block.
     #[arg(long, value_name = "BYTES", default_value_t = 0)]
     pub shared_bytes: u64,
+    /// The most bytes one buffer (`--arg NAME=buf:BYTES`, `--buffer-bytes`)
+    /// or the dynamic shared memory may have (1 GiB by default).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BUFFER_BYTES)]
+    pub max_buffer_bytes: u64,
+}
+
+/// A simulated launch's budget: `simulate`'s, and `--simulate`'s of `bound`
+/// and `time`, so that a runaway kernel stops alike in each.
+#[derive(Args, Debug)]
+pub struct SimBudgetArgs {
+    /// Stop the launch once it has issued this many warp instructions, summed
+    /// over its blocks (0: no limit).
+    #[arg(long, value_name = "N", default_value_t = sim::budget::DEFAULT_MAX_STEPS)]
+    pub max_steps: u64,
+    /// Stop the launch after this many seconds of wall-clock time (0: no limit).
+    #[arg(long, value_name = "SECONDS", default_value_t = sim::budget::DEFAULT_TIMEOUT.as_secs_f64())]
+    pub timeout: f64,
+}
+
+impl SimBudgetArgs {
+    /// `--max-steps` and `--timeout`, where 0 is no limit.
+    pub fn budget(&self) -> Result<sim::Budget, String> {
+        let timeout = match std::time::Duration::try_from_secs_f64(self.timeout) {
+            Ok(t) if t.is_zero() => None,
+            Ok(t) => Some(t),
+            Err(_) => {
+                return Err(format!(
+                    "--timeout: '{}' is not a number of seconds",
+                    self.timeout
+                ))
+            }
+        };
+        Ok(sim::Budget {
+            max_steps: (self.max_steps > 0).then_some(self.max_steps),
+            timeout,
+        })
+    }
+}
+
+/// `--max-buffer-bytes` unless raised: what one simulated buffer may take,
+/// so that a size from the command line never asks for more memory than a
+/// CI machine has.
+pub const DEFAULT_MAX_BUFFER_BYTES: u64 = 1 << 30;
+
+/// `bytes` given as `option`, within `cap`.
+pub(super) fn within_cap(option: &str, bytes: u64, cap: u64) -> Result<u64, String> {
+    if bytes > cap {
+        return Err(format!(
+            "{option}: {bytes} bytes is over the cap of {cap} bytes (raise it with --max-buffer-bytes)"
+        ));
+    }
+    Ok(bytes)
 }
 
 impl LaunchArgs {
     /// `--grid`.
     pub(super) fn grid(&self) -> Result<[u32; 3], String> {
-        shape(&self.grid, "grid")
+        grid_shape(&self.grid)
     }
 
     /// `--block-dim`, if given.
@@ -55,12 +107,32 @@ impl LaunchArgs {
             .map_err(|e| format!("--block-dim: {e}"))
     }
 
-    /// `--arg` values by name.
+    /// `--arg` values by name, each buffer within `--max-buffer-bytes`.
     pub(super) fn arguments(&self) -> Result<Vec<(String, ArgValue)>, String> {
         self.args
             .iter()
-            .map(|a| sim::args::parse_named(a).map_err(|e| format!("--arg {e}")))
+            .map(|a| {
+                let (name, v) = sim::args::parse_named(a).map_err(|e| format!("--arg {e}"))?;
+                if let ArgValue::Buffer(b) = &v {
+                    within_cap(&format!("--arg {a}"), b.bytes, self.max_buffer_bytes)?;
+                }
+                Ok((name, v))
+            })
             .collect()
+    }
+
+    /// `--shared-bytes`, within `--max-buffer-bytes`.
+    pub(super) fn shared_bytes(&self) -> Result<u64, String> {
+        within_cap("--shared-bytes", self.shared_bytes, self.max_buffer_bytes)
+    }
+
+    /// Every size of the launch, read before anything is compiled or run.
+    pub(super) fn validate(&self) -> Result<(), String> {
+        self.grid()?;
+        self.block_dim()?;
+        self.arguments()?;
+        self.shared_bytes()?;
+        Ok(())
     }
 
     /// The module of `file` (full debug info, for parameter names) and its
@@ -73,7 +145,8 @@ impl LaunchArgs {
         let mut compile = compile.options();
         compile.full_debug = true;
         let m = frontend::load(file, &compile).map_err(|e| e.to_string())?;
-        let kernel = pick_kernel(&m, self.kernel.as_deref())?;
+        let kernel = pick_kernel(&m, self.kernel.as_deref())
+            .map_err(|e| format!("{}: {e}", file.display()))?;
         Ok((m, kernel))
     }
 }
@@ -105,11 +178,9 @@ fn pick_kernel(m: &Module, name: Option<&str>) -> Result<FuncId, String> {
     }
 }
 
-/// A grid or block shape `X[,Y[,Z]]` given as `--what`.
-pub(super) fn shape(text: &str, what: &str) -> Result<[u32; 3], String> {
-    BlockDim::parse(text, BlockDimSource::Option)
-        .map(|b| b.dims)
-        .map_err(|e| format!("--{what}: {e}"))
+/// A grid `X[,Y[,Z]]` given as `--grid`, within CUDA's limits.
+pub(super) fn grid_shape(text: &str) -> Result<[u32; 3], String> {
+    analysis::parse_grid(text).map_err(|e| format!("--grid: {e}"))
 }
 
 /// The machine model for `file`: the defaults, the `Machine:` of the
@@ -131,6 +202,9 @@ pub(super) fn machine_for(file: &Path, settings: &[String]) -> Result<Machine, S
 pub struct KernelArgs {
     #[command(flatten)]
     pub launch: LaunchArgs,
+    /// The budget of `--simulate`'s launch.
+    #[command(flatten)]
+    pub sim_budget: SimBudgetArgs,
     /// A parameter's value, NAME=VALUE (repeatable), to evaluate the bound at.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
@@ -157,6 +231,12 @@ impl KernelArgs {
         file: &Path,
         compile: &CompileArgs,
     ) -> Result<(Launch, Module, FuncId), String> {
+        self.launch.validate()?;
+        within_cap(
+            "--buffer-bytes",
+            self.buffer_bytes,
+            self.launch.max_buffer_bytes,
+        )?;
         let launch = Launch {
             params: parse_params(&self.params)?,
             grid: self.launch.grid()?,

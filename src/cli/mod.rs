@@ -80,6 +80,8 @@ pub enum Command {
 
 /// Runs the CLI and returns the process exit code.
 pub fn main() -> i32 {
+    // Temporary directories go with the process on SIGINT/SIGTERM.
+    crate::temp::install();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -47,6 +47,9 @@ pub struct ReportArgs {
     /// Bytes of the zeroed buffer each pointer parameter gets.
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     pub buffer_bytes: u64,
+    /// The most `--buffer-bytes` may be (1 GiB by default).
+    #[arg(long, value_name = "BYTES", default_value_t = kernel::DEFAULT_MAX_BUFFER_BYTES)]
+    pub max_buffer_bytes: u64,
     /// Wall-clock limit of one simulated launch, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     pub sim_timeout: f64,
@@ -108,6 +111,7 @@ pub fn run(args: &ReportArgs) -> i32 {
     });
     let mut files = Vec::new();
     let mut errors = failed;
+    let mut internal = false;
     for (job, outcome) in jobs.iter().zip(outcomes) {
         match outcome.flatten() {
             Some(Ok(f)) => files.push(f),
@@ -122,6 +126,7 @@ pub fn run(args: &ReportArgs) -> i32 {
                 );
                 eprintln!("warpcheck: {e}");
                 errors.push(e);
+                internal = true;
             }
         }
     }
@@ -140,7 +145,9 @@ pub fn run(args: &ReportArgs) -> i32 {
         args.output.display(),
         files.len()
     );
-    if !errors.is_empty() {
+    if internal {
+        exit::INTERNAL
+    } else if !errors.is_empty() {
         exit::INPUT
     } else {
         exit::OK
@@ -158,14 +165,18 @@ fn plan(args: &ReportArgs) -> Result<SweepPlan, String> {
                 .map_err(|_| format!("--sweep: '{}' is not a whole number", v.trim()))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let grid = kernel::shape(&args.grid, "grid")?;
+    let grid = kernel::grid_shape(&args.grid)?;
     if !(args.sim_timeout > 0.0 && args.sim_timeout.is_finite()) {
         return Err("--sim-timeout: expected a positive number of seconds".into());
     }
     Ok(SweepPlan {
         xs,
         grid,
-        buffer_bytes: args.buffer_bytes,
+        buffer_bytes: kernel::within_cap(
+            "--buffer-bytes",
+            args.buffer_bytes,
+            args.max_buffer_bytes,
+        )?,
         timeout: Duration::from_secs_f64(args.sim_timeout),
         simulate: !args.no_simulate,
     })

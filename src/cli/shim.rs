@@ -17,7 +17,8 @@ const ROOT_VARS: [&str; 2] = ["CUDA_HOME", "CUDA_PATH"];
 
 /// A temporary toolkit-shaped tree whose `bin/nvcc` is the shim.
 pub struct ShimTree {
-    dir: tempfile::TempDir,
+    /// Removed when the tree is dropped, or on SIGINT/SIGTERM.
+    dir: crate::temp::TempDir,
 }
 
 /// An executable file at `p`.
@@ -78,7 +79,7 @@ impl ShimTree {
     /// A tree whose `bin/nvcc` runs `command` (words) with the build's own
     /// arguments; `real` is the toolkit nvcc whose siblings are linked in.
     pub fn create(command: &[String], real: Option<&Path>) -> std::io::Result<ShimTree> {
-        let dir = tempfile::tempdir()?;
+        let dir = crate::temp::tempdir()?;
         let bin = dir.path().join("bin");
         std::fs::create_dir(&bin)?;
         if let Some(real_bin) = real.and_then(Path::parent) {

@@ -3,13 +3,13 @@
 
 use super::check::{CompileArgs, Format};
 use super::exit;
-use super::kernel::{machine_for, LaunchArgs};
+use super::kernel::{machine_for, LaunchArgs, SimBudgetArgs};
 use crate::analysis::BlockDim;
 use crate::ir::{FuncId, Module};
-use crate::sim::{self, budget, report, Budget, Elem, LaunchConfig};
+use crate::sim::{self, report, Elem, LaunchConfig};
 use clap::Args;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
@@ -39,13 +39,8 @@ pub struct SimulateArgs {
     /// the Machine: of .warpcheck.yaml), e.g. preset=paper or issue_rate=2.
     #[arg(long = "machine", value_name = "KEY=VALUE")]
     pub machine: Vec<String>,
-    /// Stop the launch once it has issued this many warp instructions, summed
-    /// over its blocks (0: no limit).
-    #[arg(long, value_name = "N", default_value_t = budget::DEFAULT_MAX_STEPS)]
-    pub max_steps: u64,
-    /// Stop the launch after this many seconds of wall-clock time (0: no limit).
-    #[arg(long, value_name = "SECONDS", default_value_t = budget::DEFAULT_TIMEOUT.as_secs_f64())]
-    pub timeout: f64,
+    #[command(flatten)]
+    pub budget: SimBudgetArgs,
     #[command(flatten)]
     pub compile: CompileArgs,
 }
@@ -56,6 +51,9 @@ fn usage(message: String) -> i32 {
 }
 
 pub fn run(args: &SimulateArgs) -> i32 {
+    if let Err(e) = args.launch.validate() {
+        return usage(e);
+    }
     let (m, kernel) = match args.launch.load(&args.file, &args.compile) {
         Ok(k) => k,
         Err(e) => return usage(e),
@@ -151,23 +149,10 @@ fn launch_config(m: &Module, kernel: FuncId, args: &SimulateArgs) -> Result<Laun
         grid,
         block,
         blocks,
-        dynamic_shared: args.launch.shared_bytes,
+        dynamic_shared: args.launch.shared_bytes()?,
         seed: args.seed,
-        budget: launch_budget(args.max_steps, args.timeout)?,
+        budget: args.budget.budget()?,
         machine: None,
-    })
-}
-
-/// `--max-steps` and `--timeout`, where 0 is no limit.
-fn launch_budget(max_steps: u64, timeout: f64) -> Result<Budget, String> {
-    let timeout = match Duration::try_from_secs_f64(timeout) {
-        Ok(t) if t.is_zero() => None,
-        Ok(t) => Some(t),
-        Err(_) => return Err(format!("--timeout: '{timeout}' is not a number of seconds")),
-    };
-    Ok(Budget {
-        max_steps: (max_steps > 0).then_some(max_steps),
-        timeout,
     })
 }
 
@@ -209,18 +194,5 @@ mod tests {
         assert!(parse_ids("x").is_err());
         assert_eq!(parse_dump("c:f32").unwrap(), ("c".into(), Some(Elem::F32)));
         assert!(parse_dump("c:nope").is_err());
-    }
-
-    #[test]
-    fn zero_is_no_limit() {
-        let b = launch_budget(0, 0.0).unwrap();
-        assert_eq!((b.max_steps, b.timeout), (None, None));
-        let b = launch_budget(5, 0.5).unwrap();
-        assert_eq!(
-            (b.max_steps, b.timeout),
-            (Some(5), Some(Duration::from_millis(500)))
-        );
-        assert!(launch_budget(5, -1.0).is_err());
-        assert!(launch_budget(5, f64::NAN).is_err());
     }
 }

@@ -55,7 +55,7 @@ fn run_inner(args: &TimeArgs) -> Result<i32, String> {
     let req = Request {
         machine: &machine,
         at: &at,
-        dynamic_shared: args.kernel.launch.shared_bytes,
+        dynamic_shared: args.kernel.launch.shared_bytes()?,
     };
     let g = a.graphs.func(kernel);
     let tb = time_kernel(&m, g, k, &figures[ki], &req, &budget.start());
@@ -98,8 +98,9 @@ fn simulate(
     let config = LaunchConfig {
         grid: at.grid,
         block,
-        dynamic_shared: args.kernel.launch.shared_bytes,
+        dynamic_shared: args.kernel.launch.shared_bytes()?,
         machine: Some(machine.clone()),
+        budget: args.kernel.sim_budget.budget()?,
         ..LaunchConfig::default()
     };
     let o = sim::simulate(m, kernel, &config, &arguments).map_err(|e| e.to_string())?;

@@ -57,6 +57,9 @@ pub struct CompileOptions {
     pub extra: Vec<String>,
     /// `--clang`: the clang to compile with, before `$WARPCHECK_CLANG`.
     pub clang: Option<PathBuf>,
+    /// `--allow-unsafe-flags`: pass configuration and compile-database
+    /// flags that load code or change the toolchain (never set by a file).
+    pub allow_unsafe_flags: bool,
 }
 
 impl Default for CompileOptions {
@@ -70,6 +73,7 @@ impl Default for CompileOptions {
             full_debug: false,
             extra: Vec::new(),
             clang: None,
+            allow_unsafe_flags: false,
         }
     }
 }
@@ -242,6 +246,15 @@ fn use_pch(clang: &Path, header: &Path, args: &mut [String]) {
     else {
         return;
     };
+    // Another pre-included file would be parsed into the PCH, which then
+    // depends on that file (and on the directory it was found from): no PCH.
+    if args
+        .iter()
+        .enumerate()
+        .any(|(i, a)| i != at && (a.starts_with("-include") || a.starts_with("-imacros")))
+    {
+        return;
+    }
     // The flags without the include, the action, the output and the input.
     let n = args.len();
     let flags: Vec<String> = args[..n - 3]
@@ -286,7 +299,7 @@ fn compile_in(
         })?,
     };
     let tk = toolkit(opts)?;
-    let dir = tempfile::tempdir().map_err(|e| InputError {
+    let dir = crate::temp::tempdir().map_err(|e| InputError {
         message: format!("cannot create a temporary directory: {e}"),
     })?;
     let out = dir.path().join("device.bc");
@@ -310,8 +323,13 @@ fn compile_in(
     if tk.is_none() {
         use_pch(&clang, &header, &mut args);
     }
+    // The output and the source as paths, not text: a file name need not be
+    // UTF-8 (`args` ends `-o OUT SRC`, spelt lossily for the PCH's key).
+    let n = args.len();
     let output = Command::new(&clang)
-        .args(&args)
+        .args(&args[..n - 2])
+        .arg(&out)
+        .arg(src)
         .output()
         .map_err(|e| InputError {
             message: format!("{}: cannot run {}: {e}", src.display(), clang.display()),

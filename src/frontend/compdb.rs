@@ -1,6 +1,7 @@
 //! `compile_commands.json`, as clang-tidy reads it (`-p BUILD_DIR`): each
 //! CUDA translation unit with the options its own build used.
 
+use super::flags;
 use super::nvcc::{split_command, translate, Translated};
 use super::{CompileOptions, InputError};
 use serde::Deserialize;
@@ -33,8 +34,12 @@ pub struct Database {
     pub errors: Vec<(PathBuf, InputError)>,
 }
 
-/// Reads `BUILD_DIR/compile_commands.json` (or the file itself).
-pub fn read(build: &Path) -> Result<Database, InputError> {
+/// Reads `BUILD_DIR/compile_commands.json` (or the file itself). Unless
+/// `allow_unsafe`, an entry whose command loads code, changes the toolchain
+/// or reads other configuration is an error naming the database's line and
+/// the flag (see [`flags`]), and flags passed on to clang that are not on
+/// the allow-list are dropped like unknown options.
+pub fn read(build: &Path, allow_unsafe: bool) -> Result<Database, InputError> {
     let path = if build.is_dir() {
         build.join("compile_commands.json")
     } else {
@@ -51,11 +56,36 @@ pub fn read(build: &Path) -> Result<Database, InputError> {
             e.column()
         ),
     })?;
+    if entries.is_empty() {
+        return Err(InputError {
+            message: format!(
+                "{}: the compile database has no entries (was the build configured?)",
+                path.display()
+            ),
+        });
+    }
+    // An `-include` from the database must lie in the project: the
+    // database's directory (the build) or the one above it.
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let project = dir.parent().unwrap_or(dir);
     let mut db = Database::default();
     for (n, e) in entries.into_iter().enumerate() {
         let at = format!("{} (entry {})", path.display(), n + 1);
         let file = e.directory.join(&e.file);
-        match job(&e) {
+        let vetted = job(&e).and_then(|j| match j {
+            Some(j) if !allow_unsafe => vet(j, &e, project).map(Some).map_err(|r| format!("{r}")),
+            other => Ok(other),
+        });
+        let vetted = vetted.map_err(|m| match flag_in(&m) {
+            Some(flag) => format!(
+                "{}:{}: entry {}: {m}",
+                path.display(),
+                line_of(&text, flag),
+                n + 1
+            ),
+            None => format!("{at}: {m}"),
+        });
+        match vetted {
             Ok(Some((job, unknown))) => {
                 for u in unknown {
                     if !db.unknown_options.contains(&u) {
@@ -71,7 +101,6 @@ pub fn read(build: &Path) -> Result<Database, InputError> {
             }
             Ok(None) => {}
             Err(message) => {
-                let message = format!("{at}: {message}");
                 db.errors.push((file, InputError { message }));
             }
         }
@@ -79,14 +108,67 @@ pub fn read(build: &Path) -> Result<Database, InputError> {
     Ok(db)
 }
 
+/// Refuses an entry whose command has a flag always refused (whether or
+/// not clang would see it), and drops from what reaches clang the flags
+/// off the allow-list (`-Xcompiler` passes host flags through).
+fn vet(
+    (mut job, mut unknown): (Job, Vec<String>),
+    e: &Entry,
+    project: &Path,
+) -> Result<(Job, Vec<String>), flags::Refusal> {
+    let args = command_words(e).unwrap_or_default();
+    if let Some(r) = flags::first_always_refused(&args)
+        .or_else(|| flags::first_always_refused(&job.options.extra))
+    {
+        return Err(r);
+    }
+    let mut kept = Vec::new();
+    let extra = std::mem::take(&mut job.options.extra);
+    let mut i = 0;
+    while i < extra.len() {
+        // `-isystem DIR`, `-include FILE`: judged together.
+        let words = if matches!(extra[i].as_str(), "-isystem" | "-include") {
+            2
+        } else {
+            1
+        };
+        let flag = &extra[i..(i + words).min(extra.len())];
+        match flags::vet(flag, project) {
+            Ok(()) => kept.extend(flag.iter().cloned()),
+            Err(r) => unknown.push(r.flag),
+        }
+        i += words;
+    }
+    job.options.extra = kept;
+    Ok((job, unknown))
+}
+
+/// The refused flag a message from [`vet`] quotes.
+fn flag_in(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix('\'')?;
+    let flag = &rest[..rest.find('\'')?];
+    // `-Xclang -load` spans two words of the database: find the first.
+    flag.split(' ').next()
+}
+
+/// The 1-based line of the first place `needle` appears (1 if nowhere).
+fn line_of(text: &str, needle: &str) -> usize {
+    text.find(needle)
+        .map_or(1, |at| text[..at].matches('\n').count() + 1)
+}
+
+fn command_words(e: &Entry) -> Result<Vec<String>, String> {
+    match (&e.arguments, &e.command) {
+        (Some(a), _) => Ok(a.clone()),
+        (None, Some(c)) => split_command(c),
+        (None, None) => Err("neither `arguments` nor `command`".into()),
+    }
+}
+
 /// The job of one entry, with the options dropped; `None` for entries
 /// that compile no CUDA (host `.cpp` files, links).
 fn job(e: &Entry) -> Result<Option<(Job, Vec<String>)>, String> {
-    let args = match (&e.arguments, &e.command) {
-        (Some(a), _) => a.clone(),
-        (None, Some(c)) => split_command(c)?,
-        (None, None) => return Err("neither `arguments` nor `command`".into()),
-    };
+    let args = command_words(e)?;
     if args.is_empty() {
         return Err("an empty command".into());
     }
@@ -178,7 +260,7 @@ mod tests {
             {"directory": d, "file": "c.cu"}
         ]);
         std::fs::write(d.join("compile_commands.json"), db.to_string()).unwrap();
-        let db = read(d).unwrap();
+        let db = read(d, false).unwrap();
         assert_eq!(db.jobs.len(), 2);
         assert_eq!(db.jobs[0].file, d.join("a.cu"));
         assert_eq!(db.jobs[0].options.gpu_arch, "sm_75");
@@ -198,7 +280,7 @@ mod tests {
     fn malformed_databases_name_the_place() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("compile_commands.json"), "[{\"file\": 3}").unwrap();
-        let e = read(dir.path()).unwrap_err();
+        let e = read(dir.path(), false).unwrap_err();
         assert!(e.message.contains("compile_commands.json:1:"), "{e}");
     }
 }

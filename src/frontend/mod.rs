@@ -4,6 +4,7 @@
 
 mod clang;
 pub mod compdb;
+pub mod flags;
 pub mod nvcc;
 mod opt;
 pub mod pch;

@@ -28,9 +28,10 @@ pub fn print_uniformity(ir: &IrSource) -> Result<String, InputError> {
                 .suffix(".bc")
                 .tempfile()
                 .map_err(|e| err(format!("cannot create a temporary file: {e}")))?;
+            let registered = crate::temp::Registration::new(file.path());
             std::fs::write(file.path(), bytes)
                 .map_err(|e| err(format!("cannot write {}: {e}", file.path().display())))?;
-            (file.path().to_path_buf(), Some(file))
+            (file.path().to_path_buf(), Some((file, registered)))
         }
     };
     let output = Command::new(&opt)

@@ -8,6 +8,11 @@
 //! Both are created under a temporary name and renamed into place, so
 //! concurrent runs never see half a file. Anything that fails falls back to
 //! parsing the header as before; `WARPCHECK_NO_PCH=1` turns the PCH off.
+//!
+//! Each distinct flag set (`-D` included) makes its own PCH of a few MB, so
+//! the PCHs are capped in all (`WARPCHECK_CACHE_MAX`, bytes with an optional
+//! K/M/G, default 256M): a hit marks its file used (its modification time),
+//! and a new one evicts the least recently used until the rest fit.
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -70,6 +75,7 @@ fn shared_dir_in(
     }
     std::fs::create_dir_all(root).ok()?;
     let tmp = tempfile::tempdir_in(root).ok()?;
+    let _registered = crate::temp::Registration::new(tmp.path());
     write(tmp.path()).ok()?;
     let tmp = tmp.keep();
     if publish(&tmp, &dir) {
@@ -101,6 +107,7 @@ pub fn precompiled(clang: &Path, header: &Path, flags: &[String]) -> Option<Path
     let root = cache_dir()?.join("pch");
     let pch = root.join(format!("{}.pch", key((stamp, header, flags))));
     if pch.is_file() {
+        touch(&pch);
         return Some(pch);
     }
     std::fs::create_dir_all(&root).ok()?;
@@ -109,6 +116,7 @@ pub fn precompiled(clang: &Path, header: &Path, flags: &[String]) -> Option<Path
         .tempfile_in(&root)
         .ok()?
         .into_temp_path();
+    let _registered = crate::temp::Registration::new(&tmp);
     let built = Command::new(clang)
         .args(flags)
         .args([
@@ -127,7 +135,76 @@ pub fn precompiled(clang: &Path, header: &Path, flags: &[String]) -> Option<Path
         return None;
     }
     let tmp = tmp.keep().ok()?;
-    publish(&tmp, &pch).then_some(pch)
+    let published = publish(&tmp, &pch);
+    evict(&root, cache_max(), &pch);
+    published.then_some(pch)
+}
+
+/// The PCHs' cap in bytes: `WARPCHECK_CACHE_MAX` (`1000000`, `64M`, `1G`),
+/// else 256 MiB; a value that is not a size is the default.
+fn cache_max() -> u64 {
+    const DEFAULT: u64 = 256 << 20;
+    std::env::var("WARPCHECK_CACHE_MAX")
+        .ok()
+        .and_then(|v| parse_size(v.trim()))
+        .unwrap_or(DEFAULT)
+}
+
+fn parse_size(s: &str) -> Option<u64> {
+    let (digits, scale) = match s.char_indices().last()? {
+        (i, 'k' | 'K') => (&s[..i], 1u64 << 10),
+        (i, 'm' | 'M') => (&s[..i], 1 << 20),
+        (i, 'g' | 'G') => (&s[..i], 1 << 30),
+        _ => (s, 1),
+    };
+    digits.parse::<u64>().ok()?.checked_mul(scale)
+}
+
+/// Marks a cached file used now, for [`evict`].
+fn touch(file: &Path) {
+    if let Ok(f) = std::fs::File::options().append(true).open(file) {
+        let _ = f.set_modified(std::time::SystemTime::now());
+    }
+}
+
+/// Removes the least recently used `.pch` files of `root` until those left
+/// take at most `cap` bytes, never `keep` (the one just made); and the
+/// `.pch.tmp` files of runs that died over an hour ago.
+fn evict(root: &Path, cap: u64, keep: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    let mut pchs: Vec<(std::time::SystemTime, u64, PathBuf)> = Vec::new();
+    for e in entries.flatten() {
+        let (path, Ok(meta)) = (e.path(), e.metadata()) else {
+            continue;
+        };
+        let used = meta.modified().unwrap_or(now);
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.ends_with(".pch.tmp") {
+            if now
+                .duration_since(used)
+                .is_ok_and(|age| age.as_secs() > 3600)
+            {
+                let _ = std::fs::remove_file(&path);
+            }
+        } else if name.ends_with(".pch") && path != keep {
+            pchs.push((used, meta.len(), path));
+        }
+    }
+    let kept = std::fs::metadata(keep).map_or(0, |m| m.len());
+    let mut total = kept + pchs.iter().map(|p| p.1).sum::<u64>();
+    pchs.sort();
+    for (_, len, path) in pchs {
+        if total <= cap {
+            break;
+        }
+        if std::fs::remove_file(&path).is_ok() {
+            total -= len;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -139,6 +216,43 @@ mod tests {
         assert_eq!(key(("a", 1)), key(("a", 1)));
         assert_ne!(key(("a", vec!["-DX"])), key(("a", vec!["-DY"])));
         assert_eq!(key(("a", 1)).len(), 16);
+    }
+
+    #[test]
+    fn eviction_drops_the_least_recently_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let t0 = std::time::SystemTime::now() - std::time::Duration::from_secs(10_000);
+        // Five PCHs of 1000 bytes, a.pch used longest ago, e.pch last.
+        for (i, name) in ["a", "b", "c", "d", "e"].iter().enumerate() {
+            let p = root.join(format!("{name}.pch"));
+            std::fs::write(&p, [0u8; 1000]).unwrap();
+            let f = std::fs::File::options().append(true).open(&p).unwrap();
+            f.set_modified(t0 + std::time::Duration::from_secs(i as u64 * 100))
+                .unwrap();
+        }
+        // b.pch used again: now the most recent.
+        touch(&root.join("b.pch"));
+        // A new one, f.pch, with a cap of 3000 bytes: 6000 bytes in all, so
+        // the three least recently used (a, c, d) go; f itself always stays.
+        std::fs::write(root.join("f.pch"), [0u8; 1000]).unwrap();
+        std::fs::write(root.join("old.pch.tmp"), "x").unwrap();
+        let f = std::fs::File::options()
+            .append(true)
+            .open(root.join("old.pch.tmp"))
+            .unwrap();
+        f.set_modified(t0).unwrap();
+        evict(root, 3000, &root.join("f.pch"));
+        let mut left: Vec<String> = std::fs::read_dir(root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["b.pch", "e.pch", "f.pch"]);
+        assert_eq!(parse_size("64M"), Some(64 << 20));
+        assert_eq!(parse_size("1000"), Some(1000));
+        assert_eq!(parse_size("18446744073709551615G"), None);
+        assert_eq!(parse_size("lots"), None);
     }
 
     #[test]

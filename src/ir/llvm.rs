@@ -56,8 +56,16 @@ pub fn load_file(path: &Path) -> Result<Module, LoadError> {
         line: None,
         message,
     };
-    let buffer = MemoryBuffer::create_from_file(path)
-        .map_err(|e| err(format!("{shown}: cannot read: {}", e.to_string_lossy())))?;
+    // LLVM takes a path as text: a name that is not UTF-8 is read here.
+    let buffer = match path.to_str() {
+        Some(_) => MemoryBuffer::create_from_file(path)
+            .map_err(|e| err(format!("{shown}: cannot read: {}", e.to_string_lossy())))?,
+        None => {
+            let bytes =
+                std::fs::read(path).map_err(|e| err(format!("{shown}: cannot read: {e}")))?;
+            MemoryBuffer::create_from_memory_range_copy(&bytes, &shown)
+        }
+    };
     parse_buffer(buffer, &shown)
 }
 

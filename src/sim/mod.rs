@@ -171,11 +171,13 @@ pub fn simulate(
     }
     launch::check_shape(config)?;
     let [gx, gy, gz] = config.grid.map(u64::from);
-    let all: Vec<u64> = match &config.blocks {
-        Some(list) => list.clone(),
-        None => (0..gx * gy * gz).collect(),
+    // The whole grid is a range, never a list: a grid may have 2^63 blocks
+    // and the budget stops long before most of them run.
+    let all = match &config.blocks {
+        Some(list) => cycles::Run::Listed(list.clone()),
+        None => cycles::Run::Whole(gx * gy * gz),
     };
-    if let Some(linear) = all.iter().find(|&&b| b >= gx * gy * gz) {
+    if let Some(linear) = all.iter().find(|&b| b >= gx * gy * gz) {
         return Err(SimError::usage(format!(
             "block {linear} is outside the grid of {} blocks",
             gx * gy * gz
@@ -222,9 +224,9 @@ pub fn simulate(
         output: Vec::new(),
         cycles: None,
     };
-    let partial_grid = all.len() as u64 != gx * gy * gz;
+    let partial_grid = all.len() != gx * gy * gz;
     let mut fresh = all
-        .into_iter()
+        .iter()
         .map(|linear| [linear % gx, (linear / gx) % gy, linear / (gx * gy)].map(|v| v as u32));
     // Blocks run one after another. A block whose threads all reach the
     // grid barrier is set aside (`arrived`); once every block has, they
@@ -293,7 +295,7 @@ fn cycle_collector(
     program: &Program,
     model: &crate::machine::Machine,
     config: &LaunchConfig,
-    run: &[u64],
+    run: &cycles::Run,
 ) -> Result<(std::rc::Rc<cycles::Tables>, cycles::Collector), SimError> {
     let threads: u32 = config.block.iter().product();
     let shared = crate::machine::static_shared_bytes(m) + config.dynamic_shared;

@@ -154,7 +154,9 @@ pub struct Collector {
     tables: Rc<Tables>,
     residency: Residency,
     /// Run index of each block, by its linear id.
-    order: HashMap<u64, u64>,
+    /// Each listed block's place in the run; `None` for the whole grid,
+    /// where it is the linear id.
+    order: Option<HashMap<u64, u64>>,
     grid: [u32; 3],
     total: u64,
     /// Blocks per wave over all SMs.
@@ -172,33 +174,60 @@ pub struct Collector {
     sm_wavefronts: Vec<u64>,
 }
 
+/// The blocks a launch runs, by linear id in order: the whole grid (kept
+/// as a count, whatever its size), or the ones `--blocks` lists.
+#[derive(Clone, Debug)]
+pub enum Run {
+    Whole(u64),
+    Listed(Vec<u64>),
+}
+
+impl Run {
+    pub fn len(&self) -> u64 {
+        match self {
+            Run::Whole(n) => *n,
+            Run::Listed(l) => l.len() as u64,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn iter(&self) -> Box<dyn Iterator<Item = u64> + '_> {
+        match self {
+            Run::Whole(n) => Box::new(0..*n),
+            Run::Listed(l) => Box::new(l.iter().copied()),
+        }
+    }
+}
+
 impl Collector {
     /// For a run of the blocks `run` (linear ids, in order) of a grid.
     pub fn new(
         tables: Rc<Tables>,
         residency: Residency,
         grid: [u32; 3],
-        run: &[u64],
+        run: &Run,
         grid_barrier: bool,
     ) -> Collector {
         let sms = u64::from(tables.machine.sms.max(1));
         let lines = vec![Breakdown::default(); tables.lines.len()];
         Collector {
             residency,
-            order: run
-                .iter()
-                .enumerate()
-                .map(|(i, &b)| (b, i as u64))
-                .collect(),
+            order: match run {
+                Run::Whole(_) => None,
+                Run::Listed(l) => Some(l.iter().enumerate().map(|(i, &b)| (b, i as u64)).collect()),
+            },
             grid,
-            total: run.len() as u64,
+            total: run.len(),
             row: sms * u64::from(residency.blocks_per_sm.max(1)),
             streaming: !grid_barrier,
             held: BTreeMap::new(),
             next_row: 0,
-            sm_time: vec![0; sms.min(run.len() as u64).max(1) as usize],
+            sm_time: vec![0; sms.min(run.len()).max(1) as usize],
             sectors: 0,
-            sm_wavefronts: vec![0; sms.min(run.len() as u64).max(1) as usize],
+            sm_wavefronts: vec![0; sms.min(run.len()).max(1) as usize],
             blocks: Vec::new(),
             lines,
             tables,
@@ -211,8 +240,10 @@ impl Collector {
         let [gx, gy, _] = self.grid.map(u64::from);
         let [x, y, z] = index.map(u64::from);
         let linear = x + gx * (y + gy * z);
-        let Some(&i) = self.order.get(&linear) else {
-            return;
+        let i = match &self.order {
+            None if linear < self.total => linear,
+            Some(order) if order.contains_key(&linear) => order[&linear],
+            _ => return,
         };
         // Both replays place the run's `i`-th block on SM `i mod sms`.
         let sm = (i % self.sm_wavefronts.len() as u64) as usize;
