@@ -38,6 +38,7 @@ pub mod metric;
 pub mod potential;
 pub mod rat;
 pub mod report;
+mod sanity;
 pub mod trips;
 pub mod values;
 pub mod warp_graph;
@@ -150,6 +151,8 @@ pub struct Problem {
     system: potential::System,
     /// Why each loop without a trip bound has none (why a solve fails).
     unbounded: Vec<String>,
+    /// The trip factors the bounds mention, to evaluate them.
+    factors: Factors,
     pub lp_vars: usize,
     pub lp_rows: usize,
 }
@@ -192,7 +195,10 @@ pub fn prepare(
         factors,
         unsigned,
     };
-    let problem = problem(&env, (k, figures), &trips, degree, meter);
+    let problem = problem(&env, (k, figures), &trips, degree, meter).map(|mut p| {
+        p.factors = names.factors.clone();
+        p
+    });
     Prepared {
         names,
         trips,
@@ -263,6 +269,7 @@ fn problem(
         graph,
         system,
         unbounded,
+        factors: Factors::default(),
         lp_vars,
         lp_rows,
     })
@@ -282,6 +289,9 @@ impl Problem {
             return Err(format!("the {e} ran out"));
         }
         let edge_costs = self.edge_costs(f, costs, keep);
+        if let Some(why) = self.system.numeric_trouble(&edge_costs) {
+            return Err(why);
+        }
         let lp = self.system.with_costs(&edge_costs);
         let seconds = meter.seconds_left().unwrap_or(30.0).min(30.0);
         let solver = Cbc { seconds };
@@ -292,7 +302,14 @@ impl Problem {
                 self.unbounded.join("; ")
             }
         })?;
-        Ok(self.system.entry_poly(&x))
+        // The solver works in floats: its answer is believed only once it
+        // pays every row exactly, and only if it covers the cheapest path.
+        let x = potential::rationals(&x);
+        self.system.verify(&edge_costs, &x)?;
+        let p = self.system.entry_poly(&x);
+        let cheapest = sanity::cheapest_path(f, &self.graph, &edge_costs);
+        sanity::check(&p, &self.factors, cheapest)?;
+        Ok(p)
     }
 
     /// The cost of each warp-graph edge: the instructions of the block it

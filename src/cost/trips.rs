@@ -36,6 +36,9 @@ pub enum Trip {
     Unknown(String),
 }
 
+/// Why a bound whose arithmetic left `i128` is none.
+const OVERFLOW: &str = "its arithmetic overflows (values beyond 2^127)";
+
 /// The most iterations a non-additive counter is run for.
 const RUN_LIMIT: i128 = 4096;
 
@@ -68,6 +71,7 @@ fn loop_bound(env: &Env<'_>, factors: &mut Factors, l: LoopId, lp: &Loop) -> Tri
     let exits = env.loop_facts().exits(l).iter();
     for test in exits.filter(|x| x.every_iteration).flat_map(|x| &x.tests) {
         match compare_bound(env, &mut vals, factors, lp, test) {
+            Ok(b) if !b.is_finite() => why = OVERFLOW.into(),
             Ok(b) => {
                 let better = match &best {
                     None => true,
@@ -218,23 +222,32 @@ fn exact_arrival(
         let a = env.eliminate(a.as_ref()?, !low);
         let (lo, hi) = vals.ranges.of(env, &a);
         if low {
-            lo.map(|x| x.ceil())
+            lo.and_then(|x| x.ceil())
         } else {
-            hi.map(|x| x.floor())
+            hi.and_then(|x| x.floor())
         }
     };
     let c128 = cabs as i128;
+    // Checked: an overflow proves nothing.
     let ok = if c > 0 {
         match (num(&e.lo, true), num(&s.hi, false)) {
             (Some(el), Some(sh)) => {
-                el.div_euclid(c128) * c128 + c128 * i128::from(el.rem_euclid(c128) != 0) - sh - o
-                    >= 0
+                let up = i128::from(el.rem_euclid(c128) != 0);
+                el.div_euclid(c128)
+                    .checked_add(up)
+                    .and_then(|q| q.checked_mul(c128))
+                    .and_then(|r| r.checked_sub(sh)?.checked_sub(o))
+                    .is_some_and(|g| g >= 0)
             }
             _ => false,
         }
     } else {
         match (num(&s.lo, true), num(&e.hi, false)) {
-            (Some(sl), Some(eh)) => sl - (eh.div_euclid(c128) * c128) + o >= 0,
+            (Some(sl), Some(eh)) => eh
+                .div_euclid(c128)
+                .checked_mul(c128)
+                .and_then(|r| sl.checked_sub(r)?.checked_add(o))
+                .is_some_and(|g| g >= 0),
             _ => false,
         }
     };
@@ -271,7 +284,10 @@ fn strided(
     // A stride known at compile time (the block's size): a plain count.
     if let Some(d) = den.as_constant().filter(|d| *d > Rat::ZERO) {
         let t = match num.as_constant() {
-            Some(n) => Affine::int((n * d.recip()).ceil().max(0)),
+            Some(n) => match (n * d.recip()).ceil() {
+                Some(t) => Affine::int(t.max(0)),
+                None => return Err(OVERFLOW.into()),
+            },
             None => num.scale(d.recip()).plus(Rat::ONE - d.recip()),
         };
         return Ok(if on_counter { t } else { t.plus(-Rat::ONE) });
@@ -397,9 +413,11 @@ impl Runner<'_, '_, '_> {
         let r = match inst.op {
             Opcode::ZExt | Opcode::Trunc => x,
             Opcode::SExt => x,
-            Opcode::Add => x + self.eval(ops[1])?,
-            Opcode::Sub => x - self.eval(ops[1])?,
-            Opcode::Mul => x * self.eval(ops[1])?,
+            // Modulo 2^128, then masked to the width: the low bits are
+            // the machine's.
+            Opcode::Add => x.wrapping_add(self.eval(ops[1])?),
+            Opcode::Sub => x.wrapping_sub(self.eval(ops[1])?),
+            Opcode::Mul => x.wrapping_mul(self.eval(ops[1])?),
             Opcode::Shl => x << self.eval(ops[1])?.clamp(0, 63),
             Opcode::LShr => (x & mask) >> self.eval(ops[1])?.clamp(0, 63),
             Opcode::AShr => x >> self.eval(ops[1])?.clamp(0, 63),

@@ -130,6 +130,9 @@ impl Ranges {
 
     /// The numeric range of `a`.
     pub fn of(&self, env: &Env<'_>, a: &Affine) -> (Option<Rat>, Option<Rat>) {
+        if !a.is_finite() {
+            return (None, None);
+        }
         let (mut lo, mut hi) = (Some(a.konst), Some(a.konst));
         for (&s, &c) in &a.terms {
             let (slo, shi) = self.get(env, s);
@@ -164,12 +167,16 @@ impl Ranges {
             };
             let bound = -rest_hi * c.recip();
             let (mut lo, mut hi) = self.get(env, s);
-            // Every symbol is an integer.
+            // Every symbol is an integer. An overflow narrows nothing.
             if c > Rat::ZERO {
-                let b = Rat::int(bound.ceil());
+                let Some(b) = bound.ceil().map(Rat::int) else {
+                    continue;
+                };
                 lo = Some(lo.map_or(b, |x| x.max(b)));
             } else {
-                let b = Rat::int(bound.floor());
+                let Some(b) = bound.floor().map(Rat::int) else {
+                    continue;
+                };
                 hi = Some(hi.map_or(b, |x| x.min(b)));
             }
             self.map.insert(s, (lo, hi));
@@ -472,9 +479,18 @@ impl<'e, 'a> Values<'e, 'a> {
         let ((al, ah), (bl, bh)) = (num(&x, self), num(&y, self));
         match (al, ah, bl, bh) {
             (Some(al), Some(ah), Some(bl), Some(bh)) => {
-                let c = [al * bl, al * bh, ah * bl, ah * bh];
-                let lo = *c.iter().min().unwrap();
-                let hi = *c.iter().max().unwrap();
+                // Checked: a product beyond i128 (three 64-bit
+                // parameters) is simply unknown.
+                let c = [(al, bl), (al, bh), (ah, bl), (ah, bh)].map(|(x, y)| x.checked_mul(y));
+                let (Some(lo), Some(hi)) = (
+                    c.iter().min().copied().flatten(),
+                    c.iter().max().copied().flatten(),
+                ) else {
+                    return Val::default();
+                };
+                if c.iter().any(Option::is_none) {
+                    return Val::default();
+                }
                 Val {
                     lo: Some(Affine::constant(lo)),
                     hi: Some(Affine::constant(hi)),
@@ -756,10 +772,10 @@ pub fn facts_of_compare(
             let least = a.lo.as_ref().and_then(|l| vals.ranges.of(env, l).0);
             let most = a.hi.as_ref().and_then(|h| vals.ranges.of(env, h).1);
             match (&a.lo, &a.hi) {
-                (_, Some(h)) if least.map(Rat::ceil) == Some(c.num()) => {
+                (_, Some(h)) if least.and_then(Rat::ceil) == Some(c.num()) => {
                     vec![h.plus(-c - Rat::ONE)]
                 }
-                (Some(l), _) if most.map(Rat::floor) == Some(c.num()) => {
+                (Some(l), _) if most.and_then(Rat::floor) == Some(c.num()) => {
                     vec![l.scale(-Rat::ONE).plus(c - Rat::ONE)]
                 }
                 _ => Vec::new(),
@@ -829,7 +845,9 @@ pub fn edge_facts(vals: &mut Values<'_, '_>, from: BlockId, to: BlockId) -> Vec<
             let ci = env.f.inst(ci);
             if let InstKind::ICmp(p) = ci.kind {
                 vals.refine_compare(p, ci.operands[0], ci.operands[1], tr);
-                for fact in facts_of_compare(vals, p, ci.operands[0], ci.operands[1], tr) {
+                let facts = facts_of_compare(vals, p, ci.operands[0], ci.operands[1], tr);
+                // A fact whose arithmetic overflowed says nothing.
+                for fact in facts.into_iter().filter(Affine::is_finite) {
                     vals.assume(&env.eliminate(&fact, true));
                     out.push(fact);
                 }
