@@ -147,19 +147,13 @@ fn additive(
         return Err("the counter does not move".into());
     }
     unsigned_ok(vals, ind, bound, pred)?;
-    let s = vals.val(ind.start);
-    let e = vals.val(bound);
     // dist = how far the counter is from the bound, in its direction.
     let (dist, cabs) = if c > 0 {
-        let (Some(eh), Some(sl)) = (e.hi, s.lo) else {
-            return Err("no bound on the exit test's operands".into());
-        };
-        (eh.sub(&sl).plus(Rat::int(-o)), c)
+        let eh = distance(vals, bound, ind.start)?;
+        (eh.plus(Rat::int(-o)), c)
     } else {
-        let (Some(el), Some(sh)) = (e.lo, s.hi) else {
-            return Err("no bound on the exit test's operands".into());
-        };
-        (sh.sub(&el).plus(Rat::int(o)), -c)
+        let sh = distance(vals, ind.start, bound)?;
+        (sh.plus(Rat::int(o)), -c)
     };
     let dist = env.eliminate(&dist, true);
     let inv = Rat::new(1, cabs);
@@ -176,6 +170,18 @@ fn additive(
         _ => return Err("the exit test does not stop the counter".into()),
     };
     Ok(t)
+}
+
+/// An upper bound on `a − b`: from a term they share (a tile's start
+/// `w·blockIdx.x` in both), else from `a`'s upper and `b`'s lower bound.
+fn distance(vals: &mut Values<'_, '_>, a: Value, b: Value) -> Result<Affine, String> {
+    if let Some(g) = vals.gap(a, b) {
+        return Ok(g);
+    }
+    match (vals.val(a).hi, vals.val(b).lo) {
+        (Some(ah), Some(bl)) => Ok(ah.sub(&bl)),
+        _ => Err("no bound on the exit test's operands".into()),
+    }
 }
 
 /// Proves that `s + o + c·k` meets `E` exactly: the same residue modulo
@@ -201,14 +207,15 @@ fn exact_arrival(
         }
     }
     let (s, e) = (vals.val(ind.start), vals.val(bound));
+    // A lower bound on the distance is minus an upper bound the other way.
     let gap = if c > 0 {
-        e.lo.as_ref()
-            .zip(s.hi.as_ref())
-            .map(|(el, sh)| el.sub(sh).plus(Rat::int(-o)))
+        distance(vals, ind.start, bound)
+            .ok()
+            .map(|d| d.scale(-Rat::ONE).plus(Rat::int(-o)))
     } else {
-        s.lo.as_ref()
-            .zip(e.hi.as_ref())
-            .map(|(sl, eh)| sl.sub(eh).plus(Rat::int(o)))
+        distance(vals, bound, ind.start)
+            .ok()
+            .map(|d| d.scale(-Rat::ONE).plus(Rat::int(o)))
     };
     // The gap is a multiple of the step: more than −|c| means at least 0.
     let slack = Rat::int(cabs as i128 - 1);
@@ -274,13 +281,11 @@ fn strided(
         return Err("a strided counter with an exit test other than `<`".into());
     }
     unsigned_ok(vals, ind, bound, pred)?;
-    let (Some(eh), Some(sl)) = (vals.val(bound).hi, vals.val(ind.start).lo) else {
-        return Err("no bound on the exit test's operands".into());
-    };
+    let dist = distance(vals, bound, ind.start)?;
     let Some(den) = vals.val(step).as_exact().cloned() else {
         return Err("a loop stride that is not known exactly".into());
     };
-    let num = env.eliminate(&eh.sub(&sl), true);
+    let num = env.eliminate(&dist, true);
     // A stride known at compile time (the block's size): a plain count.
     if let Some(d) = den.as_constant().filter(|d| *d > Rat::ZERO) {
         let t = match num.as_constant() {

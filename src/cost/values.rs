@@ -452,6 +452,97 @@ impl<'e, 'a> Values<'e, 'a> {
         }
     }
 
+    /// An upper bound on `a − b` per lane, when the two share a term
+    /// that cancels (`aBegin + wA` against `aBegin = wA·blockIdx.x`: the
+    /// product is no affine form, but the difference is `wA`). `None`
+    /// when nothing cancels (the bounds of `a` and `b` apart are as good)
+    /// or a remaining term has no bound.
+    pub fn gap(&mut self, a: Value, b: Value) -> Option<Affine> {
+        let mut terms: Vec<(Value, Rat)> = Vec::new();
+        let mut konst = Rat::ZERO;
+        let (mut seen_a, mut seen_b) = (Vec::new(), Vec::new());
+        self.leaves(a, Rat::ONE, &mut terms, &mut konst, 0);
+        seen_a.extend(terms.iter().map(|t| t.0));
+        self.leaves(b, -Rat::ONE, &mut terms, &mut konst, 0);
+        seen_b.extend(terms.iter().skip(seen_a.len()).map(|t| t.0));
+        // Sum the coefficients per leaf.
+        let mut net: Vec<(Value, Rat)> = Vec::new();
+        for (v, c) in terms {
+            match net.iter_mut().find(|x| x.0 == v) {
+                Some(x) => x.1 = x.1 + c,
+                None => net.push((v, c)),
+            }
+        }
+        let cancels = net
+            .iter()
+            .any(|(v, c)| c.is_zero() && seen_a.contains(v) && seen_b.contains(v));
+        if !cancels {
+            return None;
+        }
+        let mut out = Affine::constant(konst);
+        for (v, c) in net.into_iter().filter(|x| !x.1.is_zero()) {
+            let x = self.val(v);
+            let side = if c > Rat::ZERO { x.hi } else { x.lo };
+            out = out.add(&side?.scale(c));
+        }
+        out.is_finite().then_some(out)
+    }
+
+    /// `v·coeff` as a sum of leaves through `add`, `sub`, `sext` and
+    /// products by constants (the same no-overflow reading as [`Self::val`]).
+    fn leaves(
+        &mut self,
+        v: Value,
+        coeff: Rat,
+        out: &mut Vec<(Value, Rat)>,
+        konst: &mut Rat,
+        depth: u32,
+    ) {
+        if let Some(c) = self.konst(v) {
+            *konst = *konst + coeff * Rat::int(c);
+            return;
+        }
+        let Value::Inst(id) = v else {
+            out.push((v, coeff));
+            return;
+        };
+        let inst = self.env.f.inst(id);
+        let ops = inst.operands.clone();
+        if depth > 16 {
+            out.push((v, coeff));
+            return;
+        }
+        match inst.op {
+            Opcode::Add => {
+                self.leaves(ops[0], coeff, out, konst, depth + 1);
+                self.leaves(ops[1], coeff, out, konst, depth + 1);
+            }
+            Opcode::Sub => {
+                self.leaves(ops[0], coeff, out, konst, depth + 1);
+                self.leaves(ops[1], -coeff, out, konst, depth + 1);
+            }
+            Opcode::SExt => self.leaves(ops[0], coeff, out, konst, depth + 1),
+            Opcode::ZExt if self.nonneg(ops[0]) => {
+                self.leaves(ops[0], coeff, out, konst, depth + 1)
+            }
+            Opcode::Mul | Opcode::Shl => {
+                let k = match (self.konst(ops[0]), self.konst(ops[1])) {
+                    (_, Some(c)) if inst.op == Opcode::Shl && (0..62).contains(&c) => {
+                        Some((ops[0], 1i128 << c))
+                    }
+                    (_, Some(c)) if inst.op == Opcode::Mul => Some((ops[0], c)),
+                    (Some(c), None) if inst.op == Opcode::Mul => Some((ops[1], c)),
+                    _ => None,
+                };
+                match k {
+                    Some((x, c)) => self.leaves(x, coeff * Rat::int(c), out, konst, depth + 1),
+                    None => out.push((v, coeff)),
+                }
+            }
+            _ => out.push((v, coeff)),
+        }
+    }
+
     /// `x·k`.
     fn scaled(&mut self, x: Value, k: Rat) -> Val {
         let a = self.val(x);
