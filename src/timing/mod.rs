@@ -8,4 +8,5 @@
 pub mod abstract_cta;
 pub mod bounds;
 pub mod costs;
+pub mod guard;
 pub mod report;
