@@ -111,3 +111,38 @@ pub fn check(p: &Poly, factors: &Factors, cheapest: Option<Rat>) -> Result<(), S
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cost::bound::Factor;
+
+    #[test]
+    fn a_bound_below_the_cheapest_path_is_no_bound() {
+        let factors = Factors::default();
+        // 0 where every warp spends at least 11: the silent zero.
+        let zero = Poly::default();
+        assert!(check(&zero, &factors, Some(Rat::int(11))).is_err());
+        // 10·max(0, n) + 11 is 11 at n = 0: enough.
+        let mut p = Poly::constant(Rat::int(11));
+        p.add(vec![Affine::sym(Sym::Param(0))], Rat::int(10));
+        assert!(check(&p, &factors, Some(Rat::int(11))).is_ok());
+        // 10·max(0, n + 1) + 0 is 10 at n = 0, one short.
+        let mut q = Poly::default();
+        q.add(vec![Affine::sym(Sym::Param(0)).plus(Rat::ONE)], Rat::int(10));
+        assert!(check(&q, &factors, Some(Rat::int(11))).is_err());
+    }
+
+    #[test]
+    fn factors_at_the_origin_round_up() {
+        let mut factors = Factors::default();
+        // ⌈max0(n + 300)/(256·gridDim.x)⌉ at n = 0, one block: ⌈300/256⌉ = 2.
+        let f = factors.intern(Factor {
+            num: Affine::sym(Sym::Param(0)).plus(Rat::int(300)),
+            den: Affine::sym(Sym::GridDim(0)).scale(Rat::int(256)),
+        });
+        let mut p = Poly::default();
+        p.add(vec![Affine::sym(Sym::Factor(f))], Rat::int(3));
+        assert_eq!(at_origin(&p, &factors), Some(Rat::int(6)));
+    }
+}
