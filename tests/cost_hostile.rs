@@ -84,6 +84,12 @@ fn huge_and_overflowing_bounds_are_no_bound_with_a_reason() {
             assert_ne!(j["bound"], "0", "{kernel}");
         }
     }
+    // 2^42 − threadIdx.x over a step of 256: at most 2^34 iterations, each
+    // at least one step (the compare and branch alone are two): a number,
+    // and at least 2·2^34, kept exact as a symbol rather than refused.
+    let j = bound_json("huge_trip", "steps", &[]);
+    let v = j["value"].as_f64().expect("a bound with no parameter");
+    assert!(v >= 2.0 * 17_179_869_184.0, "{j}");
     // No loop: a·a > 5 costs its branch and maybe a store, a number.
     let j = bound_json("square_branch", "sectors", &[]);
     // The store out[2·threadIdx.x]: 32 lanes 8 bytes apart over 256

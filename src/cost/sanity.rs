@@ -129,7 +129,10 @@ mod tests {
         assert!(check(&p, &factors, Some(Rat::int(11))).is_ok());
         // 10·max(0, n + 1) + 0 is 10 at n = 0, one short.
         let mut q = Poly::default();
-        q.add(vec![Affine::sym(Sym::Param(0)).plus(Rat::ONE)], Rat::int(10));
+        q.add(
+            vec![Affine::sym(Sym::Param(0)).plus(Rat::ONE)],
+            Rat::int(10),
+        );
         assert!(check(&q, &factors, Some(Rat::int(11))).is_err());
     }
 

@@ -85,9 +85,32 @@ fn loop_bound(env: &Env<'_>, factors: &mut Factors, l: LoopId, lp: &Loop) -> Tri
         }
     }
     match best {
-        Some(b) => Trip::Bounded(b),
+        Some(b) => Trip::Bounded(large_as_factor(factors, b)),
         None => Trip::Unknown(why),
     }
+}
+
+/// Past this a trip bound's numbers are a symbol of their own.
+const LARGE: i128 = 1 << 20;
+
+/// A trip bound with a number past [`LARGE`] (`2^42/256` iterations) as a
+/// factor `⌈max0(T)⌉`: the LP then carries a symbol with coefficient 1
+/// instead of 2^34, which a float solver cannot resolve next to the
+/// costs, and the bound is `10·⌈…⌉ + 11`, exact. Only where the bound is
+/// over the launch's symbols (a counter of an outer loop or a thread
+/// index has no value before the loop).
+fn large_as_factor(factors: &mut Factors, t: Affine) -> Affine {
+    let big = |c: &Rat| c.abs() > Rat::int(LARGE);
+    let large = big(&t.konst) || t.terms.values().any(big);
+    let launch_only = !t.mentions(|s| s.is_per_thread() || matches!(s, Sym::Ghost(_)));
+    if !(large && launch_only) {
+        return t;
+    }
+    let f = factors.intern(Factor {
+        num: t,
+        den: Affine::int(1),
+    });
+    Affine::sym(Sym::Factor(f))
 }
 
 /// The trip bound an exit test gives, by the counter's step: one that
