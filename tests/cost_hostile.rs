@@ -127,3 +127,29 @@ fn time_is_a_bound_or_no_bound_never_zero() {
         assert!(!text.contains("time ≤ 0 cycles"), "{kernel}: {text}");
     }
 }
+
+#[test]
+fn the_plugin_with_bounds_keeps_every_warning() {
+    // The uncoalesced store of square_branch (32 lanes 8 bytes apart) is
+    // the module's one warning; with bounds on, a kernel whose bound
+    // overflows must not turn it into "this module was not analysed".
+    let out = run(std::process::Command::new(clang())
+        .env("WARPCHECK_BOUNDS", "1")
+        .args([
+            "--cuda-device-only",
+            "-x",
+            "cuda",
+            "--cuda-gpu-arch=sm_80",
+            "-O2",
+            "-g",
+        ])
+        .args(no_toolkit_flags())
+        .arg(format!("-fpass-plugin={}", plugin().display()))
+        .args(["-S", "-o", "/dev/null"])
+        .arg(fixture(FILE)));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("uncoalesced store access"), "{err}");
+    assert!(!err.contains("not analysed"), "{err}");
+    assert!(!err.contains("internal error"), "{err}");
+}
