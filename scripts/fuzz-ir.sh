@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes warpcheck with random IR: llvm-stress-19 modules (seeds 1..N,
+# Fuzzes warpcheck with random IR: llvm-stress-19 modules (seeds FIRST.. N of them,
 # sizes from SIZES, default "10 25 50 100 200 400 1000" instructions, by
 # seed) retargeted to NVPTX kernels that read threadIdx.x
 # (scripts/fuzz-ir-retarget.py), each run through
@@ -13,7 +13,8 @@
 #   plugin           opt-19 -load-pass-plugin libwarpcheck.so -passes=warpcheck
 #   plugin-bounds    the same with WARPCHECK_BOUNDS=1
 #
-# TOOLS (default: all of them) runs a subset, e.g. TOOLS="bounds bound time".
+# TOOLS (default: all of them) runs a subset, e.g. TOOLS="bounds bound time";
+# FIRST (default 1) is the first seed, for a campaign that goes on.
 #
 # usage: scripts/fuzz-ir.sh N [OUT]     (OUT defaults to target/fuzz-ir)
 #
@@ -120,7 +121,8 @@ one() {
 export -f one
 
 start=$(date +%s)
-seq 1 "$n" | xargs -P "${JOBS:-2}" -I{} bash -c 'one {}'
+first=${FIRST:-1}
+seq "$first" "$((first + n - 1))" | xargs -P "${JOBS:-2}" -I{} bash -c 'one {}'
 secs=$(( $(date +%s) - start ))
 
 echo "fuzz-ir: $n modules in ${secs}s ($(grep -l 'generator invalid' "$out"/results/* | wc -l) rejected by opt -passes=verify); budgets: ${SIM_BUDGET:-none}"
