@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# Fuzzes warpcheck with random IR: llvm-stress-19 modules (seeds 1..N,
-# sizes 10..400 instructions) retargeted to NVPTX kernels that read
-# threadIdx.x (scripts/fuzz-ir-retarget.py), each run through
+# Fuzzes warpcheck with random IR: llvm-stress-19 modules (seeds FIRST.. N of them,
+# sizes from SIZES, default "10 25 50 100 200 400 1000" instructions, by
+# seed) retargeted to NVPTX kernels that read threadIdx.x
+# (scripts/fuzz-ir-retarget.py), each run through
 #
 #   check            warpcheck check
+#   bounds           warpcheck check --bounds (cost and time notes)
+#   bound            warpcheck bound (steps at the simulated launch's parameters)
+#   time             warpcheck time (one block of 64 threads)
 #   compare          warpcheck check --compare-uniformity
 #   simulate         warpcheck simulate (1 block of 64 threads, 1 MiB buffers)
 #   plugin           opt-19 -load-pass-plugin libwarpcheck.so -passes=warpcheck
+#   plugin-bounds    the same with WARPCHECK_BOUNDS=1
+#
+# TOOLS (default: all of them) runs a subset, e.g. TOOLS="bounds bound time";
+# FIRST (default 1) is the first seed, for a campaign that goes on.
 #
 # usage: scripts/fuzz-ir.sh N [OUT]     (OUT defaults to target/fuzz-ir)
 #
@@ -15,7 +23,8 @@
 # llvm-stress wrote; the simulator's as exit1-STATUS: exit1-memory-error,
 # exit1-trap, exit1-deadlock, exit1-livelock, exit1-step-limit,
 # exit1-timeout), exit2 (a clear error: unsupported or malformed
-# input), and FAIL: an exit code of 3 or more, a signal, or a run the outer
+# input), and FAIL: an exit code of 3 or more, an "internal error" message
+# (a panic caught for one kernel or module), a signal, or a run the outer
 # timeout (TIMEOUT seconds, default 30) killed. A failing module is kept in
 # OUT/failures with the tool's output; the exit code is 1 if any failed.
 # JOBS (default 2) modules run at a time. When `simulate --help` lists
@@ -46,7 +55,9 @@ run_tool() {
   local rc=$?
   local outcome
   case $rc in
-    0) if grep -q 'warning:' "$log"; then outcome=findings; else outcome=ok; fi ;;
+    # A caught panic (a kernel's bound, a plugin module) is still a bug.
+    0) if grep -q 'internal error' "$log"; then outcome=FAIL-internal
+       elif grep -q 'warning:' "$log"; then outcome=findings; else outcome=ok; fi ;;
     1) # The simulator names why it stopped: `stopped (memory-error): ...`.
        local why
        why=$(grep -o -m1 '^stopped ([a-z-]*)' "$log" | tr -d '()' | cut -d' ' -f2)
@@ -65,9 +76,17 @@ run_tool() {
 }
 export -f run_tool
 
+export TOOLS=${TOOLS:-check bounds bound time compare simulate plugin plugin-bounds}
+export SIZES=${SIZES:-10 25 50 100 200 400 1000}
+
+# Whether TOOLS names $1.
+wanted() { [[ " $TOOLS " == *" $1 "* ]]; }
+export -f wanted
+
 one() {
   local seed=$1
-  local sizes=(10 25 50 100 200 400)
+  local sizes
+  read -ra sizes <<<"$SIZES"
   local size=${sizes[$((seed % ${#sizes[@]}))]}
   local name="stress-$seed-$size"
   local dir
@@ -79,22 +98,31 @@ one() {
     rm -rf "$dir"
     return
   fi
+  local args=(--arg arg0=buf:1M:iota:i32 --arg arg1=buf:1M:random:i32
+    --arg arg2=buf:1M:zero:i32 --arg arg3=7 --arg arg4=100 --arg arg5=3)
   {
-    run_tool check "$ll" "$dir/log" "$WC" check "$ll"
-    run_tool compare "$ll" "$dir/log" "$WC" check --compare-uniformity "$ll"
+    wanted check && run_tool check "$ll" "$dir/log" "$WC" check "$ll"
+    wanted bounds && run_tool bounds "$ll" "$dir/log" "$WC" check --bounds "$ll"
+    wanted bound && run_tool bound "$ll" "$dir/log" "$WC" bound "$ll" --block 64 \
+      --param arg3=7 --param arg4=100 --param arg5=3
+    wanted time && run_tool time "$ll" "$dir/log" "$WC" time "$ll" --block 64 \
+      --param arg3=7 --param arg4=100 --param arg5=3
+    wanted compare && run_tool compare "$ll" "$dir/log" "$WC" check --compare-uniformity "$ll"
     # shellcheck disable=SC2086
-    run_tool simulate "$ll" "$dir/log" "$WC" simulate "$ll" --grid 1 --block 64 \
-      --arg arg0=buf:1M:iota:i32 --arg arg1=buf:1M:random:i32 --arg arg2=buf:1M:zero:i32 \
-      --arg arg3=7 --arg arg4=100 --arg arg5=3 $SIM_BUDGET
-    run_tool plugin "$ll" "$dir/log" opt-19 -load-pass-plugin "$PLUGIN" -passes=warpcheck \
-      -disable-output "$ll"
+    wanted simulate && run_tool simulate "$ll" "$dir/log" "$WC" simulate "$ll" --grid 1 \
+      --block 64 "${args[@]}" $SIM_BUDGET
+    wanted plugin && run_tool plugin "$ll" "$dir/log" opt-19 -load-pass-plugin "$PLUGIN" \
+      -passes=warpcheck -disable-output "$ll"
+    wanted plugin-bounds && run_tool plugin-bounds "$ll" "$dir/log" env WARPCHECK_BOUNDS=1 \
+      opt-19 -load-pass-plugin "$PLUGIN" -passes=warpcheck -disable-output "$ll"
   } >"$OUT/results/$name"
   rm -rf "$dir"
 }
 export -f one
 
 start=$(date +%s)
-seq 1 "$n" | xargs -P "${JOBS:-2}" -I{} bash -c 'one {}'
+first=${FIRST:-1}
+seq "$first" "$((first + n - 1))" | xargs -P "${JOBS:-2}" -I{} bash -c 'one {}'
 secs=$(( $(date +%s) - start ))
 
 echo "fuzz-ir: $n modules in ${secs}s ($(grep -l 'generator invalid' "$out"/results/* | wc -l) rejected by opt -passes=verify); budgets: ${SIM_BUDGET:-none}"

@@ -166,6 +166,41 @@ fn triangular(rng: &mut Rng, b: [u32; 3]) -> Launch {
     )
 }
 
+/// The samples' matrixMul: wA and wB multiples of 16, a grid of
+/// wB/16 × hA/16 blocks of 16 × 16.
+fn matrix_mul_sdk(rng: &mut Rng, _b: [u32; 3]) -> Launch {
+    let (wa, wb, ha) = (
+        16 * rng.range(1, 4),
+        16 * rng.range(1, 3),
+        16 * rng.range(1, 3),
+    );
+    let bytes = |r: i64, c: i64| 4 * (r * c) as u64;
+    Launch::new(
+        [(wb / 16) as u32, (ha / 16) as u32, 1],
+        vec![
+            zeros("C", bytes(ha, wb)),
+            zeros("A", bytes(ha, wa)),
+            zeros("B", bytes(wa, wb)),
+        ],
+        &[("wA", wa), ("wB", wb)],
+    )
+}
+
+/// rowTiles: n elements per block row, any n (a tail the block's lanes
+/// split), several block rows.
+fn row_tiles(rng: &mut Rng, b: [u32; 3]) -> Launch {
+    let n = rng.range(0, 300);
+    let gy = rng.range(1, 4) as u32;
+    Launch::new(
+        [1, gy, 1],
+        vec![
+            zeros("out", 4 * u64::from(gy * b[0])),
+            zeros("in", 4 * (n as u64) * u64::from(gy)),
+        ],
+        &[("n", n)],
+    )
+}
+
 const ONE_D: &[[u32; 3]] = &[[64, 1, 1], [96, 1, 1], [48, 1, 1]];
 const REDUCE: &[[u32; 3]] = &[[256, 1, 1], [64, 1, 1]];
 
@@ -212,6 +247,18 @@ fn cases() -> Vec<Case> {
         kernel: "mandelbrot",
         blocks: &[[32, 1, 1], [64, 1, 1]],
         draw: mandelbrot,
+    });
+    v.push(Case {
+        file: "tests/fixtures/cu/cost_tiled.cu",
+        kernel: "matrixMulSDK",
+        blocks: &[[16, 16, 1]],
+        draw: matrix_mul_sdk,
+    });
+    v.push(Case {
+        file: "tests/fixtures/cu/cost_tiled.cu",
+        kernel: "rowTiles",
+        blocks: &[[32, 1, 1], [64, 1, 1], [48, 1, 1]],
+        draw: row_tiles,
     });
     v.push(Case {
         file: "tests/fixtures/cu/cost_triangular.cu",

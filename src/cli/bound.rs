@@ -59,7 +59,7 @@ fn usage(message: String) -> i32 {
 }
 
 pub fn run(args: &BoundArgs) -> i32 {
-    match run_inner(args) {
+    match super::kernel::caught(|| run_inner(args)) {
         Ok(code) => code,
         Err(e) => usage(e),
     }
@@ -91,6 +91,10 @@ fn run_inner(args: &BoundArgs) -> Result<i32, String> {
     };
     let g = a.graphs.func(kernel);
     let kb = cost::bound_kernel(&m, g, &a.kernels[ki], &figures[ki], &copts, &budget.start());
+    if let Some(why) = &kb.internal {
+        eprintln!("warpcheck: {why}");
+        return Ok(exit::INTERNAL);
+    }
     let mb = kb.get(metric).ok_or("no bound computed")?;
     let at = Params { values, grid };
     let (text, value, reason) = match &mb.bound {

@@ -358,3 +358,17 @@ pub(super) fn largest(o: &sim::Outcome, metric: Metric) -> u64 {
         .max()
         .unwrap_or(0)
 }
+
+/// Runs one of `bound`, `time` with a panic caught: the message and exit
+/// code 3 (internal error), never Rust's 101.
+pub fn caught(run: impl FnOnce() -> Result<i32, String>) -> Result<i32, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(|p| {
+        let text = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into());
+        eprintln!("warpcheck: internal error: {text}; please report it");
+        Ok(super::exit::INTERNAL)
+    })
+}

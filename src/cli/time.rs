@@ -8,7 +8,8 @@ use super::kernel::{analyse, machine_for, KernelArgs};
 use crate::cost::bound::Params;
 use crate::machine::Machine;
 use crate::sim::{self, LaunchConfig};
-use crate::timing::bounds::{time_kernel, Request};
+use crate::timing::bounds::Request;
+use crate::timing::guard::time_kernel_caught;
 use crate::timing::report::{self, Simulated};
 use clap::Args;
 use std::path::PathBuf;
@@ -33,7 +34,7 @@ pub struct TimeArgs {
 }
 
 pub fn run(args: &TimeArgs) -> i32 {
-    match run_inner(args) {
+    match super::kernel::caught(|| run_inner(args)) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("warpcheck: error: {e}");
@@ -58,7 +59,13 @@ fn run_inner(args: &TimeArgs) -> Result<i32, String> {
         dynamic_shared: args.kernel.launch.shared_bytes()?,
     };
     let g = a.graphs.func(kernel);
-    let tb = time_kernel(&m, g, k, &figures[ki], &req, &budget.start());
+    let tb = match time_kernel_caught(&m, g, k, &figures[ki], &req, &budget.start()) {
+        Ok(tb) => tb,
+        Err(why) => {
+            eprintln!("warpcheck: {why}");
+            return Ok(exit::INTERNAL);
+        }
+    };
     let simulated = match args.simulate {
         true => Some(simulate(args, &m, kernel, k.block_dim.dims, &at, &machine)?),
         false => None,

@@ -68,6 +68,11 @@ impl Affine {
         }
     }
 
+    /// Whether no coefficient overflowed (see [`Rat::OVERFLOW`]).
+    pub fn is_finite(&self) -> bool {
+        self.konst.is_finite() && self.terms.values().all(|c| c.is_finite())
+    }
+
     pub fn as_constant(&self) -> Option<Rat> {
         self.terms.is_empty().then_some(self.konst)
     }

@@ -106,6 +106,15 @@ impl Names {
             Sym::Ghost(l) => format!("k{}", l.0),
             Sym::Factor(f) => {
                 let x = self.factors.get(f);
+                // A large trip count kept as a symbol (see `trips`): its
+                // value, when it is one.
+                let whole = x.den == Affine::int(1);
+                if let Some(n) = x.num.as_constant().filter(|_| whole) {
+                    return n
+                        .max(Rat::ZERO)
+                        .ceil()
+                        .map_or("overflow".into(), |v| v.to_string());
+                }
                 if machine {
                     format!(
                         "ceil(max0({}) / ({}))",

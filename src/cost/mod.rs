@@ -38,6 +38,7 @@ pub mod metric;
 pub mod potential;
 pub mod rat;
 pub mod report;
+pub mod sanity;
 pub mod trips;
 pub mod values;
 pub mod warp_graph;
@@ -111,6 +112,9 @@ pub struct KernelBounds {
     pub lp_vars: usize,
     pub lp_rows: usize,
     pub seconds: f64,
+    /// A panic while bounding: every metric is "no bound" with it, and
+    /// `warpcheck bound` exits 3.
+    pub internal: Option<String>,
 }
 
 impl KernelBounds {
@@ -150,6 +154,8 @@ pub struct Problem {
     system: potential::System,
     /// Why each loop without a trip bound has none (why a solve fails).
     unbounded: Vec<String>,
+    /// The trip factors the bounds mention, to evaluate them.
+    factors: Factors,
     pub lp_vars: usize,
     pub lp_rows: usize,
 }
@@ -172,32 +178,48 @@ pub fn prepare(
     meter: &Meter,
 ) -> Prepared {
     let f = m.func(k.kernel);
-    let unsigned = values::unsigned_params(&f.demangled, f.params.len());
+    let mut names = names_of(f);
     let env = values::Env {
         m,
         f,
         g,
         block: k.block_dim.dims,
-        unsigned: unsigned.clone(),
+        unsigned: names.unsigned.clone(),
     };
-    let mut factors = Factors::default();
-    let trips = trips::trip_bounds(&env, &mut factors);
-    let names = Names {
+    let trips = trips::trip_bounds(&env, &mut names.factors);
+    let problem = problem(&env, (k, figures), &trips, degree, meter).map(|mut p| {
+        p.factors = names.factors.clone();
+        p
+    });
+    Prepared {
+        names,
+        trips,
+        problem,
+    }
+}
+
+/// The names a kernel's bounds are written in, before any factor.
+pub fn names_of(f: &crate::ir::Function) -> Names {
+    Names {
         params: f
             .params
             .iter()
             .enumerate()
             .map(|(i, p)| p.name.clone().unwrap_or_else(|| format!("arg{i}")))
             .collect(),
-        factors,
-        unsigned,
-    };
-    let problem = problem(&env, (k, figures), &trips, degree, meter);
-    Prepared {
-        names,
-        trips,
-        problem,
+        factors: Factors::default(),
+        unsigned: values::unsigned_params(&f.demangled, f.params.len()),
     }
+}
+
+/// A panic's message, for the "no bound" it becomes.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    let text = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into());
+    format!("internal error while bounding this kernel ({text}); please report it")
 }
 
 fn problem(
@@ -263,6 +285,7 @@ fn problem(
         graph,
         system,
         unbounded,
+        factors: Factors::default(),
         lp_vars,
         lp_rows,
     })
@@ -282,6 +305,9 @@ impl Problem {
             return Err(format!("the {e} ran out"));
         }
         let edge_costs = self.edge_costs(f, costs, keep);
+        if let Some(why) = self.system.numeric_trouble(&edge_costs) {
+            return Err(why);
+        }
         let lp = self.system.with_costs(&edge_costs);
         let seconds = meter.seconds_left().unwrap_or(30.0).min(30.0);
         let solver = Cbc { seconds };
@@ -292,7 +318,14 @@ impl Problem {
                 self.unbounded.join("; ")
             }
         })?;
-        Ok(self.system.entry_poly(&x))
+        // The solver works in floats: its answer is believed only once it
+        // pays every row exactly, and only if it covers the cheapest path.
+        let x = potential::rationals(&x);
+        self.system.verify(&edge_costs, &x)?;
+        let p = self.system.entry_poly(&x);
+        let cheapest = sanity::cheapest_path(f, &self.graph, &edge_costs);
+        sanity::check(&p, &self.factors, cheapest)?;
+        Ok(p)
     }
 
     /// The cost of each warp-graph edge: the instructions of the block it
@@ -313,8 +346,47 @@ impl Problem {
     }
 }
 
-/// Bounds every metric of one kernel.
+/// Bounds every metric of one kernel. A panic inside costs this kernel's
+/// bounds only: each metric is "no bound" with it, and `internal` says so.
 pub fn bound_kernel(
+    m: &Module,
+    g: &FunctionGraphs,
+    k: &KernelAnalysis,
+    figures: &[SiteFigures],
+    opts: &Options,
+    meter: &Meter,
+) -> KernelBounds {
+    let start = Instant::now();
+    let run = || bound_kernel_unguarded(m, g, k, figures, opts, meter);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+        Ok(kb) => kb,
+        Err(payload) => {
+            let why = panic_message(payload.as_ref());
+            let threads: u32 = k.block_dim.dims.iter().product();
+            let out = KernelBounds {
+                names: names_of(m.func(k.kernel)),
+                metrics: opts
+                    .metrics
+                    .iter()
+                    .map(|&metric| MetricBound {
+                        metric,
+                        bound: Err(why.clone()),
+                        loops: Vec::new(),
+                        lines: Vec::new(),
+                    })
+                    .collect(),
+                warps_per_block: threads.div_ceil(crate::hw::WARP_SIZE),
+                lp_vars: 0,
+                lp_rows: 0,
+                seconds: 0.0,
+                internal: Some(why),
+            };
+            finish(out, start)
+        }
+    }
+}
+
+fn bound_kernel_unguarded(
     m: &Module,
     g: &FunctionGraphs,
     k: &KernelAnalysis,
@@ -336,6 +408,7 @@ pub fn bound_kernel(
         lp_vars: 0,
         lp_rows: 0,
         seconds: 0.0,
+        internal: None,
     };
     let problem = match prepared.problem {
         Ok(p) => p,

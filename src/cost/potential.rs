@@ -56,6 +56,9 @@ type Carried = Vec<(Option<usize>, Rat)>;
 pub struct System {
     templates: Vec<Template>,
     pub lp: Lp,
+    /// Each row of `lp` in exact arithmetic (its bound is 0 or the edge's
+    /// cost): what a solution is checked against before it is believed.
+    exact: Vec<Vec<(VarId, Rat)>>,
     /// Per edge of the graph: its rows, `(row, constant monomial?)`.
     const_rows: Vec<Option<usize>>,
     pub entry: NodeId,
@@ -117,6 +120,10 @@ fn in_scope(a: &Affine, scope: &[LoopId]) -> bool {
 
 impl Template {
     fn insert(&mut self, lin: Affine, off: Rat) -> bool {
+        // An atom whose arithmetic overflowed is no atom.
+        if !(lin.is_finite() && off.is_finite()) {
+            return false;
+        }
         if self.keys.contains_key(&lin) || self.atoms.len() >= MAX_ATOMS {
             return false;
         }
@@ -203,6 +210,7 @@ impl System {
                 vars: first,
                 rows: Vec::new(),
             },
+            exact: Vec::new(),
             const_rows: Vec::new(),
             entry: g.entry,
         };
@@ -334,33 +342,94 @@ impl System {
             }
             let dst_first = dst.first;
             let mut const_row = None;
+            let mut rows = Vec::new();
             for (mi, needs) in need.into_iter().enumerate() {
-                let mut terms = vec![(src.var(mi), 1.0)];
+                let mut terms = vec![(src.var(mi), Rat::ONE)];
                 for (m, c) in needs {
-                    terms.push((VarId::new(dst_first + m), -c.to_f64()));
+                    terms.push((VarId::new(dst_first + m), -c));
                 }
                 if terms.len() == 1 && mi != 0 {
                     continue;
                 }
                 if mi == 0 {
-                    const_row = Some(self.lp.rows.len());
+                    const_row = Some(self.lp.rows.len() + rows.len());
                 }
-                self.lp.rows.push(Row { terms, lo: 0.0 });
+                rows.push(terms);
             }
-            for v in forced_zero {
-                self.lp.rows.push(Row {
-                    terms: vec![(v, -1.0)],
-                    lo: 0.0,
-                });
+            rows.extend(forced_zero.into_iter().map(|v| vec![(v, -Rat::ONE)]));
+            for r in rows {
+                self.push_row(r);
             }
             return const_row;
         }
         let idx = self.lp.rows.len();
+        self.push_row(vec![(src.var(0), Rat::ONE)]);
+        Some(idx)
+    }
+
+    /// `Σ c·x ≥ 0`, in floats for the solver and exactly for the check.
+    fn push_row(&mut self, terms: Vec<(VarId, Rat)>) {
         self.lp.rows.push(Row {
-            terms: vec![(src.var(0), 1.0)],
+            terms: terms.iter().map(|&(v, c)| (v, c.to_f64())).collect(),
             lo: 0.0,
         });
-        Some(idx)
+        self.exact.push(terms);
+    }
+
+    /// Why the rows cannot be solved as floats: a coefficient that
+    /// overflowed, or one past what a float solver resolves next to 1.
+    pub fn numeric_trouble(&self, costs: &[Rat]) -> Option<String> {
+        let coeffs = self
+            .exact
+            .iter()
+            .flatten()
+            .map(|t| t.1)
+            .chain(costs.iter().copied());
+        let mut largest = Rat::ZERO;
+        for c in coeffs {
+            if !c.is_finite() {
+                return Some("its arithmetic overflows (coefficients beyond 2^127)".into());
+            }
+            largest = largest.max(c.abs());
+        }
+        (largest > Rat::int(LARGEST_COEFF)).then(|| {
+            format!(
+                "a coefficient of its LP ({}) is too large for the solver's floating point \
+                 (at most 2^{})",
+                largest.floor().unwrap_or(i128::MAX),
+                LARGEST_COEFF.ilog2()
+            )
+        })
+    }
+
+    /// Checks `x` against every row in exact arithmetic, with `costs` on
+    /// the edges' constant rows: the LP solver works in floats, and a
+    /// bound is printed only if its coefficients really pay.
+    pub fn verify(&self, costs: &[Rat], x: &[Rat]) -> Result<(), String> {
+        let mut lo = vec![Rat::ZERO; self.exact.len()];
+        for (row, c) in self.const_rows.iter().zip(costs) {
+            if let Some(r) = row {
+                lo[*r] = *c;
+            }
+        }
+        if x.iter().any(|v| !v.is_finite() || *v < Rat::ZERO) {
+            return Err("the LP solver's answer is not a nonnegative solution".into());
+        }
+        for (r, terms) in self.exact.iter().enumerate() {
+            let lhs = terms.iter().try_fold(Rat::ZERO, |a, &(v, c)| {
+                a.checked_add(c.checked_mul(x[v.index()])?)
+            });
+            match lhs {
+                Some(l) if l >= lo[r] => {}
+                Some(_) => {
+                    return Err("the LP solver's answer fails one of its constraints in \
+                         exact arithmetic (floating-point trouble)"
+                        .into())
+                }
+                None => return Err("checking the LP's answer overflows".into()),
+            }
+        }
+        Ok(())
     }
 
     /// The LP with each edge's cost on its constant row.
@@ -390,19 +459,41 @@ impl System {
     }
 
     /// The entry's potential in a solution.
-    pub fn entry_poly(&self, x: &[f64]) -> Poly {
+    pub fn entry_poly(&self, x: &[Rat]) -> Poly {
         let t = &self.templates[self.entry.index()];
         let mut p = Poly::default();
         for (m, mono) in t.monos.iter().enumerate() {
             let v = x[t.var(m).index()];
-            if v.abs() < 1e-9 {
+            if v.is_zero() {
                 continue;
             }
             let atoms: Mono = mono.iter().map(|&i| t.atoms[i].clone()).collect();
-            p.add(atoms, rational(v));
+            p.add(atoms, v);
         }
         p
     }
+}
+
+/// The largest LP coefficient we trust a float solver with: CBC's
+/// tolerances are about 1e-7 relative to 1, and a row's terms must stay
+/// resolvable next to each other (2^40 ≈ 1.1e12 leaves room for steps of
+/// 1 in the rounding of a double's 53 bits).
+pub const LARGEST_COEFF: i128 = 1 << 40;
+
+/// A float solution as exact fractions: tiny values are zero, negative
+/// round-off is zero.
+pub fn rationals(x: &[f64]) -> Vec<Rat> {
+    x.iter()
+        .map(|&v| {
+            if !v.is_finite() {
+                Rat::OVERFLOW
+            } else if v.abs() < 1e-9 || v < 0.0 {
+                Rat::ZERO
+            } else {
+                rational(v)
+            }
+        })
+        .collect()
 }
 
 /// An LP value as an exact fraction: the simplest one within the solver's
@@ -414,6 +505,9 @@ pub fn rational(x: f64) -> Rat {
         if (num / den as f64 - x).abs() <= tol {
             return Rat::new(num as i128, den);
         }
+    }
+    if !x.is_finite() || x.abs() > 1e30 {
+        return Rat::OVERFLOW;
     }
     Rat::new((x * 1e6).ceil() as i128, 1_000_000)
 }

@@ -36,6 +36,9 @@ pub enum Trip {
     Unknown(String),
 }
 
+/// Why a bound whose arithmetic left `i128` is none.
+const OVERFLOW: &str = "its arithmetic overflows (values beyond 2^127)";
+
 /// The most iterations a non-additive counter is run for.
 const RUN_LIMIT: i128 = 4096;
 
@@ -68,6 +71,7 @@ fn loop_bound(env: &Env<'_>, factors: &mut Factors, l: LoopId, lp: &Loop) -> Tri
     let exits = env.loop_facts().exits(l).iter();
     for test in exits.filter(|x| x.every_iteration).flat_map(|x| &x.tests) {
         match compare_bound(env, &mut vals, factors, lp, test) {
+            Ok(b) if !b.is_finite() => why = OVERFLOW.into(),
             Ok(b) => {
                 let better = match &best {
                     None => true,
@@ -81,9 +85,32 @@ fn loop_bound(env: &Env<'_>, factors: &mut Factors, l: LoopId, lp: &Loop) -> Tri
         }
     }
     match best {
-        Some(b) => Trip::Bounded(b),
+        Some(b) => Trip::Bounded(large_as_factor(factors, b)),
         None => Trip::Unknown(why),
     }
+}
+
+/// Past this a trip bound's numbers are a symbol of their own.
+const LARGE: i128 = 1 << 20;
+
+/// A trip bound with a number past [`LARGE`] (`2^42/256` iterations) as a
+/// factor `⌈max0(T)⌉`: the LP then carries a symbol with coefficient 1
+/// instead of 2^34, which a float solver cannot resolve next to the
+/// costs, and the bound is `10·⌈…⌉ + 11`, exact. Only where the bound is
+/// over the launch's symbols (a counter of an outer loop or a thread
+/// index has no value before the loop).
+fn large_as_factor(factors: &mut Factors, t: Affine) -> Affine {
+    let big = |c: &Rat| c.abs() > Rat::int(LARGE);
+    let large = big(&t.konst) || t.terms.values().any(big);
+    let launch_only = !t.mentions(|s| s.is_per_thread() || matches!(s, Sym::Ghost(_)));
+    if !(large && launch_only) {
+        return t;
+    }
+    let f = factors.intern(Factor {
+        num: t,
+        den: Affine::int(1),
+    });
+    Affine::sym(Sym::Factor(f))
 }
 
 /// The trip bound an exit test gives, by the counter's step: one that
@@ -143,19 +170,13 @@ fn additive(
         return Err("the counter does not move".into());
     }
     unsigned_ok(vals, ind, bound, pred)?;
-    let s = vals.val(ind.start);
-    let e = vals.val(bound);
     // dist = how far the counter is from the bound, in its direction.
     let (dist, cabs) = if c > 0 {
-        let (Some(eh), Some(sl)) = (e.hi, s.lo) else {
-            return Err("no bound on the exit test's operands".into());
-        };
-        (eh.sub(&sl).plus(Rat::int(-o)), c)
+        let eh = distance(vals, bound, ind.start)?;
+        (eh.plus(Rat::int(-o)), c)
     } else {
-        let (Some(el), Some(sh)) = (e.lo, s.hi) else {
-            return Err("no bound on the exit test's operands".into());
-        };
-        (sh.sub(&el).plus(Rat::int(o)), -c)
+        let sh = distance(vals, ind.start, bound)?;
+        (sh.plus(Rat::int(o)), -c)
     };
     let dist = env.eliminate(&dist, true);
     let inv = Rat::new(1, cabs);
@@ -172,6 +193,18 @@ fn additive(
         _ => return Err("the exit test does not stop the counter".into()),
     };
     Ok(t)
+}
+
+/// An upper bound on `a − b`: from a term they share (a tile's start
+/// `w·blockIdx.x` in both), else from `a`'s upper and `b`'s lower bound.
+fn distance(vals: &mut Values<'_, '_>, a: Value, b: Value) -> Result<Affine, String> {
+    if let Some(g) = vals.gap(a, b) {
+        return Ok(g);
+    }
+    match (vals.val(a).hi, vals.val(b).lo) {
+        (Some(ah), Some(bl)) => Ok(ah.sub(&bl)),
+        _ => Err("no bound on the exit test's operands".into()),
+    }
 }
 
 /// Proves that `s + o + c·k` meets `E` exactly: the same residue modulo
@@ -197,14 +230,15 @@ fn exact_arrival(
         }
     }
     let (s, e) = (vals.val(ind.start), vals.val(bound));
+    // A lower bound on the distance is minus an upper bound the other way.
     let gap = if c > 0 {
-        e.lo.as_ref()
-            .zip(s.hi.as_ref())
-            .map(|(el, sh)| el.sub(sh).plus(Rat::int(-o)))
+        distance(vals, ind.start, bound)
+            .ok()
+            .map(|d| d.scale(-Rat::ONE).plus(Rat::int(-o)))
     } else {
-        s.lo.as_ref()
-            .zip(e.hi.as_ref())
-            .map(|(sl, eh)| sl.sub(eh).plus(Rat::int(o)))
+        distance(vals, bound, ind.start)
+            .ok()
+            .map(|d| d.scale(-Rat::ONE).plus(Rat::int(o)))
     };
     // The gap is a multiple of the step: more than −|c| means at least 0.
     let slack = Rat::int(cabs as i128 - 1);
@@ -218,23 +252,32 @@ fn exact_arrival(
         let a = env.eliminate(a.as_ref()?, !low);
         let (lo, hi) = vals.ranges.of(env, &a);
         if low {
-            lo.map(|x| x.ceil())
+            lo.and_then(|x| x.ceil())
         } else {
-            hi.map(|x| x.floor())
+            hi.and_then(|x| x.floor())
         }
     };
     let c128 = cabs as i128;
+    // Checked: an overflow proves nothing.
     let ok = if c > 0 {
         match (num(&e.lo, true), num(&s.hi, false)) {
             (Some(el), Some(sh)) => {
-                el.div_euclid(c128) * c128 + c128 * i128::from(el.rem_euclid(c128) != 0) - sh - o
-                    >= 0
+                let up = i128::from(el.rem_euclid(c128) != 0);
+                el.div_euclid(c128)
+                    .checked_add(up)
+                    .and_then(|q| q.checked_mul(c128))
+                    .and_then(|r| r.checked_sub(sh)?.checked_sub(o))
+                    .is_some_and(|g| g >= 0)
             }
             _ => false,
         }
     } else {
         match (num(&s.lo, true), num(&e.hi, false)) {
-            (Some(sl), Some(eh)) => sl - (eh.div_euclid(c128) * c128) + o >= 0,
+            (Some(sl), Some(eh)) => eh
+                .div_euclid(c128)
+                .checked_mul(c128)
+                .and_then(|r| sl.checked_sub(r)?.checked_add(o))
+                .is_some_and(|g| g >= 0),
             _ => false,
         }
     };
@@ -261,17 +304,18 @@ fn strided(
         return Err("a strided counter with an exit test other than `<`".into());
     }
     unsigned_ok(vals, ind, bound, pred)?;
-    let (Some(eh), Some(sl)) = (vals.val(bound).hi, vals.val(ind.start).lo) else {
-        return Err("no bound on the exit test's operands".into());
-    };
+    let dist = distance(vals, bound, ind.start)?;
     let Some(den) = vals.val(step).as_exact().cloned() else {
         return Err("a loop stride that is not known exactly".into());
     };
-    let num = env.eliminate(&eh.sub(&sl), true);
+    let num = env.eliminate(&dist, true);
     // A stride known at compile time (the block's size): a plain count.
     if let Some(d) = den.as_constant().filter(|d| *d > Rat::ZERO) {
         let t = match num.as_constant() {
-            Some(n) => Affine::int((n * d.recip()).ceil().max(0)),
+            Some(n) => match (n * d.recip()).ceil() {
+                Some(t) => Affine::int(t.max(0)),
+                None => return Err(OVERFLOW.into()),
+            },
             None => num.scale(d.recip()).plus(Rat::ONE - d.recip()),
         };
         return Ok(if on_counter { t } else { t.plus(-Rat::ONE) });
@@ -397,9 +441,11 @@ impl Runner<'_, '_, '_> {
         let r = match inst.op {
             Opcode::ZExt | Opcode::Trunc => x,
             Opcode::SExt => x,
-            Opcode::Add => x + self.eval(ops[1])?,
-            Opcode::Sub => x - self.eval(ops[1])?,
-            Opcode::Mul => x * self.eval(ops[1])?,
+            // Modulo 2^128, then masked to the width: the low bits are
+            // the machine's.
+            Opcode::Add => x.wrapping_add(self.eval(ops[1])?),
+            Opcode::Sub => x.wrapping_sub(self.eval(ops[1])?),
+            Opcode::Mul => x.wrapping_mul(self.eval(ops[1])?),
             Opcode::Shl => x << self.eval(ops[1])?.clamp(0, 63),
             Opcode::LShr => (x & mask) >> self.eval(ops[1])?.clamp(0, 63),
             Opcode::AShr => x >> self.eval(ops[1])?.clamp(0, 63),

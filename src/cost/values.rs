@@ -128,6 +128,9 @@ impl Ranges {
 
     /// The numeric range of `a`.
     pub fn of(&self, env: &Env<'_>, a: &Affine) -> (Option<Rat>, Option<Rat>) {
+        if !a.is_finite() {
+            return (None, None);
+        }
         let (mut lo, mut hi) = (Some(a.konst), Some(a.konst));
         for (&s, &c) in &a.terms {
             let (slo, shi) = self.get(env, s);
@@ -162,12 +165,16 @@ impl Ranges {
             };
             let bound = -rest_hi * c.recip();
             let (mut lo, mut hi) = self.get(env, s);
-            // Every symbol is an integer.
+            // Every symbol is an integer. An overflow narrows nothing.
             if c > Rat::ZERO {
-                let b = Rat::int(bound.ceil());
+                let Some(b) = bound.ceil().map(Rat::int) else {
+                    continue;
+                };
                 lo = Some(lo.map_or(b, |x| x.max(b)));
             } else {
-                let b = Rat::int(bound.floor());
+                let Some(b) = bound.floor().map(Rat::int) else {
+                    continue;
+                };
                 hi = Some(hi.map_or(b, |x| x.min(b)));
             }
             self.map.insert(s, (lo, hi));
@@ -443,6 +450,97 @@ impl<'e, 'a> Values<'e, 'a> {
         }
     }
 
+    /// An upper bound on `a − b` per lane, when the two share a term
+    /// that cancels (`aBegin + wA` against `aBegin = wA·blockIdx.x`: the
+    /// product is no affine form, but the difference is `wA`). `None`
+    /// when nothing cancels (the bounds of `a` and `b` apart are as good)
+    /// or a remaining term has no bound.
+    pub fn gap(&mut self, a: Value, b: Value) -> Option<Affine> {
+        let mut terms: Vec<(Value, Rat)> = Vec::new();
+        let mut konst = Rat::ZERO;
+        let (mut seen_a, mut seen_b) = (Vec::new(), Vec::new());
+        self.leaves(a, Rat::ONE, &mut terms, &mut konst, 0);
+        seen_a.extend(terms.iter().map(|t| t.0));
+        self.leaves(b, -Rat::ONE, &mut terms, &mut konst, 0);
+        seen_b.extend(terms.iter().skip(seen_a.len()).map(|t| t.0));
+        // Sum the coefficients per leaf.
+        let mut net: Vec<(Value, Rat)> = Vec::new();
+        for (v, c) in terms {
+            match net.iter_mut().find(|x| x.0 == v) {
+                Some(x) => x.1 = x.1 + c,
+                None => net.push((v, c)),
+            }
+        }
+        let cancels = net
+            .iter()
+            .any(|(v, c)| c.is_zero() && seen_a.contains(v) && seen_b.contains(v));
+        if !cancels {
+            return None;
+        }
+        let mut out = Affine::constant(konst);
+        for (v, c) in net.into_iter().filter(|x| !x.1.is_zero()) {
+            let x = self.val(v);
+            let side = if c > Rat::ZERO { x.hi } else { x.lo };
+            out = out.add(&side?.scale(c));
+        }
+        out.is_finite().then_some(out)
+    }
+
+    /// `v·coeff` as a sum of leaves through `add`, `sub`, `sext` and
+    /// products by constants (the same no-overflow reading as [`Self::val`]).
+    fn leaves(
+        &mut self,
+        v: Value,
+        coeff: Rat,
+        out: &mut Vec<(Value, Rat)>,
+        konst: &mut Rat,
+        depth: u32,
+    ) {
+        if let Some(c) = self.konst(v) {
+            *konst = *konst + coeff * Rat::int(c);
+            return;
+        }
+        let Value::Inst(id) = v else {
+            out.push((v, coeff));
+            return;
+        };
+        let inst = self.env.f.inst(id);
+        let ops = inst.operands.clone();
+        if depth > 16 {
+            out.push((v, coeff));
+            return;
+        }
+        match inst.op {
+            Opcode::Add => {
+                self.leaves(ops[0], coeff, out, konst, depth + 1);
+                self.leaves(ops[1], coeff, out, konst, depth + 1);
+            }
+            Opcode::Sub => {
+                self.leaves(ops[0], coeff, out, konst, depth + 1);
+                self.leaves(ops[1], -coeff, out, konst, depth + 1);
+            }
+            Opcode::SExt => self.leaves(ops[0], coeff, out, konst, depth + 1),
+            Opcode::ZExt if self.nonneg(ops[0]) => {
+                self.leaves(ops[0], coeff, out, konst, depth + 1)
+            }
+            Opcode::Mul | Opcode::Shl => {
+                let k = match (self.konst(ops[0]), self.konst(ops[1])) {
+                    (_, Some(c)) if inst.op == Opcode::Shl && (0..62).contains(&c) => {
+                        Some((ops[0], 1i128 << c))
+                    }
+                    (_, Some(c)) if inst.op == Opcode::Mul => Some((ops[0], c)),
+                    (Some(c), None) if inst.op == Opcode::Mul => Some((ops[1], c)),
+                    _ => None,
+                };
+                match k {
+                    Some((x, c)) => self.leaves(x, coeff * Rat::int(c), out, konst, depth + 1),
+                    None => out.push((v, coeff)),
+                }
+            }
+            _ => out.push((v, coeff)),
+        }
+    }
+
     /// `x·k`.
     fn scaled(&mut self, x: Value, k: Rat) -> Val {
         let a = self.val(x);
@@ -470,9 +568,18 @@ impl<'e, 'a> Values<'e, 'a> {
         let ((al, ah), (bl, bh)) = (num(&x, self), num(&y, self));
         match (al, ah, bl, bh) {
             (Some(al), Some(ah), Some(bl), Some(bh)) => {
-                let c = [al * bl, al * bh, ah * bl, ah * bh];
-                let lo = *c.iter().min().unwrap();
-                let hi = *c.iter().max().unwrap();
+                // Checked: a product beyond i128 (three 64-bit
+                // parameters) is simply unknown.
+                let c = [(al, bl), (al, bh), (ah, bl), (ah, bh)].map(|(x, y)| x.checked_mul(y));
+                let (Some(lo), Some(hi)) = (
+                    c.iter().min().copied().flatten(),
+                    c.iter().max().copied().flatten(),
+                ) else {
+                    return Val::default();
+                };
+                if c.iter().any(Option::is_none) {
+                    return Val::default();
+                }
                 Val {
                     lo: Some(Affine::constant(lo)),
                     hi: Some(Affine::constant(hi)),
@@ -746,10 +853,10 @@ pub fn facts_of_compare(
             let least = a.lo.as_ref().and_then(|l| vals.ranges.of(env, l).0);
             let most = a.hi.as_ref().and_then(|h| vals.ranges.of(env, h).1);
             match (&a.lo, &a.hi) {
-                (_, Some(h)) if least.map(Rat::ceil) == Some(c.num()) => {
+                (_, Some(h)) if least.and_then(Rat::ceil) == Some(c.num()) => {
                     vec![h.plus(-c - Rat::ONE)]
                 }
-                (Some(l), _) if most.map(Rat::floor) == Some(c.num()) => {
+                (Some(l), _) if most.and_then(Rat::floor) == Some(c.num()) => {
                     vec![l.scale(-Rat::ONE).plus(c - Rat::ONE)]
                 }
                 _ => Vec::new(),
@@ -819,7 +926,9 @@ pub fn edge_facts(vals: &mut Values<'_, '_>, from: BlockId, to: BlockId) -> Vec<
             let ci = env.f.inst(ci);
             if let InstKind::ICmp(p) = ci.kind {
                 vals.refine_compare(p, ci.operands[0], ci.operands[1], tr);
-                for fact in facts_of_compare(vals, p, ci.operands[0], ci.operands[1], tr) {
+                let facts = facts_of_compare(vals, p, ci.operands[0], ci.operands[1], tr);
+                // A fact whose arithmetic overflowed says nothing.
+                for fact in facts.into_iter().filter(Affine::is_finite) {
                     vals.assume(&env.eliminate(&fact, true));
                     out.push(fact);
                 }

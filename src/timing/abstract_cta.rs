@@ -91,6 +91,13 @@ pub fn trip_values(
                 missing.join(", ")
             )
         })?;
+        // Past 2^40 a float LP no longer tells one iteration from the
+        // next: no bound rather than a rounded one.
+        if !v.is_finite() || v > crate::cost::potential::LARGEST_COEFF as f64 {
+            return Err(format!(
+                "a loop's trip count ({v:e}) is too large for the solver's floating point"
+            ));
+        }
         values[l.index()] = (v + 1e-9).floor();
     }
     Ok(values)
@@ -216,6 +223,15 @@ pub fn longest_path(
         .zip(&edge_costs)
         .map(|(v, c)| sol[v.index()] * c.to_f64())
         .sum();
+    // The longest path is at least the cheapest: less is a failed solve.
+    let least = crate::cost::sanity::cheapest_path(f, graph, &edge_costs);
+    if !cycles.is_finite() || least.is_some_and(|l| cycles < l.to_f64() * (1.0 - 1e-9)) {
+        return Err(format!(
+            "internal inconsistency: the abstract warp's longest path ({cycles}) is shorter \
+             than the cheapest path through the kernel ({}); please report this kernel",
+            least.map_or("?".into(), |l| l.to_string())
+        ));
+    }
     let (shares, lines) = attribute(m, f, problem, costs, (&x, &sol, &edge_costs), wait);
     Ok(AbstractPath {
         cycles,

@@ -8,5 +8,6 @@
 pub mod abstract_cta;
 pub mod bounds;
 pub mod costs;
+pub mod guard;
 pub mod report;
 pub mod roofline;

@@ -404,8 +404,16 @@ pub fn module_notes(
         .zip(figures)
         .map(|(k, figs)| {
             let g = a.graphs.func(k.kernel);
-            let tb = super::bounds::time_kernel(a.module, g, k, figs, &req, &budget.start());
-            note(a.module, k, &tb, machine)
+            let meter = budget.start();
+            match super::guard::time_kernel_caught(a.module, g, k, figs, &req, &meter) {
+                Ok(tb) => note(a.module, k, &tb, machine),
+                Err(why) => crate::cost::report::kernel_note(
+                    a.module,
+                    k,
+                    format!("no time bound: {why}"),
+                    Vec::new(),
+                ),
+            }
         })
         .collect()
 }
