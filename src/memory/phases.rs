@@ -177,68 +177,36 @@ impl Phases {
             .map(|(p, &f)| (f, p as u32))
             .collect();
         let mut base = Vec::with_capacity(reached.len());
-        let mut nodes = 0u32;
+        let mut nodes = 0usize;
         for &f in reached {
-            base.push(nodes);
-            nodes += m.func(f).insts.len() as u32;
+            base.push(nodes as u32);
+            nodes += m.func(f).insts.len();
         }
-        let node = |f: FuncId, i: InstId| base[index[&f] as usize] + i.0;
-        let mut succ: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
-        let mut return_sites: FastMap<FuncId, Vec<u32>> = FastMap::default();
-        let mut barrier_of = vec![None; nodes as usize];
-        let mut barriers = Vec::new();
-        let mut branches = NodeSet::new(nodes as usize);
-        for &f in reached {
-            let func = m.func(f);
-            let cfg = &graphs.func(f).cfg;
-            for b in func.block_ids() {
-                let insts = &func.blocks[b.index()].insts;
-                for (k, &i) in insts.iter().enumerate() {
-                    let n = node(f, i);
-                    let inst = func.inst(i);
-                    if is_barrier(m, inst, scope) {
-                        barrier_of[n as usize] = Some(barriers.len() as u32);
-                        barriers.push(n);
-                    }
-                    if matches!(inst.op, Opcode::Br | Opcode::Switch) && cfg.succs(b).len() > 1 {
-                        branches.insert(n as usize);
-                    }
-                    let callee = match inst.callee() {
-                        Some(Callee::Direct(g)) if index.contains_key(&g) => Some(g),
-                        _ => None,
-                    };
-                    let out = &mut succ[n as usize];
-                    match (callee, insts.get(k + 1)) {
-                        (Some(g), Some(&next)) => {
-                            out.push(node(g, m.func(g).blocks[0].insts[0]));
-                            return_sites.entry(g).or_default().push(node(f, next));
-                        }
-                        (_, Some(&next)) => out.push(node(f, next)),
-                        (_, None) => {
-                            for &s in cfg.succs(b) {
-                                let first = node(f, func.blocks[s.index()].insts[0]);
-                                if !out.contains(&first) {
-                                    out.push(first);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        for (g, sites) in &return_sites {
-            let func = m.func(*g);
-            for i in func.inst_ids().filter(|&i| func.inst(i).op == Opcode::Ret) {
-                succ[node(*g, i) as usize].extend(sites);
-            }
-        }
-        let mut pred: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+        let node = |f: FuncId, i: InstId| (base[index[&f] as usize] + i.0) as usize;
+        let succ = successors(m, graphs, reached, &node);
+        let mut pred: Vec<Vec<u32>> = vec![Vec::new(); nodes];
         for (n, out) in succ.iter().enumerate() {
             for &s in out {
                 pred[s as usize].push(n as u32);
             }
         }
-        let count = barriers.len();
+        let mut barrier_of = vec![None; nodes];
+        let mut barriers = Vec::new();
+        let mut branches = NodeSet::new(nodes);
+        for &f in reached {
+            let func = m.func(f);
+            for i in func.inst_ids() {
+                let (n, inst) = (node(f, i), func.inst(i));
+                if is_barrier(m, inst, scope) {
+                    barrier_of[n] = Some(barriers.len() as u32);
+                    barriers.push(n as u32);
+                }
+                if matches!(inst.op, Opcode::Br | Opcode::Switch) && succ[n].len() > 1 {
+                    branches.insert(n);
+                }
+            }
+        }
+        let count = barriers.len() as u32;
         let mut phases = Phases {
             index,
             base,
@@ -249,8 +217,8 @@ impl Phases {
             branches,
             first: Vec::new(),
             sets: Vec::new(),
-            parent: (0..count as u32).collect(),
-            split: vec![false; nodes as usize],
+            parent: (0..count).collect(),
+            split: vec![false; nodes],
         };
         phases.find_first_barriers();
         phases
@@ -459,6 +427,60 @@ impl Phases {
     pub fn may_overlap(&self, x: Point, y: Point) -> bool {
         self.overlaps(&self.overlap(x), y)
     }
+}
+
+/// Per node (numbered by `node`), its successors: the next instruction,
+/// a block's successors' first instructions, a callee's entry for a call
+/// to a reached function, and every return site of a function for its
+/// `ret`s.
+fn successors(
+    m: &Module,
+    graphs: &ModuleGraphs,
+    reached: &[FuncId],
+    node: &dyn Fn(FuncId, InstId) -> usize,
+) -> Vec<Vec<u32>> {
+    let nodes: usize = reached.iter().map(|&f| m.func(f).insts.len()).sum();
+    let mut succ: Vec<Vec<u32>> = vec![Vec::new(); nodes];
+    let mut return_sites: FastMap<FuncId, Vec<u32>> = FastMap::default();
+    for &f in reached {
+        let func = m.func(f);
+        let cfg = &graphs.func(f).cfg;
+        for b in func.block_ids() {
+            let insts = &func.blocks[b.index()].insts;
+            for (k, &i) in insts.iter().enumerate() {
+                let callee = match func.inst(i).callee() {
+                    Some(Callee::Direct(g)) if reached.contains(&g) => Some(g),
+                    _ => None,
+                };
+                let out = &mut succ[node(f, i)];
+                match (callee, insts.get(k + 1)) {
+                    (Some(g), Some(&next)) => {
+                        out.push(node(g, m.func(g).blocks[0].insts[0]) as u32);
+                        return_sites
+                            .entry(g)
+                            .or_default()
+                            .push(node(f, next) as u32);
+                    }
+                    (_, Some(&next)) => out.push(node(f, next) as u32),
+                    (_, None) => {
+                        for &s in cfg.succs(b) {
+                            let first = node(f, func.blocks[s.index()].insts[0]) as u32;
+                            if !out.contains(&first) {
+                                out.push(first);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (&g, sites) in &return_sites {
+        let func = m.func(g);
+        for i in func.inst_ids().filter(|&i| func.inst(i).op == Opcode::Ret) {
+            succ[node(g, i)].extend(sites);
+        }
+    }
+    succ
 }
 
 /// Whether `inst` ends a phase of the threads of `scope`.

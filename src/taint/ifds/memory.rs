@@ -16,7 +16,10 @@
 //! # When a read of shared memory is thread-dependent
 //!
 //! A read at a thread-dependent address is dependent through its address
-//! (the `load` rule), whatever memory holds. At a uniform address the
+//! (the `load` rule), whatever memory holds: lanes read different
+//! elements, and nothing below makes elements alike (a barrier makes each
+//! location hold one value for the block, not an array one value; after
+//! `cache[tid] = tid` every element differs). At a uniform address the
 //! lanes read one location; they may still read different values, since
 //! lanes run at their own pace (independent thread scheduling keeps not
 //! even a warp together): one lane may read before a write and another
@@ -56,9 +59,10 @@
 //!    phase like any other (a `volatile` read is a read like any other).
 //!    Warp-level synchronisation (`__syncwarp`, shuffles, votes) holds one
 //!    warp only, and a barrier with a thread count only that many threads:
-//!    the other threads run on, so neither is a barrier here; nor is a
-//!    barrier a branch that differs between lanes lets some threads skip
-//!    (see `memory::phases` for how such barriers are paired).
+//!    the other threads run on and may write meanwhile, so neither is a
+//!    barrier here (nor the unaligned `barrier.sync`); and a barrier that
+//!    a branch differing between lanes lets some threads skip is paired
+//!    with the one they meet instead (see `memory::phases`).
 //!
 //! A write is in the phase of its instruction, except one that lands
 //! later: an asynchronous copy (`cp.async`) completes at a wait, and code

@@ -87,6 +87,8 @@ impl DependenceAnalysis for IfdsTaint {
             let writes = results::shared_writes(&k, solver.solution());
             let split = results::dependent_branches(solver.solution(), &branches);
             let fresh = visible.update(&k, m, &writes, &split, &mut problem.shared.borrow_mut());
+            // The phases' searches count against the kernel's time too.
+            meter.time()?;
             if fresh.is_empty() {
                 break;
             }
