@@ -105,9 +105,6 @@ pub fn active_lanes<'c>(
                     may |= emay;
                     must &= emust;
                 }
-                if edges.len() + entries.len() != 1 {
-                    must = 0;
-                }
                 (may & entry.0, must & entry.1 & may)
             };
             let old = state[b.index()];
@@ -122,13 +119,17 @@ pub fn active_lanes<'c>(
         }
     }
     // Lanes leave a loop whose exit they disagree on over several
-    // iterations: inside it, none is sure to be active.
+    // iterations: inside it, none is sure to be active. An exit known per
+    // lane sends the same lanes out on every iteration, which the
+    // fixpoint's `must` already takes away from the staying side.
     for (_, lp) in g.loops.iter() {
         let parts = lp.exiting.iter().any(|&x| {
             g.cfg.is_branch(x)
                 && !matches!(
                     cond(x),
-                    None | Some(Cond::Uniform) | Some(Cond::Threshold { bounded: true, .. })
+                    None | Some(Cond::Uniform)
+                        | Some(Cond::PerLane(_))
+                        | Some(Cond::Threshold { bounded: true, .. })
                 )
         });
         if parts {
