@@ -7,11 +7,12 @@ mod common;
 use common::*;
 use serde_json::Value;
 
-/// Every branch on `line` of `kernel` (clang may copy one: unrolled or
-/// rotated loops).
+/// Every thread-dependent branch on `line` of `kernel` (clang may copy
+/// one: unrolled or rotated loops).
 fn divergences<'a>(r: &'a Value, kernel: &str, line: u64) -> Vec<&'a Value> {
     let found: Vec<&Value> = sites(r, kernel, "branch", line)
         .into_iter()
+        .filter(|s| s["thread_dependent"] == true)
         .map(|s| &s["divergence"])
         .collect();
     assert!(!found.is_empty(), "no branch on line {line} of {kernel}");
@@ -27,11 +28,129 @@ fn uniform_trip_loops_keep_the_class_of_their_body() {
     // warp 0 splits, warps 1..7 (threads 32..255) never: 1 of 8.
     for d in divergences(&r, "first_in_loop", 9) {
         assert_eq!(d["class"], "partial", "{d}");
-        assert_eq!((d["split_min"].as_u64(), d["split_max"].as_u64()), (Some(1), Some(1)));
+        assert_eq!(
+            (d["split_min"].as_u64(), d["split_max"].as_u64()),
+            (Some(1), Some(1))
+        );
     }
-    // `threadIdx.x % 2`: odd and even lanes in every warp: 8 of 8.
-    for d in divergences(&r, "odd_in_loop", 15) {
+    // `threadIdx.x % 2`: odd and even lanes in every warp: 8 of 8. Clang
+    // unrolls by 2 and also tests `h % 2 == 0 || t % 2 == 0` for the odd
+    // trip; the plain copy is the one whose figure is the branch's.
+    let plain: Vec<&Value> = sites(&r, "odd_in_loop", "branch", 15)
+        .into_iter()
+        .filter(|s| s["acf"] == "((tid.x % 2) == 0)")
+        .map(|s| &s["divergence"])
+        .collect();
+    assert_eq!(plain.len(), 1, "{plain:?}");
+    assert_eq!(plain[0]["class"], "total", "{}", plain[0]);
+    assert_eq!(plain[0]["split_min"], 8, "{}", plain[0]);
+}
+
+/// The rows of the one branch on `line`: `(value, split_min, split_max)`.
+fn rows(r: &Value, kernel: &str, line: u64) -> Vec<(i64, u64, u64)> {
+    let d = divergences(r, kernel, line);
+    assert_eq!(d.len(), 1, "{d:?}");
+    let it = &d[0]["iterations"];
+    assert_eq!(it["certain"], true, "{it}");
+    assert_eq!(it["counter"], "k", "{it}");
+    it["rows"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no rows on {kernel}:{line}: {}", d[0]))
+        .iter()
+        .map(|x| {
+            (
+                x["value"].as_i64().unwrap(),
+                x["split_min"].as_u64().unwrap(),
+                x["split_max"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `1, 2, 4, ..` below `n`.
+fn doubling(n: i64) -> Vec<i64> {
+    (0..).map(|e| 1 << e).take_while(|&k| k < n).collect()
+}
+
+#[test]
+fn reduction_ladders_are_decided_per_iteration() {
+    for threads in [128i64, 256, 512] {
+        let r = check_json("cu/acf_loops.cu", &["--block-dim", &threads.to_string()]);
+        let warps = (threads / 32) as u64;
+
+        // Interleaved, `t % (2k) == 0` for k = 1, 2, .., threads/2. While
+        // 2k <= 32 every warp holds lanes on both sides (lane 0 passes,
+        // lane 1 does not): all warps split. Past that the passing threads
+        // are 2k apart, so one warp in 2k/32 holds one of them (lane 0)
+        // and splits, the others skip as a whole: threads/(2k) warps.
+        let expected: Vec<(i64, u64, u64)> = doubling(threads)
+            .into_iter()
+            .map(|k| {
+                let n = if 2 * k <= 32 {
+                    warps
+                } else {
+                    (threads / (2 * k)) as u64
+                };
+                (k, n, n)
+            })
+            .collect();
+        assert_eq!(rows(&r, "interleaved", 26), expected, "{threads} threads");
+        let d = divergences(&r, "interleaved", 26)[0];
         assert_eq!(d["class"], "total", "{d}");
-        assert_eq!(d["split_min"], 8, "{d}");
+
+        // Strided, `2k·t < threads`: threads t < threads/(2k) pass. That
+        // is a multiple of 32 (whole warps) until threads/(2k) < 32; from
+        // there on only warp 0 holds both sides (1 of them), down to k =
+        // threads/2 where t = 0 alone passes.
+        let expected: Vec<(i64, u64, u64)> = doubling(threads)
+            .into_iter()
+            .map(|k| {
+                let n = u64::from(threads / (2 * k) < 32);
+                (k, n, n)
+            })
+            .collect();
+        assert_eq!(rows(&r, "strided", 39), expected, "{threads} threads");
+        let d = divergences(&r, "strided", 39)[0];
+        assert_eq!(
+            (d["class"].as_str(), d["split_min"].as_u64()),
+            (Some("partial"), Some(1))
+        );
+
+        // Sequential, `t < k` for k = threads/2, .., 1 (halving): whole
+        // warps while k is a multiple of 32, warp 0 alone splits for
+        // k = 16, 8, 4, 2, 1.
+        let mut halving = doubling(threads);
+        halving.reverse();
+        let expected: Vec<(i64, u64, u64)> = halving
+            .into_iter()
+            .map(|k| (k, u64::from(k < 32), u64::from(k < 32)))
+            .collect();
+        assert_eq!(rows(&r, "sequential", 51), expected, "{threads} threads");
+        let d = divergences(&r, "sequential", 51)[0];
+        assert_eq!(
+            (d["class"].as_str(), d["split_min"].as_u64()),
+            (Some("partial"), Some(1))
+        );
     }
+}
+
+#[test]
+fn per_iteration_messages_name_the_counter() {
+    let out = run(warpcheck()
+        .args(["check", "--block-dim", "256"])
+        .arg(fixture("cu/acf_loops.cu")));
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &stderr(&out);
+    // 256 threads: 8 of 8 for k = 1..16, then 256/64 = 4, 2, 1.
+    assert!(
+        text.contains("branch diverges in 8 of 8 warps (every warp) for k = 1..16, then 4, 2, 1 of 8 (k = 32..128)"),
+        "{text}"
+    );
+    // The halving loop, rotated by clang: its phi holds the k before the
+    // shift, and the message shows the k the condition compares.
+    assert!(
+        text.contains(
+            "branch diverges in 1 of 8 warps for k = 16..1, after 0, 0, 0 of 8 (k = 128..32)"
+        ),
+        "{text}"
+    );
 }

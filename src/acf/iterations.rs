@@ -171,10 +171,7 @@ impl Ladders {
                     )
                 };
                 for &blk in &ls.blocks {
-                    let cond = over
-                        .get(&blk)
-                        .or_else(|| wf.conds.get(&(c, blk)))
-                        .cloned();
+                    let cond = over.get(&blk).or_else(|| wf.conds.get(&(c, blk))).cloned();
                     let (may, must) = lanes[blk.index()];
                     wf.iterations.entry((c, blk)).or_default().push(Iteration {
                         cond,

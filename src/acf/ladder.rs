@@ -230,3 +230,72 @@ impl Arena {
         x
     }
 }
+
+impl Arena {
+    /// The value of `e` when atom `a` is `v` and `e` reads no other atom.
+    pub fn value_at(&self, e: ExprId, a: AtomId, v: i128) -> Option<i128> {
+        let mut sum = 0i128;
+        for (mono, k) in &self.poly(e).terms {
+            let mut prod = *k;
+            for &b in mono {
+                prod = prod.checked_mul(self.atom_value_at(b, a, v)?)?;
+            }
+            sum = sum.checked_add(prod)?;
+        }
+        Some(sum)
+    }
+
+    /// The value of atom `b` when atom `a` is `v` (see [`Self::value_at`]).
+    pub fn atom_value_at(&self, b: AtomId, a: AtomId, v: i128) -> Option<i128> {
+        if b == a {
+            return Some(v);
+        }
+        let (Atom::Op(op, args) | Atom::Uniform(Uniform::Op(op, args))) = self.atom(b) else {
+            return None;
+        };
+        let vals: Option<Vec<i128>> = args.iter().map(|&x| self.value_at(x, a, v)).collect();
+        super::expr::fold(*op, &vals?)
+    }
+
+    /// The one uniform operator through which `e` reads counter `a` (`s /
+    /// 2` when a rotated loop's phi holds the previous `s`), when `e`
+    /// reads `a` through exactly one and never directly.
+    pub fn reader_of(&self, e: ExprId, a: AtomId) -> Option<AtomId> {
+        let mut found: Vec<AtomId> = Vec::new();
+        if !self.readers(e, a, &mut found) {
+            return None;
+        }
+        found.sort_unstable();
+        found.dedup();
+        match found[..] {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+
+    /// Collects the outermost uniform operators of `e` that read `a`;
+    /// false if `e` reads `a` outside of one.
+    fn readers(&self, e: ExprId, a: AtomId, found: &mut Vec<AtomId>) -> bool {
+        for (mono, _) in &self.poly(e).terms {
+            for &b in mono {
+                if b == a {
+                    return false;
+                }
+                match self.atom(b) {
+                    Atom::Uniform(Uniform::Op(_, args)) => {
+                        if args.iter().any(|&x| self.mentions(x, a)) {
+                            found.push(b);
+                        }
+                    }
+                    Atom::Op(_, args) => {
+                        if !args.iter().all(|&x| self.readers(x, a, found)) {
+                            return false;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        true
+    }
+}

@@ -92,7 +92,7 @@ fn divergence(m: &Module, k: &KernelAnalysis, site: &Site) -> Divergence {
     let block = m.func(site.func).inst(site.inst).block;
     let contexts = acf.contexts(site.func);
     let table = match contexts {
-        [c] if site.thread_dependent => iteration_table(m, acf, site, *c, block),
+        [c] if site.thread_dependent => iteration_table(m, k, site, *c, block),
         _ => None,
     };
     let outcomes: Vec<Outcome> = (0..acf.warps.len())
@@ -133,23 +133,23 @@ fn iteration_outcomes(acf: &KernelAcf, w: usize, c: CtxId, b: BlockId) -> Option
 /// The per-iteration rows of a branch in a swept loop.
 fn iteration_table(
     m: &Module,
-    acf: &KernelAcf,
+    k: &KernelAnalysis,
     site: &Site,
     c: CtxId,
     b: BlockId,
 ) -> Option<Iterations> {
+    let acf = &k.acf;
     let ladder = acf.ladder(c, b)?;
     let per_warp: Vec<Vec<Outcome>> = (0..acf.warps.len())
         .map(|w| iteration_outcomes(acf, w, c, b))
         .collect::<Option<_>>()?;
-    let rows = ladder
+    let mut rows: Vec<IterationRow> = ladder
         .values
         .iter()
         .enumerate()
         .map(|(k, &value)| {
-            let count = |f: &dyn Fn(&Outcome) -> bool| {
-                per_warp.iter().filter(|o| f(&o[k])).count() as u32
-            };
+            let count =
+                |f: &dyn Fn(&Outcome) -> bool| per_warp.iter().filter(|o| f(&o[k])).count() as u32;
             let split = count(&|o| *o == Outcome::Split);
             let maybe = count(&|o| matches!(o, Outcome::Maybe(_)));
             IterationRow {
@@ -160,11 +160,56 @@ fn iteration_table(
         })
         .collect();
     let func = m.func(site.func);
+    let mut counter = m.value_label(func, crate::ir::Value::Inst(ladder.phi));
+    // Show what the condition compares (`s` rather than a rotated loop's
+    // previous `s`) when it reads the counter through one expression.
+    let shown = acf
+        .expr(c, site.value)
+        .and_then(|e| acf.arena.reader_of(e, ladder.atom));
+    if let Some(r) = shown {
+        let values: Option<Vec<i128>> = ladder
+            .values
+            .iter()
+            .map(|&v| acf.arena.atom_value_at(r, ladder.atom, v))
+            .collect();
+        if let Some(values) = values {
+            for (row, v) in rows.iter_mut().zip(values) {
+                row.value = v as i64;
+            }
+            // A rotated loop's phi `s.in` holds the `s` before the step.
+            counter = match counter.strip_suffix(".in") {
+                Some(s) => s.to_string(),
+                None => {
+                    let names = crate::acf::display::Names {
+                        m,
+                        kernel: k.kernel,
+                    };
+                    crate::acf::display::atom(&acf.arena, names, r)
+                }
+            };
+        }
+    }
     Some(Iterations {
-        counter: m.value_label(func, crate::ir::Value::Inst(ladder.phi)),
+        counter: source_name(&counter),
         certain: ladder.certain,
         rows,
     })
+}
+
+/// `k` for clang's `%k.027` (a copy of source variable `k`); other labels
+/// as they are.
+fn source_name(label: &str) -> String {
+    let Some(name) = label.strip_prefix('%') else {
+        return label.to_string();
+    };
+    let mut parts = name.split('.');
+    let base = parts.next().unwrap_or(name);
+    let copies = parts.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    if copies && !base.is_empty() && !base.bytes().all(|b| b.is_ascii_digit()) {
+        base.to_string()
+    } else {
+        label.to_string()
+    }
 }
 
 fn warp_outcome(acf: &KernelAcf, w: usize, f: CtxId, b: BlockId) -> Outcome {
@@ -299,26 +344,23 @@ fn per_iteration(t: &Iterations, union: u32, warps: u32) -> String {
     } else {
         format!(" over the iterations, at most {worst} at once,")
     };
-    let values = |rs: &[IterationRow]| {
-        if rs.len() == 1 { "value" } else { "values" }
-    };
     let head = &rows[first..=last];
-    out += &format!(" for counter {} {}", values(head), span(head));
+    out += &format!(" for {} = {}", t.counter, span(head));
     let before = &rows[..first];
     if !before.is_empty() {
         out += &format!(
-            ", after {} of {warps} ({} {})",
+            ", after {} of {warps} ({} = {})",
             counts(before),
-            values(before),
+            t.counter,
             span(before)
         );
     }
     let after = &rows[last + 1..];
     if !after.is_empty() {
         out += &format!(
-            ", then {} of {warps} ({} {})",
+            ", then {} of {warps} ({} = {})",
             counts(after),
-            values(after),
+            t.counter,
             span(after)
         );
     }
