@@ -46,6 +46,32 @@ fn uniform_trip_loops_keep_the_class_of_their_body() {
     assert_eq!(plain[0]["split_min"], 8, "{}", plain[0]);
 }
 
+#[test]
+fn lanes_that_break_out_leave_the_rest_of_the_body() {
+    let r = check_json("cu/acf_loops.cu", &["--block-dim", "256"]);
+    // Clang hoists `if (t < 16) break;` into the guard `h < 1 || t < 16`:
+    // when `h >= 1`, lanes 0..15 of warp 0 skip the loop and lanes 16..31
+    // run it, so the guard may split warp 0 (never surely: h is unknown)
+    // and no other warp (t >= 32 there).
+    let guard: Vec<&Value> = sites(&r, "break_half", "branch", 22)
+        .into_iter()
+        .filter(|s| s["thread_dependent"] == true)
+        .map(|s| &s["divergence"])
+        .collect();
+    assert_eq!(guard.len(), 1, "{guard:?}");
+    assert_eq!(guard[0]["class"], "unknown", "{}", guard[0]);
+    assert_eq!(guard[0]["split_max"], 1, "{}", guard[0]);
+    // In the body only lanes 16..31 of warp 0 are active, odd and even
+    // among them: warp 0 splits, as do warps 1..7 with all their lanes.
+    let body: Vec<&Value> = sites(&r, "break_half", "branch", 24)
+        .into_iter()
+        .filter(|s| s["acf"] == "((tid.x % 2) == 0)")
+        .map(|s| &s["divergence"])
+        .collect();
+    assert_eq!(body.len(), 1, "{body:?}");
+    assert_eq!(body[0]["class"], "total", "{}", body[0]);
+}
+
 /// The rows of the one branch on `line`: `(value, split_min, split_max)`.
 fn rows(r: &Value, kernel: &str, line: u64) -> Vec<(i64, u64, u64)> {
     let d = divergences(r, kernel, line);
@@ -94,8 +120,8 @@ fn reduction_ladders_are_decided_per_iteration() {
                 (k, n, n)
             })
             .collect();
-        assert_eq!(rows(&r, "interleaved", 26), expected, "{threads} threads");
-        let d = divergences(&r, "interleaved", 26)[0];
+        assert_eq!(rows(&r, "interleaved", 35), expected, "{threads} threads");
+        let d = divergences(&r, "interleaved", 35)[0];
         assert_eq!(d["class"], "total", "{d}");
 
         // Strided, `2k·t < threads`: threads t < threads/(2k) pass. That
@@ -109,8 +135,8 @@ fn reduction_ladders_are_decided_per_iteration() {
                 (k, n, n)
             })
             .collect();
-        assert_eq!(rows(&r, "strided", 39), expected, "{threads} threads");
-        let d = divergences(&r, "strided", 39)[0];
+        assert_eq!(rows(&r, "strided", 48), expected, "{threads} threads");
+        let d = divergences(&r, "strided", 48)[0];
         assert_eq!(
             (d["class"].as_str(), d["split_min"].as_u64()),
             (Some("partial"), Some(1))
@@ -125,8 +151,8 @@ fn reduction_ladders_are_decided_per_iteration() {
             .into_iter()
             .map(|k| (k, u64::from(k < 32), u64::from(k < 32)))
             .collect();
-        assert_eq!(rows(&r, "sequential", 51), expected, "{threads} threads");
-        let d = divergences(&r, "sequential", 51)[0];
+        assert_eq!(rows(&r, "sequential", 60), expected, "{threads} threads");
+        let d = divergences(&r, "sequential", 60)[0];
         assert_eq!(
             (d["class"].as_str(), d["split_min"].as_u64()),
             (Some("partial"), Some(1))

@@ -60,12 +60,8 @@ fn along<'c>(
         return (pmay, pmust);
     }
     match cond(branch) {
-        Some(Cond::Uniform) => (pmay, pmust),
         Some(Cond::Threshold { bounded: true, .. }) if whole_warps => (pmay, pmust),
-        Some(c) => match c.lanes_to(s, ALL) {
-            Some(t) => (pmay & t, pmust & t),
-            None => (pmay, 0),
-        },
+        Some(c) => c.edge(s, (pmay, pmust)),
         None => (pmay, 0),
     }
 }
@@ -129,6 +125,7 @@ pub fn active_lanes<'c>(
                     cond(x),
                     None | Some(Cond::Uniform)
                         | Some(Cond::PerLane(_))
+                        | Some(Cond::Gated { .. })
                         | Some(Cond::Threshold { bounded: true, .. })
                 )
         });

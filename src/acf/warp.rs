@@ -320,10 +320,37 @@ pub enum Cond {
         /// others go one way as a whole.
         bounded: bool,
     },
+    /// One side of `a && b` or `a || b` is uniform, the other per lane:
+    /// each lane goes to successor `t[l]`, unless the uniform side sends
+    /// every lane to `all_to` (false for `&&`, true for `||`).
+    Gated {
+        t: [u8; LANES],
+        all_to: u8,
+    },
     Unknown,
 }
 
 impl Cond {
+    /// The lanes of `(may, must)` at the branch that take successor `s`:
+    /// all of them for a uniform condition, exactly those it names for a
+    /// per-lane one; a gated one sends exactly its lanes to the side the
+    /// uniform part cannot force, and may send all to the other. Anything
+    /// else may send any lane, none surely.
+    pub fn edge(&self, s: usize, (may, must): (u32, u32)) -> (u32, u32) {
+        let to = |t: &[u8; LANES]| {
+            lanes::lanes(ALL)
+                .filter(|&l| t[l] as usize == s)
+                .fold(0u32, |m, l| m | 1 << l)
+        };
+        match self {
+            Cond::Uniform => (may, must),
+            Cond::PerLane(t) => (may & to(t), must & to(t)),
+            Cond::Gated { t, all_to } if usize::from(*all_to) == s => (may, must & to(t)),
+            Cond::Gated { t, .. } => (may & to(t), must & to(t)),
+            Cond::Threshold { .. } | Cond::Unknown => (may, 0),
+        }
+    }
+
     /// Lanes of `mask` sent to successor `s`: exact, or `None` if unknown.
     pub fn lanes_to(&self, s: usize, mask: u32) -> Option<u32> {
         match self {
@@ -485,9 +512,13 @@ fn combined(
         // A side that is one unknown value for the whole warp either
         // decides alone (then uniformly) or leaves it to the other side:
         // the other side's split can happen, not must. A threshold says
-        // just that; a per-lane split becomes unknown.
+        // just that; a per-lane split is gated by the uniform side.
         (Cond::Uniform, c) | (c, Cond::Uniform) => match c {
-            Cond::PerLane(_) => Some(Cond::Unknown),
+            Cond::PerLane(t) => Some(Cond::Gated {
+                t,
+                all_to: u8::from(and),
+            }),
+            Cond::Gated { .. } => Some(Cond::Unknown),
             c => Some(c),
         },
         _ => None,

@@ -260,6 +260,15 @@ fn lane_outcome(may: u32, must: u32, cond: Option<&Cond>) -> Outcome {
             }
         }
         Some(Cond::Threshold { splits, .. }) => Outcome::Maybe(splits.clone()),
+        // The uniform side may send every lane one way: never a sure split.
+        Some(Cond::Gated { t, .. }) => {
+            let mut it = lanes(may).map(|l| t[l]);
+            if it.next().is_some_and(|first| it.any(|x| x != first)) {
+                Outcome::Maybe(None)
+            } else {
+                Outcome::Uniform
+            }
+        }
     }
 }
 
