@@ -180,3 +180,66 @@ fn per_iteration_messages_name_the_counter() {
         "{text}"
     );
 }
+
+#[test]
+fn strided_reduction_conflicts_per_iteration() {
+    for threads in [128i64, 256, 512] {
+        let r = check_json("cu/acf_loops.cu", &["--block-dim", &threads.to_string()]);
+        // `s[i]` and `s[i + k]` with `i = 2k·t`, for threads t below
+        // threads/(2k): word 2k·t, bank 2k·t mod 32. A full warp puts its
+        // lanes in 32/min(2k, 32) banks: min(2k, 32)-way. Once fewer than
+        // 32 threads pass (threads/(2k) < 32) only warp 0 runs, with A =
+        // threads/(2k) lanes: ⌈A·min(2k, 32)/32⌉-way. `+ k` moves every
+        // lane by the same k words: the same degrees.
+        let expected: Vec<(i64, u64, u64, &str)> = doubling(threads)
+            .into_iter()
+            .map(|k| {
+                let per = (2 * k).min(32);
+                let a = threads / (2 * k);
+                let deg = if a >= 32 { per } else { (a * per + 31) / 32 } as u64;
+                (k, deg, deg, if deg > 1 { "conflict" } else { "none" })
+            })
+            .collect();
+        let shared: Vec<&Value> = kernel(&r, "strided")["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["line"] == 48 && s["conflict"].is_object())
+            .collect();
+        // The load of s[i], the load of s[i + k], the store to s[i].
+        assert_eq!(shared.len(), 3, "{shared:?}");
+        for s in shared {
+            let rows: Vec<(i64, u64, u64, &str)> = s["conflict"]["iterations"]["rows"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{s}"))
+                .iter()
+                .map(|x| {
+                    (
+                        x["value"].as_i64().unwrap(),
+                        x["min"].as_u64().unwrap(),
+                        x["max"].as_u64().unwrap(),
+                        x["class"].as_str().unwrap(),
+                    )
+                })
+                .collect();
+            assert_eq!(rows, expected, "{threads} threads: {s}");
+            // Over the whole loop: from 1 (k = threads/2, one lane) to the
+            // worst row: 4-way at 128 threads, 8 at 256, 16 at 512.
+            let worst = expected.iter().map(|x| x.2).max();
+            assert_eq!(worst, Some((threads / 32) as u64));
+            assert_eq!(
+                (s["conflict"]["min"].as_u64(), s["conflict"]["max"].as_u64()),
+                (Some(1), worst),
+                "{s}"
+            );
+        }
+    }
+    let out = run(warpcheck()
+        .args(["check", "--block-dim", "256"])
+        .arg(fixture("cu/acf_loops.cu")));
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &stderr(&out);
+    assert!(
+        text.contains("up to 8-way bank conflict on a shared store for k = 4..16 (2, 4, 8, 8, 8, 4, 2, 1-way for k = 1..128)"),
+        "{text}"
+    );
+}

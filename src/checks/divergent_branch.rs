@@ -198,7 +198,7 @@ fn iteration_table(
 
 /// `k` for clang's `%k.027` (a copy of source variable `k`); other labels
 /// as they are.
-fn source_name(label: &str) -> String {
+pub(super) fn source_name(label: &str) -> String {
     let Some(name) = label.strip_prefix('%') else {
         return label.to_string();
     };
