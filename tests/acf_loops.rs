@@ -243,3 +243,52 @@ fn strided_reduction_conflicts_per_iteration() {
         "{text}"
     );
 }
+
+/// The conflict figure of the one shared store on `line` of `kernel`.
+fn store_conflict<'a>(r: &'a Value, kernel: &str, line: u64) -> &'a Value {
+    let found = sites(r, kernel, "store", line);
+    let shared: Vec<&&Value> = found.iter().filter(|s| s["conflict"].is_object()).collect();
+    assert_eq!(shared.len(), 1, "{found:?}");
+    &shared[0]["conflict"]
+}
+
+#[test]
+fn guards_bound_the_lanes_of_the_figures() {
+    let r = check_json("cu/acf_loops.cu", &["--block-dim", "256"]);
+    // `m < 16 && t <= m`: the store runs for t = 0..m with m <= 15, all in
+    // warp 0; `s[32t]` puts every lane in bank 0: m + 1 ways, at most 16
+    // (m = 15), at least 1 (m = 0). Warps 1..7 (t >= 32) never store.
+    let c = store_conflict(&r, "guarded", 72);
+    assert_eq!(c["class"], "conflict", "{c}");
+    assert_eq!(
+        (c["full_max"].as_u64(), c["max"].as_u64(), c["min"].as_u64()),
+        (Some(16), Some(16), Some(1)),
+        "{c}"
+    );
+    let d: Vec<&Value> = sites(&r, "guarded", "branch", 72)
+        .into_iter()
+        .filter(|s| s["thread_dependent"] == true)
+        .collect();
+    assert_eq!(d.len(), 1, "{d:?}");
+    let by_warp = &d[0]["divergence"]["by_warp"];
+    // Warp 0 splits for m = 0..14 and not otherwise; the others never.
+    assert_eq!(by_warp[0], "maybe", "{by_warp}");
+    for w in 1..8 {
+        assert_eq!(by_warp[w], "uniform", "{by_warp}");
+    }
+    // `(t & 31) < 8`: lanes 0..7 at words 4t: banks 0, 4, .., 28, one word
+    // each: no conflict. `t < 16`: lanes 0..15 of warp 0 at words 32t + 1,
+    // all in bank 1: 16-way.
+    let c = store_conflict(&r, "lane_guards", 83);
+    assert_eq!(
+        (c["class"].as_str(), c["full_max"].as_u64()),
+        (Some("none"), Some(1)),
+        "{c}"
+    );
+    let c = store_conflict(&r, "lane_guards", 84);
+    assert_eq!(
+        (c["class"].as_str(), c["full_max"].as_u64()),
+        (Some("conflict"), Some(16)),
+        "{c}"
+    );
+}

@@ -60,7 +60,10 @@ fn along<'c>(
         return (pmay, pmust);
     }
     match cond(branch) {
-        Some(Cond::Threshold { bounded: true, .. }) if whole_warps => (pmay, pmust),
+        Some(c @ Cond::Threshold { bounded: true, .. }) if whole_warps => {
+            let r = c.reach_of(s);
+            (pmay & r, pmust & r)
+        }
         Some(c) => c.edge(s, (pmay, pmust)),
         None => (pmay, 0),
     }

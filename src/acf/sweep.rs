@@ -136,7 +136,10 @@ fn entry<'c>(
             (pmay, pmust)
         } else {
             match conds(p) {
-                Some(Cond::Threshold { bounded: true, .. }) => (pmay, pmust),
+                Some(c @ Cond::Threshold { bounded: true, .. }) => {
+                    let r = c.reach_of(s);
+                    (pmay & r, pmust & r)
+                }
                 Some(c) => c.edge(s, (pmay, pmust)),
                 None => (pmay, 0),
             }

@@ -312,16 +312,12 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result
         }
         Stmt::Loop(shape, bound, body) => {
             match shape {
-                LoopShape::Header => {
-                    writeln!(f, "{pad}for (c = 0; c < (({bound}) & 7); c++) {{")?
-                }
+                LoopShape::Header => writeln!(f, "{pad}for (c = 0; c < (({bound}) & 7); c++) {{")?,
                 LoopShape::Rotated => writeln!(
                     f,
                     "{pad}for (c = 0; c < (({bound}) & 7); c++) {{ /* rotated */"
                 )?,
-                LoopShape::Doubling => {
-                    writeln!(f, "{pad}for (c = 1; c < blockDim.x; c *= 2) {{")?
-                }
+                LoopShape::Doubling => writeln!(f, "{pad}for (c = 1; c < blockDim.x; c *= 2) {{")?,
                 LoopShape::Halving => {
                     writeln!(f, "{pad}for (c = blockDim.x / 2; c > 0; c >>= 1) {{")?
                 }

@@ -75,7 +75,11 @@ fn cond(e: BoxedStrategy<Expr>, k: Knobs) -> impl Strategy<Value = Cond> {
         0 => Cond { pred, a: t, b: c() },
         1 => Cond {
             pred: Pred::Eq,
-            a: bin(BinOp::And, t, bin(BinOp::Sub, k2(c()), Expr::Leaf(Leaf::Const(1)))),
+            a: bin(
+                BinOp::And,
+                t,
+                bin(BinOp::Sub, k2(c()), Expr::Leaf(Leaf::Const(1))),
+            ),
             b: Expr::Leaf(Leaf::Const(0)),
         },
         _ => Cond {
