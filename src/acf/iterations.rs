@@ -6,7 +6,7 @@
 
 use super::active::{self, ControlEdges};
 use super::build::Builder;
-use super::expr::{Arena, CtxId, ExprId};
+use super::expr::{Arena, Atom, AtomId, CtxId, ExprId, Uniform};
 use super::ladder::{self, Counter, Ladder};
 use super::warp::{self, Cond, Evaluator};
 use super::{invariance, Iteration, WarpFacts};
@@ -190,7 +190,25 @@ impl Ladders {
     }
 }
 
-/// Whether some site of the counter's loop reads it.
+/// Whether the lanes of `e` depend on counter `a` other than through one
+/// uniform shift of all of them (`[i]·64 + tid` needs no sweep, the
+/// uniform part says it; `2·[k]·tid` and `tid % (2·[k])` do).
+fn needs_sweep(arena: &Arena, e: ExprId, a: AtomId) -> bool {
+    arena.poly(e).terms.iter().any(|(mono, _)| {
+        let thread = mono.iter().any(|&b| arena.facts(b).thread);
+        let reads = |b: AtomId| {
+            b == a
+                || matches!(arena.atom(b), Atom::Uniform(Uniform::Op(_, args)) if args.iter().any(|&x| arena.mentions(x, a)))
+        };
+        (thread && mono.iter().any(|&b| reads(b)))
+            || mono.iter().any(|&b| match arena.atom(b) {
+                Atom::Op(_, args) => args.iter().any(|&x| arena.mentions(x, a)),
+                _ => false,
+            })
+    })
+}
+
+/// Whether some site of the counter's loop needs its values.
 fn read_in_loop(
     b: &mut Builder<'_>,
     g: &crate::graph::FunctionGraphs,
@@ -202,12 +220,12 @@ fn read_in_loop(
     let lp = g.loops.get(ctr.lp);
     let branch = branches
         .iter()
-        .any(|&(x, blk, e)| x == c && lp.contains(blk) && b.arena.mentions(e, ctr.atom));
+        .any(|&(x, blk, e)| x == c && lp.contains(blk) && needs_sweep(&b.arena, e, ctr.atom));
     branch
         || used_at.iter().any(|(&(x, v), at)| {
             x == c && at.iter().any(|&blk| lp.contains(blk)) && {
                 let e = b.value(c, v);
-                b.arena.mentions(e, ctr.atom)
+                needs_sweep(&b.arena, e, ctr.atom)
             }
         })
 }
