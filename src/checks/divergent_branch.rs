@@ -196,8 +196,8 @@ fn iteration_table(
     })
 }
 
-/// `k` for clang's `%k.027` (a copy of source variable `k`); other labels
-/// as they are.
+/// `k` for clang's `%k.027` (a copy of source variable `k`), other names
+/// without their `%`, and "the counter" for an unnamed value.
 pub(super) fn source_name(label: &str) -> String {
     let Some(name) = label.strip_prefix('%') else {
         return label.to_string();
@@ -205,10 +205,13 @@ pub(super) fn source_name(label: &str) -> String {
     let mut parts = name.split('.');
     let base = parts.next().unwrap_or(name);
     let copies = parts.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
-    if copies && !base.is_empty() && !base.bytes().all(|b| b.is_ascii_digit()) {
-        base.to_string()
-    } else {
-        label.to_string()
+    let ident = base.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && base.bytes().next().is_some_and(|b| !b.is_ascii_digit());
+    match (ident, copies) {
+        (true, true) => base.to_string(),
+        (true, false) => name.to_string(),
+        // An unnamed value (`%184 (phi)`, no `-g`).
+        (false, _) => "the counter".to_string(),
     }
 }
 
