@@ -38,6 +38,10 @@ pub struct Ladders {
 
 type UsedAt = HashMap<(CtxId, Value), Vec<BlockId>>;
 
+/// Each context's entry lanes in one warp: `(may, must)`, then the strict
+/// ones.
+pub type Entries = HashMap<CtxId, ((u32, u32), (u32, u32))>;
+
 impl Ladders {
     /// Finds, for each site block (branches, and the blocks `used_at`
     /// names), the innermost loop around it with a fixed counter that some
@@ -134,10 +138,7 @@ impl Ladders {
         ev: &mut Evaluator<'_>,
         wf: &mut WarpFacts,
         (m, graphs): (&Module, &ModuleGraphs),
-        (control, entries): (
-            &dyn Fn(FuncId) -> &'x ControlEdges,
-            &HashMap<CtxId, ((u32, u32), (u32, u32))>,
-        ),
+        (control, entries): (&dyn Fn(FuncId) -> &'x ControlEdges, &Entries),
     ) {
         for ls in &self.loops {
             let c = ls.c;

@@ -282,15 +282,13 @@ impl Arena {
                     return false;
                 }
                 match self.atom(b) {
-                    Atom::Uniform(Uniform::Op(_, args)) => {
-                        if args.iter().any(|&x| self.mentions(x, a)) {
-                            found.push(b);
-                        }
+                    Atom::Uniform(Uniform::Op(_, args))
+                        if args.iter().any(|&x| self.mentions(x, a)) =>
+                    {
+                        found.push(b)
                     }
-                    Atom::Op(_, args) => {
-                        if !args.iter().all(|&x| self.readers(x, a, found)) {
-                            return false;
-                        }
+                    Atom::Op(_, args) if !args.iter().all(|&x| self.readers(x, a, found)) => {
+                        return false
                     }
                     _ => {}
                 }

@@ -786,6 +786,38 @@ mod tests {
     }
 
     #[test]
+    fn gated_conditions_send_exact_lanes_one_way() {
+        // `u || t < 16`: lanes 0..15 true (successor 0), the rest false.
+        let t: [u8; LANES] = std::array::from_fn(|l| u8::from(l >= 16));
+        let c = Cond::Gated { t, all_to: 0 };
+        // The false side runs with exactly lanes 16..31 when it runs; the
+        // true side may have all 32 (u true), surely lanes 0..15.
+        assert_eq!(c.edge(1, (ALL, ALL)), (0xffff_0000, 0xffff_0000));
+        assert_eq!(c.edge(0, (ALL, ALL)), (ALL, 0x0000_ffff));
+    }
+
+    #[test]
+    fn guards_bound_thresholds() {
+        // `t <= m` is `-[m] + t <= 0`: U = -[m], T = [m]. With `m <= 15`
+        // (a guard `m < 16`), T lies in (-inf, 15].
+        let m = AtomId::new(0);
+        let g = Guard {
+            p: Poly::atom(m),
+            lo: -100,
+            hi: 15,
+            succ: 0,
+        };
+        let u = Poly::atom(m).scale(-1);
+        assert_eq!(threshold_range(&u, &g), Some((-100, 15)));
+        // Lanes 0..31 of warp 0: `d <= T` can hold for d = 0..15 only.
+        let d: Column = std::array::from_fn(|l| l as i128);
+        assert_eq!(reach(IntPred::Sle, &d, ALL, (-100, 15)), 0xffff);
+        // `U = -[m] + 1` is not `±[m]` plus nothing: still found, shifted.
+        let u1 = u.add(&Poly::constant(1));
+        assert_eq!(threshold_range(&u1, &g), Some((-101, 14)));
+    }
+
+    #[test]
     fn warps_of_2d_blocks() {
         // 16 x 4: warp 0 holds rows y = 0, 1; lane 17 is (1, 1).
         let w = warps([16, 4, 1]);

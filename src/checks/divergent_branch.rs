@@ -451,6 +451,40 @@ mod tests {
     use super::*;
 
     #[test]
+    fn counters_are_named_as_the_source_does() {
+        assert_eq!(source_name("%k.027"), "k");
+        assert_eq!(source_name("%stride"), "stride");
+        assert_eq!(source_name("%184 (phi)"), "the counter");
+    }
+
+    #[test]
+    fn per_iteration_messages() {
+        let row = |value, n| IterationRow {
+            value,
+            split_min: n,
+            split_max: n,
+        };
+        let t = Iterations {
+            counter: "s".into(),
+            certain: true,
+            rows: vec![row(1, 8), row(2, 8), row(4, 4), row(8, 2)],
+        };
+        assert_eq!(
+            per_iteration(&t, 8, 8),
+            " for s = 1..2, then 4, 2 of 8 (s = 4..8)"
+        );
+        // Different warps at different iterations: the union is larger.
+        let t = Iterations {
+            rows: vec![row(0, 0), row(1, 1), row(2, 1)],
+            ..t
+        };
+        assert_eq!(
+            per_iteration(&t, 2, 8),
+            " over the iterations, at most 1 at once, for s = 1..2, after 0 of 8 (s = 0)"
+        );
+    }
+
+    #[test]
     fn classes_from_outcomes() {
         use Outcome::*;
         let d = classify(&[
