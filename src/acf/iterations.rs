@@ -38,6 +38,9 @@ pub struct Ladders {
 
 type UsedAt = HashMap<(CtxId, Value), Vec<BlockId>>;
 
+/// Iterations × blocks × warps swept per kernel.
+const MAX_WORK: usize = 1 << 20;
+
 /// Each context's entry lanes in one warp: `(may, must)`, then the strict
 /// ones.
 pub type Entries = HashMap<CtxId, ((u32, u32), (u32, u32))>;
@@ -50,9 +53,12 @@ impl Ladders {
         b: &mut Builder<'_>,
         m: &Module,
         graphs: &ModuleGraphs,
-        branches: &[(CtxId, BlockId, ExprId)],
-        used_at: &UsedAt,
+        (branches, used_at): (&[(CtxId, BlockId, ExprId)], &UsedAt),
+        warps: usize,
     ) -> Self {
+        // Each swept iteration reworks the lanes of every block of the
+        // function in every warp: a kernel gets at most this much.
+        let mut work_left: usize = MAX_WORK;
         let mut sites: Vec<(CtxId, BlockId)> = branches.iter().map(|&(c, x, _)| (c, x)).collect();
         for (&(c, _), at) in used_at {
             sites.extend(at.iter().map(|&x| (c, x)));
@@ -71,6 +77,13 @@ impl Ladders {
                     None => {
                         let x = ladder::counter(b, m, g, c, lid)
                             .filter(|ctr| read_in_loop(b, g, c, ctr, branches, used_at))
+                            .filter(|ctr| {
+                                let work = ctr.values.len() * g.cfg.num_blocks() * warps;
+                                work <= work_left && {
+                                    work_left -= work;
+                                    true
+                                }
+                            })
                             .map(|ctr| {
                                 out.loops.push(LoopSweep {
                                     c,

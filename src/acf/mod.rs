@@ -167,7 +167,8 @@ impl KernelAcf {
             }
             check(&b.arena)?;
         }
-        let sweeps = iterations::Ladders::find(&mut b, m, graphs, &branches, &used_at);
+        let nwarps = warp::warps(block).len();
+        let sweeps = iterations::Ladders::find(&mut b, m, graphs, (&branches, &used_at), nwarps);
         let contexts: HashMap<FuncId, Vec<CtxId>> = reached
             .iter()
             .map(|&f| (f, b.contexts_of(f).to_vec()))

@@ -42,6 +42,17 @@ impl WarpAddresses {
 /// The addresses of `site` in each warp of the block, for each calling
 /// context of its function.
 pub fn per_warp(m: &Module, k: &KernelAnalysis, site: &Site) -> Vec<WarpAddresses> {
+    per_warp_in(m, k, site, false)
+}
+
+/// As [`per_warp`], with a site in a swept loop taken per iteration: every
+/// value of the counter the block can run with has its warps, so the
+/// items together cover every execution, with fewer lanes in some.
+pub fn per_warp_swept(m: &Module, k: &KernelAnalysis, site: &Site) -> Vec<WarpAddresses> {
+    per_warp_in(m, k, site, true)
+}
+
+fn per_warp_in(m: &Module, k: &KernelAnalysis, site: &Site, swept: bool) -> Vec<WarpAddresses> {
     let acf = &k.acf;
     let block = m.func(site.func).inst(site.inst).block;
     let contexts = acf.contexts(site.func);
@@ -55,7 +66,7 @@ pub fn per_warp(m: &Module, k: &KernelAnalysis, site: &Site) -> Vec<WarpAddresse
     }
     let mut out = Vec::new();
     for &c in contexts {
-        match per_iteration(acf, site, c, block) {
+        match per_iteration(acf, site, c, block).filter(|_| swept) {
             Some(its) => out.extend(its.into_iter().flatten()),
             None => out.extend((0..acf.warps.len()).map(|w| {
                 let (may, _) = acf.active(w, c, block);

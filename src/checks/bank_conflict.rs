@@ -170,17 +170,25 @@ fn warp_degrees(d: &Column, may: u32, must: u32, residues: &[i128], bytes: u64) 
 /// per iteration when its loop is swept.
 fn conflict(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
     let bytes = site.bytes.max(1);
-    let all = conflict_over(addresses::per_warp(m, k, site), bytes);
+    let plain = conflict_over(addresses::per_warp(m, k, site), bytes);
     let acf = &k.acf;
     let block = m.func(site.func).inst(site.inst).block;
     let &[c] = acf.contexts(site.func) else {
-        return all;
+        return plain;
     };
     let (Some(ladder), Some(its)) = (
         acf.ladder(c, block),
         addresses::per_iteration(acf, site, c, block),
     ) else {
-        return all;
+        return plain;
+    };
+    // The figures over every iteration, unless the whole loop decides a
+    // class (it holds with the most lanes active) that they do not.
+    let swept = conflict_over(addresses::per_warp_swept(m, k, site), bytes);
+    let all = if swept.class == ConflictClass::Unknown && plain.class != ConflictClass::Unknown {
+        plain
+    } else {
+        swept
     };
     let rows = ladder
         .values
