@@ -60,12 +60,11 @@ fn along<'c>(
         return (pmay, pmust);
     }
     match cond(branch) {
-        Some(Cond::Uniform) => (pmay, pmust),
-        Some(Cond::Threshold { bounded: true, .. }) if whole_warps => (pmay, pmust),
-        Some(c) => match c.lanes_to(s, ALL) {
-            Some(t) => (pmay & t, pmust & t),
-            None => (pmay, 0),
-        },
+        Some(c @ Cond::Threshold { bounded: true, .. }) if whole_warps => {
+            let r = c.reach_of(s);
+            (pmay & r, pmust & r)
+        }
+        Some(c) => c.edge(s, (pmay, pmust)),
         None => (pmay, 0),
     }
 }
@@ -105,9 +104,6 @@ pub fn active_lanes<'c>(
                     may |= emay;
                     must &= emust;
                 }
-                if edges.len() + entries.len() != 1 {
-                    must = 0;
-                }
                 (may & entry.0, must & entry.1 & may)
             };
             let old = state[b.index()];
@@ -122,13 +118,18 @@ pub fn active_lanes<'c>(
         }
     }
     // Lanes leave a loop whose exit they disagree on over several
-    // iterations: inside it, none is sure to be active.
+    // iterations: inside it, none is sure to be active. An exit known per
+    // lane sends the same lanes out on every iteration, which the
+    // fixpoint's `must` already takes away from the staying side.
     for (_, lp) in g.loops.iter() {
         let parts = lp.exiting.iter().any(|&x| {
             g.cfg.is_branch(x)
                 && !matches!(
                     cond(x),
-                    None | Some(Cond::Uniform) | Some(Cond::Threshold { bounded: true, .. })
+                    None | Some(Cond::Uniform)
+                        | Some(Cond::PerLane(_))
+                        | Some(Cond::Gated { .. })
+                        | Some(Cond::Threshold { bounded: true, .. })
                 )
         });
         if parts {

@@ -21,6 +21,8 @@ pub mod build;
 pub mod display;
 pub mod expr;
 mod invariance;
+mod iterations;
+pub mod ladder;
 pub mod lanes;
 pub mod sweep;
 pub mod warp;
@@ -45,6 +47,21 @@ pub struct WarpFacts {
     /// `must` without assuming bounds checks pass whole warps.
     strict: HashMap<CtxId, Vec<u32>>,
     sweeps: HashMap<(CtxId, BlockId), sweep::Sweep>,
+    /// Per site block with a [`ladder::Ladder`], per value of its counter:
+    /// the branch's condition (branch blocks only) and the block's lanes.
+    iterations: HashMap<(CtxId, BlockId), Vec<Iteration>>,
+}
+
+/// A site's block on one iteration of a per-iteration sweep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Iteration {
+    /// The block's branch condition, when it ends in one.
+    pub cond: Option<Cond>,
+    /// `(may, must)` active lanes, as [`KernelAcf::active`].
+    pub may: u32,
+    pub must: u32,
+    /// As [`KernelAcf::active_strict`].
+    pub strict: u32,
 }
 
 /// The ACF of one kernel, instantiated for every warp of its block and
@@ -57,6 +74,10 @@ pub struct KernelAcf {
     pub block: [u32; 3],
     pub warps: Vec<Warp>,
     facts: Vec<WarpFacts>,
+    /// Sites in a loop whose counter the launch fixes.
+    ladders: HashMap<(CtxId, BlockId), ladder::Ladder>,
+    /// Per value at such a site, its expression on each iteration.
+    iter_exprs: HashMap<(CtxId, Value), Vec<ExprId>>,
     /// Expressions that fell back to leaves on a budget.
     pub over_budget: usize,
 }
@@ -146,12 +167,15 @@ impl KernelAcf {
             }
             check(&b.arena)?;
         }
+        let nwarps = warp::warps(block).len();
+        let sweeps = iterations::Ladders::find(&mut b, m, graphs, (&branches, &used_at), nwarps);
         let contexts: HashMap<FuncId, Vec<CtxId>> = reached
             .iter()
             .map(|&f| (f, b.contexts_of(f).to_vec()))
             .collect();
         let over_budget = b.over_budget;
         let mut arena = b.arena;
+        let sweeps = sweeps.substitute(&mut arena);
         let warps = warp::warps(block);
         let shared = warp::Shared::new(&warps, &arena);
         let mut evs: Vec<Evaluator> = warps
@@ -195,6 +219,7 @@ impl KernelAcf {
             .map(|&f| (f, active::ControlEdges::new(graphs.func(f))))
             .collect();
         for ((w, ev), wf) in warps.iter().zip(&mut evs).zip(&mut facts) {
+            let mut entries = HashMap::default();
             for (k, &c) in order.iter().enumerate() {
                 let f = arena.func_of(c);
                 let Some(edges) = control.get(&f) else {
@@ -218,6 +243,7 @@ impl KernelAcf {
                 };
                 wf.strict.insert(c, strict.iter().map(|x| x.1).collect());
                 wf.active.insert(c, lanes);
+                entries.insert(c, (entry, strict_entry));
             }
             for (&(c, v), &e) in &exprs {
                 let runs = |b: &BlockId| {
@@ -243,6 +269,9 @@ impl KernelAcf {
                     wf.sweeps.insert((c, blk), s);
                 }
             }
+            let ctl = |f: FuncId| &control[&f];
+            sweeps.run(&mut arena, ev, wf, (m, graphs), (&ctl, &entries));
+            check(&arena)?;
         }
         for (ev, wf) in evs.into_iter().zip(&mut facts) {
             wf.values = ev.into_values();
@@ -259,6 +288,8 @@ impl KernelAcf {
             block,
             warps,
             facts,
+            ladders: sweeps.ladders,
+            iter_exprs: sweeps.iter_exprs,
             over_budget,
         })
     }
@@ -275,6 +306,8 @@ impl KernelAcf {
             block,
             facts: warps.iter().map(|_| WarpFacts::default()).collect(),
             warps,
+            ladders: HashMap::default(),
+            iter_exprs: HashMap::default(),
             over_budget: 0,
         }
     }
@@ -320,6 +353,24 @@ impl KernelAcf {
     /// against a per-lane bound (see [`sweep`]).
     pub fn sweep(&self, w: usize, c: CtxId, b: BlockId) -> Option<&sweep::Sweep> {
         self.facts[w].sweeps.get(&(c, b))
+    }
+
+    /// The values of a loop counter the launch fixes, on the iterations
+    /// that run block `b` (see [`ladder`]).
+    pub fn ladder(&self, c: CtxId, b: BlockId) -> Option<&ladder::Ladder> {
+        self.ladders.get(&(c, b))
+    }
+
+    /// Block `b` of warp `w` on iteration `k` of its [`Self::ladder`].
+    pub fn iteration(&self, w: usize, c: CtxId, b: BlockId, k: usize) -> Option<&Iteration> {
+        self.facts[w].iterations.get(&(c, b))?.get(k)
+    }
+
+    /// `v` instantiated for warp `w` on iteration `k` of the ladder of
+    /// the blocks that use it.
+    pub fn iteration_lanes(&self, w: usize, c: CtxId, v: Value, k: usize) -> Option<&Lanes> {
+        let e = *self.iter_exprs.get(&(c, v))?.get(k)?;
+        self.facts[w].values.get(e).map(|l| &**l)
     }
 
     /// `(may, must)` active lanes of block `b` in warp `w`.

@@ -136,11 +136,11 @@ fn entry<'c>(
             (pmay, pmust)
         } else {
             match conds(p) {
-                Some(Cond::Uniform) | Some(Cond::Threshold { bounded: true, .. }) => (pmay, pmust),
-                Some(c) => match c.lanes_to(s, u32::MAX) {
-                    Some(t) => (pmay & t, pmust & t),
-                    None => (pmay, 0),
-                },
+                Some(c @ Cond::Threshold { bounded: true, .. }) => {
+                    let r = c.reach_of(s);
+                    (pmay & r, pmust & r)
+                }
+                Some(c) => c.edge(s, (pmay, pmust)),
                 None => (pmay, 0),
             }
         };

@@ -319,11 +319,43 @@ pub enum Cond {
         /// with this one: one value of `U` splits at most one warp, and the
         /// others go one way as a whole.
         bounded: bool,
+        /// The lanes that can take each successor: all, unless a uniform
+        /// guard beside the test bounds `T` where the test decides (`m <
+        /// 16 && t <= m` sends lanes 0..15 only to `true`).
+        reach: [u32; 2],
+    },
+    /// One side of `a && b` or `a || b` is uniform, the other per lane:
+    /// each lane goes to successor `t[l]`, unless the uniform side sends
+    /// every lane to `all_to` (false for `&&`, true for `||`).
+    Gated {
+        t: [u8; LANES],
+        all_to: u8,
     },
     Unknown,
 }
 
 impl Cond {
+    /// The lanes of `(may, must)` at the branch that take successor `s`:
+    /// all of them for a uniform condition, exactly those it names for a
+    /// per-lane one; a gated one sends exactly its lanes to the side the
+    /// uniform part cannot force, and may send all to the other. Anything
+    /// else may send any lane, none surely.
+    pub fn edge(&self, s: usize, (may, must): (u32, u32)) -> (u32, u32) {
+        let to = |t: &[u8; LANES]| {
+            lanes::lanes(ALL)
+                .filter(|&l| t[l] as usize == s)
+                .fold(0u32, |m, l| m | 1 << l)
+        };
+        match self {
+            Cond::Uniform => (may, must),
+            Cond::PerLane(t) => (may & to(t), must & to(t)),
+            Cond::Gated { t, all_to } if usize::from(*all_to) == s => (may, must & to(t)),
+            Cond::Gated { t, .. } => (may & to(t), must & to(t)),
+            Cond::Threshold { .. } => (may & self.reach_of(s), 0),
+            Cond::Unknown => (may, 0),
+        }
+    }
+
     /// Lanes of `mask` sent to successor `s`: exact, or `None` if unknown.
     pub fn lanes_to(&self, s: usize, mask: u32) -> Option<u32> {
         match self {
@@ -335,6 +367,96 @@ impl Cond {
             _ => None,
         }
     }
+}
+
+impl Cond {
+    /// The lanes that can take successor `s` (see `reach`).
+    pub fn reach_of(&self, s: usize) -> u32 {
+        match self {
+            Cond::Threshold { reach, .. } => reach.get(s).copied().unwrap_or(ALL),
+            _ => ALL,
+        }
+    }
+}
+
+/// A uniform comparison beside a per-lane test in `a && b` (`a || b`):
+/// where the test decides, it holds (fails), so `P` lies in `[lo, hi]`;
+/// `succ` is the successor the test then sends its passing (failing)
+/// lanes to, 0 (1).
+pub struct Guard {
+    p: Poly,
+    lo: i128,
+    hi: i128,
+    succ: usize,
+}
+
+/// What a uniform comparison `P pred K` (or `K pred P`) says of `P` when it
+/// holds (`holds`) or fails.
+fn uniform_range(arena: &Arena, e: ExprId, holds: bool) -> Option<Guard> {
+    const WIDE: i128 = 1 << 64;
+    let [(mono, 1)] = arena.poly(e).terms.as_slice() else {
+        return None;
+    };
+    let [atom] = mono.as_slice() else { return None };
+    let Atom::Uniform(Uniform::Op(Op::Cmp(pred), args)) = arena.atom(*atom) else {
+        return None;
+    };
+    let (x, y) = (arena.poly(args[0]), arena.poly(args[1]));
+    let (p, pred, k) = match (x.as_const(), y.as_const()) {
+        (None, Some(k)) => (x, *pred, k),
+        (Some(k), None) => (y, pred.swapped(), k),
+        _ => return None,
+    };
+    let pred = if holds { pred } else { pred.negated() };
+    use IntPred::*;
+    let (lo, hi) = match pred {
+        Slt => (-WIDE, k - 1),
+        Sle => (-WIDE, k),
+        Sgt => (k + 1, WIDE),
+        Sge => (k, WIDE),
+        Eq => (k, k),
+        // Below a non-negative bound as unsigned: not negative either.
+        Ult if k > 0 => (0, k - 1),
+        Ule if k >= 0 => (0, k),
+        _ => return None,
+    };
+    Some(Guard {
+        p: p.clone(),
+        lo,
+        hi,
+        succ: usize::from(!holds),
+    })
+}
+
+/// The range of `T = -U` when `U = ±P + c` and `P` lies in `[lo, hi]`.
+fn threshold_range(u: &Poly, g: &Guard) -> Option<(i128, i128)> {
+    let (p, lo, hi) = (&g.p, g.lo, g.hi);
+    [1, -1].into_iter().find_map(|s: i128| {
+        let c0 = u.sub(&p.scale(s)).as_const()?;
+        let (a, b) = (s * lo + c0, s * hi + c0);
+        let (ulo, uhi) = (a.min(b), a.max(b));
+        Some((-uhi, -ulo))
+    })
+}
+
+/// The lanes of `mask` whose `d pred T` holds for some `T` in `[lo, hi]`
+/// (signed predicates; any lane for the others).
+fn reach(pred: IntPred, d: &Column, mask: u32, (lo, hi): (i128, i128)) -> u32 {
+    use IntPred::*;
+    lanes::lanes(mask)
+        .filter(|&l| {
+            let x = d[l];
+            match pred {
+                Slt => x < hi,
+                Sle => x <= hi,
+                Sgt => x > lo,
+                Sge => x >= lo,
+                Eq => (lo..=hi).contains(&x),
+                Ne => !(lo == hi && x == lo),
+                _ => true,
+            }
+        })
+        .fold(0, |m, l| m | 1 << l)
 }
 
 /// The condition of the branch ending `b`, evaluated for one warp.
@@ -367,7 +489,7 @@ pub fn condition(
             if let Some(c) = value.concrete(ev.warp.exists) {
                 return Cond::PerLane(c.map(|x| u8::from(x == 0)));
             }
-            combined(arena, ev, cond, variant).unwrap_or(Cond::Unknown)
+            combined(arena, ev, cond, variant, None).unwrap_or(Cond::Unknown)
         }
         InstKind::Switch { cases, .. } => {
             let Some(c) = value.concrete(ev.warp.exists) else {
@@ -395,6 +517,7 @@ fn threshold(
     ev: &mut Evaluator<'_>,
     cond: ExprId,
     variant: &dyn Fn(&Arena, &Poly) -> Poly,
+    guard: Option<&Guard>,
 ) -> Option<Cond> {
     let [(mono, 1)] = arena.poly(cond).terms.as_slice() else {
         return None;
@@ -410,9 +533,39 @@ fn threshold(
     let t = arena.congruence(&u);
     let t = Congruence::new(t.modulus, -t.residue);
     let ds: Vec<i128> = lanes::lanes(ev.warp.exists).map(|l| d[l]).collect();
-    let Some(ranges) = splitting_thresholds(pred, &ds, t) else {
+    let Some(mut ranges) = splitting_thresholds(pred, &ds, t) else {
         return Some(Cond::Uniform);
     };
+    // A guard beside the test bounds its threshold where it passes.
+    let bound = guard.and_then(|g| threshold_range(&u, g));
+    let signed = matches!(
+        pred,
+        IntPred::Slt | IntPred::Sle | IntPred::Sgt | IntPred::Sge | IntPred::Eq | IntPred::Ne
+    );
+    let mut reaches = [ALL; 2];
+    if let (Some((lo, hi)), Some(g)) = (bound.filter(|_| signed), guard) {
+        ranges = ranges
+            .into_iter()
+            .filter_map(|(a, b)| (a.max(lo) <= b.min(hi)).then_some((a.max(lo), b.min(hi))))
+            .collect();
+        if ranges.is_empty() {
+            // No threshold the guard allows splits the lanes: all go the
+            // way `T = hi` sends them (every allowed `T` does the same).
+            // That is the branch's way whenever the guard lets the test
+            // decide; the same way the guard forces is then every way.
+            let first = ev.warp.exists.trailing_zeros() as usize;
+            let to = usize::from(!compare(pred, d[first] - hi, 0));
+            return Some(if to == g.succ {
+                Cond::Uniform
+            } else {
+                Cond::PerLane([to as u8; LANES])
+            });
+        }
+        // The lanes that can go the way the test sends them when the
+        // guard holds: passing for `&&`, failing for `||`.
+        let p = if g.succ == 0 { pred } else { pred.negated() };
+        reaches[g.succ] = reach(p, &d, ev.warp.exists, (lo, hi));
+    }
     let moving = variant(arena, &u);
     let (splits, period) = if moving.terms.is_empty() {
         (Some(ranges), None)
@@ -431,6 +584,7 @@ fn threshold(
         splits,
         period,
         bounded: false,
+        reach: reaches,
     })
 }
 
@@ -442,8 +596,9 @@ fn combined(
     ev: &mut Evaluator<'_>,
     cond: ExprId,
     variant: &dyn Fn(&Arena, &Poly) -> Poly,
+    guard: Option<&Guard>,
 ) -> Option<Cond> {
-    if let Some(c) = threshold(arena, ev, cond, variant) {
+    if let Some(c) = threshold(arena, ev, cond, variant, guard) {
         return Some(c);
     }
     let p = arena.poly(cond).clone();
@@ -466,17 +621,30 @@ fn combined(
         },
         _ => return None,
     };
-    let side = |arena: &mut Arena, ev: &mut Evaluator<'_>, e: ExprId| -> Option<Cond> {
-        let v = ev.eval(arena, e);
-        if let Some(c) = v.concrete(ev.warp.exists) {
-            return Some(Cond::PerLane(c.map(|x| u8::from(x == 0))));
+    // `g && t`: where `t` decides, the uniform `g` holds; `g || t`: fails.
+    let guard_of = |arena: &Arena, other: ExprId| {
+        if arena.is_thread(other) {
+            None
+        } else {
+            uniform_range(arena, other, and)
         }
-        if v.uniform(ev.warp.exists).is_some() {
-            return Some(Cond::Uniform);
-        }
-        combined(arena, ev, e, variant)
     };
-    match (side(arena, ev, a)?, side(arena, ev, b)?) {
+    let (ga, gb) = (guard_of(arena, b), guard_of(arena, a));
+    let side =
+        |arena: &mut Arena, ev: &mut Evaluator<'_>, e: ExprId, g: Option<&Guard>| -> Option<Cond> {
+            let v = ev.eval(arena, e);
+            if let Some(c) = v.concrete(ev.warp.exists) {
+                return Some(Cond::PerLane(c.map(|x| u8::from(x == 0))));
+            }
+            if v.uniform(ev.warp.exists).is_some() {
+                return Some(Cond::Uniform);
+            }
+            combined(arena, ev, e, variant, g)
+        };
+    match (
+        side(arena, ev, a, ga.as_ref())?,
+        side(arena, ev, b, gb.as_ref())?,
+    ) {
         // Per lane on both sides: combine lane by lane (0 is true).
         (Cond::PerLane(x), Cond::PerLane(y)) => Some(Cond::PerLane(std::array::from_fn(|l| {
             let (p, q) = (x[l] == 0, y[l] == 0);
@@ -485,9 +653,13 @@ fn combined(
         // A side that is one unknown value for the whole warp either
         // decides alone (then uniformly) or leaves it to the other side:
         // the other side's split can happen, not must. A threshold says
-        // just that; a per-lane split becomes unknown.
+        // just that; a per-lane split is gated by the uniform side.
         (Cond::Uniform, c) | (c, Cond::Uniform) => match c {
-            Cond::PerLane(_) => Some(Cond::Unknown),
+            Cond::PerLane(t) => Some(Cond::Gated {
+                t,
+                all_to: u8::from(and),
+            }),
+            Cond::Gated { .. } => Some(Cond::Unknown),
             c => Some(c),
         },
         _ => None,
@@ -611,6 +783,38 @@ mod tests {
         let (a, b, c) = (vec![(1, 31)], vec![(33, 63)], vec![(30, 40)]);
         assert!(disjoint(&[&a, &b]));
         assert!(!disjoint(&[&a, &c]));
+    }
+
+    #[test]
+    fn gated_conditions_send_exact_lanes_one_way() {
+        // `u || t < 16`: lanes 0..15 true (successor 0), the rest false.
+        let t: [u8; LANES] = std::array::from_fn(|l| u8::from(l >= 16));
+        let c = Cond::Gated { t, all_to: 0 };
+        // The false side runs with exactly lanes 16..31 when it runs; the
+        // true side may have all 32 (u true), surely lanes 0..15.
+        assert_eq!(c.edge(1, (ALL, ALL)), (0xffff_0000, 0xffff_0000));
+        assert_eq!(c.edge(0, (ALL, ALL)), (ALL, 0x0000_ffff));
+    }
+
+    #[test]
+    fn guards_bound_thresholds() {
+        // `t <= m` is `-[m] + t <= 0`: U = -[m], T = [m]. With `m <= 15`
+        // (a guard `m < 16`), T lies in (-inf, 15].
+        let m = AtomId::new(0);
+        let g = Guard {
+            p: Poly::atom(m),
+            lo: -100,
+            hi: 15,
+            succ: 0,
+        };
+        let u = Poly::atom(m).scale(-1);
+        assert_eq!(threshold_range(&u, &g), Some((-100, 15)));
+        // Lanes 0..31 of warp 0: `d <= T` can hold for d = 0..15 only.
+        let d: Column = std::array::from_fn(|l| l as i128);
+        assert_eq!(reach(IntPred::Sle, &d, ALL, (-100, 15)), 0xffff);
+        // `U = -[m] + 1` is not `±[m]` plus nothing: still found, shifted.
+        let u1 = u.add(&Poly::constant(1));
+        assert_eq!(threshold_range(&u1, &g), Some((-101, 14)));
     }
 
     #[test]

@@ -2,12 +2,13 @@
 //! need them: a uniform base (known only modulo some number) plus each
 //! lane's offset.
 
+use crate::acf::expr::CtxId;
 use crate::acf::expr::{gcd, Atom, Congruence, Poly};
-use crate::acf::lanes::{lanes, Column};
+use crate::acf::lanes::{lanes, Column, Lanes};
 use crate::acf::KernelAcf;
 use crate::analysis::{KernelAnalysis, Site};
 use crate::ir::intrinsics::Dim;
-use crate::ir::Module;
+use crate::ir::{BlockId, Module};
 
 /// One warp's view of a site's address.
 pub enum WarpAddresses {
@@ -41,6 +42,17 @@ impl WarpAddresses {
 /// The addresses of `site` in each warp of the block, for each calling
 /// context of its function.
 pub fn per_warp(m: &Module, k: &KernelAnalysis, site: &Site) -> Vec<WarpAddresses> {
+    per_warp_in(m, k, site, false)
+}
+
+/// As [`per_warp`], with a site in a swept loop taken per iteration: every
+/// value of the counter the block can run with has its warps, so the
+/// items together cover every execution, with fewer lanes in some.
+pub fn per_warp_swept(m: &Module, k: &KernelAnalysis, site: &Site) -> Vec<WarpAddresses> {
+    per_warp_in(m, k, site, true)
+}
+
+fn per_warp_in(m: &Module, k: &KernelAnalysis, site: &Site, swept: bool) -> Vec<WarpAddresses> {
     let acf = &k.acf;
     let block = m.func(site.func).inst(site.inst).block;
     let contexts = acf.contexts(site.func);
@@ -52,30 +64,66 @@ pub fn per_warp(m: &Module, k: &KernelAnalysis, site: &Site) -> Vec<WarpAddresse
             .map(|w| WarpAddresses::Unknown { may: w.exists })
             .collect();
     }
-    contexts
-        .iter()
-        .flat_map(|&c| (0..acf.warps.len()).map(move |w| (c, w)))
-        .map(|(c, w)| {
-            let (may, _) = acf.active(w, c, block);
-            let must = acf.active_strict(w, c, block);
-            if may == 0 {
-                return WarpAddresses::Idle;
-            }
-            let Some(lanes) = acf.lanes(w, c, site.value) else {
-                return WarpAddresses::Unknown { may };
-            };
-            match lanes.split(may) {
-                Some((u, d)) => WarpAddresses::Offsets {
-                    may,
-                    must,
-                    exists: acf.warps[w].exists,
-                    d: Box::new(d),
-                    base: acf.arena.congruence(&u),
-                },
-                None => WarpAddresses::Unknown { may },
-            }
+    let mut out = Vec::new();
+    for &c in contexts {
+        match per_iteration(acf, site, c, block).filter(|_| swept) {
+            Some(its) => out.extend(its.into_iter().flatten()),
+            None => out.extend((0..acf.warps.len()).map(|w| {
+                let (may, _) = acf.active(w, c, block);
+                let must = acf.active_strict(w, c, block);
+                warp_addresses(acf, w, (may, must), acf.lanes(w, c, site.value))
+            })),
+        }
+    }
+    out
+}
+
+/// Per iteration of the ladder of the site's block (see
+/// [`crate::acf::ladder`]), the addresses in each warp; `None` when the
+/// block has no ladder. Every value of the counter the block can run with
+/// has its row, so the rows together cover every execution.
+pub fn per_iteration(
+    acf: &KernelAcf,
+    site: &Site,
+    c: CtxId,
+    block: BlockId,
+) -> Option<Vec<Vec<WarpAddresses>>> {
+    let ladder = acf.ladder(c, block)?;
+    (0..ladder.values.len())
+        .map(|k| {
+            (0..acf.warps.len())
+                .map(|w| {
+                    let it = acf.iteration(w, c, block, k)?;
+                    let lanes = acf.iteration_lanes(w, c, site.value, k);
+                    Some(warp_addresses(acf, w, (it.may, it.strict), lanes))
+                })
+                .collect()
         })
         .collect()
+}
+
+fn warp_addresses(
+    acf: &KernelAcf,
+    w: usize,
+    (may, must): (u32, u32),
+    lanes: Option<&Lanes>,
+) -> WarpAddresses {
+    if may == 0 {
+        return WarpAddresses::Idle;
+    }
+    let Some(lanes) = lanes else {
+        return WarpAddresses::Unknown { may };
+    };
+    match lanes.split(may) {
+        Some((u, d)) => WarpAddresses::Offsets {
+            may,
+            must,
+            exists: acf.warps[w].exists,
+            d: Box::new(d),
+            base: acf.arena.congruence(&u),
+        },
+        None => WarpAddresses::Unknown { may },
+    }
 }
 
 /// The constant byte step between neighbouring lanes along each thread

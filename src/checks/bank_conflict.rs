@@ -47,6 +47,30 @@ pub struct Conflict {
     pub full_max: u64,
     pub wavefronts: MinMax,
     pub ideal_wavefronts: u64,
+    /// In a loop whose counter the launch fixes: the degrees on each
+    /// iteration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<Iterations>,
+}
+
+/// An access's degrees per value of its loop's counter.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Iterations {
+    /// The counter, as the IR names it.
+    pub counter: String,
+    /// Whether the access runs on every one of these iterations.
+    pub certain: bool,
+    pub rows: Vec<IterationRow>,
+}
+
+/// One iteration: the counter's value and the degrees then, over the
+/// warps of the block.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IterationRow {
+    pub value: i64,
+    pub min: u64,
+    pub max: u64,
+    pub class: ConflictClass,
 }
 
 impl Figure for Conflict {
@@ -142,14 +166,62 @@ fn warp_degrees(d: &Column, may: u32, must: u32, residues: &[i128], bytes: u64) 
     }
 }
 
-/// The conflicts of the shared access `site`.
+/// The conflicts of the shared access `site`: over every iteration, and
+/// per iteration when its loop is swept.
 fn conflict(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
     let bytes = site.bytes.max(1);
+    let plain = conflict_over(addresses::per_warp(m, k, site), bytes);
+    let acf = &k.acf;
+    let block = m.func(site.func).inst(site.inst).block;
+    let &[c] = acf.contexts(site.func) else {
+        return plain;
+    };
+    let (Some(ladder), Some(its)) = (
+        acf.ladder(c, block),
+        addresses::per_iteration(acf, site, c, block),
+    ) else {
+        return plain;
+    };
+    // The figures over every iteration, unless the whole loop decides a
+    // class (it holds with the most lanes active) that they do not.
+    let swept = conflict_over(addresses::per_warp_swept(m, k, site), bytes);
+    let all = if swept.class == ConflictClass::Unknown && plain.class != ConflictClass::Unknown {
+        plain
+    } else {
+        swept
+    };
+    let rows = ladder
+        .values
+        .iter()
+        .zip(its)
+        .map(|(&value, items)| {
+            let x = conflict_over(items, bytes);
+            IterationRow {
+                value: value as i64,
+                min: x.min,
+                max: x.max,
+                class: x.class,
+            }
+        })
+        .collect();
+    let counter = m.value_label(m.func(site.func), crate::ir::Value::Inst(ladder.phi));
+    Conflict {
+        iterations: Some(Iterations {
+            counter: super::divergent_branch::source_name(&counter),
+            certain: ladder.certain,
+            rows,
+        }),
+        ..all
+    }
+}
+
+/// The conflicts over the warp addresses `items` (warps, iterations).
+fn conflict_over(items: Vec<WarpAddresses>, bytes: u64) -> Conflict {
     let (mut lo, mut hi, mut full_lo, mut full_hi) = (u64::MAX, 0, u64::MAX, 0);
     let (mut wlo, mut whi, mut ideal) = (u64::MAX, 0, 0);
     let mut classes = Vec::new();
     let mut seen: Vec<(WarpKey, WarpDegrees)> = Vec::new();
-    for wa in addresses::per_warp(m, k, site) {
+    for wa in items {
         match wa {
             WarpAddresses::Idle => {}
             WarpAddresses::Unknown { may, .. } => {
@@ -220,7 +292,49 @@ fn conflict(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
         full_max: full_hi.max(1),
         wavefronts: MinMax { min: wlo, max: whi },
         ideal_wavefronts: ideal,
+        iterations: None,
     }
+}
+
+/// The worst iterations, when some conflict whenever they run: `for k = 4..16
+/// (2, 4, 8, 8, 8, 4, 2, 1-way for k = 1..128)`.
+fn worst_iterations(t: &Iterations) -> Option<(u64, String)> {
+    // A row's class holds whenever the access runs on that iteration.
+    let sure = |r: &IterationRow| r.class == ConflictClass::Conflict;
+    let worst = t.rows.iter().filter(|r| sure(r)).map(|r| r.max).max()?;
+    let at: Vec<i64> = t
+        .rows
+        .iter()
+        .filter(|r| sure(r) && r.max == worst)
+        .map(|r| r.value)
+        .collect();
+    let span = |v: &[i64]| match v {
+        [one] => one.to_string(),
+        [a, .., b] => format!("{a}..{b}"),
+        [] => String::new(),
+    };
+    let all: Vec<i64> = t.rows.iter().map(|r| r.value).collect();
+    let each: Vec<String> = t
+        .rows
+        .iter()
+        .map(|r| {
+            if r.min == r.max {
+                r.max.to_string()
+            } else {
+                format!("{}..{}", r.min, r.max)
+            }
+        })
+        .collect();
+    Some((
+        worst,
+        format!(
+            " for {c} = {} ({}-way for {c} = {})",
+            span(&at),
+            each.join(", "),
+            span(&all),
+            c = t.counter
+        ),
+    ))
 }
 
 pub struct BankConflict;
@@ -256,6 +370,18 @@ impl Check for BankConflict {
                 ),
             ),
             ConflictClass::None => return None,
+            ConflictClass::Unknown
+                if c.iterations.as_ref().and_then(worst_iterations).is_some() =>
+            {
+                let (worst, at) = c.iterations.as_ref().and_then(worst_iterations).unwrap();
+                (
+                    Severity::Warning,
+                    format!(
+                        "up to {worst}-way bank conflict on a shared {}{at}",
+                        s.kind.name()
+                    ),
+                )
+            }
             ConflictClass::Unknown => (
                 Severity::Note,
                 format!(

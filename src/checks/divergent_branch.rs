@@ -47,6 +47,29 @@ pub struct Divergence {
     pub split_max: u32,
     /// Per warp of the block: `split`, `uniform` or `maybe`.
     pub by_warp: Vec<&'static str>,
+    /// In a loop whose counter the launch fixes: the warps that split on
+    /// each iteration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<Iterations>,
+}
+
+/// A branch's figures per value of its loop's counter.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Iterations {
+    /// The counter, as the IR names it.
+    pub counter: String,
+    /// Whether the branch runs on every one of these iterations (else the
+    /// rows say what can happen, never what must).
+    pub certain: bool,
+    pub rows: Vec<IterationRow>,
+}
+
+/// One iteration: the counter's value and the warps that split then.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IterationRow {
+    pub value: i64,
+    pub split_min: u32,
+    pub split_max: u32,
 }
 
 /// One warp's outcome.
@@ -68,6 +91,10 @@ fn divergence(m: &Module, k: &KernelAnalysis, site: &Site) -> Divergence {
     let acf = &k.acf;
     let block = m.func(site.func).inst(site.inst).block;
     let contexts = acf.contexts(site.func);
+    let table = match contexts {
+        [c] if site.thread_dependent => iteration_table(m, k, site, *c, block),
+        _ => None,
+    };
     let outcomes: Vec<Outcome> = (0..acf.warps.len())
         .map(|w| {
             if !site.thread_dependent {
@@ -85,7 +112,107 @@ fn divergence(m: &Module, k: &KernelAnalysis, site: &Site) -> Divergence {
             }
         })
         .collect();
-    classify(&outcomes)
+    Divergence {
+        iterations: table,
+        ..classify(&outcomes)
+    }
+}
+
+/// Warp `w` on each iteration of the ladder of block `b`: its outcome,
+/// and whether the iteration certainly runs the branch.
+fn iteration_outcomes(acf: &KernelAcf, w: usize, c: CtxId, b: BlockId) -> Option<Vec<Outcome>> {
+    let ladder = acf.ladder(c, b)?;
+    (0..ladder.values.len())
+        .map(|k| {
+            let it = acf.iteration(w, c, b, k)?;
+            Some(lane_outcome(it.may, it.must, it.cond.as_ref()))
+        })
+        .collect()
+}
+
+/// The per-iteration rows of a branch in a swept loop.
+fn iteration_table(
+    m: &Module,
+    k: &KernelAnalysis,
+    site: &Site,
+    c: CtxId,
+    b: BlockId,
+) -> Option<Iterations> {
+    let acf = &k.acf;
+    let ladder = acf.ladder(c, b)?;
+    let per_warp: Vec<Vec<Outcome>> = (0..acf.warps.len())
+        .map(|w| iteration_outcomes(acf, w, c, b))
+        .collect::<Option<_>>()?;
+    let mut rows: Vec<IterationRow> = ladder
+        .values
+        .iter()
+        .enumerate()
+        .map(|(k, &value)| {
+            let count =
+                |f: &dyn Fn(&Outcome) -> bool| per_warp.iter().filter(|o| f(&o[k])).count() as u32;
+            let split = count(&|o| *o == Outcome::Split);
+            let maybe = count(&|o| matches!(o, Outcome::Maybe(_)));
+            IterationRow {
+                value: value as i64,
+                split_min: if ladder.certain { split } else { 0 },
+                split_max: split + maybe,
+            }
+        })
+        .collect();
+    let func = m.func(site.func);
+    let mut counter = m.value_label(func, crate::ir::Value::Inst(ladder.phi));
+    // Show what the condition compares (`s` rather than a rotated loop's
+    // previous `s`) when it reads the counter through one expression.
+    let shown = acf
+        .expr(c, site.value)
+        .and_then(|e| acf.arena.reader_of(e, ladder.atom));
+    if let Some(r) = shown {
+        let values: Option<Vec<i128>> = ladder
+            .values
+            .iter()
+            .map(|&v| acf.arena.atom_value_at(r, ladder.atom, v))
+            .collect();
+        if let Some(values) = values {
+            for (row, v) in rows.iter_mut().zip(values) {
+                row.value = v as i64;
+            }
+            // A rotated loop's phi `s.in` holds the `s` before the step.
+            counter = match counter.strip_suffix(".in") {
+                Some(s) => s.to_string(),
+                None => {
+                    let names = crate::acf::display::Names {
+                        m,
+                        kernel: k.kernel,
+                    };
+                    crate::acf::display::atom(&acf.arena, names, r)
+                }
+            };
+        }
+    }
+    Some(Iterations {
+        counter: source_name(&counter),
+        certain: ladder.certain,
+        rows,
+    })
+}
+
+/// `k` for clang's `%k.027` (a copy of source variable `k`), other names
+/// without their `%`, and "the counter" for an unnamed value.
+pub(super) fn source_name(label: &str) -> String {
+    let Some(name) = label.strip_prefix('%') else {
+        return label.to_string();
+    };
+    let mut parts = name.split('.');
+    let base = parts.next().unwrap_or(name);
+    let copies = parts.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    let ident = base.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && base.bytes().next().is_some_and(|b| !b.is_ascii_digit());
+    match (ident, copies) {
+        (true, true) => base.to_string(),
+        (true, false) => name.to_string(),
+        // An unnamed value (`%184 (phi)`, no `-g`).
+        (false, _) => "the counter".to_string(),
+    }
 }
 
 fn warp_outcome(acf: &KernelAcf, w: usize, f: CtxId, b: BlockId) -> Outcome {
@@ -100,7 +227,26 @@ fn warp_outcome(acf: &KernelAcf, w: usize, f: CtxId, b: BlockId) -> Outcome {
             _ => Outcome::Maybe(None),
         };
     }
-    match acf.cond(w, f, b) {
+    if let (Some(each), Some(ladder)) = (iteration_outcomes(acf, w, f, b), acf.ladder(f, b)) {
+        // Splits if a certain iteration splits it; uniform if none can.
+        return if ladder.certain && each.contains(&Outcome::Split) {
+            Outcome::Split
+        } else if each.iter().all(|o| *o == Outcome::Uniform) {
+            Outcome::Uniform
+        } else {
+            Outcome::Maybe(None)
+        };
+    }
+    lane_outcome(may, must, acf.cond(w, f, b))
+}
+
+/// What a condition does to the lanes `may` (all that can be active) and
+/// `must` (those active every time).
+fn lane_outcome(may: u32, must: u32, cond: Option<&Cond>) -> Outcome {
+    if may == 0 {
+        return Outcome::Uniform;
+    }
+    match cond {
         None | Some(Cond::Unknown) => Outcome::Maybe(None),
         Some(Cond::Uniform) => Outcome::Uniform,
         Some(Cond::PerLane(t)) => {
@@ -117,6 +263,15 @@ fn warp_outcome(acf: &KernelAcf, w: usize, f: CtxId, b: BlockId) -> Outcome {
             }
         }
         Some(Cond::Threshold { splits, .. }) => Outcome::Maybe(splits.clone()),
+        // The uniform side may send every lane one way: never a sure split.
+        Some(Cond::Gated { t, .. }) => {
+            let mut it = lanes(may).map(|l| t[l]);
+            if it.next().is_some_and(|first| it.any(|x| x != first)) {
+                Outcome::Maybe(None)
+            } else {
+                Outcome::Uniform
+            }
+        }
     }
 }
 
@@ -167,7 +322,61 @@ fn classify(outcomes: &[Outcome]) -> Divergence {
                 Outcome::Maybe(_) => "maybe",
             })
             .collect(),
+        iterations: None,
     }
+}
+
+/// The iterations that split the most warps, then the others in order:
+/// ` for counter values 1..16, then 4, 2, 1 of 8 (values 32..128)`.
+fn per_iteration(t: &Iterations, union: u32, warps: u32) -> String {
+    let rows = &t.rows;
+    let Some(worst) = rows.iter().map(|r| r.split_min).max() else {
+        return String::new();
+    };
+    let first = rows.iter().position(|r| r.split_min == worst).unwrap_or(0);
+    let last = first
+        + rows[first..]
+            .iter()
+            .take_while(|r| r.split_min == worst)
+            .count()
+        - 1;
+    let span = |rs: &[IterationRow]| match rs {
+        [one] => one.value.to_string(),
+        [a, .., b] => format!("{}..{}", a.value, b.value),
+        [] => String::new(),
+    };
+    let counts = |rs: &[IterationRow]| {
+        rs.iter()
+            .map(|r| r.split_min.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = if worst == union {
+        String::new()
+    } else {
+        format!(" over the iterations, at most {worst} at once,")
+    };
+    let head = &rows[first..=last];
+    out += &format!(" for {} = {}", t.counter, span(head));
+    let before = &rows[..first];
+    if !before.is_empty() {
+        out += &format!(
+            ", after {} of {warps} ({} = {})",
+            counts(before),
+            t.counter,
+            span(before)
+        );
+    }
+    let after = &rows[last + 1..];
+    if !after.is_empty() {
+        out += &format!(
+            ", then {} of {warps} ({} = {})",
+            counts(after),
+            t.counter,
+            span(after)
+        );
+    }
+    out
 }
 
 pub struct DivergentBranch;
@@ -196,10 +405,13 @@ impl Check for DivergentBranch {
             DivClass::Total | DivClass::Partial => (
                 Severity::Warning,
                 format!(
-                    "branch diverges in {} of {} warps{}; lanes of a warp take different paths",
+                    "branch diverges in {} of {} warps{}{}; lanes of a warp take different paths",
                     d.split_min,
                     d.warps,
-                    if d.class == DivClass::Total { " (every warp)" } else { "" }
+                    if d.class == DivClass::Total { " (every warp)" } else { "" },
+                    d.iterations
+                        .as_ref()
+                        .map_or(String::new(), |t| per_iteration(t, d.split_min, d.warps)),
                 ),
             ),
             DivClass::Bounded => (
@@ -237,6 +449,40 @@ impl Check for DivergentBranch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counters_are_named_as_the_source_does() {
+        assert_eq!(source_name("%k.027"), "k");
+        assert_eq!(source_name("%stride"), "stride");
+        assert_eq!(source_name("%184 (phi)"), "the counter");
+    }
+
+    #[test]
+    fn per_iteration_messages() {
+        let row = |value, n| IterationRow {
+            value,
+            split_min: n,
+            split_max: n,
+        };
+        let t = Iterations {
+            counter: "s".into(),
+            certain: true,
+            rows: vec![row(1, 8), row(2, 8), row(4, 4), row(8, 2)],
+        };
+        assert_eq!(
+            per_iteration(&t, 8, 8),
+            " for s = 1..2, then 4, 2 of 8 (s = 4..8)"
+        );
+        // Different warps at different iterations: the union is larger.
+        let t = Iterations {
+            rows: vec![row(0, 0), row(1, 1), row(2, 1)],
+            ..t
+        };
+        assert_eq!(
+            per_iteration(&t, 2, 8),
+            " over the iterations, at most 1 at once, for s = 1..2, after 0 of 8 (s = 0)"
+        );
+    }
 
     #[test]
     fn classes_from_outcomes() {

@@ -192,6 +192,12 @@ pub enum LoopShape {
     /// A guard before the loop and a test at the latch, as clang -O2
     /// rotates loops.
     Rotated,
+    /// `for (c = 1; c < blockDim.x; c *= 2)`, rotated; the bound
+    /// expression is not used (a reduction's ladder: the counter takes
+    /// values the launch fixes).
+    Doubling,
+    /// `for (c = blockDim.x / 2; c > 0; c >>= 1)`, rotated.
+    Halving,
 }
 
 /// How threads share a value through `s` and a barrier, the shapes whose
@@ -333,11 +339,17 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result
             writeln!(f, "{pad}}}")
         }
         Stmt::Loop(shape, bound, body) => {
-            let shape = match shape {
-                LoopShape::Header => "",
-                LoopShape::Rotated => " /* rotated */",
-            };
-            writeln!(f, "{pad}for (c = 0; c < (({bound}) & 7); c++) {{{shape}")?;
+            match shape {
+                LoopShape::Header => writeln!(f, "{pad}for (c = 0; c < (({bound}) & 7); c++) {{")?,
+                LoopShape::Rotated => writeln!(
+                    f,
+                    "{pad}for (c = 0; c < (({bound}) & 7); c++) {{ /* rotated */"
+                )?,
+                LoopShape::Doubling => writeln!(f, "{pad}for (c = 1; c < blockDim.x; c *= 2) {{")?,
+                LoopShape::Halving => {
+                    writeln!(f, "{pad}for (c = blockDim.x / 2; c > 0; c >>= 1) {{")?
+                }
+            }
             write_block(f, body, depth + 1)?;
             writeln!(f, "{pad}}}")
         }

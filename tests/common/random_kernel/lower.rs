@@ -567,30 +567,46 @@ impl<'e, 'm> Lower<'e, 'm> {
     }
 
     /// `for (c = 0; c < (bound & 7); c++) body`, testing `c` in the
-    /// header or, rotated, in a guard and at the latch.
+    /// header or, rotated, in a guard and at the latch; or a doubling or
+    /// halving ladder over `blockDim.x`, rotated.
     fn counted_loop(&mut self, shape: LoopShape, bound: &Expr, body: &[Stmt]) {
         let i32t = self.env.i32;
-        let b = self.expr(bound);
-        let seven = self.c32(7);
-        let b = self.fb.binary(Opcode::And, b, seven);
+        let ladder = matches!(shape, LoopShape::Doubling | LoopShape::Halving);
+        let b = if ladder {
+            self.expr(&Expr::Leaf(Leaf::Ntid(Dim::X)))
+        } else {
+            let b = self.expr(bound);
+            let seven = self.c32(7);
+            self.fb.binary(Opcode::And, b, seven)
+        };
         let (inner, exit_uni) = self.scope.enter_loop(bound, body);
         let outer = std::mem::replace(&mut self.scope, inner);
         let pre = self.fb.current();
         let (header, body_b, exit) = (self.fb.block(), self.fb.block(), self.fb.block());
         let zero = self.c32(0);
+        let one = self.c32(1);
+        let start = match shape {
+            LoopShape::Doubling => one,
+            LoopShape::Halving => self.fb.binary(Opcode::LShr, b, one),
+            LoopShape::Header | LoopShape::Rotated => zero,
+        };
         let before = self.vars;
         let mut exits = Vec::new();
         match shape {
             LoopShape::Header => self.fb.br(header),
-            LoopShape::Rotated => {
-                let enter = self.fb.icmp(IntPred::Ult, zero, b);
+            // 0 < b, 1 < blockDim.x, 0 < blockDim.x / 2.
+            LoopShape::Rotated | LoopShape::Doubling | LoopShape::Halving => {
+                let enter = match shape {
+                    LoopShape::Halving => self.fb.icmp(IntPred::Ult, zero, start),
+                    _ => self.fb.icmp(IntPred::Ult, start, b),
+                };
                 self.fb.cond_br(enter, header, exit);
                 exits.push((pre, before));
             }
         }
 
         self.fb.switch_to(header);
-        let counter = self.fb.phi(i32t, &[(zero, pre)]);
+        let counter = self.fb.phi(i32t, &[(start, pre)]);
         let changed = super::uniformity::assigned(body);
         let mut phis = Vec::new();
         for v in (0..VARS).filter(|&v| changed[v]) {
@@ -614,13 +630,20 @@ impl<'e, 'm> Lower<'e, 'm> {
         self.fb.switch_to(body_b);
         self.block(body);
         let latch = self.fb.current();
-        let one = self.c32(1);
-        let next = self.fb.binary(Opcode::Add, counter, one);
+        let next = match shape {
+            LoopShape::Doubling => self.fb.binary(Opcode::Shl, counter, one),
+            LoopShape::Halving => self.fb.binary(Opcode::LShr, counter, one),
+            LoopShape::Header | LoopShape::Rotated => self.fb.binary(Opcode::Add, counter, one),
+        };
         let mut ctx = self.loops.pop().expect("the loop just pushed");
         if shape == LoopShape::Header {
             self.fb.br(header);
         } else {
-            let more = self.fb.icmp(IntPred::Ult, next, b);
+            let more = if shape == LoopShape::Halving {
+                self.fb.icmp(IntPred::Ult, zero, next)
+            } else {
+                self.fb.icmp(IntPred::Ult, next, b)
+            };
             self.fb.cond_br(more, header, exit);
             ctx.exits.push((latch, self.vars));
         }

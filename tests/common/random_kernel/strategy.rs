@@ -60,12 +60,35 @@ fn pred(k: Knobs) -> impl Strategy<Value = Pred> {
     select(preds)
 }
 
-/// A comparison, usually of a thread-dependent value with a small constant.
+/// A comparison, usually of a thread-dependent value with a small constant;
+/// sometimes a guard that narrows with the innermost loop's counter, as
+/// reductions do (`t < c`, `t % (2c) == 0`, `2c·t < blockDim.x`).
 fn cond(e: BoxedStrategy<Expr>, k: Knobs) -> impl Strategy<Value = Cond> {
     let small = select(vec![0, 1, 2, 3, 4, 5, 8, 16, 17, 31, 32, 63, 64, 100])
         .prop_map(|c| Expr::Leaf(Leaf::Const(c)));
     let rhs = prop_oneof![2 => small, 1 => e.clone()];
-    (pred(k), e, rhs).prop_map(|(pred, a, b)| Cond { pred, a, b })
+    let plain = (pred(k), e, rhs).prop_map(|(pred, a, b)| Cond { pred, a, b });
+    let tid = select(vec![Leaf::Tid(Dim::X), Leaf::Linear, Leaf::Lane]).prop_map(Expr::Leaf);
+    let c = || Expr::Leaf(Leaf::Counter(0));
+    let k2 = |x: Expr| bin(BinOp::Mul, Expr::Leaf(Leaf::Const(2)), x);
+    let narrowing = (tid, 0..3u8, pred(k)).prop_map(move |(t, shape, pred)| match shape {
+        0 => Cond { pred, a: t, b: c() },
+        1 => Cond {
+            pred: Pred::Eq,
+            a: bin(
+                BinOp::And,
+                t,
+                bin(BinOp::Sub, k2(c()), Expr::Leaf(Leaf::Const(1))),
+            ),
+            b: Expr::Leaf(Leaf::Const(0)),
+        },
+        _ => Cond {
+            pred: Pred::Slt,
+            a: bin(BinOp::Mul, k2(c()), t),
+            b: Expr::Leaf(Leaf::Ntid(Dim::X)),
+        },
+    });
+    prop_oneof![4 => plain, 1 => narrowing]
 }
 
 /// `stride * leaf + offset`: strided, offset and (with tid.y) tiled indices.
@@ -165,9 +188,20 @@ fn stmt(depth: u32, loops: bool, k: Knobs) -> BoxedStrategy<Stmt> {
             )
                 .prop_map(|(c, t, f)| Stmt::If(c, t, f));
             let shape = if k.header_loops {
-                prop_oneof![Just(LoopShape::Header), Just(LoopShape::Rotated)].boxed()
+                prop_oneof![
+                    2 => Just(LoopShape::Header),
+                    2 => Just(LoopShape::Rotated),
+                    1 => Just(LoopShape::Doubling),
+                    1 => Just(LoopShape::Halving),
+                ]
+                .boxed()
             } else {
-                Just(LoopShape::Rotated).boxed()
+                prop_oneof![
+                    2 => Just(LoopShape::Rotated),
+                    1 => Just(LoopShape::Doubling),
+                    1 => Just(LoopShape::Halving),
+                ]
+                .boxed()
             };
             let counted = (shape, e.clone(), vec(inner, 1..4))
                 .prop_map(|(shape, b, body)| Stmt::Loop(shape, b, body));
