@@ -36,12 +36,13 @@
 #   runs under the legacy manager, with `-infer-address-spaces` after it.
 #   $OUT/NAME/compile.tsv: each file's status, toolkit (current or legacy)
 #   and first error under each; a file that fails both ways is skipped.
-# check: for each IR file, warpcheck with -j1 under `timeout $TIMEOUT` and
-#   /usr/bin/time -v: $OUT/results/NAME/BENCH/FILE[.lowered].{check,uniformity}
+# check: for each IR file, warpcheck with -j1 under `ulimit -S -t $TIMEOUT`
+#   and /usr/bin/time -v: $OUT/results/NAME/BENCH/FILE[.lowered].{check,uniformity}
 #   .{json,err,rc,time} (check's JSON gzipped).
 # report: $OUT/report.{md,json,tsv}; the markdown is printed.
 #
-# Environment: OUT (/work/suites-ir), TIMEOUT (300 s per file and command),
+# Environment: OUT (/work/suites-ir), TIMEOUT (300: CPU seconds for each
+# process of a command, and the compile's wall-clock limit),
 # CUDA_ROOT and CUDA_ROOT_LEGACY (default: scripts/cuda-toolkit.sh's 12.4
 # and 11.8), SDK_COMMON (/work/suites-src/cuda-samples/Common, if there),
 # ARCH (sm_80), CFLAGS (-O2 -g), CLANG (clang-19), OPT (opt-19), WARPCHECK
@@ -134,12 +135,17 @@ build() {
   log "$name: $ok files compiled ($legacy with CUDA 11.8), $failed failed ($dir/compile.tsv)"
 }
 
-# measure BASE COMMAND...: one run, its exit status, time and memory.
+# measure BASE COMMAND...: one run, its exit status, time and memory. The
+# limit is on CPU time, which other work on the machine does not eat (an
+# overrun is SIGXCPU, exit 152); four times as much wall clock is the
+# backstop (exit 124).
 measure() {
   local base=$1 status=0
   shift
-  /usr/bin/time -v -o "$base.time" timeout -k 10 "$TIMEOUT" "$@" \
-    >"$base.json" 2>"$base.err" || status=$?
+  (
+    ulimit -S -t "$TIMEOUT"
+    exec /usr/bin/time -v -o "$base.time" timeout -k 10 $((4 * TIMEOUT)) "$@"
+  ) >"$base.json" 2>"$base.err" || status=$?
   echo "$status" >"$base.rc"
 }
 
