@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use serde_json::Value;
 
-const FILE: &str = "cu/cost_hostile.cu";
+const FILE: &str = "hangs/cost_hostile.cu";
 
 fn bound_json(kernel: &str, metric: &str, extra: &[&str]) -> Value {
     let out = run(warpcheck()
