@@ -173,12 +173,16 @@ fn iteration_table(
             .map(|&v| acf.arena.atom_value_at(r, ladder.atom, v))
             .collect();
         if let Some(values) = values {
+            // The condition may read the counter through a no-op (clang 22
+            // compares `k mod 2^32`): the same values keep the phi's name.
+            let same = values == ladder.values;
             for (row, v) in rows.iter_mut().zip(values) {
                 row.value = v as i64;
             }
             // A rotated loop's phi `s.in` holds the `s` before the step.
             counter = match counter.strip_suffix(".in") {
                 Some(s) => s.to_string(),
+                None if same => counter,
                 None => {
                     let names = crate::acf::display::Names {
                         m,
