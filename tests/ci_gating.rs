@@ -289,7 +289,10 @@ fn new_findings(file: &Path, baseline: &Path) -> Vec<String> {
         .filter(|l| l.contains(": warning: "))
         .map(|l| {
             let (at, rest) = l.split_once(": warning: ").unwrap();
-            let at = at.trim_start_matches(&format!("{}:", file.display()));
+            // The path as clang recorded it may be relative (to a common
+            // directory); the file's name ends it either way.
+            let name = format!("{}:", file.file_name().unwrap().to_string_lossy());
+            let at = at.rsplit_once(&name).map_or(at, |(_, a)| a);
             format!("{at} {}", rest.rsplit_once(" [").unwrap().1)
         })
         .collect()
