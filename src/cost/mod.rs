@@ -365,16 +365,7 @@ pub fn bound_kernel(
             let threads: u32 = k.block_dim.dims.iter().product();
             let out = KernelBounds {
                 names: names_of(m.func(k.kernel)),
-                metrics: opts
-                    .metrics
-                    .iter()
-                    .map(|&metric| MetricBound {
-                        metric,
-                        bound: Err(why.clone()),
-                        loops: Vec::new(),
-                        lines: Vec::new(),
-                    })
-                    .collect(),
+                metrics: no_bounds(opts, &why),
                 warps_per_block: threads.div_ceil(crate::hw::WARP_SIZE),
                 lp_vars: 0,
                 lp_rows: 0,
@@ -413,16 +404,7 @@ fn bound_kernel_unguarded(
     let problem = match prepared.problem {
         Ok(p) => p,
         Err(why) => {
-            out.metrics = opts
-                .metrics
-                .iter()
-                .map(|&metric| MetricBound {
-                    metric,
-                    bound: Err(why.clone()),
-                    loops: Vec::new(),
-                    lines: Vec::new(),
-                })
-                .collect();
+            out.metrics = no_bounds(opts, &why);
             return finish(out, start);
         }
     };
@@ -565,6 +547,19 @@ pub fn bound_module(
         .map(|(k, figs)| {
             let g = a.graphs.func(k.kernel);
             bound_kernel(a.module, g, k, figs, opts, &budget.start())
+        })
+        .collect()
+}
+
+/// Every asked metric without a bound, for one reason.
+fn no_bounds(opts: &Options, why: &str) -> Vec<MetricBound> {
+    opts.metrics
+        .iter()
+        .map(|&metric| MetricBound {
+            metric,
+            bound: Err(why.to_string()),
+            loops: Vec::new(),
+            lines: Vec::new(),
         })
         .collect()
 }
