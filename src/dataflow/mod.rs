@@ -7,13 +7,16 @@
 //! and the four kinds of flow functions of an [`IfdsProblem`]; the solver
 //! knows nothing about warpcheck's IR, so later analyses can reuse it with
 //! facts of their own. The thread-dependence analysis in
-//! `taint::ifds` is the first user.
+//! `taint::ifds` is the first user. [`Bits`] is the dense set both the
+//! taint analysis and the barrier phases of `memory` index by node.
 
+mod bits;
 mod fast_hash;
 pub mod ifds;
 
 #[cfg(test)]
 mod tests;
 
+pub use bits::Bits;
 pub use fast_hash::{FastMap, FastSet};
 pub use ifds::{IfdsProblem, Solution, Solver, SolverStats, Supergraph};

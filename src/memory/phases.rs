@@ -48,7 +48,7 @@
 //! call entering its callee and each `ret` going back to every call site
 //! (returns are not matched to their calls: more paths, never fewer).
 
-use crate::dataflow::FastMap;
+use crate::dataflow::{Bits, FastMap};
 use crate::graph::ModuleGraphs;
 use crate::ir::{Callee, FuncId, Inst, InstId, Intrinsic, Module, Opcode};
 use crate::ptx::inst::{BarKind, Op};
@@ -70,47 +70,7 @@ pub enum Scope {
 const GRID_SYNC: &str = "__warpcheck_grid_sync";
 
 /// A set of nodes, one bit each.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct NodeSet(Vec<u64>);
-
-impl NodeSet {
-    fn new(len: usize) -> Self {
-        NodeSet(vec![0; len.div_ceil(64)])
-    }
-
-    fn insert(&mut self, i: usize) -> bool {
-        let (w, b) = (i / 64, 1u64 << (i % 64));
-        let fresh = self.0[w] & b == 0;
-        self.0[w] |= b;
-        fresh
-    }
-
-    fn contains(&self, i: usize) -> bool {
-        self.0.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
-    }
-
-    fn union_with(&mut self, other: &NodeSet) -> bool {
-        let mut changed = false;
-        for (w, o) in self.0.iter_mut().zip(&other.0) {
-            changed |= *w | o != *w;
-            *w |= o;
-        }
-        changed
-    }
-
-    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(wi, &w)| {
-            let mut rest = w;
-            std::iter::from_fn(move || {
-                (rest != 0).then(|| {
-                    let b = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    wi * 64 + b
-                })
-            })
-        })
-    }
-}
+type NodeSet = Bits;
 
 /// Adjacency lists packed into one vector.
 #[derive(Clone, Debug, Default)]

@@ -30,9 +30,9 @@
 //! * **Per-thread writes.** A write to per-thread memory in `B`'s region
 //!   happens in some lanes only; after the lanes meet, their copies differ.
 
-use super::bits::Bits;
 use super::layout::Shape;
 use super::liveness::Liveness;
+use crate::dataflow::Bits;
 use crate::dataflow::FastMap;
 use crate::graph::dom::immediate_dominators;
 use crate::graph::{Cfg, FunctionGraphs};

@@ -2,13 +2,13 @@
 //! supergraph, fact numbering, memory locations, and per function its
 //! instruction rules, control effects and liveness.
 
-use super::bits::Bits;
 use super::control::Control;
 use super::facts::FactSpace;
 use super::layout::{Layout, Proc};
 use super::liveness::Liveness;
 use super::memory::Locations;
 use super::rules::{InstRule, RuleBuilder, WriteData};
+use crate::dataflow::Bits;
 use crate::graph::ModuleGraphs;
 use crate::ir::{FuncId, Module};
 use crate::memory::{Root, Spaces};

@@ -7,8 +7,8 @@
 //! skews, see `control`), so its fact reaches every join, loop exit and
 //! per-thread store it decides.
 
-use super::bits::Bits;
 use super::layout::Shape;
+use crate::dataflow::Bits;
 use crate::graph::Cfg;
 use crate::ir::{BlockId, Function, InstId, InstKind, Opcode, Value};
 

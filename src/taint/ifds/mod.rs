@@ -22,7 +22,6 @@
 //! functions of the reads it learnt about and extends its fixpoint.
 
 mod asm;
-mod bits;
 mod control;
 mod facts;
 mod flow;

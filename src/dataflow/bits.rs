@@ -1,6 +1,6 @@
-//! A fixed-size bit set, for block sets and liveness.
+//! A fixed-size bit set, for block sets, liveness and program points.
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Bits {
     words: Vec<u64>,
 }
