@@ -36,6 +36,10 @@ files=(examples/*.cu tests/fixtures/cu/*.cu tests/fixtures/hangs/*.cu
   "$inputs/templated_reduction.ll" "$inputs/acf_generated.cu" "$inputs/taint_generated.ll")
 shapes=(kernel 48 16,8 1024)
 
+# Paths print relative to the checkout (and the store), so a record made in
+# one worktree compares with a run in another.
+unroot() { find "$1" -type f -exec sed -i -e "s|$inputs/|<inputs>/|g" -e "s|$root/|<root>/|g" {} +; }
+
 # record BINARY DIR: one output file per input and shape.
 record() {
   local bin=$1 out=$2
@@ -54,6 +58,7 @@ record() {
       } | sed -E 's/"seconds": [0-9.e+-]+/"seconds": "(timed)"/' >"$out.partial/$name.stdout"
     done
   done
+  unroot "$out.partial"
   mv "$out.partial" "$out"
 }
 
