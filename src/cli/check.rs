@@ -176,6 +176,10 @@ pub struct ReportArgs {
     /// steps): a note at the kernel's line and `bounds` in JSON.
     #[arg(long)]
     pub bounds: bool,
+    /// Do not compile a .cu file's host side for the block shapes of its
+    /// `<<<grid, block>>>` launches.
+    #[arg(long)]
+    pub no_host_launches: bool,
     #[command(flatten)]
     pub compile: CompileArgs,
 }
@@ -214,6 +218,9 @@ pub struct Settings {
     pub config_file: Option<PathBuf>,
     /// `--quiet`: findings only.
     pub quiet: bool,
+    /// `--no-host-launches`: analyse at the shapes given, never the ones a
+    /// `.cu` file's host code launches with.
+    pub no_host_launches: bool,
 }
 
 impl Settings {
@@ -263,6 +270,7 @@ pub fn options(r: &ReportArgs) -> Result<Settings, i32> {
         o.config_file = Some(path.clone());
     }
     o.quiet = r.quiet;
+    o.no_host_launches = r.no_host_launches;
     crate::trace::install(r.timing);
     o.analysis.no_explanations = r.format == ReportFormat::Text && !r.explain;
     Ok(o)
@@ -319,6 +327,7 @@ impl Limits<'_> {
             },
             config_file: None,
             quiet: false,
+            no_host_launches: false,
         })
     }
 }
@@ -532,7 +541,11 @@ fn check_file(
     let _file = info_span!("file", path = %file.display()).entered();
     let m = info_span!("load").in_scope(|| frontend::load(file, compile))?;
     require_nvptx(file, &m)?;
-    let opts = &settings.analysis;
+    let mut opts = settings.analysis.clone();
+    if !settings.no_host_launches {
+        opts.launches = host_launches(file, compile);
+    }
+    let opts = &opts;
     let a = analysis::analyze(&m, opts, &IfdsTaint);
     let (figures, findings) = info_span!("checks").in_scope(|| {
         let figures = crate::checks::measure_all(&a);
@@ -588,6 +601,27 @@ fn check_file(
         findings,
         prints,
         suppressed,
+    })
+}
+
+/// The launches in a `.cu` file's host code; none for IR input, and none
+/// (said at debug level) when the host side does not compile: the device
+/// analysis goes on with the next source of a shape.
+fn host_launches(
+    file: &std::path::Path,
+    compile: &CompileOptions,
+) -> Vec<crate::ir::launch::HostLaunch> {
+    let is_cuda = matches!(
+        file.extension().and_then(|e| e.to_str()),
+        Some("cu" | "cuh")
+    );
+    if !is_cuda {
+        return Vec::new();
+    }
+    let _span = info_span!("host").entered();
+    frontend::host_launches(file, compile).unwrap_or_else(|e| {
+        tracing::debug!("no launch shapes from the host side: {e}");
+        Vec::new()
     })
 }
 

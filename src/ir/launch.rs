@@ -138,9 +138,8 @@ unsafe fn launched_kernel(config: LLVMValueRef) -> Option<String> {
         while !inst.is_null() {
             if let Some(name) = callee_name(inst) {
                 if CONFIGURE.contains(&name.as_str()) {
-                    // The next launch's configuration: this one launched
-                    // nothing we can name.
-                    return None;
+                    // The next launch's configuration: not on this path.
+                    break;
                 }
                 if let Some(k) = kernel_of_stub(&name) {
                     return Some(k);
