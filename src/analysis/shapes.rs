@@ -66,7 +66,8 @@ impl LaunchShapes {
     }
 
     /// Says, for a finding of an analysis at `b`, which shape it is when
-    /// the kernel is analysed for several: `None` when there is one.
+    /// the kernel is analysed for several (to end the finding's message):
+    /// `None` when there is one.
     pub fn shape_note(&self, b: &BlockDim) -> Option<String> {
         if self.analysed.len() < 2 {
             return None;
@@ -82,7 +83,7 @@ impl LaunchShapes {
             .map(|l| format!(" of the launch at {}:{}", l.file, l.line))
             .unwrap_or_default();
         Some(format!(
-            "with the {} block{at}; the kernel is also launched with {}",
+            "with the {} block{at} (also launched with {})",
             shape_text(b.dims),
             others.join(", ")
         ))
@@ -167,7 +168,7 @@ mod tests {
         let note = s.shape_note(&s.analysed[1]).unwrap();
         assert_eq!(
             note,
-            "with the 32×4×1 block of the launch at t.cu:14; the kernel is also launched with 16×16×1"
+            "with the 32×4×1 block of the launch at t.cu:14 (also launched with 16×16×1)"
         );
         // The option wins over launches; reqntid over everything.
         let opt = BlockDim::parse("128", BlockDimSource::Option).unwrap();
