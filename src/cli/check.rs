@@ -539,12 +539,17 @@ fn check_file(
     (need_report, bounds): (bool, bool),
 ) -> Result<FileOutcome, frontend::InputError> {
     let _file = info_span!("file", path = %file.display()).entered();
-    let m = info_span!("load").in_scope(|| frontend::load(file, compile))?;
+    // The host side compiles beside the device side: it only adds the
+    // longer of the two to the file's time.
+    let (m, launches) = std::thread::scope(|s| {
+        let host = s.spawn(in_span(|| host_launches(file, compile, settings)));
+        let m = info_span!("load").in_scope(|| frontend::load(file, compile));
+        (m, host.join().unwrap_or_default())
+    });
+    let m = m?;
     require_nvptx(file, &m)?;
     let mut opts = settings.analysis.clone();
-    if !settings.no_host_launches {
-        opts.launches = host_launches(file, compile);
-    }
+    opts.launches = launches;
     let opts = &opts;
     let a = analysis::analyze(&m, opts, &IfdsTaint);
     let (figures, findings) = info_span!("checks").in_scope(|| {
@@ -604,18 +609,20 @@ fn check_file(
     })
 }
 
-/// The launches in a `.cu` file's host code; none for IR input, and none
-/// (said at debug level) when the host side does not compile: the device
-/// analysis goes on with the next source of a shape.
+/// The launches in a `.cu` file's host code; none for IR input, with
+/// `--no-host-launches`, or where `--block-dim` gives every kernel its
+/// shape; none (said at debug level) when the host side does not compile:
+/// the device analysis goes on with the next source of a shape.
 fn host_launches(
     file: &std::path::Path,
     compile: &CompileOptions,
+    settings: &Settings,
 ) -> Vec<crate::ir::launch::HostLaunch> {
     let is_cuda = matches!(
         file.extension().and_then(|e| e.to_str()),
         Some("cu" | "cuh")
     );
-    if !is_cuda {
+    if !is_cuda || settings.no_host_launches || settings.analysis.block_dim.is_some() {
         return Vec::new();
     }
     let _span = info_span!("host").entered();
@@ -623,6 +630,14 @@ fn host_launches(
         tracing::debug!("no launch shapes from the host side: {e}");
         Vec::new()
     })
+}
+
+/// `work` for another thread, reporting to this thread's subscriber and
+/// inside its current span.
+fn in_span<T>(work: impl FnOnce() -> T) -> impl FnOnce() -> T {
+    let dispatch = tracing::dispatcher::get_default(|d| d.clone());
+    let parent = tracing::Span::current();
+    move || tracing::dispatcher::with_default(&dispatch, || parent.in_scope(work))
 }
 
 /// `--compare-uniformity`: per file, the functions where LLVM and warpcheck
