@@ -307,3 +307,35 @@ fn a_compile_database_entry_gives_its_flags_to_the_host_side() {
     assert_eq!(k[0]["block_dim"], json!([8, 8, 1]));
     assert_eq!(k[0]["block_dim_source"]["line"], 2);
 }
+
+#[test]
+fn the_html_report_uses_the_launch_shapes_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("r.html");
+    let out = run(warpcheck()
+        .args(["report", "--no-simulate", "-o"])
+        .arg(&page)
+        .arg(fixture(FIXTURE)));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    // A section per shape: tile16's, both of twice's, scale1d's; never's
+    // is the default.
+    for (shape, line) in [
+        ("16×16×1", 37),
+        ("64×1×1", 41),
+        ("32×4×1", 42),
+        ("128×1×1", 39),
+    ] {
+        // The file as clang recorded it (relative to the directory it
+        // ran in, when under it).
+        let want = format!("block {shape} (launch at ");
+        let at = html.find(&want).unwrap_or_else(|| panic!("no {want}")) + want.len();
+        let end = at + html[at..].find(')').unwrap();
+        assert!(
+            html[at..end].ends_with(&format!("launch_shapes.cu:{line}")),
+            "{shape}: {}",
+            &html[at..end]
+        );
+    }
+    assert!(html.contains("block 256×1×1 (default)"));
+}

@@ -613,7 +613,7 @@ fn check_file(
 /// `--no-host-launches`, or where `--block-dim` gives every kernel its
 /// shape; none (said at debug level) when the host side does not compile:
 /// the device analysis goes on with the next source of a shape.
-fn host_launches(
+pub(super) fn host_launches(
     file: &std::path::Path,
     compile: &CompileOptions,
     settings: &Settings,
