@@ -389,10 +389,15 @@ mod tests {
         .unwrap();
         let (mut o, mut sel) = (Options::default(), Selection::default());
         c.apply(&mut o, &mut sel);
-        // `-*` also turns off the note that `--disable` can name.
+        // `-*` also turns off the notes that `--disable` can name.
         assert_eq!(
             sel.off(),
-            ["uncoalesced-access", "bank-conflict", "unread-asm"]
+            [
+                "uncoalesced-access",
+                "bank-conflict",
+                "unread-asm",
+                "guessed-shape"
+            ]
         );
         assert_eq!(o.kernel_dims[0].0, "reduce*");
         assert_eq!(o.kernel_dims[0].1.dims, [128, 2, 1]);
@@ -516,7 +521,12 @@ mod tests {
         off.sort();
         assert_eq!(
             off,
-            ["divergent-branch", "uncoalesced-access", "unread-asm"]
+            [
+                "divergent-branch",
+                "guessed-shape",
+                "uncoalesced-access",
+                "unread-asm"
+            ]
         );
         // `--disable` wins over any list.
         sel.disabled.push("warpcheck-bank-conflict".into());

@@ -10,6 +10,9 @@ pub enum BlockDimSource {
     Reqntid,
     Option,
     Config,
+    /// The `i`-th launch of the kernel in the host code
+    /// (`shapes::LaunchShapes::sites`).
+    Launch(usize),
 }
 
 impl BlockDimSource {
@@ -20,6 +23,7 @@ impl BlockDimSource {
             BlockDimSource::Reqntid => "reqntid",
             BlockDimSource::Option => "option",
             BlockDimSource::Config => "config",
+            BlockDimSource::Launch(_) => "launch",
         }
     }
 }

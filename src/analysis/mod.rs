@@ -2,9 +2,11 @@
 //! that checks and reports read.
 
 mod block_dim;
+mod shapes;
 mod sites;
 
 pub use block_dim::{check_block, check_grid, parse_grid, BlockDim, BlockDimSource};
+pub use shapes::{shape_text, LaunchShapes};
 pub use sites::Site;
 
 use crate::acf::KernelAcf;
@@ -35,6 +37,8 @@ pub struct Options {
     pub budget: Budget,
     /// Threads to analyse a module's kernels on (0 or 1: one at a time).
     pub jobs: usize,
+    /// The kernel launches of the file's host code (`.cu` input).
+    pub launches: Vec<crate::ir::launch::HostLaunch>,
 }
 
 impl Options {
@@ -54,7 +58,11 @@ pub struct KernelAnalysis {
     pub kernel: FuncId,
     /// Defined functions the kernel reaches, kernel first.
     pub reached: Vec<FuncId>,
+    /// The shape this analysis is for: one of `shapes.analysed`.
     pub block_dim: BlockDim,
+    /// The kernel's launches and every shape it is analysed for (a kernel
+    /// launched with several has one `KernelAnalysis` per shape, in a row).
+    pub shapes: LaunchShapes,
     pub spaces: Spaces,
     pub deps: KernelDeps,
     pub sites: Vec<Site>,
@@ -83,9 +91,19 @@ pub fn analyze<'m>(
         let _span = info_span!("graphs", functions = m.funcs.len()).entered();
         ModuleGraphs::new(m)
     };
-    let todo: Vec<FuncId> = m.kernels().filter(|&k| !m.func(k).is_declaration).collect();
-    let kernels = in_parallel(&todo, opts.jobs, |k| {
-        analyze_kernel(m, &graphs, opts, deps, k)
+    let todo: Vec<(FuncId, LaunchShapes, BlockDim)> = m
+        .kernels()
+        .filter(|&k| !m.func(k).is_declaration)
+        .flat_map(|k| {
+            let func = m.func(k);
+            let asked = opts.block_dim_for(&func.short_name(), &func.demangled);
+            let shapes = LaunchShapes::resolve(func, asked, &opts.launches);
+            let each = shapes.analysed.clone();
+            each.into_iter().map(move |b| (k, shapes.clone(), b))
+        })
+        .collect();
+    let kernels = in_parallel(&todo, opts.jobs, |(k, shapes, b)| {
+        analyze_kernel(m, &graphs, opts, deps, *k, (shapes.clone(), *b))
     });
     ModuleAnalysis {
         module: m,
@@ -98,14 +116,14 @@ pub fn analyze<'m>(
 /// Kernels are independent; a module of many (a file of template
 /// instantiations) is where a build waits on us longest. Each thread
 /// reports to the caller's tracing subscriber.
-fn in_parallel<T: Send>(
-    items: &[FuncId],
+fn in_parallel<I: Sync, T: Send>(
+    items: &[I],
     jobs: usize,
-    work: impl Fn(FuncId) -> T + Sync,
+    work: impl Fn(&I) -> T + Sync,
 ) -> Vec<T> {
     let jobs = jobs.clamp(1, items.len().max(1));
     if jobs == 1 {
-        return items.iter().map(|&k| work(k)).collect();
+        return items.iter().map(&work).collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let dispatch = tracing::dispatcher::get_default(|d| d.clone());
@@ -119,7 +137,7 @@ fn in_parallel<T: Send>(
                         let mut out = Vec::new();
                         loop {
                             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(&k) = items.get(i) else { break out };
+                            let Some(k) = items.get(i) else { break out };
                             out.push((i, work(k)));
                         }
                     })
@@ -141,14 +159,13 @@ fn analyze_kernel(
     opts: &Options,
     deps: &dyn DependenceAnalysis,
     k: FuncId,
+    (shapes, block_dim): (LaunchShapes, BlockDim),
 ) -> KernelAnalysis {
     let name = m.func(k).demangled.clone();
     let _kernel = info_span!("kernel", name = %name).entered();
     let meter = opts.budget.start();
     let reached = graphs.calls.reachable_from(k);
     let spaces = Spaces::for_kernel(m, k, &reached);
-    let func = m.func(k);
-    let block_dim = BlockDim::resolve(func, opts.block_dim_for(&func.short_name(), &name));
     let taint = info_span!(
         "taint",
         path_edges = Empty,
@@ -210,6 +227,7 @@ fn analyze_kernel(
     KernelAnalysis {
         kernel: k,
         block_dim,
+        shapes,
         reached,
         spaces,
         deps: kdeps,

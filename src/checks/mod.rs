@@ -136,9 +136,15 @@ pub fn run_all(
                 kernel: k,
                 figures: figs,
             };
-            for (f, rank) in check.run(&cx) {
+            let shape = k.shapes.shape_note(&k.block_dim);
+            for (mut f, rank) in check.run(&cx) {
                 if no_notes && f.severity == Severity::Note {
                     continue;
+                }
+                // A kernel analysed for several launch shapes: say which
+                // one this finding (the worst at its place) is for.
+                if let Some(shape) = &shape {
+                    f.message = format!("{}; {shape}", f.message);
                 }
                 let key = dedup_key(a, &f);
                 match key.as_ref().and_then(|k| seen.get(k)).copied() {

@@ -176,6 +176,10 @@ pub struct ReportArgs {
     /// steps): a note at the kernel's line and `bounds` in JSON.
     #[arg(long)]
     pub bounds: bool,
+    /// Do not compile a .cu file's host side for the block shapes of its
+    /// `<<<grid, block>>>` launches.
+    #[arg(long)]
+    pub no_host_launches: bool,
     #[command(flatten)]
     pub compile: CompileArgs,
 }
@@ -214,6 +218,9 @@ pub struct Settings {
     pub config_file: Option<PathBuf>,
     /// `--quiet`: findings only.
     pub quiet: bool,
+    /// `--no-host-launches`: analyse at the shapes given, never the ones a
+    /// `.cu` file's host code launches with.
+    pub no_host_launches: bool,
 }
 
 impl Settings {
@@ -263,6 +270,7 @@ pub fn options(r: &ReportArgs) -> Result<Settings, i32> {
         o.config_file = Some(path.clone());
     }
     o.quiet = r.quiet;
+    o.no_host_launches = r.no_host_launches;
     crate::trace::install(r.timing);
     o.analysis.no_explanations = r.format == ReportFormat::Text && !r.explain;
     Ok(o)
@@ -319,6 +327,7 @@ impl Limits<'_> {
             },
             config_file: None,
             quiet: false,
+            no_host_launches: false,
         })
     }
 }
@@ -530,9 +539,18 @@ fn check_file(
     (need_report, bounds): (bool, bool),
 ) -> Result<FileOutcome, frontend::InputError> {
     let _file = info_span!("file", path = %file.display()).entered();
-    let m = info_span!("load").in_scope(|| frontend::load(file, compile))?;
+    // The host side compiles beside the device side: it only adds the
+    // longer of the two to the file's time.
+    let (m, launches) = std::thread::scope(|s| {
+        let host = s.spawn(in_span(|| host_launches(file, compile, settings)));
+        let m = info_span!("load").in_scope(|| frontend::load(file, compile));
+        (m, host.join().unwrap_or_default())
+    });
+    let m = m?;
     require_nvptx(file, &m)?;
-    let opts = &settings.analysis;
+    let mut opts = settings.analysis.clone();
+    opts.launches = launches;
+    let opts = &opts;
     let a = analysis::analyze(&m, opts, &IfdsTaint);
     let (figures, findings) = info_span!("checks").in_scope(|| {
         let figures = crate::checks::measure_all(&a);
@@ -589,6 +607,37 @@ fn check_file(
         prints,
         suppressed,
     })
+}
+
+/// The launches in a `.cu` file's host code; none for IR input, with
+/// `--no-host-launches`, or where `--block-dim` gives every kernel its
+/// shape; none (said at debug level) when the host side does not compile:
+/// the device analysis goes on with the next source of a shape.
+pub(super) fn host_launches(
+    file: &std::path::Path,
+    compile: &CompileOptions,
+    settings: &Settings,
+) -> Vec<crate::ir::launch::HostLaunch> {
+    let is_cuda = matches!(
+        file.extension().and_then(|e| e.to_str()),
+        Some("cu" | "cuh")
+    );
+    if !is_cuda || settings.no_host_launches || settings.analysis.block_dim.is_some() {
+        return Vec::new();
+    }
+    let _span = info_span!("host").entered();
+    frontend::host_launches(file, compile).unwrap_or_else(|e| {
+        tracing::debug!("no launch shapes from the host side: {e}");
+        Vec::new()
+    })
+}
+
+/// `work` for another thread, reporting to this thread's subscriber and
+/// inside its current span.
+fn in_span<T>(work: impl FnOnce() -> T) -> impl FnOnce() -> T {
+    let dispatch = tracing::dispatcher::get_default(|d| d.clone());
+    let parent = tracing::Span::current();
+    move || tracing::dispatcher::with_default(&dispatch, || parent.in_scope(work))
 }
 
 /// `--compare-uniformity`: per file, the functions where LLVM and warpcheck

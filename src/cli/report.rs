@@ -185,11 +185,13 @@ fn plan(args: &ReportArgs) -> Result<SweepPlan, String> {
 /// One file's page section: its kernels, findings, bounds and sweeps.
 fn report_file(job: &Job, settings: &Settings, plan: &SweepPlan) -> Result<FileResult, String> {
     let (settings, mut compile) = check::configured(job, settings)?;
-    let opts = &settings.analysis;
     // Full debug info names the parameters the bounds are written in.
     compile.full_debug = true;
     let m = frontend::load(&job.file, &compile).map_err(|e| e.to_string())?;
     check::require_nvptx(&job.file, &m).map_err(|e| e.to_string())?;
+    let mut opts = settings.analysis.clone();
+    opts.launches = check::host_launches(&job.file, &compile, &settings);
+    let opts = &opts;
     let a = analysis::analyze(&m, opts, &IfdsTaint);
     let figures = crate::checks::measure_all(&a);
     let findings = settings.report.findings(&a, &figures);

@@ -22,11 +22,49 @@ pub struct KernelJson {
     pub file: String,
     pub line: u32,
     pub block_dim: [u32; 3],
-    pub block_dim_source: &'static str,
+    pub block_dim_source: ShapeSource,
+    /// The kernel's `<<<…>>>` launches in the host code (`.cu` input):
+    /// with several block shapes, the kernel appears once per shape.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub launches: Vec<LaunchJson>,
     pub sites: Vec<SiteJson>,
     /// Per-warp cost bounds (`check --bounds`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bounds: Option<crate::cost::report::BoundsJson>,
+}
+
+/// Where a kernel's block shape came from: a name (`"reqntid"`,
+/// `"option"`, `"config"`, `"launch_bounds"`, `"default"`), or for a
+/// launch in the host code `{"kind": "launch", "file", "line"}`.
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum ShapeSource {
+    Named(&'static str),
+    Launch {
+        kind: &'static str,
+        file: String,
+        line: u32,
+    },
+}
+
+impl std::fmt::Display for ShapeSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShapeSource::Named(n) => f.write_str(n),
+            ShapeSource::Launch { file, line, .. } => write!(f, "launch at {file}:{line}"),
+        }
+    }
+}
+
+/// One launch of a kernel: its block and grid where constant (`null`
+/// where computed at run time) and where it is.
+#[derive(Serialize, Debug)]
+pub struct LaunchJson {
+    pub file: String,
+    pub line: u32,
+    pub block: Option<[u32; 3]>,
+    pub grid: Option<[u32; 3]>,
+    pub shared_bytes: Option<u64>,
 }
 
 #[derive(Serialize, Debug)]
@@ -132,7 +170,26 @@ fn kernel_json(a: &ModuleAnalysis<'_>, k: &KernelAnalysis, figures: &[SiteFigure
         file,
         line,
         block_dim: k.block_dim.dims,
-        block_dim_source: k.block_dim.source.name(),
+        block_dim_source: match k.shapes.site_of(&k.block_dim) {
+            Some(l) => ShapeSource::Launch {
+                kind: "launch",
+                file: l.file.clone(),
+                line: l.line,
+            },
+            None => ShapeSource::Named(k.block_dim.source.name()),
+        },
+        launches: k
+            .shapes
+            .sites
+            .iter()
+            .map(|l| LaunchJson {
+                file: l.file.clone(),
+                line: l.line,
+                block: l.block,
+                grid: l.grid,
+                shared_bytes: l.shared_bytes,
+            })
+            .collect(),
         sites: k
             .sites
             .iter()

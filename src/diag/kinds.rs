@@ -30,6 +30,7 @@ mod tests {
                 "bank-conflict",
                 "analysis-budget",
                 "unread-asm",
+                "guessed-shape",
                 "cost-bound"
             ]
         );

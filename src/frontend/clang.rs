@@ -173,20 +173,50 @@ pub fn arguments(
     tk: Option<&Toolkit>,
     opts: &CompileOptions,
 ) -> Vec<String> {
+    let debug = if opts.full_debug {
+        "-g"
+    } else {
+        "-gline-tables-only"
+    };
+    let mut args = side_arguments(Side::Device, debug, header, tk, opts);
+    // Keep value names so explanations can say `%cmp`, not `%12`.
+    args.insert(6, "-fno-discard-value-names".into());
+    args.extend(opts.extra.iter().cloned());
+    args.push("-o".into());
+    args.push(out.display().to_string());
+    args.push(src.display().to_string());
+    args
+}
+
+/// Which side of a `.cu` file a compile keeps.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(super) enum Side {
+    /// The kernels, optimised as a build would (`-O2`).
+    Device,
+    /// The host code, at `-O1`: enough to fold a launch's local arithmetic.
+    Host,
+}
+
+/// The flags both sides share, before the user's extra flags: the
+/// language, the side, the optimisation, `debug`, the headers.
+pub(super) fn side_arguments(
+    side: Side,
+    debug: &str,
+    header: &Path,
+    tk: Option<&Toolkit>,
+    opts: &CompileOptions,
+) -> Vec<String> {
+    let (only, level) = match side {
+        Side::Device => ("--cuda-device-only", "-O2"),
+        Side::Host => ("--cuda-host-only", "-O1"),
+    };
     let mut args: Vec<String> = vec![
         "-x".into(),
         "cuda".into(),
-        "--cuda-device-only".into(),
+        only.into(),
         format!("--cuda-gpu-arch={}", opts.gpu_arch),
-        "-O2".into(),
-        if opts.full_debug {
-            "-g"
-        } else {
-            "-gline-tables-only"
-        }
-        .into(),
-        // Keep value names so explanations can say `%cmp`, not `%12`.
-        "-fno-discard-value-names".into(),
+        level.into(),
+        debug.into(),
         "-emit-llvm".into(),
         "-c".into(),
     ];
@@ -207,10 +237,6 @@ pub fn arguments(
     }
     args.extend(opts.includes.iter().map(|i| format!("-I{}", i.display())));
     args.extend(opts.defines.iter().map(|d| format!("-D{d}")));
-    args.extend(opts.extra.iter().cloned());
-    args.push("-o".into());
-    args.push(out.display().to_string());
-    args.push(src.display().to_string());
     args
 }
 
@@ -283,57 +309,93 @@ pub fn compile_keeping_bitcode(
     compile_in(src, opts, true).map(|(m, bc)| (m, bc.unwrap_or_default()))
 }
 
+/// What a compile of `src` needs before clang runs: the clang, the
+/// toolkit (or our headers, written to the cache), a temporary directory.
+pub(super) struct Setup {
+    pub clang: PathBuf,
+    pub tk: Option<Toolkit>,
+    pub dir: crate::temp::TempDir,
+    /// The force-included header, when there is no toolkit.
+    pub header: PathBuf,
+}
+
+impl Setup {
+    pub fn new(src: &Path, opts: &CompileOptions) -> Result<Setup, InputError> {
+        let clang = match &opts.clang {
+            Some(c) => on_path(c),
+            None => find_clang().ok_or_else(|| InputError {
+                message: format!(
+                    "{}: cannot compile CUDA: clang-{LLVM_MAJOR} not found (run scripts/setup.sh, \
+                     or pass --clang or set WARPCHECK_CLANG)",
+                    src.display()
+                ),
+            })?,
+        };
+        let tk = toolkit(opts)?;
+        let dir = crate::temp::tempdir().map_err(|e| InputError {
+            message: format!("cannot create a temporary directory: {e}"),
+        })?;
+        // Our headers live in the cache, named by their contents, so that
+        // the precompiled header made from them stays valid; in the temp
+        // dir if the cache cannot be written.
+        let shared = pch::shared_dir("headers", (CUDA_HEADER, STUB_HEADERS, OWN_HEADERS), |d| {
+            write_headers(&d.join("warpcheck_cuda.h"))
+        });
+        let headers = match shared {
+            Some(d) => d,
+            None => {
+                write_headers(&dir.path().join("warpcheck_cuda.h")).map_err(|e| InputError {
+                    message: format!("cannot write our headers in {}: {e}", dir.path().display()),
+                })?;
+                dir.path().to_path_buf()
+            }
+        };
+        Ok(Setup {
+            clang,
+            tk,
+            dir,
+            header: headers.join("warpcheck_cuda.h"),
+        })
+    }
+
+    /// Runs clang on `args` (which end `-o OUT SRC`, OUT and SRC given as
+    /// paths: a file name need not be UTF-8), with the precompiled header
+    /// where our header is included.
+    pub fn run(
+        &self,
+        mut args: Vec<String>,
+        out: &Path,
+        src: &Path,
+    ) -> Result<std::process::Output, InputError> {
+        if self.tk.is_none() {
+            use_pch(&self.clang, &self.header, &mut args);
+        }
+        let n = args.len();
+        Command::new(&self.clang)
+            .args(&args[..n - 2])
+            .arg(out)
+            .arg(src)
+            .output()
+            .map_err(|e| InputError {
+                message: format!(
+                    "{}: cannot run {}: {e}",
+                    src.display(),
+                    self.clang.display()
+                ),
+            })
+    }
+}
+
 fn compile_in(
     src: &Path,
     opts: &CompileOptions,
     keep_bitcode: bool,
 ) -> Result<(Module, Option<Vec<u8>>), InputError> {
-    let clang = match &opts.clang {
-        Some(c) => on_path(c),
-        None => find_clang().ok_or_else(|| InputError {
-            message: format!(
-                "{}: cannot compile CUDA: clang-{LLVM_MAJOR} not found (run scripts/setup.sh, \
-                 or pass --clang or set WARPCHECK_CLANG)",
-                src.display()
-            ),
-        })?,
-    };
-    let tk = toolkit(opts)?;
-    let dir = crate::temp::tempdir().map_err(|e| InputError {
-        message: format!("cannot create a temporary directory: {e}"),
-    })?;
-    let out = dir.path().join("device.bc");
-    // Our headers live in the cache, named by their contents, so that the
-    // precompiled header made from them stays valid; in the temp dir if
-    // the cache cannot be written.
-    let shared = pch::shared_dir("headers", (CUDA_HEADER, STUB_HEADERS, OWN_HEADERS), |d| {
-        write_headers(&d.join("warpcheck_cuda.h"))
-    });
-    let headers = match shared {
-        Some(d) => d,
-        None => {
-            write_headers(&dir.path().join("warpcheck_cuda.h")).map_err(|e| InputError {
-                message: format!("cannot write our headers in {}: {e}", dir.path().display()),
-            })?;
-            dir.path().to_path_buf()
-        }
-    };
-    let header = headers.join("warpcheck_cuda.h");
-    let mut args = arguments(src, &out, &header, tk.as_ref(), opts);
-    if tk.is_none() {
-        use_pch(&clang, &header, &mut args);
-    }
-    // The output and the source as paths, not text: a file name need not be
-    // UTF-8 (`args` ends `-o OUT SRC`, spelt lossily for the PCH's key).
-    let n = args.len();
-    let output = Command::new(&clang)
-        .args(&args[..n - 2])
-        .arg(&out)
-        .arg(src)
-        .output()
-        .map_err(|e| InputError {
-            message: format!("{}: cannot run {}: {e}", src.display(), clang.display()),
-        })?;
+    let setup = Setup::new(src, opts)?;
+    let out = setup.dir.path().join("device.bc");
+    let args = arguments(src, &out, &setup.header, setup.tk.as_ref(), opts);
+    let output = setup.run(args, &out, src)?;
+    let (clang, tk) = (&setup.clang, &setup.tk);
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         return Err(InputError {
@@ -345,7 +407,7 @@ fn compile_in(
             ),
         });
     }
-    let mut m = ir::llvm::load_file(&out).map_err(|e| match newer_clang(&clang) {
+    let mut m = ir::llvm::load_file(&out).map_err(|e| match newer_clang(clang) {
         Some(why) => InputError {
             message: format!("{}: {why}", src.display()),
         },
@@ -354,7 +416,10 @@ fn compile_in(
     m.system_dirs.push(match tk {
         Some(tk) => tk.root.join("include"),
         // Our own headers: the force-included one and those of `stubs/`.
-        None => headers,
+        None => setup
+            .header
+            .parent()
+            .map_or_else(PathBuf::new, Path::to_path_buf),
     });
     let bitcode = if keep_bitcode {
         Some(std::fs::read(&out).map_err(|e| InputError {

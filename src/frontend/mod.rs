@@ -5,12 +5,14 @@
 mod clang;
 pub mod compdb;
 pub mod flags;
+mod host;
 pub mod nvcc;
 mod opt;
 pub mod pch;
 mod toolkit;
 
 pub use clang::{clang_major, find_clang, find_llvm_tool, on_path, CompileOptions};
+pub use host::launches as host_launches;
 pub use opt::{find_opt, print_uniformity};
 pub use toolkit::Toolkit;
 

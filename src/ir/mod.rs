@@ -10,6 +10,7 @@ mod display;
 pub(crate) mod entity;
 pub mod gep;
 pub mod intrinsics;
+pub mod launch;
 pub mod llvm;
 pub mod major;
 mod opcode;

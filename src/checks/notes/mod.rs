@@ -2,9 +2,11 @@
 //! file each, with its kind and how it is made, registered in [`ALL`].
 
 pub mod analysis_budget;
+pub mod guessed_shape;
 pub mod unread_asm;
 
 pub use analysis_budget::ANALYSIS_BUDGET;
+pub use guessed_shape::GUESSED_SHAPE;
 pub use unread_asm::UNREAD_ASM;
 
 use crate::analysis::{KernelAnalysis, ModuleAnalysis};
@@ -20,4 +22,4 @@ pub struct KernelNote {
 }
 
 /// Every kernel note, in report order (before the checks' findings).
-pub static ALL: &[&KernelNote] = &[&ANALYSIS_BUDGET, &UNREAD_ASM];
+pub static ALL: &[&KernelNote] = &[&ANALYSIS_BUDGET, &UNREAD_ASM, &GUESSED_SHAPE];

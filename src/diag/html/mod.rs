@@ -562,7 +562,8 @@ mod tests {
             file: "k.cu".into(),
             line: 1,
             block_dim: [256, 1, 1],
-            block_dim_source: "default",
+            block_dim_source: crate::diag::json::ShapeSource::Named("default"),
+            launches: Vec::new(),
             sites: Vec::new(),
             bounds: None,
         }

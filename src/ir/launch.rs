@@ -1,0 +1,274 @@
+//! Kernel launches read from a `.cu` file's host-side IR (clang
+//! `--cuda-host-only`): the shape a `kernel<<<grid, block, shmem>>>(…)`
+//! asks for, where the host code writes it down.
+//!
+//! Clang lowers each `<<<…>>>` to a call of `__cudaPushCallConfiguration`
+//! (CUDA 9.2 and later; `cudaConfigureCall` when it knows no SDK version)
+//! with the grid and the block as `dim3`s split the C ABI's way — `x` and
+//! `y` packed in one `i64`, `z` an `i32` — then the shared bytes and the
+//! stream, followed by a call of the kernel's host stub (or, once the stub
+//! is inlined, `cudaLaunchKernel`/`cudaLaunch` of it). The stub is the
+//! kernel's mangled name with `__device_stub__` before its identifier. An
+//! operand that is a constant after clang's own folding (`-O1` folds
+//! `(n + 127) / 128` for a constant `n` and a `dim3` of constants) is read;
+//! anything else is unknown.
+
+use inkwell::context::Context;
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::debuginfo::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::LLVMOpcode;
+use inkwell::memory_buffer::MemoryBuffer;
+use std::collections::HashSet;
+use std::ffi::c_char;
+use std::path::Path;
+
+/// One `<<<…>>>` launch in host code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostLaunch {
+    /// The kernel's mangled (device) name.
+    pub kernel: String,
+    /// The grid, when all three extents are constants.
+    pub grid: Option<[u32; 3]>,
+    /// The block, when all three extents are constants.
+    pub block: Option<[u32; 3]>,
+    /// The dynamic shared memory in bytes, when a constant.
+    pub shared_bytes: Option<u64>,
+    /// The file and line of the launch, as the debug info names them
+    /// (empty and 0 without debug info).
+    pub file: String,
+    pub line: u32,
+}
+
+/// The calls that open a launch configuration.
+const CONFIGURE: [&str; 2] = ["__cudaPushCallConfiguration", "cudaConfigureCall"];
+/// The runtime calls that launch a kernel handed to them as operand 0.
+const LAUNCH: [&str; 3] = [
+    "cudaLaunchKernel",
+    "cudaLaunch",
+    "cudaLaunchCooperativeKernel",
+];
+/// Blocks searched after a configuration for its launch (the stub call sits
+/// behind the configuration's error check, a few blocks on).
+const SEARCH_BLOCKS: usize = 64;
+
+/// Every launch in a host-side `.ll`/`.bc` file, in the file's order.
+pub fn read_file(path: &Path) -> Result<Vec<HostLaunch>, super::llvm::LoadError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| super::llvm::LoadError {
+        path: shown.clone(),
+        line: None,
+        message: format!("{shown}: cannot read: {e}"),
+    })?;
+    let context = Context::create();
+    let buffer = MemoryBuffer::create_from_memory_range_copy(&bytes, &shown);
+    let module = context
+        .create_module_from_ir(buffer)
+        .map_err(|e| super::llvm::LoadError {
+            path: shown.clone(),
+            line: None,
+            message: format!("{shown}: {}", e.to_string_lossy().trim()),
+        })?;
+    // SAFETY: the module lives until the end of this function and is only
+    // read.
+    Ok(unsafe { launches(module.as_mut_ptr()) })
+}
+
+unsafe fn launches(m: LLVMModuleRef) -> Vec<HostLaunch> {
+    let mut out = Vec::new();
+    let mut f = LLVMGetFirstFunction(m);
+    while !f.is_null() {
+        let mut bb = LLVMGetFirstBasicBlock(f);
+        while !bb.is_null() {
+            let mut i = LLVMGetFirstInstruction(bb);
+            while !i.is_null() {
+                if callee_name(i).is_some_and(|n| CONFIGURE.contains(&n.as_str())) {
+                    if let Some(l) = launch_at(i) {
+                        out.push(l);
+                    }
+                }
+                i = LLVMGetNextInstruction(i);
+            }
+            bb = LLVMGetNextBasicBlock(bb);
+        }
+        f = LLVMGetNextFunction(f);
+    }
+    out
+}
+
+/// The launch a configuration call opens, if its stub is found before
+/// another configuration.
+unsafe fn launch_at(config: LLVMValueRef) -> Option<HostLaunch> {
+    if LLVMGetNumArgOperands(config) < 5 {
+        return None;
+    }
+    let op = |n| LLVMGetOperand(config, n);
+    let kernel = launched_kernel(config)?;
+    let (file, line) = location(config);
+    Some(HostLaunch {
+        kernel,
+        grid: dim3(op(0), op(1)),
+        block: dim3(op(2), op(3)),
+        shared_bytes: constant(op(4)),
+        file,
+        line,
+    })
+}
+
+/// A `dim3` passed as `{x, y}` in an `i64` and `z` in an `i32`, when both
+/// are constants and every extent is at least 1.
+unsafe fn dim3(xy: LLVMValueRef, z: LLVMValueRef) -> Option<[u32; 3]> {
+    let (xy, z) = (constant(xy)?, constant(z)?);
+    let dims = [xy as u32, (xy >> 32) as u32, z as u32];
+    (!dims.contains(&0)).then_some(dims)
+}
+
+unsafe fn constant(v: LLVMValueRef) -> Option<u64> {
+    (!LLVMIsAConstantInt(v).is_null()).then(|| LLVMConstIntGetZExtValue(v))
+}
+
+/// The device name of the kernel the configuration at `config` launches:
+/// the first stub called, or handed to the runtime, on the paths from it.
+unsafe fn launched_kernel(config: LLVMValueRef) -> Option<String> {
+    let mut seen = HashSet::new();
+    let mut todo = std::collections::VecDeque::new();
+    let mut inst = LLVMGetNextInstruction(config);
+    let mut searched = 0;
+    loop {
+        while !inst.is_null() {
+            if let Some(name) = callee_name(inst) {
+                if CONFIGURE.contains(&name.as_str()) {
+                    // The next launch's configuration: not on this path.
+                    break;
+                }
+                if let Some(k) = kernel_of_stub(&name) {
+                    return Some(k);
+                }
+                if LAUNCH.contains(&name.as_str()) && LLVMGetNumArgOperands(inst) > 0 {
+                    let f = LLVMGetOperand(inst, 0);
+                    if !LLVMIsAFunction(f).is_null() {
+                        if let Some(k) = kernel_of_stub(&value_name(f)) {
+                            return Some(k);
+                        }
+                    }
+                }
+            }
+            if LLVMIsATerminatorInst(inst).is_null() {
+                inst = LLVMGetNextInstruction(inst);
+                continue;
+            }
+            for s in 0..LLVMGetNumSuccessors(inst) {
+                let next = LLVMGetSuccessor(inst, s);
+                if seen.insert(next) {
+                    todo.push_back(next);
+                }
+            }
+            break;
+        }
+        searched += 1;
+        let bb = todo.pop_front().filter(|_| searched <= SEARCH_BLOCKS)?;
+        inst = LLVMGetFirstInstruction(bb);
+    }
+}
+
+/// The name of a call's callee, when it calls a function directly.
+unsafe fn callee_name(i: LLVMValueRef) -> Option<String> {
+    if LLVMIsACallInst(i).is_null() && LLVMGetInstructionOpcode(i) != LLVMOpcode::LLVMInvoke {
+        return None;
+    }
+    let callee = LLVMGetCalledValue(i);
+    (!callee.is_null() && !LLVMIsAFunction(callee).is_null()).then(|| value_name(callee))
+}
+
+unsafe fn value_name(v: LLVMValueRef) -> String {
+    let mut len = 0;
+    let p = LLVMGetValueName2(v, &mut len);
+    text(p, len)
+}
+
+unsafe fn text(p: *const c_char, len: usize) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+}
+
+/// The file and line of an instruction's debug location.
+unsafe fn location(i: LLVMValueRef) -> (String, u32) {
+    let dl = LLVMInstructionGetDebugLoc(i);
+    if dl.is_null() {
+        return (String::new(), 0);
+    }
+    let scope = LLVMDILocationGetScope(dl);
+    let file = if scope.is_null() {
+        std::ptr::null_mut()
+    } else {
+        LLVMDIScopeGetFile(scope)
+    };
+    let name = if file.is_null() {
+        String::new()
+    } else {
+        let mut n = 0;
+        let p = LLVMDIFileGetFilename(file, &mut n);
+        text(p, n as usize)
+    };
+    (name, LLVMDILocationGetLine(dl))
+}
+
+const STUB: &str = "__device_stub__";
+
+/// The kernel a host stub stands for: `_Z19__device_stub__tilePf` is
+/// `_Z4tilePf`, `_ZN2ns19__device_stub__kEv` is `_ZN2ns1kEv`, and an
+/// `extern "C"` stub `__device_stub__k` is `k`. `None` for other names.
+pub fn kernel_of_stub(name: &str) -> Option<String> {
+    if let Some(k) = name.strip_prefix(STUB) {
+        return (!k.is_empty()).then(|| k.to_string());
+    }
+    if !name.starts_with("_Z") {
+        return None;
+    }
+    // The first `<len>__device_stub__` identifier: its length loses the
+    // prefix's.
+    let at = name.find(STUB)?;
+    let digits = name[..at]
+        .bytes()
+        .rev()
+        .take_while(u8::is_ascii_digit)
+        .count();
+    if digits == 0 {
+        return None;
+    }
+    let len: usize = name[at - digits..at].parse().ok()?;
+    let rest = len.checked_sub(STUB.len()).filter(|&n| n > 0)?;
+    Some(format!(
+        "{}{rest}{}",
+        &name[..at - digits],
+        &name[at + STUB.len()..]
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kernel_of_stub;
+
+    #[test]
+    fn stub_names_map_to_kernels() {
+        // 19 = len("__device_stub__tile"); "tile" is 4.
+        assert_eq!(
+            kernel_of_stub("_Z19__device_stub__tilePf").unwrap(),
+            "_Z4tilePf"
+        );
+        assert_eq!(
+            kernel_of_stub("_Z17__device_stub__tkILi8EEvPf").unwrap(),
+            "_Z2tkILi8EEvPf"
+        );
+        assert_eq!(
+            kernel_of_stub("_ZN2ns16__device_stub__kEv").unwrap(),
+            "_ZN2ns1kEv"
+        );
+        assert_eq!(kernel_of_stub("__device_stub__plain").unwrap(), "plain");
+        assert_eq!(kernel_of_stub("_Z4tilePf"), None);
+        assert_eq!(kernel_of_stub("_Z15__device_stub__Pf"), None);
+        assert_eq!(kernel_of_stub("cudaLaunch"), None);
+    }
+}
