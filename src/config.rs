@@ -422,6 +422,7 @@ mod tests {
             message: String::new(),
             notes: Vec::new(),
             data: None,
+            impact: None,
         };
         let sel = Selection {
             warnings_as_errors: Some("warpcheck-*,-warpcheck-bank-*".into()),

@@ -106,6 +106,7 @@ impl<C: Check> DynCheck for C {
                     message: v.message,
                     notes,
                     data: serde_json::to_value(fig).ok(),
+                    impact: None,
                 };
                 Some((finding, C::rank(fig)))
             })
