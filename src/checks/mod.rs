@@ -15,6 +15,7 @@ pub mod bank_conflict;
 mod check;
 pub mod divergent_branch;
 mod figures;
+pub mod idioms;
 pub mod notes;
 pub mod uncoalesced_access;
 
@@ -76,7 +77,7 @@ pub fn measure_all(a: &ModuleAnalysis<'_>) -> Vec<Vec<SiteFigures>> {
                     let mut fig = SiteFigures::default();
                     fig.reason = (k.exhausted.is_some() && s.thread_dependent).then_some(BUDGET);
                     for c in all() {
-                        c.measure(a.module, k, s, &mut fig);
+                        c.measure(a, k, s, &mut fig);
                     }
                     fig
                 })
