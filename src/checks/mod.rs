@@ -15,6 +15,7 @@ pub mod bank_conflict;
 mod check;
 pub mod divergent_branch;
 mod figures;
+pub mod group;
 pub mod idioms;
 pub mod notes;
 pub mod uncoalesced_access;
