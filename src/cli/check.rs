@@ -176,6 +176,11 @@ pub struct ReportArgs {
     /// steps): a note at the kernel's line and `bounds` in JSON.
     #[arg(long)]
     pub bounds: bool,
+    /// Warnings estimated to cost less than this share of their kernel's
+    /// time are notes (a percentage, e.g. 2 or 0.5%; default 2; 0 keeps
+    /// every warning). Over the configuration's `MinImpact`.
+    #[arg(long, value_name = "PERCENT")]
+    pub min_impact: Option<String>,
     #[command(flatten)]
     pub compile: CompileArgs,
 }
@@ -261,6 +266,12 @@ pub fn options(r: &ReportArgs) -> Result<Settings, i32> {
             exit::INPUT
         })?;
         o.config_file = Some(path.clone());
+    }
+    if let Some(t) = &r.min_impact {
+        o.report.min_impact = Some(crate::config::parse_min_impact(t).map_err(|e| {
+            eprintln!("warpcheck: error: --min-impact: {e}");
+            exit::INPUT
+        })?);
     }
     o.quiet = r.quiet;
     crate::trace::install(r.timing);
@@ -534,9 +545,22 @@ fn check_file(
     require_nvptx(file, &m)?;
     let opts = &settings.analysis;
     let a = analysis::analyze(&m, opts, &IfdsTaint);
+    let machine = settings
+        .config_for(file)
+        .and_then(|p| Config::read(&p).ok())
+        .and_then(|c| c.machine().ok())
+        .unwrap_or_default();
+    let min_impact = settings
+        .report
+        .min_impact
+        .unwrap_or(crate::timing::impact::DEFAULT_MIN_IMPACT);
     let (figures, findings) = info_span!("checks").in_scope(|| {
         let figures = crate::checks::measure_all(&a);
-        let findings = settings.report.findings(&a, &figures);
+        let findings = settings.report.findings_with(&a, &figures, |fs| {
+            crate::timing::impact::annotate(&a, &figures, &machine, fs);
+            *fs = crate::checks::group::group(&a, std::mem::take(fs));
+            crate::timing::impact::settle(fs, min_impact);
+        });
         (figures, findings)
     });
     let serious = |fs: &[Finding]| fs.iter().filter(|f| f.severity != Severity::Note).count();
@@ -557,11 +581,6 @@ fn check_file(
         findings.push(crate::cost::report::note(&m, k, kb));
     }
     if bounds {
-        let machine = settings
-            .config_for(file)
-            .and_then(|p| Config::read(&p).ok())
-            .and_then(|c| c.machine().ok())
-            .unwrap_or_default();
         findings.extend(crate::timing::report::module_notes(
             &a,
             &figures,
@@ -583,6 +602,15 @@ fn check_file(
         eprintln!("warpcheck: note: {}: no kernels found", file.display());
     }
     let prints = crate::diag::fingerprint::of_all(&a, &findings, &mut text::SourceCache::default());
+    // Worst first within a file, after the fingerprints (which count
+    // repeats in file order, so ordering never changes them).
+    let order = crate::diag::order::by_impact(&findings);
+    let findings = crate::diag::order::permute(findings, &order);
+    let prints = crate::diag::order::permute(prints, &order);
+    if need_report {
+        let file_findings = std::mem::take(&mut report.findings);
+        report.findings = crate::diag::order::permute(file_findings, &order);
+    }
     Ok(FileOutcome {
         report,
         findings,
