@@ -54,20 +54,23 @@ impl Selection {
         a: &crate::analysis::ModuleAnalysis<'_>,
         figures: &[Vec<crate::checks::SiteFigures>],
     ) -> Vec<Finding> {
-        self.findings_with(a, figures, |_| {})
+        self.findings_with(a, figures, |_| {}, |_| {})
     }
 
-    /// [`Selection::findings`], with `adjust` run on them before any
-    /// warning is made an error (the impact stage, which may make a cheap
-    /// warning a note, sits above this module).
+    /// [`Selection::findings`], with `estimate` run on every finding
+    /// before copies at one position are reduced to one, and `settle` on
+    /// those kept, before any warning is made an error (the impact stage,
+    /// which may make a cheap warning a note, sits above this module).
     pub fn findings_with(
         &self,
         a: &crate::analysis::ModuleAnalysis<'_>,
         figures: &[Vec<crate::checks::SiteFigures>],
-        adjust: impl FnOnce(&mut Vec<Finding>),
+        estimate: impl FnMut(&mut [Finding]),
+        settle: impl FnOnce(&mut Vec<Finding>),
     ) -> Vec<Finding> {
-        let mut findings = crate::checks::run_all(a, figures, &self.off());
-        adjust(&mut findings);
+        let mut estimate = estimate;
+        let mut findings = crate::checks::run_all_with(a, figures, &self.off(), &mut estimate);
+        settle(&mut findings);
         self.promote(&mut findings);
         findings
     }
@@ -199,11 +202,7 @@ pub struct Config {
     pub machine: serde_yaml::Mapping,
     /// The share of a kernel's estimated time under which a warning is a
     /// note: a percentage, `2` or `"2%"` (as `--min-impact`).
-    #[serde(
-        rename = "MinImpact",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "MinImpact", default, skip_serializing_if = "Option::is_none")]
     pub min_impact: Option<serde_yaml::Value>,
 }
 

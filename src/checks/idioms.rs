@@ -158,10 +158,7 @@ fn effects(a: &ModuleAnalysis<'_>, k: &KernelAnalysis, s: &Site, side: &[BlockId
                         | Intrinsic::Atomic(_)
                 )
             );
-            let memory = matches!(
-                inst.op,
-                Opcode::Store | Opcode::AtomicRmw | Opcode::CmpXchg
-            );
+            let memory = matches!(inst.op, Opcode::Store | Opcode::AtomicRmw | Opcode::CmpXchg);
             e.leader |= warp_op || memory;
         }
     }

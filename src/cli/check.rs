@@ -556,11 +556,15 @@ fn check_file(
         .unwrap_or(crate::timing::impact::DEFAULT_MIN_IMPACT);
     let (figures, findings) = info_span!("checks").in_scope(|| {
         let figures = crate::checks::measure_all(&a);
-        let findings = settings.report.findings_with(&a, &figures, |fs| {
-            crate::timing::impact::annotate(&a, &figures, &machine, fs);
-            *fs = crate::checks::group::group(&a, std::mem::take(fs));
-            crate::timing::impact::settle(fs, min_impact);
-        });
+        let findings = settings.report.findings_with(
+            &a,
+            &figures,
+            |fs| crate::timing::impact::annotate(&a, &figures, &machine, fs),
+            |fs| {
+                *fs = crate::checks::group::group(&a, std::mem::take(fs));
+                crate::timing::impact::settle(fs, min_impact);
+            },
+        );
         (figures, findings)
     });
     let serious = |fs: &[Finding]| fs.iter().filter(|f| f.severity != Severity::Note).count();

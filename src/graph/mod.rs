@@ -63,21 +63,23 @@ impl FunctionGraphs {
 
     /// The blocks one side of branch block `b` runs before its lanes meet
     /// again: those reachable from successor `succ` without passing the
-    /// reconvergence point (`b`'s immediate post-dominator) or `b` itself
-    /// (a loop around the branch is the next execution, not this side).
-    /// What a warp that splits at `b` runs twice, once per side.
+    /// reconvergence point (`b`'s immediate post-dominator), and `b`
+    /// itself when the side comes back to it (a loop's next iteration,
+    /// which its exit test also runs), not expanded past. What a warp
+    /// that splits at `b` runs twice, once per side.
     pub fn branch_side(&self, b: BlockId, succ: BlockId) -> Vec<BlockId> {
         let meet = self.pdom.idom(b);
-        let stop = |x: BlockId| x == b || Some(x) == meet;
         let mut seen = vec![false; self.cfg.num_blocks()];
         let mut out = Vec::new();
         let mut work = vec![succ];
         while let Some(x) = work.pop() {
-            if stop(x) || std::mem::replace(&mut seen[x.index()], true) {
+            if Some(x) == meet || std::mem::replace(&mut seen[x.index()], true) {
                 continue;
             }
             out.push(x);
-            work.extend(self.cfg.succs(x).iter().copied());
+            if x != b {
+                work.extend(self.cfg.succs(x).iter().copied());
+            }
         }
         out.sort();
         out
@@ -164,9 +166,10 @@ mod tests {
         assert_eq!(k.cdg.dependents(header), [header, body]);
         assert_eq!(graphs.calls.reachable_from(FuncId(0)), [FuncId(0)]);
         assert_eq!(graphs.calls.callees(FuncId(0)), [tid]);
-        // The loop's exit branch: the body is one side (it comes back to
-        // the branch, the next execution); the exit is where lanes meet.
-        assert_eq!(k.branch_side(header, body), [body]);
+        // The loop's exit branch: the body is one side, with the test it
+        // comes back to (the next iteration's); the exit is where lanes
+        // meet.
+        assert_eq!(k.branch_side(header, body), [header, body]);
         assert!(k.branch_side(header, exit).is_empty());
     }
 }

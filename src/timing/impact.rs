@@ -1,8 +1,9 @@
 //! What each finding costs, estimated from the time model, so that the
 //! findings can be ordered by it and the cheap ones said as notes.
 //!
-//! **The kernel's time.** A block's cycles are estimated as Brent's
-//! `W/P + S` of the time bounds plus a throughput term `M`:
+//! **The kernel's time.** An SM's cycles for one wave of the `r` blocks
+//! resident on it are estimated as Brent's `W/P + S` of the time bounds
+//! plus a throughput term `M`, with `W` and `M` the block's times `r`:
 //!
 //! * `W`: the warp instructions the block issues: every block of the CFG
 //!   once per iteration of the loops around it (their trip bounds from
@@ -14,7 +15,8 @@
 //! * `M`: the cycles the block's global sectors take at its SM's share of
 //!   DRAM bandwidth, and its shared-memory wavefronts at the SM's rate.
 //!
-//! **A finding's cost**, in the same cycles:
+//! **A finding's cost**, in the same cycles (times `r`, every resident
+//! block pays it):
 //!
 //! * a divergent branch: the issue slots of both sides (loops included,
 //!   up to where the lanes meet again) times the warps that split times
@@ -85,11 +87,15 @@ struct Model<'a> {
     mem: f64,
     /// Some loop took [`NOMINAL_TRIPS`].
     nominal: bool,
+    /// Blocks resident on an SM at once: they share its issue slots and
+    /// bandwidth, while one warp's chain `s` is not repeated.
+    resident: f64,
 }
 
 impl Model<'_> {
+    /// An SM's cycles for one wave of resident blocks.
     fn cycles(&self) -> f64 {
-        self.w / self.p + self.s + self.mem
+        self.resident * (self.w / self.p + self.mem) + self.s
     }
 }
 
@@ -110,7 +116,10 @@ pub fn annotate(
         };
         let found = a.kernels.iter().enumerate().find_map(|(i, k)| {
             let kname = &a.module.func(k.kernel).demangled;
-            let at = k.sites.iter().position(|s| s.func == f.func && s.inst == inst);
+            let at = k
+                .sites
+                .iter()
+                .position(|s| s.func == f.func && s.inst == inst);
             (kname == &f.kernel).then_some(at.map(|s| (i, s))).flatten()
         });
         let Some((ki, si)) = found else {
@@ -193,19 +202,28 @@ fn cheap_reason(f: &Finding, i: &Impact) -> String {
         Some("halo") => format!("the edge lanes run {issues} instructions"),
         Some("bounds_check") => "only the last warp of the range splits".to_string(),
         _ if i.inputs.contains_key("side_issues") => format!(
-            "the splitting warps run {issues} instructions serialised, {} times",
-            input("executions")
+            "the splitting warps run {issues} instructions serialised, {}",
+            times(input("executions"))
         ),
         _ if i.inputs.contains_key("excess_sectors") => format!(
-            "{} excess sectors per request, {} times",
+            "{} excess sectors per request, {}",
             input("excess_sectors"),
-            input("executions")
+            times(input("executions"))
         ),
         _ => format!(
-            "{} excess wavefronts per request, {} times",
+            "{} excess wavefronts per request, {}",
             input("excess_wavefronts"),
-            input("executions")
+            times(input("executions"))
         ),
+    }
+}
+
+/// "once", "8 times" (per warp).
+fn times(n: f64) -> String {
+    if n <= 1.0 {
+        "once".to_string()
+    } else {
+        format!("{n} times")
     }
 }
 
@@ -217,6 +235,7 @@ fn estimate(md: &Model<'_>, site: &Site, fig: &SiteFigures) -> Impact {
     inputs.insert("executions", exec);
     inputs.insert("warps", md.warps);
     inputs.insert("kernel_cycles", md.cycles().round());
+    inputs.insert("resident_blocks", md.resident);
     if md.nominal {
         inputs.insert("nominal_trips", NOMINAL_TRIPS);
     }
@@ -229,17 +248,17 @@ fn estimate(md: &Model<'_>, site: &Site, fig: &SiteFigures) -> Impact {
         inputs.insert("splitting_warps", splits);
         inputs.insert("side_issues", side);
         inputs.insert("issue_rate", md.p);
-        side * splits * exec / md.p
+        side * splits * exec / md.p * md.resident
     } else if let Some(sec) = fig.get::<Sectors>() {
         let excess = sec.full_max.saturating_sub(sec.ideal) as f64;
         inputs.insert("excess_sectors", excess);
         inputs.insert("sector_cycles", md.sector);
-        excess * md.warps * exec * md.sector
+        excess * md.warps * exec * md.sector * md.resident
     } else if let Some(c) = fig.get::<Conflict>() {
         let excess = c.wavefronts.max.saturating_sub(c.ideal_wavefronts) as f64;
         inputs.insert("excess_wavefronts", excess);
         inputs.insert("wavefront_cycles", md.wavefront);
-        excess * md.warps * exec * md.wavefront
+        excess * md.warps * exec * md.wavefront * md.resident
     } else {
         return Impact::unknown("no figure to cost");
     };
@@ -290,7 +309,8 @@ fn model<'a>(
     let warps = k.acf.warps.len().max(1) as f64;
     let p = f64::from(machine.issue_rate.max(1));
     // An SM's share of DRAM, in bytes per cycle.
-    let dram = f64::from(machine.dram_gbps) * 1e3 / f64::from(machine.clock_mhz.max(1))
+    let dram = f64::from(machine.dram_gbps) * 1e3
+        / f64::from(machine.clock_mhz.max(1))
         / f64::from(machine.sms.max(1));
     let sector = if dram > 0.0 {
         hw::SECTOR_BYTES as f64 / dram
@@ -323,6 +343,10 @@ fn model<'a>(
             _ => {}
         }
     }
+    let threads = k.block_dim.dims.iter().product::<u32>();
+    let resident = machine
+        .residency(threads, crate::machine::static_shared_bytes(m))
+        .map_or(1.0, |r| f64::from(r.blocks_per_sm.max(1)));
     let dot = |v: &[f64]| v.iter().zip(&exec).map(|(x, e)| x * e).sum::<f64>();
     Ok(Model {
         m,
@@ -337,6 +361,7 @@ fn model<'a>(
         wavefront,
         mem,
         nominal,
+        resident,
     })
 }
 
