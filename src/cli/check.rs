@@ -177,7 +177,7 @@ pub struct ReportArgs {
     #[arg(long)]
     pub bounds: bool,
     /// Warnings estimated to cost less than this share of their kernel's
-    /// time are notes (a percentage, e.g. 2 or 0.5%; default 2; 0 keeps
+    /// time are notes (a percentage, e.g. 2 or 0.5%; default 5; 0 keeps
     /// every warning). Over the configuration's `MinImpact`.
     #[arg(long, value_name = "PERCENT")]
     pub min_impact: Option<String>,
