@@ -54,7 +54,7 @@ fn cycles(f: &Value) -> f64 {
 /// Each scaled by the same resident blocks (8 of 256 threads per SM).
 #[test]
 fn idioms_are_notes_and_long_sides_a_warning() {
-    let r = check_json("tests/fixtures/cu/impact_idioms.cu", &[]);
+    let r = check_json("cu/impact_idioms.cu", &[]);
     let leader = branch(&r, "leader_atomic", 12);
     let single = branch(&r, "single_store", 21);
     let halo = branch(&r, "halo", 31);
@@ -110,19 +110,17 @@ fn idioms_are_notes_and_long_sides_a_warning() {
 /// sides' share makes it a note too; a bad value is a usage error.
 #[test]
 fn min_impact_sets_the_threshold() {
-    let all = check_json("tests/fixtures/cu/impact_idioms.cu", &["--min-impact", "0"]);
+    let all = check_json("cu/impact_idioms.cu", &["--min-impact", "0"]);
     for (k, line) in [("leader_atomic", 12), ("single_store", 21), ("halo", 31)] {
         assert_eq!(branch(&all, k, line)["severity"], "warning", "{k}");
     }
-    let none = check_json(
-        "tests/fixtures/cu/impact_idioms.cu",
-        &["--min-impact", "100%"],
-    );
+    let none = check_json("cu/impact_idioms.cu", &["--min-impact", "100%"]);
     assert_eq!(branch(&none, "long_sides", 44)["severity"], "note");
     for bad in ["-1", "101", "lots"] {
         let out = run(warpcheck()
-            .args(["check", "--min-impact", bad])
-            .arg(fixture("tests/fixtures/cu/impact_idioms.cu")));
+            .arg("check")
+            .arg(format!("--min-impact={bad}"))
+            .arg(fixture("cu/impact_idioms.cu")));
         assert_eq!(out.status.code(), Some(2), "{bad}");
         assert!(stderr(&out).contains("--min-impact"), "{}", stderr(&out));
     }
@@ -133,7 +131,7 @@ fn min_impact_sets_the_threshold() {
 fn min_impact_in_the_configuration() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("k.cu");
-    std::fs::copy(fixture("tests/fixtures/cu/impact_idioms.cu"), &src).unwrap();
+    std::fs::copy(fixture("cu/impact_idioms.cu"), &src).unwrap();
     std::fs::write(dir.path().join(".warpcheck.yaml"), "MinImpact: 0\n").unwrap();
     let json = |extra: &[&str]| -> Value {
         let out = run(warpcheck()
@@ -158,10 +156,7 @@ fn min_impact_in_the_configuration() {
 /// within the file.
 #[test]
 fn every_finding_has_an_impact_and_text_is_ordered_by_it() {
-    let r = check_json(
-        "tests/fixtures/cu/impact_idioms.cu",
-        &["--notes", "--bounds"],
-    );
+    let r = check_json("cu/impact_idioms.cu", &["--notes", "--bounds"]);
     for f in r["findings"].as_array().unwrap() {
         let i = &f["impact"];
         assert!(i.is_object(), "{f:#}");
@@ -170,7 +165,7 @@ fn every_finding_has_an_impact_and_text_is_ordered_by_it() {
     }
     let out = run(warpcheck()
         .args(["check", "--format", "sarif"])
-        .arg(fixture("tests/fixtures/cu/impact_idioms.cu")));
+        .arg(fixture("cu/impact_idioms.cu")));
     let sarif: Value = serde_json::from_slice(&out.stdout).unwrap();
     let results = sarif["runs"][0]["results"].as_array().unwrap();
     assert!(!results.is_empty());
@@ -180,7 +175,7 @@ fn every_finding_has_an_impact_and_text_is_ordered_by_it() {
     // Text: the long sides (the largest share) before the leader lane.
     let out = run(warpcheck()
         .args(["check", "--min-impact", "0"])
-        .arg(fixture("tests/fixtures/cu/impact_idioms.cu")));
+        .arg(fixture("cu/impact_idioms.cu")));
     let text = stderr(&out) + &helpers::common::stdout(&out);
     let shares: Vec<f64> = text
         .lines()
@@ -203,7 +198,7 @@ fn every_finding_has_an_impact_and_text_is_ordered_by_it() {
 /// bytes a lane (ideal 128 bytes, 4 sectors): 20 excess each.
 #[test]
 fn accesses_of_one_line_with_one_cause_are_one_warning() {
-    let r = check_json("tests/fixtures/cu/impact_aos.cu", &[]);
+    let r = check_json("cu/impact_aos.cu", &[]);
     let fs: Vec<&Value> = findings_of(&r, "step")
         .into_iter()
         .filter(|f| f["check"] == "uncoalesced-access" && f["line"] == 9)
@@ -243,9 +238,8 @@ fn accesses_of_one_line_with_one_cause_are_one_warning() {
 /// estimates must come out in the same order: leader < 4 < 16 < 64.
 #[test]
 fn impact_order_agrees_with_simulated_cycles() {
-    let rel = "tests/fixtures/cu/impact_order.cu";
-    let r = check_json(rel, &["--min-impact", "0"]);
-    let m = compile(rel);
+    let r = check_json("cu/impact_order.cu", &["--min-impact", "0"]);
+    let m = compile("tests/fixtures/cu/impact_order.cu");
     let blocks = 8u32;
     let n = u64::from(blocks) * 256;
     let config = LaunchConfig {
@@ -254,7 +248,7 @@ fn impact_order_agrees_with_simulated_cycles() {
         machine: Some(Machine::default()),
         ..LaunchConfig::default()
     };
-    let args = [buf("in", 4 * n, Init::Iota), buf("out", 4 * n, Init::Zero)];
+    let args = [buf("in", 4 * n, Init::Zero), buf("out", 4 * n, Init::Zero)];
     let simulated = |k: &str| -> i64 {
         let o = helpers::run(&m, k, &config, &args);
         o.cycles.expect("cycle mode").launch_cycles as i64
@@ -276,7 +270,8 @@ fn impact_order_agrees_with_simulated_cycles() {
     by_estimate.sort_by(|a, b| a.1.total_cmp(&b.1));
     let mut by_loss = rows.clone();
     by_loss.sort_by_key(|r| r.2);
-    let names = |v: &[(&str, f64, i64)]| v.iter().map(|r| r.0).collect::<Vec<_>>();
+    let names =
+        |v: &[(&'static str, f64, i64)]| -> Vec<&'static str> { v.iter().map(|r| r.0).collect() };
     assert_eq!(names(&by_estimate), names(&by_loss), "{rows:?}");
     assert_eq!(
         names(&by_estimate),
