@@ -163,9 +163,9 @@ fn apply(f: &mut Finding, mut impact: Impact, min_share: f64) {
         let text = percent(share);
         if f.severity == Severity::Warning && share < min_share {
             let why = format!(
-                "cheap: {}, {text} of the kernel's time (under the {} threshold, --min-impact)",
+                "cheap: {}, {text} of the kernel's time (under the {}% threshold, --min-impact)",
                 cheap_reason(f, &impact),
-                percent(min_share)
+                (min_share * 1e4).round() / 100.0
             );
             f.message = format!("{}; {why}", f.message);
             f.severity = Severity::Note;
