@@ -545,26 +545,10 @@ fn check_file(
     require_nvptx(file, &m)?;
     let opts = &settings.analysis;
     let a = analysis::analyze(&m, opts, &IfdsTaint);
-    let machine = settings
-        .config_for(file)
-        .and_then(|p| Config::read(&p).ok())
-        .and_then(|c| c.machine().ok())
-        .unwrap_or_default();
-    let min_impact = settings
-        .report
-        .min_impact
-        .unwrap_or(crate::timing::impact::DEFAULT_MIN_IMPACT);
+    let machine = machine_for(file, settings);
     let (figures, findings) = info_span!("checks").in_scope(|| {
         let figures = crate::checks::measure_all(&a);
-        let findings = settings.report.findings_with(
-            &a,
-            &figures,
-            |fs| crate::timing::impact::annotate(&a, &figures, &machine, fs),
-            |fs| {
-                *fs = crate::checks::group::group(&a, std::mem::take(fs));
-                crate::timing::impact::settle(fs, min_impact);
-            },
-        );
+        let findings = findings_with_impact(&a, &figures, settings, &machine);
         (figures, findings)
     });
     let serious = |fs: &[Finding]| fs.iter().filter(|f| f.severity != Severity::Note).count();
@@ -621,6 +605,40 @@ fn check_file(
         prints,
         suppressed,
     })
+}
+
+/// The time model `file`'s configuration gives (`Machine:`), else the
+/// default machine.
+pub(super) fn machine_for(file: &std::path::Path, settings: &Settings) -> crate::machine::Machine {
+    settings
+        .config_for(file)
+        .and_then(|p| Config::read(&p).ok())
+        .and_then(|c| c.machine().ok())
+        .unwrap_or_default()
+}
+
+/// The findings `settings` selects, each with its impact estimate on
+/// `machine`, accesses of one cause grouped, and the warnings under the
+/// `--min-impact` threshold made notes.
+pub(super) fn findings_with_impact(
+    a: &analysis::ModuleAnalysis<'_>,
+    figures: &[Vec<crate::checks::SiteFigures>],
+    settings: &Settings,
+    machine: &crate::machine::Machine,
+) -> Vec<Finding> {
+    let min_impact = settings
+        .report
+        .min_impact
+        .unwrap_or(crate::timing::impact::DEFAULT_MIN_IMPACT);
+    settings.report.findings_with(
+        a,
+        figures,
+        |fs| crate::timing::impact::annotate(a, figures, machine, fs),
+        |fs| {
+            *fs = crate::checks::group::group(a, std::mem::take(fs));
+            crate::timing::impact::settle(fs, min_impact);
+        },
+    )
 }
 
 /// `--compare-uniformity`: per file, the functions where LLVM and warpcheck
