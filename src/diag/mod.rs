@@ -12,3 +12,4 @@ pub mod sarif;
 pub mod summary;
 pub mod suppress;
 pub mod text;
+
