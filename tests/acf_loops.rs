@@ -182,8 +182,10 @@ fn reduction_ladders_are_decided_per_iteration() {
 
 #[test]
 fn per_iteration_messages_name_the_counter() {
+    // `--min-impact 0`: the messages are checked, and a reduction's
+    // halving branch is cheap enough to be a note by default.
     let out = run(warpcheck()
-        .args(["check", "--block-dim", "256"])
+        .args(["check", "--block-dim", "256", "--min-impact", "0"])
         .arg(fixture("cu/acf_loops.cu")));
     let text = String::from_utf8_lossy(&out.stdout).to_string() + &stderr(&out);
     // 256 threads: 8 of 8 for k = 1..16, then 256/64 = 4, 2, 1.
@@ -254,8 +256,10 @@ fn strided_reduction_conflicts_per_iteration() {
             );
         }
     }
+    // `--min-impact 0`: the messages are checked, and a reduction's
+    // halving branch is cheap enough to be a note by default.
     let out = run(warpcheck()
-        .args(["check", "--block-dim", "256"])
+        .args(["check", "--block-dim", "256", "--min-impact", "0"])
         .arg(fixture("cu/acf_loops.cu")));
     let text = String::from_utf8_lossy(&out.stdout).to_string() + &stderr(&out);
     assert!(

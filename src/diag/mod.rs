@@ -12,4 +12,3 @@ pub mod sarif;
 pub mod summary;
 pub mod suppress;
 pub mod text;
-

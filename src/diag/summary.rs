@@ -181,7 +181,10 @@ impl Summary {
             pct(ua, da)
         );
         if !self.costliest.is_empty() {
-            let _ = writeln!(out, "costliest warnings (estimated share of their kernel's time):");
+            let _ = writeln!(
+                out,
+                "costliest warnings (estimated share of their kernel's time):"
+            );
             for c in &self.costliest {
                 let _ = writeln!(
                     out,
