@@ -447,10 +447,15 @@ impl Check for DivergentBranch {
 
     fn measure_in(a: &ModuleAnalysis<'_>, k: &KernelAnalysis, s: &Site) -> Divergence {
         let d = divergence(a.module, k, s);
+        let split = match d.class {
+            DivClass::Total | DivClass::Partial => idioms::Split::Known,
+            DivClass::Bounded => idioms::Split::Bounded,
+            DivClass::None | DivClass::Unknown => idioms::Split::Other,
+        };
         Divergence {
             idiom: s
                 .thread_dependent
-                .then(|| idioms::of_branch(a, k, s, d.class))
+                .then(|| idioms::of_branch(a, k, s, split))
                 .flatten(),
             ..d
         }

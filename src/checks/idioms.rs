@@ -14,7 +14,6 @@
 //! so `laneid == 0`, `threadIdx.x % 32 == 0` and `(threadIdx.x & 31) == 0`
 //! are one idiom: the lanes decide, not the spelling.
 
-use super::divergent_branch::DivClass;
 use crate::acf::lanes::lanes;
 use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
 use crate::ir::intrinsics::Intrinsic;
@@ -43,18 +42,28 @@ struct Effects {
     leader: bool,
 }
 
-/// The idiom of the branch at `s`, of divergence class `class`, if any.
+/// How the divergence check classed a branch, as far as idioms care.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Split {
+    /// Known warps split (classes `total` and `partial`).
+    Known,
+    /// At most the warp that straddles a threshold (class `bounded`).
+    Bounded,
+    /// None, or not known.
+    Other,
+}
+
+/// The idiom of the branch at `s`, which splits warps as `split` says.
 pub fn of_branch(
     a: &ModuleAnalysis<'_>,
     k: &KernelAnalysis,
     s: &Site,
-    class: DivClass,
+    split: Split,
 ) -> Option<Idiom> {
-    if class == DivClass::Bounded {
-        return Some(Idiom::BoundsCheck);
-    }
-    if !matches!(class, DivClass::Total | DivClass::Partial) {
-        return None;
+    match split {
+        Split::Bounded => return Some(Idiom::BoundsCheck),
+        Split::Other => return None,
+        Split::Known => {}
     }
     let m = a.module;
     let f = m.func(s.func);
