@@ -15,7 +15,7 @@ use crate::ir::{FuncId, InstId, SiteKind};
 const GROUPED: [&str; 2] = ["uncoalesced-access", "bank-conflict"];
 
 /// Groups warnings of [`GROUPED`] checks at one kernel, file and line with
-/// the same hint; the others keep their order.
+/// the same hint, stride and worst figure; the others keep their order.
 pub fn group(a: &ModuleAnalysis<'_>, findings: Vec<Finding>) -> Vec<Finding> {
     let kinds: HashMap<(FuncId, InstId), SiteKind> = a
         .kernels
@@ -23,10 +23,15 @@ pub fn group(a: &ModuleAnalysis<'_>, findings: Vec<Finding>) -> Vec<Finding> {
         .flat_map(|k| &k.sites)
         .map(|s| ((s.func, s.inst), s.kind))
         .collect();
-    type Key = (&'static str, String, String, u32, String);
+    // The cause: the check, its hint, and the figure's shape (the stride
+    // between lanes and the worst sectors or degree).
+    type Key = (&'static str, String, String, u32, String, String);
     let key = |f: &Finding| -> Option<Key> {
         let p = f.pos.as_ref()?;
         let hint = f.notes.iter().find(|n| n.starts_with("hint:"))?;
+        let shape = f.data.as_ref().map_or(String::new(), |d| {
+            format!("{} {}", d["stride"], d["full_max"])
+        });
         (GROUPED.contains(&f.check) && f.severity == Severity::Warning && p.line > 0).then(|| {
             (
                 f.check,
@@ -34,6 +39,7 @@ pub fn group(a: &ModuleAnalysis<'_>, findings: Vec<Finding>) -> Vec<Finding> {
                 p.file.clone(),
                 p.line,
                 hint.clone(),
+                shape,
             )
         })
     };
