@@ -5,8 +5,9 @@
 //!   per warp, or one thread of the block (`threadIdx.x == 0`), runs a
 //!   side that stores, updates atomically or exchanges with a shuffle;
 //! * a **halo load** (`threadIdx.x < RADIUS`): the first or last threads
-//!   of each row of the block, and only they, run a side that loads and
-//!   stores (a tile's edge staged in shared memory);
+//!   of each row of the block, and only they, run a side that loads from
+//!   global memory and stores to shared memory (a tile's edge staged; a
+//!   reduction's `if (t < s) s[t] += s[t + s]` is not one);
 //! * a **bounds check** (`i < n`, `i` the global index): only the warp
 //!   that straddles `n` can split (the divergence class `bounded`).
 //!
@@ -18,6 +19,7 @@ use crate::acf::lanes::lanes;
 use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
 use crate::ir::intrinsics::Intrinsic;
 use crate::ir::{BlockId, Opcode, SiteKind};
+use crate::memory::Space;
 use serde::Serialize;
 
 /// A branch idiom (the JSON `divergence.idiom`).
@@ -37,7 +39,9 @@ pub enum Idiom {
 /// What a side of a branch does, as far as the idioms care.
 #[derive(Default, Debug)]
 struct Effects {
-    loads: bool,
+    /// Loads from global memory and stores to shared memory: staging.
+    global_loads: bool,
+    shared_stores: bool,
     /// Stores, atomics, shuffles and votes: what a leader does for its warp.
     leader: bool,
 }
@@ -110,7 +114,7 @@ fn idiom_of_lanes(k: &KernelAnalysis, taken: &[u32], effects: &Effects) -> Optio
             Idiom::LeaderLane
         });
     }
-    if effects.loads && effects.leader && is_row_edge(k, taken) {
+    if effects.global_loads && effects.shared_stores && is_row_edge(k, taken) {
         return Some(Idiom::Halo);
     }
     None
@@ -149,9 +153,14 @@ fn effects(a: &ModuleAnalysis<'_>, k: &KernelAnalysis, s: &Site, side: &[BlockId
         if side.binary_search(&f.inst(site.inst).block).is_err() {
             continue;
         }
+        let space = site.space;
         match site.kind {
-            SiteKind::Load => e.loads = true,
-            SiteKind::Store | SiteKind::Atomic => e.leader = true,
+            SiteKind::Load => e.global_loads |= space == Some(Space::Global),
+            SiteKind::Store => {
+                e.leader = true;
+                e.shared_stores |= space == Some(Space::Shared);
+            }
+            SiteKind::Atomic => e.leader = true,
             SiteKind::Branch => {}
         }
     }
