@@ -143,3 +143,44 @@ fn summed(parts: &[&Finding]) -> Option<Impact> {
         reason: first.reason.clone(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::FuncId;
+
+    fn access(cycles: f64, share: f64, excess: f64) -> Finding {
+        Finding {
+            check: "uncoalesced-access",
+            severity: Severity::Warning,
+            func: FuncId(0),
+            inst: None,
+            pos: None,
+            kernel: "k".into(),
+            function: "k".into(),
+            message: String::new(),
+            notes: Vec::new(),
+            data: None,
+            impact: Some(Impact {
+                cycles: Some(cycles),
+                share: Some(share),
+                inputs: [("excess_sectors", excess), ("executions", 1.0)].into(),
+                reason: None,
+            }),
+        }
+    }
+
+    #[test]
+    fn a_group_costs_the_sum_of_its_accesses() {
+        let (a, b) = (access(10.0, 0.25, 20.0), access(30.0, 0.5, 20.0));
+        let i = summed(&[&a, &b]).unwrap();
+        assert_eq!((i.cycles, i.share), (Some(40.0), Some(0.75)));
+        assert_eq!(i.inputs["excess_sectors"], 40.0);
+        assert_eq!(i.inputs["grouped_accesses"], 2.0);
+        // Shares over the whole kernel are capped; one unknown: unknown.
+        let c = access(10.0, 0.5, 1.0);
+        assert_eq!(summed(&[&b, &c, &c]).unwrap().share, Some(1.0));
+        let d = Finding { impact: None, ..a };
+        assert!(summed(&[&b, &d]).is_none());
+    }
+}

@@ -419,3 +419,67 @@ fn executions(
         .collect();
     Ok((exec, nominal))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::FuncId;
+
+    fn branch(idiom: Option<&str>, share: f64) -> (Finding, Impact) {
+        let f = Finding {
+            check: "divergent-branch",
+            severity: Severity::Warning,
+            func: FuncId(0),
+            inst: None,
+            pos: None,
+            kernel: "k".into(),
+            function: "k".into(),
+            message: "m".into(),
+            notes: Vec::new(),
+            data: idiom.map(|i| serde_json::json!({ "idiom": i })),
+            impact: None,
+        };
+        let inputs = [("side_issues", 3.0), ("executions", 1.0)].into();
+        let i = Impact {
+            cycles: Some(6.0),
+            share: Some(share),
+            inputs,
+            reason: None,
+        };
+        (f, i)
+    }
+
+    #[test]
+    fn shares_as_text() {
+        assert_eq!(percent(0.1234), "~12%");
+        assert_eq!(percent(0.015), "~1.5%");
+        assert_eq!(percent(0.0004), "<0.1%");
+    }
+
+    #[test]
+    fn cheap_warnings_become_notes_with_the_reason() {
+        // 0.3% under a 5% threshold: a note saying what the lane runs.
+        let (mut f, i) = branch(Some("leader_lane"), 0.003);
+        apply(&mut f, i, 0.05);
+        assert_eq!(f.severity, Severity::Note);
+        assert_eq!(
+            f.message,
+            "m; cheap: one lane per warp runs 3 instructions, ~0.3% of the kernel's time (under the 5% threshold, --min-impact)"
+        );
+        assert!(f.impact.unwrap().reason.unwrap().starts_with("cheap:"));
+        // At or over the threshold: a warning with its share.
+        let (mut f, i) = branch(None, 0.2);
+        apply(&mut f, i, 0.05);
+        assert_eq!(f.severity, Severity::Warning);
+        assert_eq!(f.message, "m (~20% of the kernel's time)");
+        // No idiom: the serialised instructions and how often.
+        let (mut f, i) = branch(None, 0.01);
+        apply(&mut f, i, 0.05);
+        assert!(
+            f.message
+                .contains("the splitting warps run 3 instructions serialised, once"),
+            "{}",
+            f.message
+        );
+    }
+}
