@@ -54,7 +54,7 @@ fn cycles(f: &Value) -> f64 {
 /// Each scaled by the same resident blocks (8 of 256 threads per SM).
 #[test]
 fn idioms_are_notes_and_long_sides_a_warning() {
-    let r = check_json("cu/impact_idioms.cu", &[]);
+    let r = check_json("impact/idioms.cu", &[]);
     let leader = branch(&r, "leader_atomic", 12);
     let single = branch(&r, "single_store", 21);
     let halo = branch(&r, "halo", 31);
@@ -110,17 +110,17 @@ fn idioms_are_notes_and_long_sides_a_warning() {
 /// sides' share makes it a note too; a bad value is a usage error.
 #[test]
 fn min_impact_sets_the_threshold() {
-    let all = check_json("cu/impact_idioms.cu", &["--min-impact", "0"]);
+    let all = check_json("impact/idioms.cu", &["--min-impact", "0"]);
     for (k, line) in [("leader_atomic", 12), ("single_store", 21), ("halo", 31)] {
         assert_eq!(branch(&all, k, line)["severity"], "warning", "{k}");
     }
-    let none = check_json("cu/impact_idioms.cu", &["--min-impact", "100%"]);
+    let none = check_json("impact/idioms.cu", &["--min-impact", "100%"]);
     assert_eq!(branch(&none, "long_sides", 44)["severity"], "note");
     for bad in ["-1", "101", "lots"] {
         let out = run(warpcheck()
             .arg("check")
             .arg(format!("--min-impact={bad}"))
-            .arg(fixture("cu/impact_idioms.cu")));
+            .arg(fixture("impact/idioms.cu")));
         assert_eq!(out.status.code(), Some(2), "{bad}");
         assert!(stderr(&out).contains("--min-impact"), "{}", stderr(&out));
     }
@@ -131,7 +131,7 @@ fn min_impact_sets_the_threshold() {
 fn min_impact_in_the_configuration() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("k.cu");
-    std::fs::copy(fixture("cu/impact_idioms.cu"), &src).unwrap();
+    std::fs::copy(fixture("impact/idioms.cu"), &src).unwrap();
     std::fs::write(dir.path().join(".warpcheck.yaml"), "MinImpact: 0\n").unwrap();
     let json = |extra: &[&str]| -> Value {
         let out = run(warpcheck()
@@ -156,7 +156,7 @@ fn min_impact_in_the_configuration() {
 /// within the file.
 #[test]
 fn every_finding_has_an_impact_and_text_is_ordered_by_it() {
-    let r = check_json("cu/impact_idioms.cu", &["--notes", "--bounds"]);
+    let r = check_json("impact/idioms.cu", &["--notes", "--bounds"]);
     for f in r["findings"].as_array().unwrap() {
         let i = &f["impact"];
         assert!(i.is_object(), "{f:#}");
@@ -165,7 +165,7 @@ fn every_finding_has_an_impact_and_text_is_ordered_by_it() {
     }
     let out = run(warpcheck()
         .args(["check", "--format", "sarif"])
-        .arg(fixture("cu/impact_idioms.cu")));
+        .arg(fixture("impact/idioms.cu")));
     let sarif: Value = serde_json::from_slice(&out.stdout).unwrap();
     let results = sarif["runs"][0]["results"].as_array().unwrap();
     assert!(!results.is_empty());
@@ -175,7 +175,7 @@ fn every_finding_has_an_impact_and_text_is_ordered_by_it() {
     // Text: the long sides (the largest share) before the leader lane.
     let out = run(warpcheck()
         .args(["check", "--min-impact", "0"])
-        .arg(fixture("cu/impact_idioms.cu")));
+        .arg(fixture("impact/idioms.cu")));
     let text = stderr(&out) + &helpers::common::stdout(&out);
     let shares: Vec<f64> = text
         .lines()
@@ -228,7 +228,7 @@ fn accesses_of_one_line_with_one_cause_are_one_warning() {
 
 /// The order of the estimates agrees with the simulator's cycle mode.
 ///
-/// Each kernel of `impact_order.cu` has one divergent branch and a twin
+/// Each kernel of `impact/order.cu` has one divergent branch and a twin
 /// whose condition is uniform per warp with the same work: what the
 /// split costs in simulation is the kernel's cycles minus its twin's. By
 /// hand: `split_N`'s warps run both N-iteration loops where the twin's
@@ -238,8 +238,8 @@ fn accesses_of_one_line_with_one_cause_are_one_warning() {
 /// estimates must come out in the same order: leader < 4 < 16 < 64.
 #[test]
 fn impact_order_agrees_with_simulated_cycles() {
-    let r = check_json("cu/impact_order.cu", &["--min-impact", "0"]);
-    let m = compile("tests/fixtures/cu/impact_order.cu");
+    let r = check_json("impact/order.cu", &["--min-impact", "0"]);
+    let m = compile("tests/fixtures/impact/order.cu");
     let blocks = 8u32;
     let n = u64::from(blocks) * 256;
     let config = LaunchConfig {
