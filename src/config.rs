@@ -41,6 +41,9 @@ pub struct Selection {
     /// Checks whose warnings are errors (a clang-tidy glob list, the
     /// configuration's first).
     pub warnings_as_errors: Option<String>,
+    /// `--min-impact` or `MinImpact:`: warnings estimated below this share
+    /// of their kernel's time are notes (`None`: the default).
+    pub min_impact: Option<f64>,
 }
 
 impl Selection {
@@ -51,7 +54,23 @@ impl Selection {
         a: &crate::analysis::ModuleAnalysis<'_>,
         figures: &[Vec<crate::checks::SiteFigures>],
     ) -> Vec<Finding> {
-        let mut findings = crate::checks::run_all(a, figures, &self.off());
+        self.findings_with(a, figures, |_| {}, |_| {})
+    }
+
+    /// [`Selection::findings`], with `estimate` run on every finding
+    /// before copies at one position are reduced to one, and `settle` on
+    /// those kept, before any warning is made an error (the impact stage,
+    /// which may make a cheap warning a note, sits above this module).
+    pub fn findings_with(
+        &self,
+        a: &crate::analysis::ModuleAnalysis<'_>,
+        figures: &[Vec<crate::checks::SiteFigures>],
+        estimate: impl FnMut(&mut [Finding]),
+        settle: impl FnOnce(&mut Vec<Finding>),
+    ) -> Vec<Finding> {
+        let mut estimate = estimate;
+        let mut findings = crate::checks::run_all_with(a, figures, &self.off(), &mut estimate);
+        settle(&mut findings);
         self.promote(&mut findings);
         findings
     }
@@ -181,6 +200,23 @@ pub struct Config {
         skip_serializing_if = "serde_yaml::Mapping::is_empty"
     )]
     pub machine: serde_yaml::Mapping,
+    /// The share of a kernel's estimated time under which a warning is a
+    /// note: a percentage, `2` or `"2%"` (as `--min-impact`).
+    #[serde(rename = "MinImpact", default, skip_serializing_if = "Option::is_none")]
+    pub min_impact: Option<serde_yaml::Value>,
+}
+
+/// A `--min-impact` or `MinImpact:` value, a percentage from 0 to 100
+/// with or without `%`, as a share from 0 to 1.
+pub fn parse_min_impact(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let n = t.strip_suffix('%').unwrap_or(t).trim();
+    match n.parse::<f64>() {
+        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v / 100.0),
+        _ => Err(format!(
+            "expected a percentage from 0 to 100 (e.g. 2 or 0.5%), got '{t}'"
+        )),
+    }
 }
 
 /// A clang-tidy check list: comma-separated globs, `-` to remove; the
@@ -236,6 +272,9 @@ impl Config {
         }
         if let Err(e) = c.machine() {
             return Err(format!("{}:1: Machine: {e}", line("Machine")));
+        }
+        if let Err(e) = c.min_impact() {
+            return Err(format!("{}:1: MinImpact: {e}", line("MinImpact")));
         }
         Ok(c)
     }
@@ -310,7 +349,22 @@ impl Config {
     /// Applies the checks to report (`Checks`, `WarningsAsErrors`,
     /// `BareNolint`) to `sel` and the launch shapes (`Kernels`) to `opts`.
     /// The lists go under those already in `sel` (the command line's).
+    /// `MinImpact` as a share, if set.
+    pub fn min_impact(&self) -> Result<Option<f64>, String> {
+        let text = match &self.min_impact {
+            None => return Ok(None),
+            Some(serde_yaml::Value::Number(n)) => n.to_string(),
+            Some(serde_yaml::Value::String(s)) => s.clone(),
+            Some(_) => return Err("expected a percentage (e.g. 2 or \"0.5%\")".into()),
+        };
+        parse_min_impact(&text).map(Some)
+    }
+
     pub fn apply(&self, opts: &mut Options, sel: &mut Selection) {
+        // The command line's --min-impact wins; the value was checked on reading.
+        if sel.min_impact.is_none() {
+            sel.min_impact = self.min_impact().ok().flatten();
+        }
         // The names were checked when the file was read.
         if let Some(list) = &self.checks {
             let _ = sel.add_checks_under(list);
@@ -427,6 +481,7 @@ mod tests {
             message: String::new(),
             notes: Vec::new(),
             data: None,
+            impact: None,
         };
         let sel = Selection {
             warnings_as_errors: Some("warpcheck-*,-warpcheck-bank-*".into()),

@@ -41,6 +41,36 @@ pub struct Finding {
     pub notes: Vec<String>,
     /// The check's figures, for the JSON `data` object.
     pub data: Option<serde_json::Value>,
+    /// What the finding costs, as estimated from the time model; `None`
+    /// until the impact stage (`timing::impact`) has run.
+    pub impact: Option<Impact>,
+}
+
+/// A finding's estimated cost: cycles of a block in the time model, and
+/// that as a share of the kernel's estimated cycles. Unknown (`None`) for
+/// findings with no site of their own or whose kernel the model cannot
+/// cost, with the reason.
+#[derive(Clone, PartialEq, Debug, Default, serde::Serialize)]
+pub struct Impact {
+    pub cycles: Option<f64>,
+    /// From 0 to 1.
+    pub share: Option<f64>,
+    /// The estimate's inputs, by name (`executions`, `splitting_warps`,
+    /// `side_issues`, `excess_sectors`, `kernel_cycles`, ...).
+    pub inputs: std::collections::BTreeMap<&'static str, f64>,
+    /// Why there is no estimate, or why the finding was made a note.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl Impact {
+    /// No estimate, for `reason`.
+    pub fn unknown(reason: impl Into<String>) -> Impact {
+        Impact {
+            reason: Some(reason.into()),
+            ..Impact::default()
+        }
+    }
 }
 
 impl Finding {

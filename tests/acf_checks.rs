@@ -178,7 +178,11 @@ fn warnings_carry_the_numbers() {
         "{text}"
     );
     assert!(text.contains("structure of arrays"), "{text}");
-    let out = run(warpcheck().arg("check").arg(fixture("cu/acf_branches.cu")));
+    // `--min-impact 0`: these kernels' splits are cheap next to their
+    // loads (notes by default); the message is what is checked here.
+    let out = run(warpcheck()
+        .args(["check", "--min-impact", "0"])
+        .arg(fixture("cu/acf_branches.cu")));
     let text = stdout(&out);
     assert!(text.contains("diverges in 1 of 8 warps"), "{text}");
     // Bounds checks and warp-uniform tests are not warnings.

@@ -182,8 +182,10 @@ fn reduction_ladders_are_decided_per_iteration() {
 
 #[test]
 fn per_iteration_messages_name_the_counter() {
+    // `--min-impact 0`: the messages are checked, and a reduction's
+    // halving branch is cheap enough to be a note by default.
     let out = run(warpcheck()
-        .args(["check", "--block-dim", "256"])
+        .args(["check", "--block-dim", "256", "--min-impact", "0"])
         .arg(fixture("cu/acf_loops.cu")));
     let text = String::from_utf8_lossy(&out.stdout).to_string() + &stderr(&out);
     // 256 threads: 8 of 8 for k = 1..16, then 256/64 = 4, 2, 1.
@@ -254,12 +256,17 @@ fn strided_reduction_conflicts_per_iteration() {
             );
         }
     }
+    // `--min-impact 0`: the messages are checked, and a reduction's
+    // halving branch is cheap enough to be a note by default.
     let out = run(warpcheck()
-        .args(["check", "--block-dim", "256"])
+        .args(["check", "--block-dim", "256", "--min-impact", "0"])
         .arg(fixture("cu/acf_loops.cu")));
     let text = String::from_utf8_lossy(&out.stdout).to_string() + &stderr(&out);
+    // `s[i] += s[i + k]`: the loads of `s[i]` and `s[i + k]` and the
+    // store of `s[i]` conflict alike, one warning led by the first access
+    // (by column, the load of `s[i]`) that lists the three.
     assert!(
-        text.contains("up to 8-way bank conflict on a shared store for k = 4..16 (2, 4, 8, 8, 8, 4, 2, 1-way for k = 1..128)"),
+        text.contains("up to 8-way bank conflict on a shared load for k = 4..16 (2, 4, 8, 8, 8, 4, 2, 1-way for k = 1..128) (3 accesses of this line, one cause: load at column 30, store at column 30, load at column 33)"),
         "{text}"
     );
 }

@@ -21,6 +21,11 @@ pub trait Check: Sync + 'static {
     fn applies(s: &Site) -> bool;
     /// Its figure at a site it applies to.
     fn measure(m: &Module, k: &KernelAnalysis, s: &Site) -> Self::Figure;
+    /// Its figure with the module's graphs at hand (what the idioms of a
+    /// branch's sides need); by default [`Check::measure`].
+    fn measure_in(a: &ModuleAnalysis<'_>, k: &KernelAnalysis, s: &Site) -> Self::Figure {
+        Self::measure(a.module, k, s)
+    }
     /// The verdict on a thread-dependent site with its figure, if the
     /// check has one.
     fn judge(s: &Site, fig: &Self::Figure) -> Option<Verdict>;
@@ -54,7 +59,7 @@ pub trait DynCheck: Sync {
     fn kind(&self) -> Kind;
     fn retired_name(&self) -> Option<&'static str>;
     /// Adds the check's figure to `fig` if it applies to site `s`.
-    fn measure(&self, m: &Module, k: &KernelAnalysis, s: &Site, fig: &mut SiteFigures);
+    fn measure(&self, a: &ModuleAnalysis<'_>, k: &KernelAnalysis, s: &Site, fig: &mut SiteFigures);
     /// Findings, ranked, for every thread-dependent site the check judges.
     fn run(&self, cx: &CheckContext<'_, '_>) -> Vec<Ranked>;
 
@@ -72,9 +77,9 @@ impl<C: Check> DynCheck for C {
         C::RETIRED_NAME
     }
 
-    fn measure(&self, m: &Module, k: &KernelAnalysis, s: &Site, fig: &mut SiteFigures) {
+    fn measure(&self, a: &ModuleAnalysis<'_>, k: &KernelAnalysis, s: &Site, fig: &mut SiteFigures) {
         if C::applies(s) {
-            fig.push(C::measure(m, k, s));
+            fig.push(C::measure_in(a, k, s));
         }
     }
 
@@ -106,6 +111,7 @@ impl<C: Check> DynCheck for C {
                     message: v.message,
                     notes,
                     data: serde_json::to_value(fig).ok(),
+                    impact: None,
                 };
                 Some((finding, C::rank(fig)))
             })

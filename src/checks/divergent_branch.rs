@@ -1,11 +1,12 @@
 #![doc = include_str!("divergent_branch.md")]
 
+use super::idioms::{self, Idiom};
 use super::{Check, Figure, Verdict};
 use crate::acf::expr::CtxId;
 use crate::acf::lanes::lanes;
 use crate::acf::warp::{self, Cond};
 use crate::acf::KernelAcf;
-use crate::analysis::{KernelAnalysis, Site};
+use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
 use crate::finding::{Kind, Severity};
 use crate::ir::{BlockId, Module, SiteKind};
 use serde::Serialize;
@@ -51,6 +52,10 @@ pub struct Divergence {
     /// each iteration.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub iterations: Option<Iterations>,
+    /// What the branch is for, when it is a known idiom (a leader lane, a
+    /// halo load, a bounds check): the message and hint say so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idiom: Option<Idiom>,
 }
 
 /// A branch's figures per value of its loop's counter.
@@ -327,6 +332,7 @@ fn classify(outcomes: &[Outcome]) -> Divergence {
             })
             .collect(),
         iterations: None,
+        idiom: None,
     }
 }
 
@@ -383,6 +389,41 @@ fn per_iteration(t: &Iterations, union: u32, warps: u32) -> String {
     out
 }
 
+/// The advice for a branch that is no known idiom.
+const GENERIC_HINT: &str = "make the condition uniform per warp (e.g. test threadIdx.x / 32), or compute both sides and pick with min/max or a select";
+
+/// What an idiom's finding says: what the branch is for, then the warps.
+fn idiom_message(i: Idiom, d: &Divergence) -> String {
+    let warps = format!("{} of {} warps split", d.split_min, d.warps);
+    match i {
+        Idiom::LeaderLane => {
+            format!("leader-lane guard: one lane per warp runs this side for its warp ({warps})")
+        }
+        Idiom::LeaderThread => {
+            format!("single-thread guard: one thread of the block runs this side ({warps})")
+        }
+        Idiom::Halo => format!(
+            "halo load: the threads at the edge of each row load the tile's border ({warps})"
+        ),
+        Idiom::BoundsCheck => format!("bounds check: {warps}"),
+    }
+}
+
+/// The advice for an idiom: what it costs, and when it is worth changing.
+fn idiom_hint(i: Idiom) -> &'static str {
+    match i {
+        Idiom::LeaderLane | Idiom::LeaderThread => {
+            "a leader doing the store, atomic or shuffle for the others is the usual idiom: it costs only the instructions the one lane runs; keep the guarded code short"
+        }
+        Idiom::Halo => {
+            "halo loads split only the warps at a tile's edge and cost the loads the edge lanes run; if that matters, let one whole warp load the halo"
+        }
+        Idiom::BoundsCheck => {
+            "a bounds check splits at most the last warp of the range; nothing to change"
+        }
+    }
+}
+
 pub struct DivergentBranch;
 
 impl Check for DivergentBranch {
@@ -402,6 +443,22 @@ impl Check for DivergentBranch {
 
     fn measure(m: &Module, k: &KernelAnalysis, s: &Site) -> Divergence {
         divergence(m, k, s)
+    }
+
+    fn measure_in(a: &ModuleAnalysis<'_>, k: &KernelAnalysis, s: &Site) -> Divergence {
+        let d = divergence(a.module, k, s);
+        let split = match d.class {
+            DivClass::Total | DivClass::Partial => idioms::Split::Known,
+            DivClass::Bounded => idioms::Split::Bounded,
+            DivClass::None | DivClass::Unknown => idioms::Split::Other,
+        };
+        Divergence {
+            idiom: s
+                .thread_dependent
+                .then(|| idioms::of_branch(a, k, s, split))
+                .flatten(),
+            ..d
+        }
     }
 
     fn judge(_s: &Site, d: &Divergence) -> Option<Verdict> {
@@ -437,10 +494,16 @@ impl Check for DivergentBranch {
                 ),
             ),
         };
+        let (message, hint) = match d.idiom {
+            None => (message, GENERIC_HINT),
+            // The bounded class's message already says it.
+            Some(i @ Idiom::BoundsCheck) => (message, idiom_hint(i)),
+            Some(i) => (idiom_message(i, d), idiom_hint(i)),
+        };
         Some(Verdict {
             severity,
             message,
-            hint: Some("make the condition uniform per warp (e.g. test threadIdx.x / 32), or compute both sides and pick with min/max or a select"),
+            hint: Some(hint),
         })
     }
 

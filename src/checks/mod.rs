@@ -15,6 +15,8 @@ pub mod bank_conflict;
 mod check;
 pub mod divergent_branch;
 mod figures;
+pub mod group;
+pub mod idioms;
 pub mod notes;
 pub mod uncoalesced_access;
 
@@ -76,7 +78,7 @@ pub fn measure_all(a: &ModuleAnalysis<'_>) -> Vec<Vec<SiteFigures>> {
                     let mut fig = SiteFigures::default();
                     fig.reason = (k.exhausted.is_some() && s.thread_dependent).then_some(BUDGET);
                     for c in all() {
-                        c.measure(a.module, k, s, &mut fig);
+                        c.measure(a, k, s, &mut fig);
                     }
                     fig
                 })
@@ -105,30 +107,33 @@ pub fn run_all(
     figures: &[Vec<SiteFigures>],
     disabled: &[String],
 ) -> Vec<Finding> {
+    run_all_with(a, figures, disabled, &mut |_| {})
+}
+
+/// [`run_all`], with `adjust` run on every finding before copies at one
+/// position are reduced to one: the impact stage sets each copy's
+/// estimate there, so that of copies alike in severity and rank the
+/// costliest stays (an unrolled loop's exit test in the loop rather than
+/// its copy before it).
+pub fn run_all_with(
+    a: &ModuleAnalysis<'_>,
+    figures: &[Vec<SiteFigures>],
+    disabled: &[String],
+    adjust: &mut dyn FnMut(&mut [Finding]),
+) -> Vec<Finding> {
     let disabled = |name: &str| {
         disabled
             .iter()
             .any(|d| crate::finding::bare_name(d) == name)
     };
     // Kernel notes rank 0: no check's finding shares their keys.
-    let mut out: Vec<Ranked> = notes::ALL
+    let mut all: Vec<Ranked> = notes::ALL
         .iter()
         .filter(|n| n.always || !disabled(n.kind.name))
         .flat_map(|n| a.kernels.iter().filter_map(|k| (n.make)(a, k)))
         .map(|f| (f, 0))
         .collect();
-    // The first finding of each key, by index in `out`: a scan of `out`
-    // per finding is quadratic in a module of many kernels.
-    let mut seen: FastMap<DedupKey, usize> = FastMap::default();
-    for (i, (f, _)) in out.iter().enumerate() {
-        if let Some(k) = dedup_key(a, f) {
-            seen.entry(k).or_insert(i);
-        }
-    }
-    for check in all() {
-        if disabled(check.name()) {
-            continue;
-        }
+    for check in all_checks_on(&disabled) {
         let no_notes = check.retired_name().is_some_and(disabled);
         for (k, figs) in a.kernels.iter().zip(figures) {
             let cx = CheckContext {
@@ -146,18 +151,46 @@ pub fn run_all(
                 if let Some(shape) = &shape {
                     f.message = format!("{}; {shape}", f.message);
                 }
-                let key = dedup_key(a, &f);
-                match key.as_ref().and_then(|k| seen.get(k)).copied() {
-                    None => {
-                        if let Some(k) = key {
-                            seen.entry(k).or_insert(out.len());
-                        }
-                        out.push((f, rank))
-                    }
-                    Some(i) if (f.severity, -rank) < (out[i].0.severity, -out[i].1) => {
-                        out[i] = (f, rank)
-                    }
-                    Some(_) => {}
+                all.push((f, rank));
+            }
+        }
+    }
+    let (mut findings, ranks): (Vec<Finding>, Vec<i64>) = all.into_iter().unzip();
+    adjust(&mut findings);
+    dedup(a, findings, &ranks)
+}
+
+/// The checks `disabled` leaves on, in report order.
+fn all_checks_on<'a>(
+    disabled: &'a dyn Fn(&str) -> bool,
+) -> impl Iterator<Item = &'static dyn DynCheck> + 'a {
+    all().iter().copied().filter(move |c| !disabled(c.name()))
+}
+
+/// The first finding of each key, replaced by a later copy of a worse
+/// severity, then a higher rank, then a larger estimated share.
+fn dedup(a: &ModuleAnalysis<'_>, findings: Vec<Finding>, ranks: &[i64]) -> Vec<Finding> {
+    let share = |f: &Finding| f.impact.as_ref().and_then(|i| i.share).unwrap_or(-1.0);
+    let mut out: Vec<Ranked> = Vec::with_capacity(findings.len());
+    // The first finding of each key, by index in `out`: a scan of `out`
+    // per finding is quadratic in a module of many kernels.
+    let mut seen: FastMap<DedupKey, usize> = FastMap::default();
+    for (f, &rank) in findings.into_iter().zip(ranks) {
+        let key = dedup_key(a, &f);
+        match key.as_ref().and_then(|k| seen.get(k)).copied() {
+            None => {
+                if let Some(k) = key {
+                    seen.entry(k).or_insert(out.len());
+                }
+                out.push((f, rank))
+            }
+            Some(i) => {
+                let (old, old_rank) = &out[i];
+                let worse = (f.severity, -rank)
+                    .cmp(&(old.severity, -old_rank))
+                    .then(share(old).total_cmp(&share(&f)));
+                if worse == std::cmp::Ordering::Less {
+                    out[i] = (f, rank);
                 }
             }
         }

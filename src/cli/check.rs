@@ -180,6 +180,11 @@ pub struct ReportArgs {
     /// `<<<grid, block>>>` launches.
     #[arg(long)]
     pub no_host_launches: bool,
+    /// Warnings estimated to cost less than this share of their kernel's
+    /// time are notes (a percentage, e.g. 2 or 0.5%; default 5; 0 keeps
+    /// every warning). Over the configuration's `MinImpact`.
+    #[arg(long, value_name = "PERCENT")]
+    pub min_impact: Option<String>,
     #[command(flatten)]
     pub compile: CompileArgs,
 }
@@ -268,6 +273,12 @@ pub fn options(r: &ReportArgs) -> Result<Settings, i32> {
             exit::INPUT
         })?;
         o.config_file = Some(path.clone());
+    }
+    if let Some(t) = &r.min_impact {
+        o.report.min_impact = Some(crate::config::parse_min_impact(t).map_err(|e| {
+            eprintln!("warpcheck: error: --min-impact: {e}");
+            exit::INPUT
+        })?);
     }
     o.quiet = r.quiet;
     o.no_host_launches = r.no_host_launches;
@@ -552,9 +563,10 @@ fn check_file(
     opts.launches = launches;
     let opts = &opts;
     let a = analysis::analyze(&m, opts, &IfdsTaint);
+    let machine = machine_for(file, settings);
     let (figures, findings) = info_span!("checks").in_scope(|| {
         let figures = crate::checks::measure_all(&a);
-        let findings = settings.report.findings(&a, &figures);
+        let findings = findings_with_impact(&a, &figures, settings, &machine);
         (figures, findings)
     });
     let serious = |fs: &[Finding]| fs.iter().filter(|f| f.severity != Severity::Note).count();
@@ -575,11 +587,6 @@ fn check_file(
         findings.push(crate::cost::report::note(&m, k, kb));
     }
     if bounds {
-        let machine = settings
-            .config_for(file)
-            .and_then(|p| Config::read(&p).ok())
-            .and_then(|c| c.machine().ok())
-            .unwrap_or_default();
         findings.extend(crate::timing::report::module_notes(
             &a,
             &figures,
@@ -601,6 +608,15 @@ fn check_file(
         eprintln!("warpcheck: note: {}: no kernels found", file.display());
     }
     let prints = crate::diag::fingerprint::of_all(&a, &findings, &mut text::SourceCache::default());
+    // Worst first within a file, after the fingerprints (which count
+    // repeats in file order, so ordering never changes them).
+    let order = crate::diag::order::by_impact(&findings);
+    let findings = crate::diag::order::permute(findings, &order);
+    let prints = crate::diag::order::permute(prints, &order);
+    if need_report {
+        let file_findings = std::mem::take(&mut report.findings);
+        report.findings = crate::diag::order::permute(file_findings, &order);
+    }
     Ok(FileOutcome {
         report,
         findings,
@@ -638,6 +654,40 @@ fn in_span<T>(work: impl FnOnce() -> T) -> impl FnOnce() -> T {
     let dispatch = tracing::dispatcher::get_default(|d| d.clone());
     let parent = tracing::Span::current();
     move || tracing::dispatcher::with_default(&dispatch, || parent.in_scope(work))
+}
+
+/// The time model `file`'s configuration gives (`Machine:`), else the
+/// default machine.
+pub(super) fn machine_for(file: &std::path::Path, settings: &Settings) -> crate::machine::Machine {
+    settings
+        .config_for(file)
+        .and_then(|p| Config::read(&p).ok())
+        .and_then(|c| c.machine().ok())
+        .unwrap_or_default()
+}
+
+/// The findings `settings` selects, each with its impact estimate on
+/// `machine`, accesses of one cause grouped, and the warnings under the
+/// `--min-impact` threshold made notes.
+pub(super) fn findings_with_impact(
+    a: &analysis::ModuleAnalysis<'_>,
+    figures: &[Vec<crate::checks::SiteFigures>],
+    settings: &Settings,
+    machine: &crate::machine::Machine,
+) -> Vec<Finding> {
+    let min_impact = settings
+        .report
+        .min_impact
+        .unwrap_or(crate::timing::impact::DEFAULT_MIN_IMPACT);
+    settings.report.findings_with(
+        a,
+        figures,
+        |fs| crate::timing::impact::annotate(a, figures, machine, fs),
+        |fs| {
+            *fs = crate::checks::group::group(a, std::mem::take(fs));
+            crate::timing::impact::settle(fs, min_impact);
+        },
+    )
 }
 
 /// `--compare-uniformity`: per file, the functions where LLVM and warpcheck

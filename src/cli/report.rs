@@ -194,7 +194,8 @@ fn report_file(job: &Job, settings: &Settings, plan: &SweepPlan) -> Result<FileR
     let opts = &opts;
     let a = analysis::analyze(&m, opts, &IfdsTaint);
     let figures = crate::checks::measure_all(&a);
-    let findings = settings.report.findings(&a, &figures);
+    let machine = check::machine_for(&job.file, &settings);
+    let findings = check::findings_with_impact(&a, &figures, &settings, &machine);
     let (findings, problems) = crate::diag::suppress::filter(findings, settings.report.bare_nolint);
     for p in problems {
         eprintln!("{p}");

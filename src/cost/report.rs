@@ -148,5 +148,6 @@ pub fn kernel_note(m: &Module, k: &KernelAnalysis, message: String, notes: Vec<S
         message,
         notes,
         data: None,
+        impact: None,
     }
 }

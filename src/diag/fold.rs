@@ -112,6 +112,7 @@ mod tests {
             message: message.into(),
             notes: Vec::new(),
             data: None,
+            impact: None,
         }
     }
 

@@ -3,7 +3,7 @@
 
 use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
 use crate::checks::SiteFigures;
-use crate::finding::Finding;
+use crate::finding::{Finding, Impact};
 use crate::ir::Position;
 use serde::Serialize;
 
@@ -109,6 +109,9 @@ pub struct FindingJson {
     pub notes: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
+    /// What the finding is estimated to cost (`timing::impact`): cycles,
+    /// share of the kernel's time, the estimate's inputs, or why unknown.
+    pub impact: Impact,
     /// Stable across edits that move the line (see `diag::fingerprint`):
     /// what `--baseline` and SARIF's `partialFingerprints` match on.
     pub fingerprint: String,
@@ -246,6 +249,10 @@ fn finding_json(f: &Finding, fingerprint: String) -> FindingJson {
         message: f.message.clone(),
         notes: f.notes.clone(),
         data: f.data.clone(),
+        impact: f
+            .impact
+            .clone()
+            .unwrap_or_else(|| Impact::unknown("a kernel's note: no site of its own")),
         fingerprint,
     }
 }

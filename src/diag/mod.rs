@@ -7,6 +7,7 @@ pub mod fold;
 pub mod html;
 pub mod json;
 pub mod kinds;
+pub mod order;
 pub mod sarif;
 pub mod summary;
 pub mod suppress;

@@ -29,7 +29,7 @@ fn result(f: &FindingJson, rule_index: Option<usize>) -> Value {
         "level": level(f.severity),
         "message": {"text": text},
         "partialFingerprints": {super::fingerprint::SARIF_KEY: f.fingerprint},
-        "properties": {"kernel": f.kernel, "function": f.function},
+        "properties": {"kernel": f.kernel, "function": f.function, "impact": f.impact},
     });
     if let Some(i) = rule_index {
         r["ruleIndex"] = json!(i);

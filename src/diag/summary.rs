@@ -77,7 +77,24 @@ pub struct Summary {
     pub kernels: Vec<(String, String, Counts)>,
     pub files: BTreeMap<String, Counts>,
     pub total: Counts,
+    /// The warnings (and errors) estimated to cost the most, worst first:
+    /// what to look at first.
+    pub costliest: Vec<Costly>,
 }
+
+/// One of the costliest findings.
+#[derive(Clone, Debug, Serialize)]
+pub struct Costly {
+    pub file: String,
+    pub line: u32,
+    pub check: String,
+    pub kernel: String,
+    /// Its share of the kernel's estimated time, 0 to 1.
+    pub share: f64,
+}
+
+/// How many findings `--summary` ranks.
+const COSTLIEST: usize = 10;
 
 impl Summary {
     pub fn of(r: &Report) -> Summary {
@@ -88,6 +105,23 @@ impl Summary {
             s.total.add(&c);
             s.kernels.push((k.file.clone(), k.name.clone(), c));
         }
+        let mut costly: Vec<Costly> = r
+            .findings
+            .iter()
+            .filter(|f| f.severity != "note")
+            .filter_map(|f| {
+                Some(Costly {
+                    file: f.file.clone(),
+                    line: f.line,
+                    check: f.check.clone(),
+                    kernel: f.kernel.clone(),
+                    share: f.impact.share?,
+                })
+            })
+            .collect();
+        costly.sort_by(|a, b| b.share.total_cmp(&a.share));
+        costly.truncate(COSTLIEST);
+        s.costliest = costly;
         s
     }
 
@@ -146,6 +180,23 @@ impl Summary {
             pct(ub, db),
             pct(ua, da)
         );
+        if !self.costliest.is_empty() {
+            let _ = writeln!(
+                out,
+                "costliest warnings (estimated share of their kernel's time):"
+            );
+            for c in &self.costliest {
+                let _ = writeln!(
+                    out,
+                    "  {:>6}  {}:{} [warpcheck-{}] in {}",
+                    crate::timing::impact::percent(c.share),
+                    c.file,
+                    c.line,
+                    c.check,
+                    c.kernel
+                );
+            }
+        }
         out
     }
 }

@@ -31,7 +31,7 @@ pub use loops::{IrreducibleCycle, Loop, LoopId, Loops};
 
 use std::sync::OnceLock;
 
-use crate::ir::{FuncId, Function, Module};
+use crate::ir::{BlockId, FuncId, Function, Module};
 
 /// Every per-function graph of one definition.
 #[derive(Clone, Debug)]
@@ -59,6 +59,30 @@ impl FunctionGraphs {
             loops,
             loop_facts: OnceLock::new(),
         }
+    }
+
+    /// The blocks one side of branch block `b` runs before its lanes meet
+    /// again: those reachable from successor `succ` without passing the
+    /// reconvergence point (`b`'s immediate post-dominator), and `b`
+    /// itself when the side comes back to it (a loop's next iteration,
+    /// which its exit test also runs), not expanded past. What a warp
+    /// that splits at `b` runs twice, once per side.
+    pub fn branch_side(&self, b: BlockId, succ: BlockId) -> Vec<BlockId> {
+        let meet = self.pdom.idom(b);
+        let mut seen = vec![false; self.cfg.num_blocks()];
+        let mut out = Vec::new();
+        let mut work = vec![succ];
+        while let Some(x) = work.pop() {
+            if Some(x) == meet || std::mem::replace(&mut seen[x.index()], true) {
+                continue;
+            }
+            out.push(x);
+            if x != b {
+                work.extend(self.cfg.succs(x).iter().copied());
+            }
+        }
+        out.sort();
+        out
     }
 
     /// The counters and exit tests of `func`'s loops, computed on the
@@ -142,5 +166,10 @@ mod tests {
         assert_eq!(k.cdg.dependents(header), [header, body]);
         assert_eq!(graphs.calls.reachable_from(FuncId(0)), [FuncId(0)]);
         assert_eq!(graphs.calls.callees(FuncId(0)), [tid]);
+        // The loop's exit branch: the body is one side, with the test it
+        // comes back to (the next iteration's); the exit is where lanes
+        // meet.
+        assert_eq!(k.branch_side(header, body), [header, body]);
+        assert!(k.branch_side(header, exit).is_empty());
     }
 }

@@ -9,5 +9,6 @@ pub mod abstract_cta;
 pub mod bounds;
 pub mod costs;
 pub mod guard;
+pub mod impact;
 pub mod report;
 pub mod roofline;

@@ -39,5 +39,6 @@ fn note(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> Option<Finding> {
             e.name()
         )],
         data: None,
+        impact: None,
     })
 }

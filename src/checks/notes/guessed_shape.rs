@@ -94,5 +94,6 @@ fn note(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> Option<Finding> {
         ),
         notes,
         data: None,
+        impact: None,
     })
 }

@@ -53,5 +53,6 @@ fn note(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> Option<Finding> {
         ),
         notes: Vec::new(),
         data: None,
+        impact: None,
     })
 }

@@ -586,6 +586,7 @@ mod tests {
             message: format!("m{line}"),
             notes: Vec::new(),
             data: None,
+            impact: None,
         }
     }
 

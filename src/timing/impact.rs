@@ -1,0 +1,485 @@
+//! What each finding costs, estimated from the time model, so that the
+//! findings can be ordered by it and the cheap ones said as notes.
+//!
+//! **The kernel's time.** An SM's cycles for one wave of the `r` blocks
+//! resident on it are estimated as Brent's `W/P + S` of the time bounds
+//! plus a throughput term `M`, with `W` and `M` the block's times `r`:
+//!
+//! * `W`: the warp instructions the block issues: every block of the CFG
+//!   once per iteration of the loops around it (their trip bounds from
+//!   `cost::trips` at the launch shape, [`NOMINAL_TRIPS`] where a bound
+//!   needs a parameter), both sides of every branch, times the warps;
+//! * `P`: the machine's issue rate;
+//! * `S`: one warp's chain, each instruction its latency
+//!   ([`super::costs::kernel_costs`], the classes the cycle mode uses);
+//! * `M`: the cycles the block's global sectors take at its SM's share of
+//!   DRAM bandwidth, and its shared-memory wavefronts at the SM's rate.
+//!
+//! **A finding's cost**, in the same cycles (times `r`, every resident
+//! block pays it):
+//!
+//! * a divergent branch: the issue slots of both sides (loops included,
+//!   up to where the lanes meet again) times the warps that split times
+//!   the branch's executions, over `P`: what a splitting warp issues with
+//!   part of its lanes masked off;
+//! * an uncoalesced access: the sectors over the ideal, times the warps
+//!   and the executions, at the DRAM cost of a sector;
+//! * a bank conflict: the wavefronts over the ideal, times the warps and
+//!   the executions, at the shared-memory rate.
+//!
+//! The share is that cost over the kernel's cycles (between 0 and 1: the
+//! kernel's `W` and `M` already hold every finding's issues and sectors).
+//!
+//! **Limits.** It is an estimate, not a bound: a side's blocks are all
+//! counted, a loop runs its trip bound (the worst lane's), latency and
+//! bandwidth are added rather than overlapped, and a site in a called
+//! function (not inlined) has no estimate. It ranks findings; the time
+//! bounds (`warpcheck time`) are the sound numbers.
+
+use super::costs::{kernel_costs, KernelCosts};
+use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
+use crate::checks::bank_conflict::Conflict;
+use crate::checks::divergent_branch::{DivClass, Divergence};
+use crate::checks::uncoalesced_access::Sectors;
+use crate::checks::SiteFigures;
+use crate::cost::affine::Affine;
+use crate::cost::bound::Params;
+use crate::cost::metric::uniform_sectors;
+use crate::cost::{values, Trip};
+use crate::finding::{Finding, Impact, Severity};
+use crate::graph::FunctionGraphs;
+use crate::hw;
+use crate::ir::{BlockId, Module, SiteKind};
+use crate::machine::class::uniform_wavefronts;
+use crate::machine::Machine;
+use crate::memory::Space;
+use std::collections::BTreeMap;
+
+/// Iterations taken for a loop whose trip bound is unknown or needs a
+/// parameter: the same for every loop, so shares inside one such loop
+/// stay right; across loops they are a guess (and said to be one).
+pub const NOMINAL_TRIPS: f64 = 100.0;
+
+/// The default `--min-impact`: a warning estimated below 5% of its
+/// kernel's time is a note. Fixing it cannot win more than that, which is
+/// within the estimate's own error (class latencies; latency and
+/// bandwidth added, not overlapped). A leader lane's atomic after a
+/// shuffle reduction is about 2% of a kernel that does nothing else, a
+/// halo's or a single thread's store under 1%; a split loop body or an
+/// array-of-structures access is 15% or more.
+pub const DEFAULT_MIN_IMPACT: f64 = 0.05;
+
+/// One kernel's time model.
+struct Model<'a> {
+    m: &'a Module,
+    g: &'a FunctionGraphs,
+    /// Per CFG block: executions by one warp, issue slots, latency cycles.
+    exec: Vec<f64>,
+    issues: Vec<f64>,
+    /// Warps in the block, issue rate.
+    warps: f64,
+    p: f64,
+    /// Cycles of one global sector and one shared wavefront at the SM's
+    /// share of the machine's throughput.
+    sector: f64,
+    wavefront: f64,
+    /// The block's estimated cycles and their parts.
+    w: f64,
+    s: f64,
+    mem: f64,
+    /// Some loop took [`NOMINAL_TRIPS`].
+    nominal: bool,
+    /// Blocks resident on an SM at once: they share its issue slots and
+    /// bandwidth, while one warp's chain `s` is not repeated.
+    resident: f64,
+}
+
+impl Model<'_> {
+    /// An SM's cycles for one wave of resident blocks.
+    fn cycles(&self) -> f64 {
+        self.resident * (self.w / self.p + self.mem) + self.s
+    }
+}
+
+/// Sets every finding's impact (messages and severities are
+/// [`settle`]'s, once findings of one cause are grouped).
+pub fn annotate(
+    a: &ModuleAnalysis<'_>,
+    figures: &[Vec<SiteFigures>],
+    machine: &Machine,
+    findings: &mut [Finding],
+) {
+    let mut models: Vec<Option<Result<Model<'_>, String>>> =
+        (0..a.kernels.len()).map(|_| None).collect();
+    for f in findings.iter_mut() {
+        let Some(inst) = f.inst else {
+            f.impact = Some(Impact::unknown("a kernel's note: no site of its own"));
+            continue;
+        };
+        let found = a.kernels.iter().enumerate().find_map(|(i, k)| {
+            let kname = &a.module.func(k.kernel).demangled;
+            let at = k
+                .sites
+                .iter()
+                .position(|s| s.func == f.func && s.inst == inst);
+            (kname == &f.kernel).then_some(at.map(|s| (i, s))).flatten()
+        });
+        let Some((ki, si)) = found else {
+            f.impact = Some(Impact::unknown("no site of the kernel"));
+            continue;
+        };
+        let k = &a.kernels[ki];
+        let model = models[ki].get_or_insert_with(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                model(a, k, &figures[ki], machine)
+            }))
+            .unwrap_or_else(|_| Err("internal error in the time model".into()))
+        });
+        let site = &k.sites[si];
+        let impact = match model {
+            Err(why) => Impact::unknown(format!("the time model cannot cost this kernel: {why}")),
+            Ok(_) if site.func != k.kernel => {
+                Impact::unknown("in a called function, which the time model does not cost")
+            }
+            Ok(md) => estimate(md, site, &figures[ki][si]),
+        };
+        f.impact = Some(impact);
+    }
+}
+
+/// Says each finding's share in its message ("(~12% of the kernel's
+/// time)"), and makes a warning whose share is below `min_share` a note
+/// that says why it is cheap.
+pub fn settle(findings: &mut [Finding], min_share: f64) {
+    for f in findings {
+        if let Some(i) = f.impact.take() {
+            apply(f, i, min_share);
+        }
+    }
+}
+
+fn apply(f: &mut Finding, mut impact: Impact, min_share: f64) {
+    if let Some(share) = impact.share {
+        let text = percent(share);
+        if f.severity == Severity::Warning && share < min_share {
+            let why = format!(
+                "cheap: {}, {text} of the kernel's time (under the {}% threshold, --min-impact)",
+                cheap_reason(f, &impact),
+                (min_share * 1e4).round() / 100.0
+            );
+            f.message = format!("{}; {why}", f.message);
+            f.severity = Severity::Note;
+            impact.reason = Some(why);
+        } else {
+            f.message = format!("{} ({text} of the kernel's time)", f.message);
+        }
+    }
+    f.impact = Some(impact);
+}
+
+/// "~12%", "~1.5%", "<0.1%".
+pub fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if p >= 9.5 {
+        format!("~{p:.0}%")
+    } else if p >= 0.1 {
+        format!("~{p:.1}%")
+    } else {
+        "<0.1%".to_string()
+    }
+}
+
+/// Why a finding is cheap, in the words of what it is.
+fn cheap_reason(f: &Finding, i: &Impact) -> String {
+    let input = |k: &str| i.inputs.get(k).copied().unwrap_or(0.0);
+    let issues = input("side_issues").round();
+    let idiom = f
+        .data
+        .as_ref()
+        .and_then(|d| d.get("idiom"))
+        .and_then(|v| v.as_str());
+    match idiom {
+        Some("leader_lane") => format!("one lane per warp runs {issues} instructions"),
+        Some("leader_thread") => format!("one thread runs {issues} instructions"),
+        Some("halo") => format!("the edge lanes run {issues} instructions"),
+        Some("bounds_check") => "only the last warp of the range splits".to_string(),
+        _ if i.inputs.contains_key("side_issues") => format!(
+            "the splitting warps run {issues} instructions serialised, {}",
+            times(input("executions"))
+        ),
+        _ if i.inputs.contains_key("excess_sectors") => format!(
+            "{} excess sectors per request, {}",
+            input("excess_sectors"),
+            times(input("executions"))
+        ),
+        _ => format!(
+            "{} excess wavefronts per request, {}",
+            input("excess_wavefronts"),
+            times(input("executions"))
+        ),
+    }
+}
+
+/// "once", "8 times" (per warp).
+fn times(n: f64) -> String {
+    if n <= 1.0 {
+        "once".to_string()
+    } else {
+        format!("{n} times")
+    }
+}
+
+/// The estimate for one site's finding.
+fn estimate(md: &Model<'_>, site: &Site, fig: &SiteFigures) -> Impact {
+    let f_block = md.m.func(site.func).inst(site.inst).block;
+    let exec = md.exec[f_block.index()];
+    let mut inputs = BTreeMap::new();
+    inputs.insert("executions", exec);
+    inputs.insert("warps", md.warps);
+    inputs.insert("kernel_cycles", md.cycles().round());
+    inputs.insert("resident_blocks", md.resident);
+    if md.nominal {
+        inputs.insert("nominal_trips", NOMINAL_TRIPS);
+    }
+    let cycles = if let Some(d) = fig.get::<Divergence>() {
+        let splits = match d.class {
+            DivClass::Bounded => 1.0,
+            _ => f64::from(d.split_max),
+        };
+        let side = side_issues(md, f_block);
+        inputs.insert("splitting_warps", splits);
+        inputs.insert("side_issues", side);
+        inputs.insert("issue_rate", md.p);
+        side * splits * exec / md.p * md.resident
+    } else if let Some(sec) = fig.get::<Sectors>() {
+        let excess = sec.full_max.saturating_sub(sec.ideal) as f64;
+        inputs.insert("excess_sectors", excess);
+        inputs.insert("sector_cycles", md.sector);
+        excess * md.warps * exec * md.sector * md.resident
+    } else if let Some(c) = fig.get::<Conflict>() {
+        let excess = c.wavefronts.max.saturating_sub(c.ideal_wavefronts) as f64;
+        inputs.insert("excess_wavefronts", excess);
+        inputs.insert("wavefront_cycles", md.wavefront);
+        excess * md.warps * exec * md.wavefront * md.resident
+    } else {
+        return Impact::unknown("no figure to cost");
+    };
+    let total = md.cycles();
+    Impact {
+        cycles: Some(cycles.round()),
+        share: Some(if total > 0.0 {
+            (cycles / total).min(1.0)
+        } else {
+            0.0
+        }),
+        inputs,
+        reason: None,
+    }
+}
+
+/// Issue slots of every side of the branch at `b`, each block weighted by
+/// its executions per execution of the branch (its inner loops' trips).
+fn side_issues(md: &Model<'_>, b: BlockId) -> f64 {
+    let succs = md.g.cfg.succs(b);
+    let per = md.exec[b.index()].max(1.0);
+    succs
+        .iter()
+        .flat_map(|&s| md.g.branch_side(b, s))
+        .map(|x| md.issues[x.index()] * md.exec[x.index()] / per)
+        .sum()
+}
+
+/// `k`'s time model.
+fn model<'a>(
+    a: &'a ModuleAnalysis<'_>,
+    k: &'a KernelAnalysis,
+    figures: &[SiteFigures],
+    machine: &Machine,
+) -> Result<Model<'a>, String> {
+    let m = a.module;
+    let f = m.func(k.kernel);
+    let g = a.graphs.get(k.kernel).ok_or("a declaration")?;
+    let costs: KernelCosts = kernel_costs(m, k, figures, machine)?;
+    let (exec, nominal) = executions(a, k, g)?;
+    let n = f.blocks.len();
+    let (mut issues, mut latency) = (vec![0.0; n], vec![0.0; n]);
+    for (&i, c) in &costs.insts {
+        let b = f.inst(i).block.index();
+        issues[b] += c.issues() as f64;
+        latency[b] += c.latency as f64;
+    }
+    let warps = k.acf.warps.len().max(1) as f64;
+    let p = f64::from(machine.issue_rate.max(1));
+    // An SM's share of DRAM, in bytes per cycle.
+    let dram = f64::from(machine.dram_gbps) * 1e3
+        / f64::from(machine.clock_mhz.max(1))
+        / f64::from(machine.sms.max(1));
+    let sector = if dram > 0.0 {
+        hw::SECTOR_BYTES as f64 / dram
+    } else {
+        f64::from(machine.sector_cycles)
+    };
+    let wavefront = match machine.shared_wavefronts_per_cycle {
+        0 => f64::from(machine.wavefront_cycles),
+        r => 1.0 / f64::from(r),
+    };
+    let mut mem = 0.0;
+    for (s, fig) in k.sites.iter().zip(figures) {
+        if s.func != k.kernel || s.kind == SiteKind::Branch {
+            continue;
+        }
+        let e = exec[f.inst(s.inst).block.index()] * warps;
+        match s.space {
+            Some(Space::Global) => {
+                let n = fig
+                    .get::<Sectors>()
+                    .map_or(uniform_sectors(s.bytes, s.bytes), |x| x.full_max);
+                mem += e * n as f64 * sector;
+            }
+            Some(Space::Shared) => {
+                let n = fig
+                    .get::<Conflict>()
+                    .map_or(uniform_wavefronts(s.bytes), |c| c.wavefronts.max);
+                mem += e * n as f64 * wavefront;
+            }
+            _ => {}
+        }
+    }
+    let threads = k.block_dim.dims.iter().product::<u32>();
+    let resident = machine
+        .residency(threads, crate::machine::static_shared_bytes(m))
+        .map_or(1.0, |r| f64::from(r.blocks_per_sm.max(1)));
+    let dot = |v: &[f64]| v.iter().zip(&exec).map(|(x, e)| x * e).sum::<f64>();
+    Ok(Model {
+        m,
+        g,
+        w: dot(&issues) * warps,
+        s: dot(&latency),
+        exec,
+        issues,
+        warps,
+        p,
+        sector,
+        wavefront,
+        mem,
+        nominal,
+        resident,
+    })
+}
+
+/// Per CFG block, how many times one warp runs it: the product of
+/// `iterations` over the loops around it (trip bound plus one).
+fn executions(
+    a: &ModuleAnalysis<'_>,
+    k: &KernelAnalysis,
+    g: &FunctionGraphs,
+) -> Result<(Vec<f64>, bool), String> {
+    let m = a.module;
+    let f = m.func(k.kernel);
+    let mut names = crate::cost::names_of(f);
+    let env = values::Env {
+        m,
+        f,
+        g,
+        block: k.block_dim.dims,
+        unsigned: names.unsigned.clone(),
+    };
+    let trips = crate::cost::trips::trip_bounds(&env, &mut names.factors);
+    let mut nominal = false;
+    let trips: Vec<Trip> = trips
+        .into_iter()
+        .map(|t| match t {
+            Trip::Unknown(_) => {
+                nominal = true;
+                Trip::Bounded(Affine::int(NOMINAL_TRIPS as i128))
+            }
+            b => b,
+        })
+        .collect();
+    let at = Params::default();
+    let values = super::abstract_cta::trip_values(&trips, &names, (g, &[]), &at, None);
+    // A bound that needs a parameter: every such loop nominal.
+    let values = match values {
+        Ok(v) => v,
+        Err(_) => {
+            nominal = true;
+            super::abstract_cta::trip_values(&trips, &names, (g, &[]), &at, Some(NOMINAL_TRIPS))?
+        }
+    };
+    let exec = (0..f.blocks.len())
+        .map(|b| {
+            let mut e = 1.0;
+            let mut l = g.loops.loop_of(BlockId::new(b));
+            while let Some(id) = l {
+                e *= values[id.index()] + 1.0;
+                l = g.loops.get(id).parent;
+            }
+            e
+        })
+        .collect();
+    Ok((exec, nominal))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::FuncId;
+
+    fn branch(idiom: Option<&str>, share: f64) -> (Finding, Impact) {
+        let f = Finding {
+            check: "divergent-branch",
+            severity: Severity::Warning,
+            func: FuncId(0),
+            inst: None,
+            pos: None,
+            kernel: "k".into(),
+            function: "k".into(),
+            message: "m".into(),
+            notes: Vec::new(),
+            data: idiom.map(|i| serde_json::json!({ "idiom": i })),
+            impact: None,
+        };
+        let inputs = [("side_issues", 3.0), ("executions", 1.0)].into();
+        let i = Impact {
+            cycles: Some(6.0),
+            share: Some(share),
+            inputs,
+            reason: None,
+        };
+        (f, i)
+    }
+
+    #[test]
+    fn shares_as_text() {
+        assert_eq!(percent(0.1234), "~12%");
+        assert_eq!(percent(0.015), "~1.5%");
+        assert_eq!(percent(0.0004), "<0.1%");
+    }
+
+    #[test]
+    fn cheap_warnings_become_notes_with_the_reason() {
+        // 0.3% under a 5% threshold: a note saying what the lane runs.
+        let (mut f, i) = branch(Some("leader_lane"), 0.003);
+        apply(&mut f, i, 0.05);
+        assert_eq!(f.severity, Severity::Note);
+        assert_eq!(
+            f.message,
+            "m; cheap: one lane per warp runs 3 instructions, ~0.3% of the kernel's time (under the 5% threshold, --min-impact)"
+        );
+        assert!(f.impact.unwrap().reason.unwrap().starts_with("cheap:"));
+        // At or over the threshold: a warning with its share.
+        let (mut f, i) = branch(None, 0.2);
+        apply(&mut f, i, 0.05);
+        assert_eq!(f.severity, Severity::Warning);
+        assert_eq!(f.message, "m (~20% of the kernel's time)");
+        // No idiom: the serialised instructions and how often.
+        let (mut f, i) = branch(None, 0.01);
+        apply(&mut f, i, 0.05);
+        assert!(
+            f.message
+                .contains("the splitting warps run 3 instructions serialised, once"),
+            "{}",
+            f.message
+        );
+    }
+}
