@@ -530,9 +530,15 @@ fn check_file(
     (need_report, bounds): (bool, bool),
 ) -> Result<FileOutcome, frontend::InputError> {
     let _file = info_span!("file", path = %file.display()).entered();
-    let m = info_span!("load").in_scope(|| frontend::load(file, compile))?;
-    require_nvptx(file, &m)?;
     let opts = &settings.analysis;
+    // Explanations name values by their source variables, which only full
+    // debug info keeps (it does not change the code).
+    let full = CompileOptions {
+        full_debug: compile.full_debug || !opts.no_explanations,
+        ..compile.clone()
+    };
+    let m = info_span!("load").in_scope(|| frontend::load(file, &full))?;
+    require_nvptx(file, &m)?;
     let a = analysis::analyze(&m, opts, &IfdsTaint);
     let (figures, findings) = info_span!("checks").in_scope(|| {
         let figures = crate::checks::measure_all(&a);

@@ -179,17 +179,24 @@ pub fn arguments(
         "--cuda-device-only".into(),
         format!("--cuda-gpu-arch={}", opts.gpu_arch),
         "-O2".into(),
-        if opts.full_debug {
-            "-g"
-        } else {
-            "-gline-tables-only"
-        }
-        .into(),
-        // Keep value names so explanations can say `%cmp`, not `%12`.
-        "-fno-discard-value-names".into(),
-        "-emit-llvm".into(),
-        "-c".into(),
     ];
+    if opts.full_debug {
+        // The driver lowers `-g` to line directives for optimised device
+        // code; the full kind keeps the `dbg.value` records that name
+        // values after their source variables. Neither changes the code.
+        args.extend(["-g", "-Xclang", "-debug-info-kind=constructor"].map(String::from));
+    } else {
+        args.push("-gline-tables-only".into());
+    }
+    args.extend(
+        [
+            // Keep value names so explanations can say `%cmp`, not `%12`.
+            "-fno-discard-value-names",
+            "-emit-llvm",
+            "-c",
+        ]
+        .map(String::from),
+    );
     match tk {
         Some(tk) => args.extend(tk.clang_flags()),
         None => {

@@ -29,15 +29,16 @@ impl Module {
         }
     }
 
-    /// A short label for a value in explanations: `%cmp`, or `%12 (icmp)`
-    /// when the IR dropped the name.
-    pub fn value_label(&self, func: &Function, v: Value) -> String {
+    /// The IR's own label for a value: `%cmp`, or `%12 (icmp)` when the
+    /// IR dropped the name. For output that talks about the IR itself
+    /// (`--compare-uniformity` against LLVM's printout); users read
+    /// [`Module::value_label`].
+    pub fn ir_label(&self, func: &Function, v: Value) -> String {
         match v {
             Value::Inst(i) => {
                 let inst = func.inst(i);
                 match &inst.name {
-                    // Built by hand: `format!` costs several times more, and
-                    // explanations label every step of every chain.
+                    // Built by hand: `format!` costs several times more.
                     Some(n) => ["%", n].concat(),
                     None => ["%", &i.0.to_string(), " (", inst.op.mnemonic(), ")"].concat(),
                 }
@@ -47,6 +48,112 @@ impl Module {
                 None => format!("parameter {}", a + 1),
             },
             _ => self.render_value(v),
+        }
+    }
+
+    /// A value as the user wrote it, for explanations, per-lane
+    /// expressions and the report: the source variable debug info names
+    /// it after (`i`), else what it is and where (`the comparison at line
+    /// 12`); never an IR name (`%add5`) or a mangled symbol.
+    pub fn value_label(&self, func: &Function, v: Value) -> String {
+        match v {
+            Value::Inst(i) => match func.source_names.get(&i) {
+                Some(n) => n.clone(),
+                None => self.describe_inst(func, i),
+            },
+            Value::Arg(a) => match &func.params[a as usize].name {
+                Some(n) => n.clone(),
+                None => format!("parameter {}", a + 1),
+            },
+            Value::Global(g) => self.global_description(g),
+            Value::Func(f) => format!("function {}", self.func(f).short_name()),
+            Value::Const(c) => match self.konst(c) {
+                // A constant expression over a global (`addrspacecast
+                // (@_ZZ…E2As)`) is that global to the user.
+                Const::Expr { operands, .. } => operands
+                    .iter()
+                    .map(|&o| self.value_label(func, o))
+                    .find(|l| l.starts_with("the "))
+                    .unwrap_or_else(|| "a constant".into()),
+                _ => self.render_value(v),
+            },
+            Value::Opaque => "an unknown value".into(),
+        }
+    }
+
+    /// An unnamed instruction by what it computes and its line. A cast
+    /// is its operand to the user (`(long)i` is still `i`).
+    fn describe_inst(&self, func: &Function, i: InstId) -> String {
+        let inst = func.inst(i);
+        let what = match inst.op {
+            Opcode::SExt
+            | Opcode::ZExt
+            | Opcode::Trunc
+            | Opcode::BitCast
+            | Opcode::AddrSpaceCast
+            | Opcode::Freeze => {
+                if let Some(&o) = inst.operands.first() {
+                    return self.value_label(func, o);
+                }
+                "the conversion"
+            }
+            Opcode::ICmp | Opcode::FCmp => "the comparison",
+            Opcode::Load => "the load",
+            Opcode::GetElementPtr => "the address",
+            Opcode::Phi => "the merged value",
+            Opcode::Select => "the selected value",
+            Opcode::Call => "the call",
+            Opcode::AtomicRmw | Opcode::CmpXchg => "the atomic",
+            // `a && b` and `a || b` on conditions are `and`/`or` of `i1`s.
+            Opcode::And | Opcode::Or | Opcode::Xor
+                if *self.types.kind(inst.ty) == TypeKind::Int(1) =>
+            {
+                "the condition"
+            }
+            // Not "the remainder": clang computes `x % 32` as `x & 31`
+            // and `x / 32` as a shift, and the user wrote neither.
+            op if op.is_binary() => "the arithmetic",
+            _ => "the value",
+        };
+        let callee = match inst.callee() {
+            Some(Callee::Direct(c)) if !self.func(c).is_declaration => {
+                format!(" to {}", self.func(c).short_name())
+            }
+            _ => String::new(),
+        };
+        // A phi has no line of its own: its block's first one stands in.
+        let line = inst.loc.or_else(|| {
+            func.blocks[inst.block.index()]
+                .insts
+                .iter()
+                .find_map(|&j| func.inst(j).loc)
+        });
+        match line.map(|l| self.loc(l).pos.line) {
+            Some(line) if line > 0 => format!("{what}{callee} at line {line}"),
+            _ => format!("{what}{callee}"),
+        }
+    }
+
+    /// A global by its source name and what it is: `the shared array As`
+    /// for `@_ZZ12matmul_tiledPKfS0_PfiE2As`.
+    pub fn global_description(&self, g: GlobalId) -> String {
+        let global = self.global(g);
+        let what = match global.addrspace {
+            addrspace::SHARED => "the shared array",
+            addrspace::CONSTANT => "the constant",
+            _ => "the global",
+        };
+        format!("{what} {}", self.global_label(g))
+    }
+
+    /// A global's source name: `As` for `@_ZZ12matmul_tiledPKfS0_PfiE2As`
+    /// (a static local of `matmul_tiled`), `table` for `@table`.
+    pub fn global_label(&self, g: GlobalId) -> String {
+        let demangled = &self.global(g).demangled;
+        // A function's static local demangles as `f(int, float*)::As`.
+        match demangled.rfind(")::") {
+            Some(at) => demangled[at + 3..].to_string(),
+            None => base_name(demangled),
         }
     }
 
