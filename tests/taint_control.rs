@@ -23,10 +23,12 @@ fn phi_at_the_join_of_a_dependent_branch() {
     assert_dependent(&r, "join", "branch", 13, true);
     let chain = why(&r, "join", "branch", 13);
     assert_eq!(chain.first().map(String::as_str), Some("threadIdx.x"));
+    // Named as written: line 5's test, then x (debug info names the phi).
     assert!(
-        chain.contains(&"%tobool.not".to_string()),
+        chain.contains(&"the comparison at line 5".to_string()),
         "through line 5's condition: {chain:?}"
     );
+    assert!(chain.contains(&"x".to_string()), "{chain:?}");
     // The same shape on blockIdx.x: uniform.
     assert_dependent(&r, "join_uniform", "branch", 20, false);
     assert_dependent(&r, "join_uniform", "branch", 28, false);
@@ -42,7 +44,17 @@ fn temporal_divergence_out_of_a_dependent_loop() {
     assert_dependent(&r, "count_up", "branch", 9, true);
     assert_dependent(&r, "count_up", "store", 10, true);
     let chain = why(&r, "count_up", "branch", 9);
-    assert_eq!(chain[..2], ["threadIdx.x", "%exitcond.not"], "{chain:?}");
+    // The loop's exit test `i <= threadIdx.x`, then h as it leaves.
+    assert_eq!(
+        chain,
+        [
+            "threadIdx.x",
+            "the comparison at line 5",
+            "h",
+            "the comparison at line 9"
+        ],
+        "{chain:?}"
+    );
     for (kind, line) in [("branch", 17), ("store", 18), ("branch", 21), ("store", 22)] {
         assert_dependent(&r, "count_to_n", kind, line, false);
     }
@@ -87,7 +99,7 @@ fn device_function_branch_per_calling_kernel() {
     assert_eq!(branch("with_thread")[0]["thread_dependent"], true);
     assert_eq!(
         why(&r, "with_thread", "branch", 4),
-        ["threadIdx.x", "v", "%cmp"]
+        ["threadIdx.x", "v", "the comparison at line 4"]
     );
 }
 

@@ -115,23 +115,46 @@ impl Module {
             op if op.is_binary() => "the arithmetic",
             _ => "the value",
         };
+        if let Some(reg) = self.special_register(inst) {
+            return reg;
+        }
         let callee = match inst.callee() {
-            Some(Callee::Direct(c)) if !self.func(c).is_declaration => {
-                format!(" to {}", self.func(c).short_name())
-            }
+            Some(Callee::Direct(c)) => format!(" to {}", self.func(c).short_name()),
             _ => String::new(),
         };
-        // A phi has no line of its own: its block's first one stands in.
-        let line = inst.loc.or_else(|| {
-            func.blocks[inst.block.index()]
-                .insts
-                .iter()
-                .find_map(|&j| func.inst(j).loc)
-        });
-        match line.map(|l| self.loc(l).pos.line) {
+        // A phi has no line of its own (its block's stands in), and code
+        // inlined from a header is placed at its call in the user's file.
+        let line = self
+            .pos_anchor(func, i)
+            .and_then(|a| func.inst(a).loc)
+            .map(|l| self.user_pos(l).0.line);
+        match line {
             Some(line) if line > 0 => format!("{what}{callee} at line {line}"),
             _ => format!("{what}{callee}"),
         }
+    }
+
+    /// The CUDA name of a special register a call reads: `threadIdx.x`.
+    fn special_register(&self, inst: &Inst) -> Option<String> {
+        use super::intrinsics::{Dim, SReg};
+        let Some(Intrinsic::SReg(reg)) = self.called_intrinsic(inst) else {
+            return None;
+        };
+        let (name, d) = match reg {
+            SReg::Tid(d) => ("threadIdx", d),
+            SReg::Ntid(d) => ("blockDim", d),
+            SReg::Ctaid(d) => ("blockIdx", d),
+            SReg::Nctaid(d) => ("gridDim", d),
+            SReg::LaneId => return Some("the lane id".into()),
+            SReg::WarpSize => return Some("warpSize".into()),
+            _ => return None,
+        };
+        let d = match d {
+            Dim::X => "x",
+            Dim::Y => "y",
+            Dim::Z => "z",
+        };
+        Some(format!("{name}.{d}"))
     }
 
     /// A global by its source name and what it is: `the shared array As`
