@@ -31,7 +31,9 @@ impl Module {
 
     /// The IR's own label for a value: `%cmp`, or `%12 (icmp)` when the
     /// IR dropped the name. For output that talks about the IR itself
-    /// (`--compare-uniformity` against LLVM's printout); users read
+    /// (`--compare-uniformity` against LLVM's printout, and the checks
+    /// that read a loop counter's variable from clang's phi names, where
+    /// `.in` marks a rotated loop's value before the step); users read
     /// [`Module::value_label`].
     pub fn ir_label(&self, func: &Function, v: Value) -> String {
         match v {
@@ -85,6 +87,11 @@ impl Module {
     /// is its operand to the user (`(long)i` is still `i`).
     fn describe_inst(&self, func: &Function, i: InstId) -> String {
         let inst = func.inst(i);
+        if inst.op == Opcode::Phi {
+            if let Some(v) = inst.name.as_deref().and_then(variable_of_phi) {
+                return v.to_string();
+            }
+        }
         let what = match inst.op {
             Opcode::SExt
             | Opcode::ZExt
@@ -249,5 +256,34 @@ impl fmt::Display for Module {
             f.write_str(&self.render_function(func)?)?;
         }
         Ok(())
+    }
+}
+
+/// The source variable a phi's IR name was made from: clang's mem2reg
+/// names a variable's phis after it, with copy numbers (`%k.027`) and
+/// `.lcssa` for the copy leaving a loop. Other suffixes (`%s.032.in`, a
+/// rotated loop's value before the update) are not the variable itself.
+fn variable_of_phi(name: &str) -> Option<&str> {
+    let mut parts = name.split('.');
+    let base = parts.next()?;
+    let ident = base.bytes().next().is_some_and(|b| !b.is_ascii_digit())
+        && base.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let copies =
+        parts.all(|p| p == "lcssa" || (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())));
+    (ident && copies).then_some(base)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::variable_of_phi;
+
+    #[test]
+    fn phis_named_after_their_variable() {
+        assert_eq!(variable_of_phi("k.027"), Some("k"));
+        assert_eq!(variable_of_phi("sum.0.lcssa"), Some("sum"));
+        assert_eq!(variable_of_phi("i"), Some("i"));
+        // A rotated loop's value before the update is not `s`.
+        assert_eq!(variable_of_phi("s.032.in"), None);
+        assert_eq!(variable_of_phi("184"), None);
     }
 }
