@@ -11,7 +11,6 @@
 use super::llvm::{field, print_value, Origins};
 use super::{FuncId, InstId};
 use inkwell::llvm_sys::core::*;
-use inkwell::llvm_sys::debuginfo::*;
 use inkwell::llvm_sys::prelude::*;
 use std::collections::HashMap;
 
@@ -102,6 +101,7 @@ unsafe fn described_values(
     _ctx: LLVMContextRef,
     i: LLVMValueRef,
 ) -> Vec<(LLVMValueRef, LLVMMetadataRef)> {
+    use inkwell::llvm_sys::debuginfo::{LLVMGetMetadataKind, LLVMMetadataKind};
     if LLVMIsACallInst(i).is_null() || LLVMGetNumOperands(i) < 4 {
         return Vec::new();
     }
