@@ -28,6 +28,35 @@ pub enum ReportFormat {
     Sarif,
 }
 
+/// When text output is coloured (`--color`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set to something.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    /// The colour of text written to stderr (`to_stderr`) or stdout.
+    fn colour(self, to_stderr: bool) -> text::Colour {
+        use std::io::IsTerminal;
+        let terminal = if to_stderr {
+            std::io::stderr().is_terminal()
+        } else {
+            std::io::stdout().is_terminal()
+        };
+        // no-color.org: a NO_COLOR that is set and not empty.
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        match self {
+            ColorChoice::Always => text::Colour::Ansi,
+            ColorChoice::Auto if terminal && !no_color => text::Colour::Ansi,
+            _ => text::Colour::Plain,
+        }
+    }
+}
+
 /// How `.cu` files are compiled.
 #[derive(Args, Debug, Clone)]
 pub struct CompileArgs {
@@ -133,6 +162,14 @@ pub struct ReportArgs {
     /// Exit with 1 when there are warnings.
     #[arg(long)]
     pub werror: bool,
+    /// The exit status when findings fail the run (errors, or warnings
+    /// with --werror), instead of 1.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..))]
+    pub error_exitcode: Option<u8>,
+    /// Colour text warnings: on a terminal unless NO_COLOR is set (auto),
+    /// always or never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub color: ColorChoice,
     /// Counts of branches and accesses by class, per kernel and per file
     /// (after the findings in text; a `summary` object in JSON).
     #[arg(long)]
@@ -345,6 +382,9 @@ pub(super) fn configured(
 pub struct Reported {
     pub code: i32,
     pub warnings: usize,
+    /// The findings failed the run (errors, or warnings with `--werror`):
+    /// `code` is then 1 or `--error-exitcode`'s.
+    pub findings_fail: bool,
 }
 
 /// Analyses the jobs and prints their findings (text to stderr when
@@ -358,6 +398,7 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
             return Reported {
                 code: exit::INPUT,
                 warnings: 0,
+                findings_fail: false,
             };
         }
     };
@@ -368,6 +409,7 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
             print!("{text}");
         }
     };
+    let colour = r.color.colour(to_stderr);
     let mut report = json::Report::new();
     let mut cache = text::SourceCache::default();
     let mut code = exit::OK;
@@ -423,7 +465,7 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
                             || f.check == crate::cost::report::COST_BOUND.name
                     };
                     for f in findings.iter().filter(shown) {
-                        emit(&text::render(f, r.explain, &mut cache));
+                        emit(&text::render_styled(f, r.explain, &mut cache, colour));
                     }
                 }
                 report.kernels.extend(module_report.kernels);
@@ -492,10 +534,15 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
     }
     // Errors (the configuration's WarningsAsErrors) fail the run without
     // --werror.
-    if code == exit::OK && (errors > 0 || (r.werror && warnings > 0)) {
-        code = exit::WARNINGS;
+    let findings_fail = code == exit::OK && (errors > 0 || (r.werror && warnings > 0));
+    if findings_fail {
+        code = r.error_exitcode.map_or(exit::WARNINGS, i32::from);
     }
-    Reported { code, warnings }
+    Reported {
+        code,
+        warnings,
+        findings_fail,
+    }
 }
 
 /// Clang's closing count: "2 warnings and 1 error generated.", or none.
