@@ -99,17 +99,17 @@ fn explanations_name_source_values() {
         .collect();
     assert!(bad.is_empty(), "IR names in explanations: {bad:#?}");
     // Debug info names them: examples/histogram.cu line 6 is
-    // `for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; ...)`.
+    // `for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; ...)`,
+    // compared at its `<` (column 57 for clang 19).
     assert!(
-        text.contains(
-            "histogram.cu:6:3: note: dependence: threadIdx.x → i → the comparison at line 6"
-        ),
+        text.contains("histogram.cu:6:3: note: dependence: threadIdx.x → i → the comparison at 6:"),
         "{text}"
     );
     // histogram_shared's `__shared__ unsigned local[256]` in a per-lane
-    // address: the array by its name, the bin by the load that read it.
+    // address: the array by its name, the bin by the load that read it
+    // (`data[i]`, column 22 of `atomicAdd(&local[data[i]], 1u)`).
     assert!(
-        text.contains("histogram.cu:19:5: note: per lane: [local] + 4·?(the load at line 19)"),
+        text.contains("histogram.cu:19:5: note: per lane: [local] + 4·?(the load at 19:22)"),
         "{text}"
     );
 }

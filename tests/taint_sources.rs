@@ -97,7 +97,7 @@ fn shuffle_broadcast_from_lane_zero_is_uniform() {
     }
     assert_eq!(
         why(&r, "shuffles", "branch", 8)[..2],
-        // `threadIdx.x ^ 1` on line 7, no variable of its own.
-        ["threadIdx.x", "the arithmetic at line 7"]
+        // `threadIdx.x ^ 1` (the `^` at 7:55), no variable of its own.
+        ["threadIdx.x", "the arithmetic at 7:55"]
     );
 }

@@ -55,8 +55,7 @@ impl Module {
 
     /// A value as the user wrote it, for explanations, per-lane
     /// expressions and the report: the source variable debug info names
-    /// it after (`i`), else what it is and where (`the comparison at line
-    /// 12`); never an IR name (`%add5`) or a mangled symbol.
+    /// it after (`i`), else what it is and where (`the comparison at 12:7`); never an IR name (`%add5`) or a mangled symbol.
     pub fn value_label(&self, func: &Function, v: Value) -> String {
         match v {
             Value::Inst(i) => match func.source_names.get(&i) {
@@ -125,18 +124,39 @@ impl Module {
         if let Some(reg) = self.special_register(inst) {
             return reg;
         }
+        let what = match self.called_intrinsic(inst) {
+            Some(Intrinsic::Shfl { .. }) => "the shuffle",
+            Some(Intrinsic::Vote(_)) => "the warp vote",
+            Some(Intrinsic::MatchAny | Intrinsic::MatchAll) => "the warp match",
+            Some(Intrinsic::Redux(_)) => "the warp reduction",
+            _ => what,
+        };
+        // A user's function by its name, libdevice's by the math function
+        // (`__nv_expf` is `expf`); LLVM's intrinsics by what they do.
         let callee = match inst.callee() {
-            Some(Callee::Direct(c)) => format!(" to {}", self.func(c).short_name()),
+            Some(Callee::Direct(c)) if what == "the call" => {
+                let f = self.func(c);
+                match f.name.strip_prefix("__nv_") {
+                    _ if f.name.starts_with("llvm.") => String::new(),
+                    Some(math) => format!(" to {math}"),
+                    None => format!(" to {}", f.short_name()),
+                }
+            }
             _ => String::new(),
         };
         // A phi has no line of its own (its block's stands in), and code
         // inlined from a header is placed at its call in the user's file.
-        let line = self
+        // The column too, as warnings give it: one line often holds
+        // several addresses or loads (`bins[data[i]]`).
+        let pos = self
             .pos_anchor(func, i)
             .and_then(|a| func.inst(a).loc)
-            .map(|l| self.user_pos(l).0.line);
-        match line {
-            Some(line) if line > 0 => format!("{what}{callee} at line {line}"),
+            .map(|l| self.user_pos(l).0);
+        match pos {
+            Some(p) if p.line > 0 && p.col > 0 => {
+                format!("{what}{callee} at {}:{}", p.line, p.col)
+            }
+            Some(p) if p.line > 0 => format!("{what}{callee} at line {}", p.line),
             _ => format!("{what}{callee}"),
         }
     }
