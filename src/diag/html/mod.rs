@@ -135,8 +135,9 @@ pub fn render(p: &Page) -> String {
     for f in p.files.iter().filter(|f| f.kernels.is_empty()) {
         let _ = write!(s, "<p class=\"muted\">{}: no kernels</p>", escape(&f.name));
     }
-    // Files, worst first, each collapsible; a file with only notes starts
-    // closed, so a large project opens on what needs work.
+    // Files, worst first, each collapsible; on a large page a file or
+    // kernel with only notes starts closed, so it opens on what needs work.
+    let fold = kernels > FOLD_QUIET_ABOVE;
     for (fi, cards) in files_in_order(p) {
         let f = &p.files[fi];
         let count = |sev: Severity| f.findings.iter().filter(|x| x.severity == sev).count();
@@ -148,19 +149,23 @@ pub fn render(p: &Page) -> String {
         let _ = write!(
             s,
             "<details class=\"file\"{}><summary><code>{}</code> · {} kernel{} · {e} errors · {w} warnings · {n} notes</summary>",
-            if e + w > 0 { " open" } else { "" },
+            if e + w > 0 || !fold { " open" } else { "" },
             escape(&f.name),
             cards.len(),
             if cards.len() == 1 { "" } else { "s" },
         );
         for ki in cards {
-            kernel(&mut s, f, (fi, ki), &f.sweeps[ki], &mut cache);
+            kernel(&mut s, f, (fi, ki), &f.sweeps[ki], (&mut cache, fold));
         }
         s.push_str("</details>");
     }
     s.push_str("</main></body></html>\n");
     s
 }
+
+/// Pages with more kernels than this start with their notes-only files and
+/// kernels folded; smaller ones show everything.
+const FOLD_QUIET_ABOVE: usize = 20;
 
 /// Worst first: errors, then warnings, then notes.
 fn badness(sev: Severity) -> u8 {
@@ -285,13 +290,14 @@ fn kernel(
     f: &FileResult,
     card: (usize, usize),
     sweep: &Result<KernelSweep, String>,
-    cache: &mut SourceCache,
+    (cache, fold): (&mut SourceCache, bool),
 ) {
     let k = &f.kernels[card.1];
     let [x, y, z] = k.block_dim;
     let mine: Vec<&Finding> = f.findings.iter().filter(|x| x.kernel == k.name).collect();
-    // A card with warnings or errors starts open, one with notes only closed.
-    let open = mine.iter().any(|x| x.severity != Severity::Note);
+    // A card with warnings or errors starts open; with notes only, closed
+    // when the page folds them.
+    let open = !fold || mine.iter().any(|x| x.severity != Severity::Note);
     let _ = write!(
         s,
         "<section class=\"kernel\" id=\"{}\"><details{}><summary><h2><code>{}</code></h2> <span class=\"muted\">{}:{} · block {x}×{y}×{z} ({}) · {} sites</span></summary>",
@@ -658,6 +664,42 @@ mod tests {
         // (an error), mid (a warning), quiet (a note only).
         assert!(h.contains("<a href=\"#k0-1\"><code>loud</code></a>"));
         assert!(at("id=\"k0-1\"") < at("id=\"k0-2\"") && at("id=\"k0-2\"") < at("id=\"k0-0\""));
+    }
+
+    #[test]
+    fn a_large_page_folds_what_has_only_notes() {
+        // `k0` has a warning; the others only a note each.
+        let page = |n: usize| {
+            let files = [FileResult {
+                name: "k.cu".into(),
+                kernels: (0..n).map(|i| kernel(&format!("k{i}"))).collect(),
+                findings: (0..n)
+                    .map(|i| {
+                        let sev = if i == 0 {
+                            Severity::Warning
+                        } else {
+                            Severity::Note
+                        };
+                        finding(&format!("k{i}"), sev, i as u32 + 1)
+                    })
+                    .collect(),
+                sweeps: (0..n).map(|_| Err("no sweep".to_string())).collect(),
+            }];
+            render(&Page {
+                title: "t",
+                files: &files,
+                errors: &[],
+            })
+        };
+        // 20 kernels: every card open.
+        let small = page(FOLD_QUIET_ABOVE);
+        assert_eq!(small.matches("<details open>").count(), FOLD_QUIET_ABOVE);
+        // 21: only the one with a warning (and its file) open.
+        let large = page(FOLD_QUIET_ABOVE + 1);
+        assert_eq!(large.matches("<details open>").count(), 1);
+        assert_eq!(large.matches("<details>").count(), FOLD_QUIET_ABOVE);
+        assert!(large.contains("<details class=\"file\" open>"));
+        assert!(large.find("<details open>") < large.find("<details>"));
     }
 
     #[test]
