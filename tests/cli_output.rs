@@ -138,3 +138,71 @@ fn error_exitcode_replaces_one_for_failing_findings() {
         );
     }
 }
+
+#[test]
+fn exported_fixes_pad_the_conflicting_array_and_the_conflict_goes() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("transpose.cu");
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/transpose.cu"),
+        &src,
+    )
+    .unwrap();
+    let yaml = dir.path().join("fixes.yaml");
+    let out = run(warpcheck()
+        .args(["check", "--export-fixes"])
+        .arg(&yaml)
+        .arg(&src));
+    assert!(
+        stdout(&out).contains("[warpcheck-bank-conflict]"),
+        "{}",
+        stdout(&out)
+    );
+    let doc: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(&yaml).unwrap()).unwrap();
+    let diags = doc["Diagnostics"].as_sequence().unwrap();
+    // transpose_shared reads `tile[threadIdx.x][threadIdx.y]` of a
+    // `float tile[32][32]`: 128-byte rows, every row in bank 0. The padded
+    // kernel's `tile[TILE][TILE + 1]` has no conflict and no fix.
+    assert_eq!(diags.len(), 1, "{doc:?}");
+    let d = &diags[0];
+    assert_eq!(d["DiagnosticName"], "warpcheck-bank-conflict");
+    let text = std::fs::read_to_string(&src).unwrap();
+    // The diagnostic sits at the warning's line 26.
+    let at = d["DiagnosticMessage"]["FileOffset"].as_u64().unwrap() as usize;
+    assert_eq!(text[..at].matches('\n').count() + 1, 26);
+    let reps = d["DiagnosticMessage"]["Replacements"]
+        .as_sequence()
+        .unwrap();
+    assert_eq!(reps.len(), 1);
+    let r = &reps[0];
+    let (offset, length) = (
+        r["Offset"].as_u64().unwrap() as usize,
+        r["Length"].as_u64().unwrap() as usize,
+    );
+    // Inserted before the `]` of line 19's `__shared__ float tile[TILE][TILE];`.
+    let fixed = format!(
+        "{}{}{}",
+        &text[..offset],
+        r["ReplacementText"].as_str().unwrap(),
+        &text[offset + length..]
+    );
+    assert!(
+        fixed
+            .lines()
+            .nth(18)
+            .unwrap()
+            .contains("__shared__ float tile[TILE][TILE + 1];"),
+        "{}",
+        fixed.lines().nth(18).unwrap()
+    );
+    // As clang-apply-replacements would, then check again: 33-word rows
+    // start in 32 different banks, the conflict is gone.
+    std::fs::write(&src, fixed).unwrap();
+    let again = run(warpcheck().args(["check"]).arg(&src));
+    assert!(
+        !stdout(&again).contains("bank-conflict"),
+        "{}",
+        stdout(&again)
+    );
+}

@@ -166,6 +166,10 @@ pub struct ReportArgs {
     /// with --werror), instead of 1.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..))]
     pub error_exitcode: Option<u8>,
+    /// Write the mechanical fixes (padding a shared array against bank
+    /// conflicts) as clang-tidy's YAML, for clang-apply-replacements.
+    #[arg(long, value_name = "FILE")]
+    pub export_fixes: Option<PathBuf>,
     /// Colour text warnings: on a terminal unless NO_COLOR is set (auto),
     /// always or never.
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
@@ -410,6 +414,7 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
         }
     };
     let colour = r.color.colour(to_stderr);
+    let mut fixes = Vec::new();
     let mut report = json::Report::new();
     let mut cache = text::SourceCache::default();
     let mut code = exit::OK;
@@ -439,9 +444,16 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
                 findings,
                 prints,
                 suppressed: quiet_here,
+                fixes: fixes_here,
             })) => {
                 suppressed += quiet_here;
                 let old = |fp: &str| baseline.as_ref().is_some_and(|b| b.contains(fp));
+                fixes.extend(
+                    fixes_here
+                        .into_iter()
+                        .filter(|(i, _)| !prints.get(*i).is_some_and(|fp| old(fp)))
+                        .map(|(_, fix)| fix),
+                );
                 let findings: Vec<_> = findings
                     .into_iter()
                     .zip(prints)
@@ -534,6 +546,19 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
     }
     // Errors (the configuration's WarningsAsErrors) fail the run without
     // --werror.
+    if let Some(path) = &r.export_fixes {
+        // clang-tidy's main file: the one analysed, absolute as the paths
+        // of the replacements are.
+        let main = match jobs {
+            [one] => Some(std::fs::canonicalize(&one.file).unwrap_or_else(|_| one.file.clone())),
+            _ => None,
+        };
+        let text = super::fixes::yaml(main.as_deref(), &super::fixes::dedup(fixes));
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("warpcheck: error: --export-fixes {}: {e}", path.display());
+            code = code.max(exit::INPUT);
+        }
+    }
     let findings_fail = code == exit::OK && (errors > 0 || (r.werror && warnings > 0));
     if findings_fail {
         code = r.error_exitcode.map_or(exit::WARNINGS, i32::from);
@@ -566,6 +591,8 @@ struct FileOutcome {
     prints: Vec<String>,
     /// Warnings and errors a NOLINT comment silenced.
     suppressed: usize,
+    /// The mechanical fixes, by the index of their finding.
+    fixes: Vec<(usize, super::fixes::Fix)>,
 }
 
 /// Analyses one file into its findings with their fingerprints and, when
@@ -636,11 +663,13 @@ fn check_file(
         eprintln!("warpcheck: note: {}: no kernels found", file.display());
     }
     let prints = crate::diag::fingerprint::of_all(&a, &findings, &mut text::SourceCache::default());
+    let fixes = super::fixes::of(&m, &findings);
     Ok(FileOutcome {
         report,
         findings,
         prints,
         suppressed,
+        fixes,
     })
 }
 

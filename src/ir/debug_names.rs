@@ -8,14 +8,15 @@
 //! and `%x` is not `i`. Names of reserved identifiers (`__p` in the CUDA
 //! headers' `atomicAdd`) are the headers', not the user's, and are skipped.
 
-use super::llvm::{field, print_value, Origins};
 use super::{FuncId, InstId};
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use std::collections::HashMap;
+use std::ffi::CStr;
 
 /// The source name of each instruction some `dbg.value` describes, keyed
-/// by our ids through `origins` (the loader's LLVM handles). The first
+/// by our ids through `origins` (the loader's LLVM handle of each
+/// instruction, per function). The first
 /// record wins: clang describes a value by the variable it initialises
 /// before any later copy.
 ///
@@ -25,10 +26,9 @@ use std::collections::HashMap;
 /// as `llvm::debug_param_names` does; only for modules we own.
 pub(super) unsafe fn value_names(
     m: LLVMModuleRef,
-    origins: &Origins,
+    origins: &[Vec<usize>],
 ) -> HashMap<(FuncId, InstId), String> {
     let ids: HashMap<usize, (FuncId, InstId)> = origins
-        .insts
         .iter()
         .enumerate()
         .flat_map(|(f, insts)| {
@@ -74,6 +74,14 @@ pub(super) unsafe fn value_names(
     names
 }
 
+/// LLVM's text of a value (or of metadata wrapped as one).
+unsafe fn print_value(v: LLVMValueRef) -> String {
+    let p = LLVMPrintValueToString(v);
+    let s = CStr::from_ptr(p).to_string_lossy().into_owned();
+    LLVMDisposeMessage(p);
+    s
+}
+
 /// A user's variable name from a printed `DILocalVariable`: none for the
 /// reserved names of library headers.
 unsafe fn variable_name(ctx: LLVMContextRef, var: LLVMMetadataRef) -> Option<String> {
@@ -82,7 +90,8 @@ unsafe fn variable_name(ctx: LLVMContextRef, var: LLVMMetadataRef) -> Option<Str
 }
 
 fn user_name(printed: &str) -> Option<String> {
-    let name = field(printed, "name: \"")?.split('"').next()?;
+    let at = printed.find("name: \"")? + "name: \"".len();
+    let name = printed[at..].split('"').next()?;
     let ok = !name.is_empty()
         && !name.starts_with("__")
         && name.chars().all(|c| c.is_alphanumeric() || c == '_');

@@ -100,7 +100,7 @@ fn parse_buffer(buffer: MemoryBuffer, name: &str) -> Result<Module, LoadError> {
     let names = unsafe { debug_param_names(module.as_mut_ptr()) };
     let (mut ours, origins) = unsafe { from_raw(module.as_mut_ptr()) };
     // SAFETY: as above; `origins` are this module's handles.
-    let values = unsafe { super::debug_names::value_names(module.as_mut_ptr(), &origins) };
+    let values = unsafe { super::debug_names::value_names(module.as_mut_ptr(), &origins.insts) };
     for ((f, i), name) in values {
         ours.funcs[f.index()].source_names.insert(i, name);
     }
@@ -1030,7 +1030,7 @@ unsafe fn md_node_operands(node: LLVMValueRef) -> Vec<LLVMValueRef> {
     ops
 }
 
-pub(super) unsafe fn print_value(v: LLVMValueRef) -> String {
+unsafe fn print_value(v: LLVMValueRef) -> String {
     let p = LLVMPrintValueToString(v);
     let s = CStr::from_ptr(p).to_string_lossy().into_owned();
     LLVMDisposeMessage(p);
@@ -1038,7 +1038,7 @@ pub(super) unsafe fn print_value(v: LLVMValueRef) -> String {
 }
 
 /// The text after `key` in a printed metadata node.
-pub(super) fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     text.find(key).map(|i| &text[i + key.len()..])
 }
 
