@@ -180,11 +180,20 @@ pub fn arguments(
         format!("--cuda-gpu-arch={}", opts.gpu_arch),
         "-O2".into(),
     ];
-    if opts.full_debug {
+    // An explicit `-g0` among the extra flags turns debug info off.
+    let no_debug = opts
+        .extra
+        .iter()
+        .rev()
+        .find(|a| a.starts_with("-g"))
+        .is_some_and(|a| a == "-g0");
+    if opts.full_debug && !no_debug {
         // The driver lowers `-g` to line directives for optimised device
         // code; the full kind keeps the `dbg.value` records that name
         // values after their source variables. Neither changes the code.
         args.extend(["-g", "-Xclang", "-debug-info-kind=constructor"].map(String::from));
+    } else if opts.full_debug {
+        args.push("-g".into());
     } else {
         args.push("-gline-tables-only".into());
     }
