@@ -97,6 +97,7 @@ fn shuffle_broadcast_from_lane_zero_is_uniform() {
     }
     assert_eq!(
         why(&r, "shuffles", "branch", 8)[..2],
-        ["threadIdx.x", "%xor"]
+        // `threadIdx.x ^ 1` (the `^` at 7:55), no variable of its own.
+        ["threadIdx.x", "the arithmetic at 7:55"]
     );
 }

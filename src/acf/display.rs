@@ -48,8 +48,15 @@ fn dim(d: Dim) -> &'static str {
     }
 }
 
+/// A value's source label, in parentheses when it is a description
+/// (`the load at line 23`) so that it reads as one term.
 fn value(m: &Module, f: crate::ir::FuncId, v: Value) -> String {
-    m.value_label(m.func(f), v)
+    let label = m.value_label(m.func(f), v);
+    if label.contains(' ') {
+        format!("({label})")
+    } else {
+        label
+    }
 }
 
 pub fn atom(arena: &Arena, n: Names<'_>, a: AtomId) -> String {
@@ -66,7 +73,7 @@ pub fn atom(arena: &Arena, n: Names<'_>, a: AtomId) -> String {
             Uniform::BlockIdx(d) => format!("[ctaid.{}]", dim(*d)),
             Uniform::GridDim(d) => format!("[nctaid.{}]", dim(*d)),
             Uniform::BlockDim(d) => format!("[ntid.{}]", dim(*d)),
-            Uniform::Global(g) => format!("[@{}]", m.global(*g).name),
+            Uniform::Global(g) => format!("[{}]", m.global_label(*g)),
             Uniform::LoopPhi(c, i) => format!("[{}]", value(m, arena.func_of(*c), Value::Inst(*i))),
             Uniform::Value(c, v) => format!("[{}]", value(m, arena.func_of(*c), *v)),
             Uniform::Op(op, xs) => format!("[{}]", op_text(*op, &args(xs))),

@@ -204,7 +204,7 @@ fn conflict(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
             }
         })
         .collect();
-    let counter = m.value_label(m.func(site.func), crate::ir::Value::Inst(ladder.phi));
+    let counter = m.ir_label(m.func(site.func), crate::ir::Value::Inst(ladder.phi));
     Conflict {
         iterations: Some(Iterations {
             counter: super::divergent_branch::source_name(&counter),

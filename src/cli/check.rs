@@ -28,6 +28,35 @@ pub enum ReportFormat {
     Sarif,
 }
 
+/// When text output is coloured (`--color`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set to something.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    /// The colour of text written to stderr (`to_stderr`) or stdout.
+    fn colour(self, to_stderr: bool) -> text::Colour {
+        use std::io::IsTerminal;
+        let terminal = if to_stderr {
+            std::io::stderr().is_terminal()
+        } else {
+            std::io::stdout().is_terminal()
+        };
+        // no-color.org: a NO_COLOR that is set and not empty.
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        match self {
+            ColorChoice::Always => text::Colour::Ansi,
+            ColorChoice::Auto if terminal && !no_color => text::Colour::Ansi,
+            _ => text::Colour::Plain,
+        }
+    }
+}
+
 /// How `.cu` files are compiled.
 #[derive(Args, Debug, Clone)]
 pub struct CompileArgs {
@@ -133,6 +162,18 @@ pub struct ReportArgs {
     /// Exit with 1 when there are warnings.
     #[arg(long)]
     pub werror: bool,
+    /// The exit status when findings fail the run (errors, or warnings
+    /// with --werror), instead of 1.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..))]
+    pub error_exitcode: Option<u8>,
+    /// Write the mechanical fixes (padding a shared array against bank
+    /// conflicts) as clang-tidy's YAML, for clang-apply-replacements.
+    #[arg(long, value_name = "FILE")]
+    pub export_fixes: Option<PathBuf>,
+    /// Colour text warnings: on a terminal unless NO_COLOR is set (auto),
+    /// always or never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub color: ColorChoice,
     /// Counts of branches and accesses by class, per kernel and per file
     /// (after the findings in text; a `summary` object in JSON).
     #[arg(long)]
@@ -365,6 +406,9 @@ pub(super) fn configured(
 pub struct Reported {
     pub code: i32,
     pub warnings: usize,
+    /// The findings failed the run (errors, or warnings with `--werror`):
+    /// `code` is then 1 or `--error-exitcode`'s.
+    pub findings_fail: bool,
 }
 
 /// Analyses the jobs and prints their findings (text to stderr when
@@ -378,6 +422,7 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
             return Reported {
                 code: exit::INPUT,
                 warnings: 0,
+                findings_fail: false,
             };
         }
     };
@@ -388,6 +433,8 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
             print!("{text}");
         }
     };
+    let colour = r.color.colour(to_stderr);
+    let mut fixes = Vec::new();
     let mut report = json::Report::new();
     let mut cache = text::SourceCache::default();
     let mut code = exit::OK;
@@ -417,9 +464,16 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
                 findings,
                 prints,
                 suppressed: quiet_here,
+                fixes: fixes_here,
             })) => {
                 suppressed += quiet_here;
                 let old = |fp: &str| baseline.as_ref().is_some_and(|b| b.contains(fp));
+                fixes.extend(
+                    fixes_here
+                        .into_iter()
+                        .filter(|(i, _)| !prints.get(*i).is_some_and(|fp| old(fp)))
+                        .map(|(_, fix)| fix),
+                );
                 let findings: Vec<_> = findings
                     .into_iter()
                     .zip(prints)
@@ -443,7 +497,7 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
                             || f.check == crate::cost::report::COST_BOUND.name
                     };
                     for f in findings.iter().filter(shown) {
-                        emit(&text::render(f, r.explain, &mut cache));
+                        emit(&text::render_styled(f, r.explain, &mut cache, colour));
                     }
                 }
                 report.kernels.extend(module_report.kernels);
@@ -512,10 +566,28 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
     }
     // Errors (the configuration's WarningsAsErrors) fail the run without
     // --werror.
-    if code == exit::OK && (errors > 0 || (r.werror && warnings > 0)) {
-        code = exit::WARNINGS;
+    if let Some(path) = &r.export_fixes {
+        // clang-tidy's main file: the one analysed, absolute as the paths
+        // of the replacements are.
+        let main = match jobs {
+            [one] => Some(std::fs::canonicalize(&one.file).unwrap_or_else(|_| one.file.clone())),
+            _ => None,
+        };
+        let text = super::fixes::yaml(main.as_deref(), &super::fixes::dedup(fixes));
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("warpcheck: error: --export-fixes {}: {e}", path.display());
+            code = code.max(exit::INPUT);
+        }
     }
-    Reported { code, warnings }
+    let findings_fail = code == exit::OK && (errors > 0 || (r.werror && warnings > 0));
+    if findings_fail {
+        code = r.error_exitcode.map_or(exit::WARNINGS, i32::from);
+    }
+    Reported {
+        code,
+        warnings,
+        findings_fail,
+    }
 }
 
 /// Clang's closing count: "2 warnings and 1 error generated.", or none.
@@ -539,6 +611,8 @@ struct FileOutcome {
     prints: Vec<String>,
     /// Warnings and errors a NOLINT comment silenced.
     suppressed: usize,
+    /// The mechanical fixes, by the index of their finding.
+    fixes: Vec<(usize, super::fixes::Fix)>,
 }
 
 /// Analyses one file into its findings with their fingerprints and, when
@@ -550,11 +624,17 @@ fn check_file(
     (need_report, bounds): (bool, bool),
 ) -> Result<FileOutcome, frontend::InputError> {
     let _file = info_span!("file", path = %file.display()).entered();
+    // Explanations name values by their source variables, which only full
+    // debug info keeps (it does not change the code).
+    let full = CompileOptions {
+        full_debug: compile.full_debug || !settings.analysis.no_explanations,
+        ..compile.clone()
+    };
     // The host side compiles beside the device side: it only adds the
     // longer of the two to the file's time.
     let (m, launches) = std::thread::scope(|s| {
         let host = s.spawn(in_span(|| host_launches(file, compile, settings)));
-        let m = info_span!("load").in_scope(|| frontend::load(file, compile));
+        let m = info_span!("load").in_scope(|| frontend::load(file, &full));
         (m, host.join().unwrap_or_default())
     });
     let m = m?;
@@ -608,6 +688,7 @@ fn check_file(
         eprintln!("warpcheck: note: {}: no kernels found", file.display());
     }
     let prints = crate::diag::fingerprint::of_all(&a, &findings, &mut text::SourceCache::default());
+    let fixes = super::fixes::of(&m, &findings);
     // Worst first within a file, after the fingerprints (which count
     // repeats in file order, so ordering never changes them).
     let order = crate::diag::order::by_impact(&findings);
@@ -622,6 +703,7 @@ fn check_file(
         findings,
         prints,
         suppressed,
+        fixes,
     })
 }
 

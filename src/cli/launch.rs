@@ -135,7 +135,7 @@ pub fn launch(args: &LaunchArgs) -> i32 {
     log_for_build(&jobs, reported.warnings);
     match reported.code {
         // Analysis problems are said, but never fail the compile.
-        exit::WARNINGS => exit::WARNINGS,
+        code if reported.findings_fail => code,
         code if args.analyze_only => code,
         _ => compiled,
     }

@@ -2,6 +2,7 @@
 
 mod bound;
 mod check;
+mod fixes;
 mod jobs;
 mod kernel;
 mod launch;

@@ -263,7 +263,7 @@ impl Comparer<'_, '_> {
             kind,
             what,
             line: m.inst_pos(func, at).map_or(0, |p| p.line),
-            value: m.value_label(func, v),
+            value: m.ir_label(func, v),
             llvm_divergent: llvm,
             warpcheck_dependent: ours,
             reason,

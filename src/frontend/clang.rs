@@ -173,19 +173,34 @@ pub fn arguments(
     tk: Option<&Toolkit>,
     opts: &CompileOptions,
 ) -> Vec<String> {
-    let debug = if opts.full_debug {
-        "-g"
-    } else {
-        "-gline-tables-only"
-    };
-    let mut args = side_arguments(Side::Device, debug, header, tk, opts);
-    // Keep value names so explanations can say `%cmp`, not `%12`.
-    args.insert(6, "-fno-discard-value-names".into());
+    let mut args = side_arguments(Side::Device, &debug_flags(opts), header, tk, opts);
+    // Keep value names so explanations can name values, not `%12`.
+    args.push("-fno-discard-value-names".into());
     args.extend(opts.extra.iter().cloned());
     args.push("-o".into());
     args.push(out.display().to_string());
     args.push(src.display().to_string());
     args
+}
+
+/// The device compile's debug flags: line tables, or with `full_debug`
+/// the full kind. The driver lowers `-g` to line directives for optimised
+/// device code; the full kind keeps the `dbg.value` records that name
+/// values after their source variables. Neither changes the code. An
+/// explicit `-g0` among the extra flags turns debug info off.
+fn debug_flags(opts: &CompileOptions) -> Vec<String> {
+    let no_debug = opts
+        .extra
+        .iter()
+        .rev()
+        .find(|a| a.starts_with("-g"))
+        .is_some_and(|a| a == "-g0");
+    let flags: &[&str] = match (opts.full_debug, no_debug) {
+        (true, false) => &["-g", "-Xclang", "-debug-info-kind=constructor"],
+        (true, true) => &["-g"],
+        (false, _) => &["-gline-tables-only"],
+    };
+    flags.iter().map(|f| f.to_string()).collect()
 }
 
 /// Which side of a `.cu` file a compile keeps.
@@ -201,7 +216,7 @@ pub(super) enum Side {
 /// language, the side, the optimisation, `debug`, the headers.
 pub(super) fn side_arguments(
     side: Side,
-    debug: &str,
+    debug: &[String],
     header: &Path,
     tk: Option<&Toolkit>,
     opts: &CompileOptions,
@@ -216,10 +231,9 @@ pub(super) fn side_arguments(
         only.into(),
         format!("--cuda-gpu-arch={}", opts.gpu_arch),
         level.into(),
-        debug.into(),
-        "-emit-llvm".into(),
-        "-c".into(),
     ];
+    args.extend(debug.iter().cloned());
+    args.extend(["-emit-llvm", "-c"].map(String::from));
     match tk {
         Some(tk) => args.extend(tk.clang_flags()),
         None => {

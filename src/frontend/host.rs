@@ -23,7 +23,7 @@ pub fn launches(src: &Path, opts: &CompileOptions) -> Result<Vec<HostLaunch>, In
     let out = setup.dir.path().join("host.bc");
     let mut args = side_arguments(
         Side::Host,
-        "-gline-tables-only",
+        &["-gline-tables-only".to_string()],
         &setup.header,
         setup.tk.as_ref(),
         opts,

@@ -29,15 +29,18 @@ impl Module {
         }
     }
 
-    /// A short label for a value in explanations: `%cmp`, or `%12 (icmp)`
-    /// when the IR dropped the name.
-    pub fn value_label(&self, func: &Function, v: Value) -> String {
+    /// The IR's own label for a value: `%cmp`, or `%12 (icmp)` when the
+    /// IR dropped the name. For output that talks about the IR itself
+    /// (`--compare-uniformity` against LLVM's printout, and the checks
+    /// that read a loop counter's variable from clang's phi names, where
+    /// `.in` marks a rotated loop's value before the step); users read
+    /// [`Module::value_label`].
+    pub fn ir_label(&self, func: &Function, v: Value) -> String {
         match v {
             Value::Inst(i) => {
                 let inst = func.inst(i);
                 match &inst.name {
-                    // Built by hand: `format!` costs several times more, and
-                    // explanations label every step of every chain.
+                    // Built by hand: `format!` costs several times more.
                     Some(n) => ["%", n].concat(),
                     None => ["%", &i.0.to_string(), " (", inst.op.mnemonic(), ")"].concat(),
                 }
@@ -47,6 +50,160 @@ impl Module {
                 None => format!("parameter {}", a + 1),
             },
             _ => self.render_value(v),
+        }
+    }
+
+    /// A value as the user wrote it, for explanations, per-lane
+    /// expressions and the report: the source variable debug info names
+    /// it after (`i`), else what it is and where (`the comparison at 12:7`); never an IR name (`%add5`) or a mangled symbol.
+    pub fn value_label(&self, func: &Function, v: Value) -> String {
+        match v {
+            Value::Inst(i) => match func.source_names.get(&i) {
+                Some(n) => n.clone(),
+                None => self.describe_inst(func, i),
+            },
+            Value::Arg(a) => match &func.params[a as usize].name {
+                Some(n) => n.clone(),
+                None => format!("parameter {}", a + 1),
+            },
+            Value::Global(g) => self.global_description(g),
+            Value::Func(f) => format!("function {}", self.func(f).short_name()),
+            Value::Const(c) => match self.konst(c) {
+                // A constant expression over a global (`addrspacecast
+                // (@_ZZ…E2As)`) is that global to the user.
+                Const::Expr { operands, .. } => operands
+                    .iter()
+                    .map(|&o| self.value_label(func, o))
+                    .find(|l| l.starts_with("the "))
+                    .unwrap_or_else(|| "a constant".into()),
+                _ => self.render_value(v),
+            },
+            Value::Opaque => "an unknown value".into(),
+        }
+    }
+
+    /// An unnamed instruction by what it computes and its line. A cast
+    /// is its operand to the user (`(long)i` is still `i`).
+    fn describe_inst(&self, func: &Function, i: InstId) -> String {
+        let inst = func.inst(i);
+        if inst.op == Opcode::Phi {
+            if let Some(v) = inst.name.as_deref().and_then(variable_of_phi) {
+                return v.to_string();
+            }
+        }
+        let what = match inst.op {
+            Opcode::SExt
+            | Opcode::ZExt
+            | Opcode::Trunc
+            | Opcode::BitCast
+            | Opcode::AddrSpaceCast
+            | Opcode::Freeze => {
+                if let Some(&o) = inst.operands.first() {
+                    return self.value_label(func, o);
+                }
+                "the conversion"
+            }
+            Opcode::ICmp | Opcode::FCmp => "the comparison",
+            Opcode::Load => "the load",
+            Opcode::GetElementPtr => "the address",
+            Opcode::Phi => "the merged value",
+            Opcode::Select => "the selected value",
+            Opcode::Call => "the call",
+            Opcode::AtomicRmw | Opcode::CmpXchg => "the atomic",
+            // `a && b` and `a || b` on conditions are `and`/`or` of `i1`s.
+            Opcode::And | Opcode::Or | Opcode::Xor
+                if *self.types.kind(inst.ty) == TypeKind::Int(1) =>
+            {
+                "the condition"
+            }
+            // Not "the remainder": clang computes `x % 32` as `x & 31`
+            // and `x / 32` as a shift, and the user wrote neither.
+            op if op.is_binary() => "the arithmetic",
+            _ => "the value",
+        };
+        if let Some(reg) = self.special_register(inst) {
+            return reg;
+        }
+        let what = match self.called_intrinsic(inst) {
+            Some(Intrinsic::Shfl { .. }) => "the shuffle",
+            Some(Intrinsic::Vote(_)) => "the warp vote",
+            Some(Intrinsic::MatchAny | Intrinsic::MatchAll) => "the warp match",
+            Some(Intrinsic::Redux(_)) => "the warp reduction",
+            _ => what,
+        };
+        // A user's function by its name, libdevice's by the math function
+        // (`__nv_expf` is `expf`); LLVM's intrinsics by what they do.
+        let callee = match inst.callee() {
+            Some(Callee::Direct(c)) if what == "the call" => {
+                let f = self.func(c);
+                match f.name.strip_prefix("__nv_") {
+                    _ if f.name.starts_with("llvm.") => String::new(),
+                    Some(math) => format!(" to {math}"),
+                    None => format!(" to {}", f.short_name()),
+                }
+            }
+            _ => String::new(),
+        };
+        // A phi has no line of its own (its block's stands in), and code
+        // inlined from a header is placed at its call in the user's file.
+        // The column too, as warnings give it: one line often holds
+        // several addresses or loads (`bins[data[i]]`).
+        let pos = self
+            .pos_anchor(func, i)
+            .and_then(|a| func.inst(a).loc)
+            .map(|l| self.user_pos(l).0);
+        match pos {
+            Some(p) if p.line > 0 && p.col > 0 => {
+                format!("{what}{callee} at {}:{}", p.line, p.col)
+            }
+            Some(p) if p.line > 0 => format!("{what}{callee} at line {}", p.line),
+            _ => format!("{what}{callee}"),
+        }
+    }
+
+    /// The CUDA name of a special register a call reads: `threadIdx.x`.
+    fn special_register(&self, inst: &Inst) -> Option<String> {
+        use super::intrinsics::{Dim, SReg};
+        let Some(Intrinsic::SReg(reg)) = self.called_intrinsic(inst) else {
+            return None;
+        };
+        let (name, d) = match reg {
+            SReg::Tid(d) => ("threadIdx", d),
+            SReg::Ntid(d) => ("blockDim", d),
+            SReg::Ctaid(d) => ("blockIdx", d),
+            SReg::Nctaid(d) => ("gridDim", d),
+            SReg::LaneId => return Some("the lane id".into()),
+            SReg::WarpSize => return Some("warpSize".into()),
+            _ => return None,
+        };
+        let d = match d {
+            Dim::X => "x",
+            Dim::Y => "y",
+            Dim::Z => "z",
+        };
+        Some(format!("{name}.{d}"))
+    }
+
+    /// A global by its source name and what it is: `the shared array As`
+    /// for `@_ZZ12matmul_tiledPKfS0_PfiE2As`.
+    pub fn global_description(&self, g: GlobalId) -> String {
+        let global = self.global(g);
+        let what = match global.addrspace {
+            addrspace::SHARED => "the shared array",
+            addrspace::CONSTANT => "the constant",
+            _ => "the global",
+        };
+        format!("{what} {}", self.global_label(g))
+    }
+
+    /// A global's source name: `As` for `@_ZZ12matmul_tiledPKfS0_PfiE2As`
+    /// (a static local of `matmul_tiled`), `table` for `@table`.
+    pub fn global_label(&self, g: GlobalId) -> String {
+        let demangled = &self.global(g).demangled;
+        // A function's static local demangles as `f(int, float*)::As`.
+        match demangled.rfind(")::") {
+            Some(at) => demangled[at + 3..].to_string(),
+            None => base_name(demangled),
         }
     }
 
@@ -119,5 +276,34 @@ impl fmt::Display for Module {
             f.write_str(&self.render_function(func)?)?;
         }
         Ok(())
+    }
+}
+
+/// The source variable a phi's IR name was made from: clang's mem2reg
+/// names a variable's phis after it, with copy numbers (`%k.027`) and
+/// `.lcssa` for the copy leaving a loop. Other suffixes (`%s.032.in`, a
+/// rotated loop's value before the update) are not the variable itself.
+fn variable_of_phi(name: &str) -> Option<&str> {
+    let mut parts = name.split('.');
+    let base = parts.next()?;
+    let ident = base.bytes().next().is_some_and(|b| !b.is_ascii_digit())
+        && base.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let copies =
+        parts.all(|p| p == "lcssa" || (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())));
+    (ident && copies).then_some(base)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::variable_of_phi;
+
+    #[test]
+    fn phis_named_after_their_variable() {
+        assert_eq!(variable_of_phi("k.027"), Some("k"));
+        assert_eq!(variable_of_phi("sum.0.lcssa"), Some("sum"));
+        assert_eq!(variable_of_phi("i"), Some("i"));
+        // A rotated loop's value before the update is not `s`.
+        assert_eq!(variable_of_phi("s.032.in"), None);
+        assert_eq!(variable_of_phi("184"), None);
     }
 }

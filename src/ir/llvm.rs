@@ -98,7 +98,12 @@ fn parse_buffer(buffer: MemoryBuffer, name: &str) -> Result<Module, LoadError> {
     // leaves it in the debug-info format it found it in, and from then on we
     // only read it.
     let names = unsafe { debug_param_names(module.as_mut_ptr()) };
-    let (mut ours, _) = unsafe { from_raw(module.as_mut_ptr()) };
+    let (mut ours, origins) = unsafe { from_raw(module.as_mut_ptr()) };
+    // SAFETY: as above; `origins` are this module's handles.
+    let values = unsafe { super::debug_names::value_names(module.as_mut_ptr(), &origins.insts) };
+    for ((f, i), name) in values {
+        ours.funcs[f.index()].source_names.insert(i, name);
+    }
     for (func, names) in ours.funcs.iter_mut().zip(names) {
         for (p, name) in func.params.iter_mut().zip(names) {
             if p.name.is_none() {
@@ -425,6 +430,7 @@ impl Loader {
             is_kernel: LLVMGetFunctionCallConv(f) == PTX_KERNEL_CC,
             noreturn,
             loc,
+            source_names: Default::default(),
         }
     }
 

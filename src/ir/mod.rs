@@ -5,6 +5,7 @@
 //! [`builder::ModuleBuilder`] and never holds an LLVM object.
 
 pub mod builder;
+mod debug_names;
 mod demangle;
 mod display;
 pub(crate) mod entity;
@@ -312,6 +313,8 @@ pub struct Function {
     pub intrinsic: Option<Intrinsic>,
     /// Where the function is defined, from its `DISubprogram`.
     pub loc: Option<SourcePos>,
+    /// Source variable names of instructions, from debug info (full `-g`).
+    pub source_names: std::collections::HashMap<InstId, String>,
 }
 
 impl Function {
@@ -330,6 +333,7 @@ impl Function {
             noreturn: intrinsics::never_returns(name),
             intrinsic: Intrinsic::from_name(name),
             loc: None,
+            source_names: Default::default(),
         }
     }
 

@@ -62,8 +62,16 @@ pub fn reasons_at(
     whys
 }
 
+/// The labels of the steps, a label repeated by the next step said once:
+/// `i` and its widening `(long)i` are both `i` to the user.
 fn labels(steps: Vec<(String, Option<Why>)>) -> Vec<String> {
-    steps.into_iter().map(|(label, _)| label).collect()
+    let mut out: Vec<String> = Vec::with_capacity(steps.len());
+    for (label, _) in steps {
+        if out.last() != Some(&label) {
+            out.push(label);
+        }
+    }
+    out
 }
 
 /// The steps, source first, each with the reason that made it dependent.

@@ -70,6 +70,10 @@ main{padding:16px 24px;max-width:1200px}
 section.overview{background:#fff;border:1px solid #d8dce2;border-radius:6px;margin:16px 0;padding:12px 16px}
 section.kernel{background:#fff;border:1px solid #d8dce2;border-radius:6px;margin:16px 0;padding:12px 16px}
 h2{font-size:17px;margin:6px 0}
+summary{cursor:pointer}
+summary h2{display:inline}
+details.file{margin:12px 0}
+details.file>summary{font-size:15px;padding:6px 0}
 h3{font-size:15px;margin:14px 0 6px}
 table{border-collapse:collapse;font-size:13px}
 td,th{border:1px solid #e1e4e8;padding:3px 7px;text-align:left;vertical-align:top}
@@ -84,9 +88,14 @@ pre{background:#f7f7f9;border:1px solid #e1e4e8;padding:6px;margin:4px 0;overflo
 .within{background:#eaf7ee}
 .over{background:#f5b7b1;font-weight:600}
 .plots{display:flex;flex-wrap:wrap;gap:10px}
-.plot{border:1px solid #e1e4e8}
-.plot-title{font:600 13px system-ui,sans-serif}
-.tick{font:11px system-ui,sans-serif;fill:#555}
+.plot{border:1px solid #e1e4e8;background:#fff}
+.plot .pt{font:600 13px system-ui,sans-serif;text-anchor:middle}
+.plot .xt,.plot .yt{font:11px system-ui,sans-serif;fill:#555;text-anchor:middle}
+.plot .yt{text-anchor:end}
+.plot .grid{stroke:#e0e0e0;fill:none}
+.plot .ax{stroke:#444;fill:none}
+.plot .dot{stroke-width:9;stroke-linecap:round;fill:none}
+.plot .axis{text-anchor:middle}
 .axis,.legend{font:12px system-ui,sans-serif}
 .summary td{border:none;padding:2px 12px 2px 0}
 .muted{color:#666}
@@ -126,13 +135,37 @@ pub fn render(p: &Page) -> String {
     for f in p.files.iter().filter(|f| f.kernels.is_empty()) {
         let _ = write!(s, "<p class=\"muted\">{}: no kernels</p>", escape(&f.name));
     }
-    for (fi, ki) in cards_in_order(p) {
+    // Files, worst first, each collapsible; on a large page a file or
+    // kernel with only notes starts closed, so it opens on what needs work.
+    let fold = kernels > FOLD_QUIET_ABOVE;
+    for (fi, cards) in files_in_order(p) {
         let f = &p.files[fi];
-        kernel(&mut s, f, (fi, ki), &f.sweeps[ki], &mut cache);
+        let count = |sev: Severity| f.findings.iter().filter(|x| x.severity == sev).count();
+        let (e, w, n) = (
+            count(Severity::Error),
+            count(Severity::Warning),
+            count(Severity::Note),
+        );
+        let _ = write!(
+            s,
+            "<details class=\"file\"{}><summary><code>{}</code> · {} kernel{} · {e} errors · {w} warnings · {n} notes</summary>",
+            if e + w > 0 || !fold { " open" } else { "" },
+            escape(&f.name),
+            cards.len(),
+            if cards.len() == 1 { "" } else { "s" },
+        );
+        for ki in cards {
+            kernel(&mut s, f, (fi, ki), &f.sweeps[ki], (&mut cache, fold));
+        }
+        s.push_str("</details>");
     }
     s.push_str("</main></body></html>\n");
     s
 }
+
+/// Pages with more kernels than this start with their notes-only files and
+/// kernels folded; smaller ones show everything.
+const FOLD_QUIET_ABOVE: usize = 20;
 
 /// Worst first: errors, then warnings, then notes.
 fn badness(sev: Severity) -> u8 {
@@ -169,6 +202,19 @@ fn cards_in_order(p: &Page) -> Vec<(usize, usize)> {
     }
     cards.sort_by_key(|c| c.0);
     cards.into_iter().map(|c| c.1).collect()
+}
+
+/// The files with kernels, each with its cards, in the order of their
+/// first card in [`cards_in_order`]: the file of the worst kernel first.
+fn files_in_order(p: &Page) -> Vec<(usize, Vec<usize>)> {
+    let mut files: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (fi, ki) in cards_in_order(p) {
+        match files.iter_mut().find(|(f, _)| *f == fi) {
+            Some((_, cards)) => cards.push(ki),
+            None => files.push((fi, vec![ki])),
+        }
+    }
+    files
 }
 
 /// The first section: every error and warning of the project, worst
@@ -244,21 +290,25 @@ fn kernel(
     f: &FileResult,
     card: (usize, usize),
     sweep: &Result<KernelSweep, String>,
-    cache: &mut SourceCache,
+    (cache, fold): (&mut SourceCache, bool),
 ) {
     let k = &f.kernels[card.1];
     let [x, y, z] = k.block_dim;
+    let mine: Vec<&Finding> = f.findings.iter().filter(|x| x.kernel == k.name).collect();
+    // A card with warnings or errors starts open; with notes only, closed
+    // when the page folds them.
+    let open = !fold || mine.iter().any(|x| x.severity != Severity::Note);
     let _ = write!(
         s,
-        "<section class=\"kernel\" id=\"{}\"><h2><code>{}</code></h2><div class=\"muted\">{}:{} · block {x}×{y}×{z} ({}) · {} sites</div>",
+        "<section class=\"kernel\" id=\"{}\"><details{}><summary><h2><code>{}</code></h2> <span class=\"muted\">{}:{} · block {x}×{y}×{z} ({}) · {} sites</span></summary>",
         card_id(card),
+        if open { " open" } else { "" },
         escape(&k.name),
         escape(&k.file),
         k.line,
         k.block_dim_source,
         k.sites.len()
     );
-    let mine: Vec<&Finding> = f.findings.iter().filter(|x| x.kernel == k.name).collect();
     findings(s, &mine, cache);
     sites(s, &k.sites);
     bounds(s, k);
@@ -272,7 +322,7 @@ fn kernel(
             );
         }
     }
-    s.push_str("</section>");
+    s.push_str("</details></section>");
 }
 
 fn findings(s: &mut String, list: &[&Finding], cache: &mut SourceCache) {
@@ -369,8 +419,8 @@ fn sites(s: &mut String, list: &[SiteJson]) {
         );
         let _ = write!(
             s,
-            "<tr class=\"{}\"><td>{}:{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
-            if bad { "bad" } else { "" },
+            "<tr{}><td>{}:{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
+            if bad { " class=\"bad\"" } else { "" },
             site.line,
             site.column,
             site.kind,
@@ -500,16 +550,11 @@ fn charts(s: &mut String, sw: &KernelSweep) {
         for m in &sw.metrics {
             let (b, v) = (m.bound[i], m.simulated[i]);
             let class = match (b, v) {
-                (Some(b), Some(v)) if v > b + 1e-9 => "over",
-                (Some(_), Some(_)) => "within",
+                (Some(b), Some(v)) if v > b + 1e-9 => " class=\"over\"",
+                (Some(_), Some(_)) => " class=\"within\"",
                 _ => "",
             };
-            let _ = write!(
-                s,
-                "<td>{}</td><td class=\"{class}\">{}</td>",
-                num(b),
-                num(v)
-            );
+            let _ = write!(s, "<td>{}</td><td{class}>{}</td>", num(b), num(v));
         }
         s.push_str("</tr>");
     }
@@ -621,6 +666,42 @@ mod tests {
         // (an error), mid (a warning), quiet (a note only).
         assert!(h.contains("<a href=\"#k0-1\"><code>loud</code></a>"));
         assert!(at("id=\"k0-1\"") < at("id=\"k0-2\"") && at("id=\"k0-2\"") < at("id=\"k0-0\""));
+    }
+
+    #[test]
+    fn a_large_page_folds_what_has_only_notes() {
+        // `k0` has a warning; the others only a note each.
+        let page = |n: usize| {
+            let files = [FileResult {
+                name: "k.cu".into(),
+                kernels: (0..n).map(|i| kernel(&format!("k{i}"))).collect(),
+                findings: (0..n)
+                    .map(|i| {
+                        let sev = if i == 0 {
+                            Severity::Warning
+                        } else {
+                            Severity::Note
+                        };
+                        finding(&format!("k{i}"), sev, i as u32 + 1)
+                    })
+                    .collect(),
+                sweeps: (0..n).map(|_| Err("no sweep".to_string())).collect(),
+            }];
+            render(&Page {
+                title: "t",
+                files: &files,
+                errors: &[],
+            })
+        };
+        // 20 kernels: every card open.
+        let small = page(FOLD_QUIET_ABOVE);
+        assert_eq!(small.matches("<details open>").count(), FOLD_QUIET_ABOVE);
+        // 21: only the one with a warning (and its file) open.
+        let large = page(FOLD_QUIET_ABOVE + 1);
+        assert_eq!(large.matches("<details open>").count(), 1);
+        assert_eq!(large.matches("<details>").count(), FOLD_QUIET_ABOVE);
+        assert!(large.contains("<details class=\"file\" open>"));
+        assert!(large.find("<details open>") < large.find("<details>"));
     }
 
     #[test]

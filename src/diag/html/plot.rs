@@ -72,19 +72,27 @@ fn label(v: f64) -> String {
     .replace(".000", "")
 }
 
-/// The chart as an `<svg>` element.
+/// A coordinate with at most one decimal and no trailing `.0`: the page
+/// of a large project holds thousands of them.
+fn n(v: f64) -> String {
+    let r = (v * 10.0).round() / 10.0;
+    if r.fract() == 0.0 {
+        format!("{r:.0}")
+    } else {
+        format!("{r:.1}")
+    }
+}
+
+/// The chart as an `<svg>` element, compact: shared styling lives in the
+/// page's stylesheet (`.plot …` rules), the grid and each series' marks
+/// are one path each.
 pub fn svg(c: &Chart) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="{W}" height="{H}" viewBox="0 0 {W} {H}" role="img"><title>{}</title>"#,
-        super::escape(c.title)
-    );
-    let _ = write!(
-        s,
-        r##"<rect x="0" y="0" width="{W}" height="{H}" fill="#ffffff"/><text x="{}" y="16" text-anchor="middle" class="plot-title">{}</text>"##,
-        W / 2.0,
-        super::escape(c.title)
+        r#"<svg class="plot" width="{W}" height="{H}" viewBox="0 0 {W} {H}" role="img"><title>{t}</title><text x="{}" y="16" class="pt">{t}</text>"#,
+        n(W / 2.0),
+        t = super::escape(c.title)
     );
     let ymax = c
         .series
@@ -104,36 +112,40 @@ pub fn svg(c: &Chart) -> String {
     let span = if x1 > x0 { x1 - x0 } else { 1.0 };
     let px = |x: f64| LEFT + (fx(x) - x0) / span * (W - LEFT - RIGHT);
     let py = |y: f64| H - BOTTOM - y / top * (H - TOP - BOTTOM);
-    // Axes and grid.
+    // Grid lines and their labels.
+    let (mut grid, mut ticks) = (String::new(), String::new());
     let mut y = 0.0;
     while y <= top + step / 2.0 {
+        let _ = write!(grid, "M{LEFT} {}H{}", n(py(y)), n(W - RIGHT));
         let _ = write!(
-            s,
-            r##"<line x1="{LEFT}" y1="{py:.1}" x2="{x2}" y2="{py:.1}" stroke="#e0e0e0"/><text x="{tx}" y="{ty:.1}" text-anchor="end" class="tick">{l}</text>"##,
-            py = py(y),
-            x2 = W - RIGHT,
-            tx = LEFT - 6.0,
-            ty = py(y) + 4.0,
-            l = label(y)
+            ticks,
+            r#"<text x="{}" y="{}">{}</text>"#,
+            n(LEFT - 6.0),
+            n(py(y) + 4.0),
+            label(y)
         );
         y += step;
     }
+    let _ = write!(
+        s,
+        r#"<path class="grid" d="{grid}"/><g class="yt">{ticks}</g><g class="xt">"#
+    );
     for &x in c.xs {
         let _ = write!(
             s,
-            r#"<text x="{:.1}" y="{}" text-anchor="middle" class="tick">{}</text>"#,
-            px(x),
-            H - BOTTOM + 16.0,
+            r#"<text x="{}" y="{}">{}</text>"#,
+            n(px(x)),
+            n(H - BOTTOM + 16.0),
             label(x)
         );
     }
     let _ = write!(
         s,
-        r##"<line x1="{LEFT}" y1="{b}" x2="{r}" y2="{b}" stroke="#444"/><line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{b}" stroke="#444"/><text x="{cx}" y="{ly}" text-anchor="middle" class="axis">{xl}</text>"##,
-        b = H - BOTTOM,
-        r = W - RIGHT,
-        cx = (LEFT + W - RIGHT) / 2.0,
-        ly = H - 8.0,
+        r#"</g><path class="ax" d="M{LEFT} {TOP}V{b}H{r}"/><text x="{cx}" y="{ly}" class="axis">{xl}</text>"#,
+        b = n(H - BOTTOM),
+        r = n(W - RIGHT),
+        cx = n((LEFT + W - RIGHT) / 2.0),
+        ly = n(H - 8.0),
         xl = super::escape(&x_axis(c.x_label, log))
     );
     for (i, se) in c.series.iter().enumerate() {
@@ -143,7 +155,10 @@ pub fn svg(c: &Chart) -> String {
                 .filter_map(|(&x, v)| v.map(|v| (px(x), py(v))))
                 .collect();
         if se.line && pts.len() > 1 {
-            let d: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+            let d: Vec<String> = pts
+                .iter()
+                .map(|&(x, y)| format!("{},{}", n(x), n(y)))
+                .collect();
             let _ = write!(
                 s,
                 r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="2.5"/>"#,
@@ -151,19 +166,25 @@ pub fn svg(c: &Chart) -> String {
                 se.color
             );
         }
-        for (x, y) in &pts {
+        // Marks: a bound's squares, a measurement's dots (zero-length
+        // strokes with round caps), one path per series.
+        let marks: String = pts
+            .iter()
+            .map(|&(x, y)| {
+                if se.line {
+                    format!("M{} {}h7v7h-7z", n(x - 3.5), n(y - 3.5))
+                } else {
+                    format!("M{} {}h0", n(x), n(y))
+                }
+            })
+            .collect();
+        if !marks.is_empty() {
             if se.line {
-                let _ = write!(
-                    s,
-                    r#"<rect x="{:.1}" y="{:.1}" width="7" height="7" fill="{}"/>"#,
-                    x - 3.5,
-                    y - 3.5,
-                    se.color
-                );
+                let _ = write!(s, r#"<path class="mark" d="{marks}" fill="{}"/>"#, se.color);
             } else {
                 let _ = write!(
                     s,
-                    r#"<circle cx="{x:.1}" cy="{y:.1}" r="4.5" fill="{}"/>"#,
+                    r#"<path class="mark dot" d="{marks}" stroke="{}"/>"#,
                     se.color
                 );
             }
@@ -173,9 +194,9 @@ pub fn svg(c: &Chart) -> String {
         let _ = write!(
             s,
             r#"<rect x="{}" y="24" width="10" height="10" fill="{}"/><text x="{}" y="33" class="legend">{}</text>"#,
-            lx,
+            n(lx),
             se.color,
-            lx + 14.0,
+            n(lx + 14.0),
             super::escape(se.label)
         );
     }
@@ -226,11 +247,20 @@ mod tests {
         };
         let s = svg(&c);
         assert_eq!(s.matches("<polyline").count(), 1);
-        // Three bound squares plus two legend squares, and two circles.
-        assert_eq!(s.matches("<circle").count(), 2);
+        // Three bound squares and two dots (the missing point has none).
+        assert_eq!(s.matches("h7v7h-7z").count(), 3);
+        assert_eq!(s.matches("h0").count(), 2);
         assert!(s.contains("steps &lt;per warp&gt;"));
         // The y axis runs to the largest value, 40, in round steps of 10.
         assert!(s.contains(">40</text>") && s.contains(">10</text>"));
         assert!(!s.contains(">50</text>"));
+    }
+
+    #[test]
+    fn coordinates_are_short() {
+        assert_eq!(n(216.0), "216");
+        assert_eq!(n(159.33333), "159.3");
+        assert_eq!(n(60.5), "60.5");
+        assert_eq!(n(-0.04), "-0");
     }
 }
