@@ -201,3 +201,74 @@ fn without_cbc_a_bound_is_missing_with_the_reason_and_the_rest_stands() {
         .arg(fixture("cu/cost_vector_add.cu")));
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
 }
+
+#[test]
+fn a_divergent_loop_exit_splits_a_warp_at_most_31_times_per_entry() {
+    // escape: each split at `x > 0 && k < n` sends at least one lane out
+    // and keeps at least one in, so 32 lanes split at most 31 times, for
+    // any n (not n times); clang rotates the loop, and its guard before
+    // the loop (the same test at k = 0) may split once more: 32.
+    let j = bound_json(
+        "cu/cost_splits.cu",
+        "escape",
+        "divwarps",
+        &["--block-dim", "32", "--param", "n=1000"],
+    );
+    assert_eq!(j["bound"], "32");
+    // The simulator agrees: lanes with x = 0, 1, ..., 31 (iota) leave on
+    // 32 different iterations (lane 0 at the guard): 31 splits.
+    let out = run(warpcheck()
+        .args(["bound", "--format", "json", "--kernel", "escape"])
+        .args([
+            "--metric",
+            "divwarps",
+            "--block-dim",
+            "32",
+            "--param",
+            "n=1000",
+        ])
+        .args([
+            "--simulate",
+            "--arg",
+            "v=buf:128:iota",
+            "--arg",
+            "out=buf:128",
+        ])
+        .arg(fixture("cu/cost_splits.cu")));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["simulated"], 31, "{j}");
+}
+
+#[test]
+fn a_block_stride_loop_splits_a_warp_once_per_entry() {
+    // blockStride at 64 threads: the starts of a warp's lanes span 31 <
+    // 64 = the step, so they leave on at most two consecutive iterations:
+    // one split, whatever n (it was ⌈n/64⌉ before), plus one for the
+    // rotated loop's guard `tid < n`: 2.
+    let j = bound_json(
+        "cu/cost_splits.cu",
+        "blockStride",
+        "divwarps",
+        &["--block-dim", "64", "--param", "n=100000"],
+    );
+    assert_eq!(j["bound"], "2");
+    // Blocks of 16 threads: one warp of 16 lanes whose starts span 15 <
+    // 16: still one split in the loop.
+    let j = bound_json(
+        "cu/cost_splits.cu",
+        "blockStride",
+        "divwarps",
+        &["--block-dim", "16", "--param", "n=1000"],
+    );
+    assert_eq!(j["bound"], "2");
+    // Entered once per row (the outer loop kept rolled): guard and split
+    // per row, 2·m.
+    let j = bound_json(
+        "cu/cost_splits.cu",
+        "blockStrideRows",
+        "divwarps",
+        &["--block-dim", "64", "--param", "n=1000", "--param", "m=7"],
+    );
+    assert_eq!(j["bound"], "2·max(0, m)");
+}

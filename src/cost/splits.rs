@@ -1,0 +1,232 @@
+//! How often a loop's divergent exits can split a warp in one entry into
+//! the loop, so that `divwarps` pays for them once per entry instead of
+//! once per iteration.
+//!
+//! Each split at an exit sends at least one lane out of the loop and keeps
+//! at least one in it, and lanes that left do not come back before the
+//! next entry (they wait at the exit's reconvergence point, outside the
+//! loop). A warp enters with at most 32 lanes, so its exits split it at
+//! most 31 times per entry ([`MAX_SPLITS`]).
+//!
+//! Fewer where the lanes' exit iterations are close: when the only exit
+//! that can split is a test `h + o < E` (or `≤`) on a counter `h` that
+//! starts at `s + d(lane)` and moves up by a step `S` with `S` larger than
+//! the spread of `d` over the lanes of any warp (a grid-stride or
+//! block-stride loop), and `E` is the same for the warp's lanes, lane
+//! `L` leaves after `⌈(E − s − o − d(L))/S⌉` iterations: at most two
+//! distinct values, so at most one split.
+
+use super::affine::Sym;
+use super::rat::Rat;
+use super::values::{Env, Ranges, Values};
+use crate::acf::expr::{Atom, ExprId, Op, Uniform};
+use crate::acf::KernelAcf;
+use crate::graph::loop_facts::Amount;
+use crate::graph::LoopId;
+use crate::hw;
+use crate::ir::{BlockId, FuncId, InstId, IntPred, Value};
+
+/// The most splits a warp's exits can make in one entry into a loop.
+pub const MAX_SPLITS: u32 = hw::WARP_SIZE - 1;
+
+/// The innermost loop that the two-way branch ending `u` can leave while
+/// keeping the other side in it: the loop whose exit it is.
+pub fn exit_of(env_g: &crate::graph::FunctionGraphs, u: BlockId) -> Option<LoopId> {
+    let l = env_g.loops.loop_of(u)?;
+    let lp = env_g.loops.get(l);
+    let mut succs = env_g.cfg.succs(u).to_vec();
+    succs.sort();
+    succs.dedup();
+    let inside = succs.iter().filter(|&&s| lp.contains(s)).count();
+    (succs.len() == 2 && inside == 1).then_some(l)
+}
+
+/// Per loop: the most splits its exits among `divergent` can make in one
+/// entry (0: none of its exits can split a warp).
+pub fn exit_splits(
+    env: &Env<'_>,
+    (acf, kernel): (&KernelAcf, FuncId),
+    divergent: &dyn Fn(BlockId) -> bool,
+) -> Vec<u32> {
+    let g = env.g;
+    let mut exits: Vec<Vec<BlockId>> = vec![Vec::new(); g.loops.len()];
+    for b in env.f.block_ids() {
+        if divergent(b) {
+            if let Some(l) = exit_of(g, b) {
+                exits[l.index()].push(b);
+            }
+        }
+    }
+    exits
+        .iter()
+        .enumerate()
+        .map(|(i, bs)| match bs.as_slice() {
+            [] => 0,
+            [b] if strided_exit(env, (acf, kernel), LoopId(i as u32), *b) => 1,
+            _ => MAX_SPLITS,
+        })
+        .collect()
+}
+
+/// Whether the exit ending `b` of loop `l` is a counter test whose lanes
+/// leave on at most two consecutive iterations (see the module docs).
+fn strided_exit(env: &Env<'_>, acf: (&KernelAcf, FuncId), l: LoopId, b: BlockId) -> bool {
+    let facts = env.loop_facts();
+    let Some(exit) = facts.exit(l, b) else {
+        return false;
+    };
+    let [test] = exit.tests.as_slice() else {
+        return false;
+    };
+    let Some(t) = test.counter.filter(|_| exit.every_iteration) else {
+        return false;
+    };
+    // The branch decides on that comparison alone (`c && x*x < 4` lists
+    // only its integer test).
+    let cond = env
+        .f
+        .terminator(b)
+        .and_then(|i| i.operands.first().copied());
+    if cond != Some(Value::Inst(test.cmp)) {
+        return false;
+    }
+    if !matches!(
+        t.pred,
+        IntPred::Slt | IntPred::Ult | IntPred::Sle | IntPred::Ule
+    ) {
+        return false;
+    }
+    let Some(counter) = facts.counter(t.phi).filter(|c| c.lp == l) else {
+        return false;
+    };
+    let mut vals = Values::new(env, Ranges::default());
+    let step = match counter.step.and_then(|s| s.added()) {
+        Some(Amount::Const(c)) if c > 0 => Rat::int(c),
+        Some(Amount::Invariant(v)) => {
+            let Some(a) = vals.val(v).as_exact().cloned() else {
+                return false;
+            };
+            if a.mentions(|s| s.is_per_thread()) {
+                return false;
+            }
+            match vals.ranges.of(env, &a).0 {
+                Some(lo) if lo > Rat::ZERO => lo,
+                _ => return false,
+            }
+        }
+        _ => return false,
+    };
+    // The comparison as the ACF built it: the counter's side holds the
+    // start's per-lane part (a header phi is its iteration atom plus that),
+    // and the bound's side must be the same in every lane.
+    let Some((counter_side, bound_side)) = compare_sides(acf, test.cmp, t.bound == test.lhs) else {
+        return false;
+    };
+    if !bound_side.is_empty() {
+        return false;
+    }
+    lane_spread(env.block, &counter_side) < step
+}
+
+/// The per-lane terms of the counter's and the bound's side of the `icmp`
+/// `cmp` (`swapped`: the bound is its left operand).
+type Sides = (Vec<(Sym, Rat)>, Vec<(Sym, Rat)>);
+
+fn compare_sides((acf, f): (&KernelAcf, FuncId), cmp: InstId, swapped: bool) -> Option<Sides> {
+    let &c = acf.contexts(f).first()?;
+    let p = acf.arena.poly(acf.expr(c, Value::Inst(cmp))?);
+    let [(mono, 1)] = p.terms.as_slice() else {
+        return None;
+    };
+    let [a] = mono.as_slice() else {
+        return None;
+    };
+    let (Atom::Op(Op::Cmp(_), args) | Atom::Uniform(Uniform::Op(Op::Cmp(_), args))) =
+        acf.arena.atom(*a)
+    else {
+        return None;
+    };
+    let [l, r] = args.as_slice() else {
+        return None;
+    };
+    let (l, r) = (lane_terms(acf, *l)?, lane_terms(acf, *r)?);
+    Some(if swapped { (r, l) } else { (l, r) })
+}
+
+/// What of `e` differs between the lanes of a warp: its
+/// terms `c·tid.d` and `c·laneid`; `None` when another per-lane leaf (a
+/// load, a product with a thread index) is in it.
+fn lane_terms(acf: &KernelAcf, e: ExprId) -> Option<Vec<(Sym, Rat)>> {
+    let p = acf.arena.poly(e);
+    let mut out = Vec::new();
+    for (mono, k) in &p.terms {
+        let thread: Vec<_> = mono
+            .iter()
+            .filter(|&&a| acf.arena.facts(a).thread)
+            .collect();
+        match (thread.as_slice(), mono.len()) {
+            ([], _) => {}
+            ([&a], 1) => match acf.arena.atom(a) {
+                Atom::Tid(d) => out.push((Sym::Tid(d.index() as u8), Rat::int(*k))),
+                Atom::LaneId => out.push((Sym::LaneId, Rat::int(*k))),
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// The largest difference of `Σ c·s` over `per_lane` between two lanes of
+/// one warp of a block of `block` threads.
+fn lane_spread(block: [u32; 3], per_lane: &[(Sym, Rat)]) -> Rat {
+    let threads = u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2]);
+    let (bx, by) = (u64::from(block[0].max(1)), u64::from(block[1].max(1)));
+    let mut spread = Rat::ZERO;
+    let lanes = u64::from(hw::WARP_SIZE);
+    for w in 0..threads.div_ceil(lanes) {
+        let (mut lo, mut hi) = (None::<Rat>, None::<Rat>);
+        for t in w * lanes..((w + 1) * lanes).min(threads) {
+            let tid = [t % bx, (t / bx) % by, t / (bx * by)];
+            let v = per_lane.iter().fold(Rat::ZERO, |acc, &(s, c)| {
+                let x = match s {
+                    Sym::Tid(d) => tid[usize::from(d)],
+                    _ => t % lanes,
+                };
+                acc + c * Rat::int(i128::from(x))
+            });
+            lo = Some(lo.map_or(v, |x: Rat| x.min(v)));
+            hi = Some(hi.map_or(v, |x: Rat| x.max(v)));
+        }
+        if let (Some(lo), Some(hi)) = (lo, hi) {
+            spread = spread.max(hi - lo);
+        }
+    }
+    spread
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn x(c: i128) -> (Sym, Rat) {
+        (Sym::Tid(0), Rat::int(c))
+    }
+
+    #[test]
+    fn spread_within_a_warp() {
+        // s + tid.x in blocks of 64: a warp's lanes are 32 consecutive x.
+        assert_eq!(lane_spread([64, 1, 1], &[x(1)]), Rat::int(31));
+        // In blocks of 16 x 16 a warp holds two rows: x spans 0..15.
+        assert_eq!(lane_spread([16, 16, 1], &[x(1)]), Rat::int(15));
+        // tid.x + 100·tid.y over those two rows: 15 + 100.
+        let y = (Sym::Tid(1), Rat::int(100));
+        assert_eq!(lane_spread([16, 16, 1], &[x(1), y]), Rat::int(115));
+        // A block of 8 threads: one partial warp, spread 7·2.
+        assert_eq!(lane_spread([8, 1, 1], &[x(2)]), Rat::int(14));
+        // A negative coefficient spreads as much.
+        assert_eq!(lane_spread([64, 1, 1], &[x(-3)]), Rat::int(93));
+        // Nothing per lane: no spread.
+        assert_eq!(lane_spread([64, 1, 1], &[]), Rat::ZERO);
+    }
+}
