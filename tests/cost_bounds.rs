@@ -272,3 +272,32 @@ fn a_block_stride_loop_splits_a_warp_once_per_entry() {
     );
     assert_eq!(j["bound"], "2·max(0, m)");
 }
+
+/// `bound --simulate` of `kernel` in cost_shared_range.cu at one warp of
+/// 32 threads, with `v[L] = L`.
+fn shared_range_bound(kernel: &str) -> Value {
+    let out = run(warpcheck()
+        .args(["bound", "--format", "json", "--kernel", kernel])
+        .args(["--metric", "conflicts", "--block-dim", "32", "--simulate"])
+        .args(["--arg", "v=buf:128:iota", "--arg", "out=buf:128"])
+        .arg(fixture("cu/cost_shared_range.cu")));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn an_unknown_shared_index_conflicts_at_most_as_its_array_allows() {
+    // s[(32·v) % 256] over 256 words: 8 of them in each bank, so at most
+    // an 8-way conflict, 7 extra wavefronts (31 before); the store
+    // s[tid % 256] is conflict-free. v[L] = L reaches it: the words
+    // 32·(L % 8) are 8 distinct words of bank 0.
+    let j = shared_range_bound("lookup256");
+    assert_eq!(j["bound"], "7");
+    assert_eq!(j["simulated"], 7, "{j}");
+    // s[(32·v) % 100] over 100 words: banks 0-3 hold 4 of them (bank 0:
+    // 0, 32, 64, 96), so 3 extra at most; v[L] = L reaches all four of
+    // bank 0 (L = 0, 1, 2, 3).
+    let j = shared_range_bound("lookup100");
+    assert_eq!(j["bound"], "3");
+    assert_eq!(j["simulated"], 3, "{j}");
+}
