@@ -163,7 +163,10 @@ fn syn_brdis(rng: &mut Rng, b: [u32; 3]) -> Launch {
 }
 
 fn mandelbrot(rng: &mut Rng, b: [u32; 3]) -> Launch {
-    let (w, h) = (rng.range(1, 100), rng.range(1, 6));
+    // Worst inputs, as RaCuda measures: an even h puts row h/2 on the
+    // real axis (cy = 0), where the pixels with cx in (−2, 0.25) never
+    // escape, so its warps run all max_iter iterations.
+    let (w, h) = (rng.range(2, 100), 2 * rng.range(1, 3));
     let max_iter = rng.range(0, 200);
     let gx = (w as u32).div_ceil(b[0]) + rng.range(0, 1) as u32;
     let gy = h as u32 + rng.range(0, 1) as u32;
@@ -342,6 +345,10 @@ struct Ratios {
     sum: f64,
     count: usize,
     worst: f64,
+    /// Launches whose simulated cost was 0: with a bound of 0 too, and
+    /// with a positive bound.
+    zero_exact: usize,
+    zero_loose: usize,
 }
 
 fn bounds_for(
@@ -385,13 +392,21 @@ fn print_table(ratios: &BTreeMap<(String, &str), Ratios>) {
     eprintln!("kernel metric: mean and worst bound/simulated over launches with a cost");
     let (mut sum, mut count) = (0.0, 0);
     for ((k, metric), r) in ratios {
-        let mean = r.sum / r.count as f64;
         let ours = racuda.contains(&k.as_str());
+        let theirs = if ours { "" } else { " (not RaCuda's)" };
+        if r.count == 0 {
+            // Simulated 0 in every launch: exact when the bound is 0 too.
+            let what = if r.zero_loose == 0 { "0=0" } else { "0<bound" };
+            eprintln!(
+                "tightness {k:14} {metric:10} zero {what} launches {}{theirs}",
+                r.zero_exact + r.zero_loose
+            );
+            continue;
+        }
+        let mean = r.sum / r.count as f64;
         eprintln!(
-            "tightness {k:14} {metric:10} mean {mean:.3} worst {:.3} launches {}{}",
-            r.worst,
-            r.count,
-            if ours { "" } else { " (not RaCuda's)" }
+            "tightness {k:14} {metric:10} mean {mean:.3} worst {:.3} launches {} (and {} at 0=0, {} at 0<bound){theirs}",
+            r.worst, r.count, r.zero_exact, r.zero_loose
         );
         if ours {
             sum += mean;
@@ -467,10 +482,16 @@ fn simulated_warps_stay_within_their_bounds() {
                             kb.names.render(p)
                         ));
                     }
-                    if worst > 0 {
-                        let r = ratios
-                            .entry((case.kernel.to_string(), mb.metric.name()))
-                            .or_default();
+                    let r = ratios
+                        .entry((case.kernel.to_string(), mb.metric.name()))
+                        .or_default();
+                    if worst == 0 {
+                        if bound <= 1e-6 {
+                            r.zero_exact += 1;
+                        } else {
+                            r.zero_loose += 1;
+                        }
+                    } else {
                         let x = bound / worst as f64;
                         r.sum += x;
                         r.count += 1;
