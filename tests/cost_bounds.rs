@@ -301,3 +301,32 @@ fn an_unknown_shared_index_conflicts_at_most_as_its_array_allows() {
     assert_eq!(j["bound"], "3");
     assert_eq!(j["simulated"], 3, "{j}");
 }
+
+#[test]
+fn a_symbolic_row_stride_costs_each_row_its_sectors() {
+    // matrixMulSDK in 16 × 16 blocks: A[a + wA·ty + tx] with wA unknown.
+    // A warp holds two rows (ty = 2w, 2w + 1) of 16 consecutive floats;
+    // each row starts at its own unknown 4-aligned address, so 64 bytes
+    // span at most 3 sectors: 6 per request (not 32, one per lane). The
+    // same for B[b + wB·ty + tx] and the store C[c + wB·ty + tx].
+    let out = run(warpcheck()
+        .args(["check", "--format", "json", "--block-dim", "16,16"])
+        .arg(fixture("cu/cost_tiled.cu")));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let maxes: Vec<(u64, u64)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["check"] == "uncoalesced-access")
+        .filter(|f| f["function"].as_str().unwrap().starts_with("matrixMulSDK"))
+        .map(|f| {
+            (
+                f["line"].as_u64().unwrap(),
+                f["data"]["max"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(maxes.len(), 3, "{maxes:?}");
+    assert!(maxes.iter().all(|&(_, m)| m == 6), "{maxes:?}");
+}

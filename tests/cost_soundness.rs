@@ -142,7 +142,10 @@ fn histogram(rng: &mut Rng, _b: [u32; 3]) -> Launch {
             // The worst input for the shared histogram (RaCuda measures
             // it so too): byte 32·(p mod 8) at p, so a warp's 32 bytes are
             // 8 distinct bins of one bank, an 8-way conflict per update.
-            data("data", (0..n.max(4)).map(|p| (32 * (p % 8)) as u8).collect()),
+            data(
+                "data",
+                (0..n.max(4)).map(|p| (32 * (p % 8)) as u8).collect(),
+            ),
             zeros("hist", 4 * 256),
         ],
         &[("n", n)],
