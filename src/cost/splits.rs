@@ -21,10 +21,10 @@ use super::rat::Rat;
 use super::values::{Env, Ranges, Values};
 use crate::acf::expr::{Atom, ExprId, Op, Uniform};
 use crate::acf::KernelAcf;
-use crate::graph::loop_facts::Amount;
+use crate::graph::loop_facts::{Amount, Read};
 use crate::graph::LoopId;
 use crate::hw;
-use crate::ir::{BlockId, FuncId, InstId, IntPred, Value};
+use crate::ir::{BlockId, FuncId, InstId, InstKind, IntPred, Value};
 
 /// The most splits a warp's exits can make in one entry into a loop.
 pub const MAX_SPLITS: u32 = hw::WARP_SIZE - 1;
@@ -41,9 +41,100 @@ pub fn exit_of(env_g: &crate::graph::FunctionGraphs, u: BlockId) -> Option<LoopI
     (succs.len() == 2 && inside == 1).then_some(l)
 }
 
-/// Per loop: the most splits its exits among `divergent` can make in one
-/// entry (0: none of its exits can split a warp).
+/// Where the splits of loop exits are paid.
+#[derive(Default)]
+pub struct Splits {
+    /// Per loop: the most splits its exits can make in one entry (0: none
+    /// of its exits can split a warp).
+    pub per_entry: Vec<u32>,
+    /// Guards of rotated loops whose one split per entry covers theirs
+    /// too (see [`exit_splits`]).
+    pub covered_guards: Vec<BlockId>,
+}
+
+/// The splits of each loop's exits among `divergent`.
+///
+/// A loop whose exit splits at most once (a strided counter test) is
+/// often rotated by clang behind a guard, the same test on the counter's
+/// start, which lanes fail on "iteration 0": the guard and the exit
+/// together still see at most two consecutive exit iterations, so at most
+/// one split, which the loop's entry pays. Such a guard is listed in
+/// `covered_guards`: a split there always enters the loop (its staying
+/// side leads straight to the header), which pays for it.
 pub fn exit_splits(
+    env: &Env<'_>,
+    acf: (&KernelAcf, FuncId),
+    divergent: &dyn Fn(BlockId) -> bool,
+) -> Splits {
+    let per_entry = per_entry(env, acf, divergent);
+    let mut covered_guards = Vec::new();
+    for b in env.f.block_ids() {
+        if divergent(b) && exit_of(env.g, b).is_none() {
+            let guarded = env
+                .g
+                .loops
+                .iter()
+                .any(|(l, _)| per_entry[l.index()] == 1 && guards(env, acf, l, b));
+            if guarded {
+                covered_guards.push(b);
+            }
+        }
+    }
+    Splits {
+        per_entry,
+        covered_guards,
+    }
+}
+
+/// Whether the branch ending `g` is the rotated guard of loop `l`: one of
+/// its sides goes straight to `l`'s header (itself, or a block that only
+/// jumps there), on the same comparison as `l`'s strided exit test made on
+/// the counter's start.
+fn guards(env: &Env<'_>, acf: (&KernelAcf, FuncId), l: LoopId, g: BlockId) -> bool {
+    let f = env.f;
+    let lp = env.g.loops.get(l);
+    let Some(term) = f.terminator(g) else {
+        return false;
+    };
+    let InstKind::Br { targets } = &term.kind else {
+        return false;
+    };
+    let leads_in = |s: BlockId| s == lp.header || env.g.cfg.succs(s) == [lp.header];
+    let Some(stay) = [true, false]
+        .into_iter()
+        .find(|&t| leads_in(targets[usize::from(!t)]))
+    else {
+        return false;
+    };
+    let Some(Value::Inst(ci)) = term.operands.first().copied() else {
+        return false;
+    };
+    let InstKind::ICmp(p) = f.inst(ci).kind else {
+        return false;
+    };
+    let ops = &f.inst(ci).operands;
+    let p = if stay { p } else { p.negated() };
+    let facts = env.loop_facts();
+    let [exit] = facts
+        .exits(l)
+        .iter()
+        .filter(|x| exit_of(env.g, x.block) == Some(l))
+        .collect::<Vec<_>>()[..]
+    else {
+        return false;
+    };
+    let Some(t) = exit.tests.first().and_then(|t| t.counter) else {
+        return false;
+    };
+    let Some(counter) = facts.counter(t.phi) else {
+        return false;
+    };
+    let same = (p == t.pred && ops[..] == [counter.start, t.bound])
+        || (p.swapped() == t.pred && ops[..] == [t.bound, counter.start]);
+    same && t.read == Read::Next && strided_exit(env, acf, l, exit.block)
+}
+
+fn per_entry(
     env: &Env<'_>,
     (acf, kernel): (&KernelAcf, FuncId),
     divergent: &dyn Fn(BlockId) -> bool,

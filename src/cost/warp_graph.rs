@@ -88,8 +88,9 @@ struct Builder<'a> {
     f: &'a Function,
     g: &'a FunctionGraphs,
     divergent: &'a dyn Fn(BlockId) -> bool,
-    /// Per loop: the splits its exits can make per entry.
-    splits: &'a [u32],
+    /// Per loop: the splits its exits can make per entry, and the guards
+    /// whose split the loop's entry pays.
+    splits: &'a super::splits::Splits,
     nodes: EntityVec<NodeId, Node>,
     index: HashMap<(BlockId, CopyId), NodeId>,
     copies: EntityVec<CopyId, Option<Copy>>,
@@ -176,7 +177,7 @@ impl Builder<'_> {
                 let lp = self.g.loops.get(l);
                 // Entering `l` (and any loop it nests in with the same
                 // header; those are `l` itself in a reducible graph).
-                let n = self.splits.get(l.index()).copied().unwrap_or(0);
+                let n = self.splits.per_entry.get(l.index()).copied().unwrap_or(0);
                 if lp.header == b && !lp.contains(from_block) && n > 0 {
                     pays.push(Pay::Splits(n));
                 }
@@ -218,8 +219,11 @@ impl Builder<'_> {
         let r = self.g.pdom.idom(u);
         let (s1, s2) = (distinct[0], distinct[1]);
         let mut both = vec![Pay::Phis(u, s1), Pay::Phis(u, s2)];
-        // A loop exit's splits were paid on entering the loop.
-        if super::splits::exit_of(self.g, u).is_none() {
+        // A loop exit's splits were paid on entering the loop, and so
+        // were a covered guard's.
+        let paid =
+            super::splits::exit_of(self.g, u).is_some() || self.splits.covered_guards.contains(&u);
+        if !paid {
             both.push(Pay::Divergence);
         }
         // One side empty: the split costs the divergence and both edges.
@@ -267,13 +271,13 @@ impl Builder<'_> {
 
 impl WarpGraph {
     /// The warp graph of `f`; `divergent(b)` says whether the branch ending
-    /// `b` can split a warp, `splits[l]` how often the exits of loop `l`
-    /// can split it per entry (see `super::splits::exit_splits`).
+    /// `b` can split a warp, `splits` how often the exits of each loop can
+    /// split it per entry (see `super::splits::exit_splits`).
     pub fn new(
         f: &Function,
         g: &FunctionGraphs,
         divergent: &dyn Fn(BlockId) -> bool,
-        splits: &[u32],
+        splits: &super::splits::Splits,
     ) -> Result<WarpGraph, String> {
         let mut b = Builder {
             f,
