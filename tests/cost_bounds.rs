@@ -331,3 +331,24 @@ fn a_symbolic_row_stride_costs_each_row_its_sectors() {
     assert_eq!(maxes.len(), 3, "{maxes:?}");
     assert!(maxes.iter().all(|&(_, m)| m == 6), "{maxes:?}");
 }
+
+#[test]
+fn an_unrolled_loop_main_part_is_charged_its_own_iterations_only() {
+    // addSub0 at -O2: `for (i = 0; i < w; i++)` unrolled by 2. The main
+    // loop runs while i + 2 != w & ~1, entered only when w > 0 and w != 1,
+    // i.e. w >= 2: (w & ~1)/2 <= w/2 iterations of 27 instructions and 2
+    // phi copies = 29·w/2, with no extra iteration for the remainder
+    // (which ran 29 more before: the guard w != 1 gave no fact once the
+    // ranges had already stepped w's least value to 2).
+    let out = run(warpcheck()
+        .args(["check", "--bounds", "--format", "json", "--block-dim", "64"])
+        .arg(fixture("cu/cost_addsub.cu")));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let loops = kernel(&report, "addSub0")["bounds"]["per_warp"]["steps"]["loops"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let bounds: Vec<&str> = loops.iter().map(|l| l["bound"].as_str().unwrap()).collect();
+    assert_eq!(bounds, ["29·max(0, w)/2"], "{loops:?}");
+}
