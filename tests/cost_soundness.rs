@@ -3,7 +3,9 @@
 //! parameters and launch shapes (fixed seed), the simulated cost of every
 //! warp is at most the bound evaluated at those parameters. Zero
 //! violations. The bound/simulated ratios are printed per kernel and
-//! metric (`cargo test --test cost_soundness -- --nocapture`).
+//! metric (`cargo test --test cost_soundness -- --nocapture`). Each launch
+//! also runs in cycle mode on the A100 model, and `warpcheck time`'s
+//! bounds (abstract CTA and work/span) must cover its cycles.
 
 #[path = "common/sim.rs"]
 mod helpers;
@@ -14,8 +16,10 @@ use warpcheck::analysis::{self, BlockDim, BlockDimSource, Options};
 use warpcheck::cost::bound::Params;
 use warpcheck::cost::{self, Metric};
 use warpcheck::ir::Module;
+use warpcheck::machine::Machine;
 use warpcheck::sim::{ArgValue, Init, LaunchConfig};
 use warpcheck::taint::ifds::IfdsTaint;
+use warpcheck::timing::bounds::{time_kernel, Request};
 
 /// SplitMix64: the same draws on every machine.
 struct Rng(u64);
@@ -436,6 +440,7 @@ fn simulated_warps_stay_within_their_bounds() {
         let k = kernel(m, case.kernel);
         for &block in case.blocks {
             let (a, bounds) = bounds_for(m, block);
+            let figures = warpcheck::checks::measure_all(&a);
             let i = a.kernels.iter().position(|x| x.kernel == k).unwrap();
             let kb = &bounds[i];
             for mb in &kb.metrics {
@@ -454,6 +459,7 @@ fn simulated_warps_stay_within_their_bounds() {
                     grid: l.grid,
                     block,
                     dynamic_shared: l.shared,
+                    machine: Some(Machine::a100()),
                     ..LaunchConfig::default()
                 };
                 let o = run(m, case.kernel, &config, &l.args);
@@ -465,6 +471,36 @@ fn simulated_warps_stay_within_their_bounds() {
                         .collect(),
                     grid: l.grid,
                 };
+                // `warpcheck time` on the A100 model covers cycle mode's
+                // launch and slowest block, by each method with a bound.
+                let ki = a.kernels.iter().position(|x| x.kernel == k).unwrap();
+                let req = Request {
+                    machine: &Machine::a100(),
+                    at: &at,
+                    dynamic_shared: l.shared,
+                };
+                let meter = warpcheck::budget::Budget::CLI.start();
+                let g = a.graphs.func(k);
+                let tb = time_kernel(m, g, &a.kernels[ki], &figures[ki], &req, &meter);
+                let cycles = o.cycles.as_ref().expect("cycle mode");
+                let (launch, slowest) = (cycles.launch_cycles, cycles.max_block_cycles());
+                let mut timed = false;
+                for (method, c) in [
+                    ("abstract-cta", &tb.abstract_cta),
+                    ("work-span", &tb.work_span_cycles),
+                ] {
+                    let Ok(c) = c else { continue };
+                    timed = true;
+                    if c.launch + 1e-6 < launch as f64 || c.block + 1e-6 < slowest as f64 {
+                        violations.push(format!(
+                            "{} block {block:?} grid {:?} {:?}: time ({method}) launch {} / block {} below the simulated {launch} / {slowest} cycles",
+                            case.kernel, l.grid, l.ints, c.launch, c.block
+                        ));
+                    }
+                }
+                if !timed {
+                    missing.push(format!("{} {block:?}: no time bound", case.kernel));
+                }
                 for mb in &kb.metrics {
                     let Ok(p) = &mb.bound else { continue };
                     let bound = kb.names.eval(p, &at).expect("every parameter has a value");
