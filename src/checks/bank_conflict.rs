@@ -246,7 +246,7 @@ fn object_words(m: &Module, k: &KernelAnalysis, site: &Site) -> Option<u64> {
         return None;
     }
     // Word-aligned arrays start a word; others may straddle one more.
-    let extra = u64::from(ty.align % hw::BANK_WIDTH_BYTES != 0);
+    let extra = u64::from(!ty.align.is_multiple_of(hw::BANK_WIDTH_BYTES));
     Some(ty.size.div_ceil(hw::BANK_WIDTH_BYTES) + extra)
 }
 
