@@ -352,3 +352,29 @@ fn an_unrolled_loop_main_part_is_charged_its_own_iterations_only() {
     let bounds: Vec<&str> = loops.iter().map(|l| l["bound"].as_str().unwrap()).collect();
     assert_eq!(bounds, ["29·max(0, w)/2"], "{loops:?}");
 }
+
+#[test]
+fn a_laddered_loop_branch_pays_only_the_iterations_that_can_split() {
+    // reduce2 at 256 threads: `tid < s` for s = 128, 64, ..., 1 splits a
+    // warp only for s = 16, 8, 4, 2, 1 (warp 0; from 32 up whole warps
+    // agree): 5, not 8. With the bounds check `i < n` (one split) and
+    // `tid == 0` (one): 7 for warp 0.
+    let out = run(warpcheck()
+        .args(["bound", "--format", "json", "--kernel", "reduce2"])
+        .args([
+            "--metric",
+            "divwarps",
+            "--block-dim",
+            "256",
+            "--param",
+            "n=5",
+        ])
+        .args(["--shared-bytes", "1024", "--simulate"])
+        .args(["--arg", "g_idata=buf:1024:iota", "--arg", "g_odata=buf:4"])
+        .arg(fixture("cu/cost_reduce.cu")));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["bound"], "7");
+    // n = 5 puts the bounds check's split in warp 0 too: all 7 happen.
+    assert_eq!(j["simulated"], 7, "{j}");
+}

@@ -236,7 +236,8 @@ fn problem(
     }
     let divergent = metric::divergent_branches(m, k, figures);
     let is_divergent = |b: BlockId| divergent.contains(&b);
-    let splits = splits::exit_splits(env, (&k.acf, k.kernel), &is_divergent);
+    let mut splits = splits::exit_splits(env, (&k.acf, k.kernel), &is_divergent);
+    splits::ladder_splits(&mut splits, env, k, figures, &is_divergent);
     let graph = WarpGraph::new(f, g, &is_divergent, &splits)?;
     // Facts per CFG edge, with the thread symbols weakened away; each edge
     // narrows its own ranges.

@@ -21,9 +21,13 @@ use super::rat::Rat;
 use super::values::{Env, Ranges, Values};
 use crate::acf::expr::{Atom, ExprId, Op, Uniform};
 use crate::acf::KernelAcf;
+use crate::analysis::KernelAnalysis;
+use crate::checks::divergent_branch::Divergence;
+use crate::checks::SiteFigures;
 use crate::graph::loop_facts::{Amount, Read};
 use crate::graph::LoopId;
 use crate::hw;
+use crate::ir::SiteKind;
 use crate::ir::{BlockId, FuncId, InstId, InstKind, IntPred, Value};
 
 /// The most splits a warp's exits can make in one entry into a loop.
@@ -47,8 +51,10 @@ pub struct Splits {
     /// Per loop: the most splits its exits can make in one entry (0: none
     /// of its exits can split a warp).
     pub per_entry: Vec<u32>,
-    /// Guards of rotated loops whose one split per entry covers theirs
-    /// too (see [`exit_splits`]).
+    /// Branches whose splits the entries of their loop pay: guards of
+    /// rotated loops whose one split per entry covers theirs too (see
+    /// [`exit_splits`]), and branches of a laddered loop
+    /// ([`ladder_splits`]).
     pub covered_guards: Vec<BlockId>,
 }
 
@@ -83,6 +89,54 @@ pub fn exit_splits(
     Splits {
         per_entry,
         covered_guards,
+    }
+}
+
+/// Adds the splits of branches inside a loop whose counter the block
+/// shape fixes (the ACF's ladder: `for (s = blockDim.x / 2; s > 0; s >>= 1)
+/// if (tid < s)`): the divergence check says, per value of the counter,
+/// whether the branch can split any warp, and each entry runs each value
+/// at most once, so the branch splits a warp at most on the rows that say
+/// it can (5 of 8 at 256 threads: s = 16..1), paid on entering the loop.
+/// Only for a branch whose innermost loop is the ladder's, so it runs once
+/// per iteration.
+pub fn ladder_splits(
+    splits: &mut Splits,
+    env: &Env<'_>,
+    k: &KernelAnalysis,
+    figures: &[SiteFigures],
+    divergent: &dyn Fn(BlockId) -> bool,
+) {
+    let acf = &k.acf;
+    let Some(&c) = acf.contexts(k.kernel).first() else {
+        return;
+    };
+    for (s, fig) in k.sites.iter().zip(figures) {
+        if s.func != k.kernel || s.kind != SiteKind::Branch {
+            continue;
+        }
+        let b = env.f.inst(s.inst).block;
+        if !divergent(b) || exit_of(env.g, b).is_some() || splits.covered_guards.contains(&b) {
+            continue;
+        }
+        let Some(ladder) = acf.ladder(c, b) else {
+            continue;
+        };
+        let Some(its) = fig.get::<Divergence>().and_then(|d| d.iterations.as_ref()) else {
+            continue;
+        };
+        let mut values = ladder.values.clone();
+        values.sort_unstable();
+        values.dedup();
+        let distinct = values.len() == ladder.values.len();
+        if !distinct || env.g.loops.loop_of(b) != Some(ladder.lp) || fig.reason.is_some() {
+            continue;
+        }
+        let rows = its.rows.iter().filter(|r| r.split_max > 0).count() as u32;
+        if let Some(n) = splits.per_entry.get_mut(ladder.lp.index()) {
+            *n += rows;
+            splits.covered_guards.push(b);
+        }
     }
 }
 
