@@ -201,3 +201,180 @@ fn without_cbc_a_bound_is_missing_with_the_reason_and_the_rest_stands() {
         .arg(fixture("cu/cost_vector_add.cu")));
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
 }
+
+#[test]
+fn a_divergent_loop_exit_splits_a_warp_at_most_31_times_per_entry() {
+    // escape: each split at `x > 0 && k < n` sends at least one lane out
+    // and keeps at least one in, so 32 lanes split at most 31 times, for
+    // any n (not n times); clang rotates the loop, and its guard before
+    // the loop (the same test at k = 0) may split once more: 32.
+    let j = bound_json(
+        "cu/cost_splits.cu",
+        "escape",
+        "divwarps",
+        &["--block-dim", "32", "--param", "n=1000"],
+    );
+    assert_eq!(j["bound"], "32");
+    // The simulator agrees: lanes with x = 0, 1, ..., 31 (iota) leave on
+    // 32 different iterations (lane 0 at the guard): 31 splits.
+    let out = run(warpcheck()
+        .args(["bound", "--format", "json", "--kernel", "escape"])
+        .args([
+            "--metric",
+            "divwarps",
+            "--block-dim",
+            "32",
+            "--param",
+            "n=1000",
+        ])
+        .args([
+            "--simulate",
+            "--arg",
+            "v=buf:128:iota",
+            "--arg",
+            "out=buf:128",
+        ])
+        .arg(fixture("cu/cost_splits.cu")));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["simulated"], 31, "{j}");
+}
+
+#[test]
+fn a_block_stride_loop_splits_a_warp_once_per_entry() {
+    // blockStride at 64 threads: the starts of a warp's lanes span 31 <
+    // 64 = the step, so they leave on at most two consecutive iterations:
+    // one split, whatever n (it was ⌈n/64⌉ before). clang rotates the
+    // loop behind the guard `tid < n`, the same test on the start: lanes
+    // failing it leave on "iteration 0", so guard and loop together still
+    // split at most once.
+    let j = bound_json(
+        "cu/cost_splits.cu",
+        "blockStride",
+        "divwarps",
+        &["--block-dim", "64", "--param", "n=100000"],
+    );
+    assert_eq!(j["bound"], "1");
+    // Blocks of 16 threads: one warp of 16 lanes whose starts span 15 <
+    // 16: still one split.
+    let j = bound_json(
+        "cu/cost_splits.cu",
+        "blockStride",
+        "divwarps",
+        &["--block-dim", "16", "--param", "n=1000"],
+    );
+    assert_eq!(j["bound"], "1");
+    // Entered once per row (the outer loop kept rolled): m splits.
+    let j = bound_json(
+        "cu/cost_splits.cu",
+        "blockStrideRows",
+        "divwarps",
+        &["--block-dim", "64", "--param", "n=1000", "--param", "m=7"],
+    );
+    assert_eq!(j["bound"], "max(0, m)");
+}
+
+/// `bound --simulate` of `kernel` in cost_shared_range.cu at one warp of
+/// 32 threads, with `v[L] = L`.
+fn shared_range_bound(kernel: &str) -> Value {
+    let out = run(warpcheck()
+        .args(["bound", "--format", "json", "--kernel", kernel])
+        .args(["--metric", "conflicts", "--block-dim", "32", "--simulate"])
+        .args(["--arg", "v=buf:128:iota", "--arg", "out=buf:128"])
+        .arg(fixture("cu/cost_shared_range.cu")));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn an_unknown_shared_index_conflicts_at_most_as_its_array_allows() {
+    // s[(32·v) % 256] over 256 words: 8 of them in each bank, so at most
+    // an 8-way conflict, 7 extra wavefronts (31 before); the store
+    // s[tid % 256] is conflict-free. v[L] = L reaches it: the words
+    // 32·(L % 8) are 8 distinct words of bank 0.
+    let j = shared_range_bound("lookup256");
+    assert_eq!(j["bound"], "7");
+    assert_eq!(j["simulated"], 7, "{j}");
+    // s[(32·v) % 100] over 100 words: banks 0-3 hold 4 of them (bank 0:
+    // 0, 32, 64, 96), so 3 extra at most; v[L] = L reaches all four of
+    // bank 0 (L = 0, 1, 2, 3).
+    let j = shared_range_bound("lookup100");
+    assert_eq!(j["bound"], "3");
+    assert_eq!(j["simulated"], 3, "{j}");
+}
+
+#[test]
+fn a_symbolic_row_stride_costs_each_row_its_sectors() {
+    // matrixMulSDK in 16 × 16 blocks: A[a + wA·ty + tx] with wA unknown.
+    // A warp holds two rows (ty = 2w, 2w + 1) of 16 consecutive floats;
+    // each row starts at its own unknown 4-aligned address, so 64 bytes
+    // span at most 3 sectors: 6 per request (not 32, one per lane). The
+    // same for B[b + wB·ty + tx] and the store C[c + wB·ty + tx].
+    let out = run(warpcheck()
+        .args(["check", "--format", "json", "--block-dim", "16,16"])
+        .arg(fixture("cu/cost_tiled.cu")));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let maxes: Vec<(u64, u64)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["check"] == "uncoalesced-access")
+        .filter(|f| f["function"].as_str().unwrap().starts_with("matrixMulSDK"))
+        .map(|f| {
+            (
+                f["line"].as_u64().unwrap(),
+                f["data"]["max"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(maxes.len(), 3, "{maxes:?}");
+    assert!(maxes.iter().all(|&(_, m)| m == 6), "{maxes:?}");
+}
+
+#[test]
+fn an_unrolled_loop_main_part_is_charged_its_own_iterations_only() {
+    // addSub0 at -O2: `for (i = 0; i < w; i++)` unrolled by 2. The main
+    // loop runs while i + 2 != w & ~1, entered only when w > 0 and w != 1,
+    // i.e. w >= 2: (w & ~1)/2 <= w/2 iterations of 27 instructions and 2
+    // phi copies = 29·w/2, with no extra iteration for the remainder
+    // (which ran 29 more before: the guard w != 1 gave no fact once the
+    // ranges had already stepped w's least value to 2).
+    let out = run(warpcheck()
+        .args(["check", "--bounds", "--format", "json", "--block-dim", "64"])
+        .arg(fixture("cu/cost_addsub.cu")));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let loops = kernel(&report, "addSub0")["bounds"]["per_warp"]["steps"]["loops"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let bounds: Vec<&str> = loops.iter().map(|l| l["bound"].as_str().unwrap()).collect();
+    assert_eq!(bounds, ["29·max(0, w)/2"], "{loops:?}");
+}
+
+#[test]
+fn a_laddered_loop_branch_pays_only_the_iterations_that_can_split() {
+    // reduce2 at 256 threads: `tid < s` for s = 128, 64, ..., 1 splits a
+    // warp only for s = 16, 8, 4, 2, 1 (warp 0; from 32 up whole warps
+    // agree): 5, not 8. With the bounds check `i < n` (one split) and
+    // `tid == 0` (one): 7 for warp 0.
+    let out = run(warpcheck()
+        .args(["bound", "--format", "json", "--kernel", "reduce2"])
+        .args([
+            "--metric",
+            "divwarps",
+            "--block-dim",
+            "256",
+            "--param",
+            "n=5",
+        ])
+        .args(["--shared-bytes", "1024", "--simulate"])
+        .args(["--arg", "g_idata=buf:1024:iota", "--arg", "g_odata=buf:4"])
+        .arg(fixture("cu/cost_reduce.cu")));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["bound"], "7");
+    // n = 5 puts the bounds check's split in warp 0 too: all 7 happen.
+    assert_eq!(j["simulated"], 7, "{j}");
+}

@@ -3,7 +3,9 @@
 //! parameters and launch shapes (fixed seed), the simulated cost of every
 //! warp is at most the bound evaluated at those parameters. Zero
 //! violations. The bound/simulated ratios are printed per kernel and
-//! metric (`cargo test --test cost_soundness -- --nocapture`).
+//! metric (`cargo test --test cost_soundness -- --nocapture`). Each launch
+//! also runs in cycle mode on the A100 model, and `warpcheck time`'s
+//! bounds (abstract CTA and work/span) must cover its cycles.
 
 #[path = "common/sim.rs"]
 mod helpers;
@@ -14,8 +16,10 @@ use warpcheck::analysis::{self, BlockDim, BlockDimSource, Options};
 use warpcheck::cost::bound::Params;
 use warpcheck::cost::{self, Metric};
 use warpcheck::ir::Module;
+use warpcheck::machine::Machine;
 use warpcheck::sim::{ArgValue, Init, LaunchConfig};
 use warpcheck::taint::ifds::IfdsTaint;
+use warpcheck::timing::bounds::{time_kernel, Request};
 
 /// SplitMix64: the same draws on every machine.
 struct Rng(u64);
@@ -72,6 +76,9 @@ struct Case {
     kernel: &'static str,
     blocks: &'static [[u32; 3]],
     draw: fn(&mut Rng, [u32; 3]) -> Launch,
+    /// One of RaCuda's benchmarks (POPL 2021, Table 2), counted in the
+    /// tightness table's mean.
+    racuda: bool,
 }
 
 fn addsub(rng: &mut Rng, b: [u32; 3], rows_per_thread: u64) -> Launch {
@@ -136,15 +143,37 @@ fn histogram(rng: &mut Rng, _b: [u32; 3]) -> Launch {
     Launch::new(
         [g, 1, 1],
         vec![
-            buf("data", (n as u64).max(4), Init::Random),
+            // The worst input for the shared histogram (RaCuda measures
+            // it so too): byte 32·(p mod 8) at p, so a warp's 32 bytes are
+            // 8 distinct bins of one bank, an 8-way conflict per update.
+            data(
+                "data",
+                (0..n.max(4)).map(|p| (32 * (p % 8)) as u8).collect(),
+            ),
             zeros("hist", 4 * 256),
         ],
         &[("n", n)],
     )
 }
 
+/// SYN-BRDIS: M steps of the shared loop, N rounds; `a[t + 1]` and
+/// `b[t + 1]` are read.
+fn syn_brdis(rng: &mut Rng, b: [u32; 3]) -> Launch {
+    let g = rng.range(1, 2) as u32;
+    let (m, n) = (rng.range(0, 6), rng.range(0, 8));
+    let bytes = 4 * (u64::from(g * b[0]) + 1);
+    Launch::new(
+        [g, 1, 1],
+        vec![zeros("a", bytes), zeros("b", bytes)],
+        &[("M", m), ("N", n)],
+    )
+}
+
 fn mandelbrot(rng: &mut Rng, b: [u32; 3]) -> Launch {
-    let (w, h) = (rng.range(1, 100), rng.range(1, 6));
+    // Worst inputs, as RaCuda measures: an even h puts row h/2 on the
+    // real axis (cy = 0), where the pixels with cx in (−2, 0.25) never
+    // escape, so its warps run all max_iter iterations.
+    let (w, h) = (rng.range(2, 100), 2 * rng.range(1, 3));
     let max_iter = rng.range(0, 200);
     let gx = (w as u32).div_ceil(b[0]) + rng.range(0, 1) as u32;
     let gy = h as u32 + rng.range(0, 1) as u32;
@@ -214,6 +243,7 @@ fn cases() -> Vec<Case> {
             kernel: k,
             blocks: ONE_D,
             draw: addsub_rows,
+            racuda: true,
         });
     }
     v.push(Case {
@@ -221,12 +251,14 @@ fn cases() -> Vec<Case> {
         kernel: "vectorAdd",
         blocks: &[[256, 1, 1], [96, 1, 1]],
         draw: vector_add,
+        racuda: true,
     });
     v.push(Case {
         file: "tests/fixtures/cu/cost_matmul.cu",
         kernel: "matMul",
         blocks: &[[32, 32, 1]],
         draw: mat_mul,
+        racuda: true,
     });
     for k in ["reduce0", "reduce1", "reduce2", "reduce3"] {
         v.push(Case {
@@ -234,6 +266,7 @@ fn cases() -> Vec<Case> {
             kernel: k,
             blocks: REDUCE,
             draw: reduce,
+            racuda: true,
         });
     }
     v.push(Case {
@@ -241,31 +274,64 @@ fn cases() -> Vec<Case> {
         kernel: "histogram256",
         blocks: &[[64, 1, 1], [256, 1, 1]],
         draw: histogram,
+        racuda: true,
     });
     v.push(Case {
         file: "tests/fixtures/cu/cost_mandelbrot.cu",
         kernel: "mandelbrot",
         blocks: &[[32, 1, 1], [64, 1, 1]],
         draw: mandelbrot,
+        racuda: true,
     });
     v.push(Case {
         file: "tests/fixtures/cu/cost_tiled.cu",
         kernel: "matrixMulSDK",
         blocks: &[[16, 16, 1]],
         draw: matrix_mul_sdk,
+        racuda: true,
     });
     v.push(Case {
         file: "tests/fixtures/cu/cost_tiled.cu",
         kernel: "rowTiles",
         blocks: &[[32, 1, 1], [64, 1, 1], [48, 1, 1]],
         draw: row_tiles,
+        racuda: false,
     });
     v.push(Case {
         file: "tests/fixtures/cu/cost_triangular.cu",
         kernel: "triangular",
         blocks: &[[32, 1, 1], [64, 1, 1]],
         draw: triangular,
+        racuda: false,
     });
+    let racuda_file = "tests/fixtures/cu/cost_racuda.cu";
+    for k in ["matMulBad", "matMulTrans"] {
+        v.push(Case {
+            file: racuda_file,
+            kernel: k,
+            blocks: &[[32, 32, 1]],
+            draw: mat_mul,
+            racuda: true,
+        });
+    }
+    for k in ["reduce2a", "reduce3a"] {
+        v.push(Case {
+            file: racuda_file,
+            kernel: k,
+            blocks: REDUCE,
+            draw: reduce,
+            racuda: true,
+        });
+    }
+    for k in ["synBrdis", "synBrdisOpt"] {
+        v.push(Case {
+            file: racuda_file,
+            kernel: k,
+            blocks: &[[64, 1, 1], [32, 1, 1]],
+            draw: syn_brdis,
+            racuda: true,
+        });
+    }
     v
 }
 
@@ -286,6 +352,10 @@ struct Ratios {
     sum: f64,
     count: usize,
     worst: f64,
+    /// Launches whose simulated cost was 0: with a bound of 0 too, and
+    /// with a positive bound.
+    zero_exact: usize,
+    zero_loose: usize,
 }
 
 fn bounds_for(
@@ -316,6 +386,46 @@ fn bounds_for(
     (a, b)
 }
 
+/// The tightness table: per kernel and metric the mean and worst
+/// bound/simulated over the launches with a cost, then the mean over
+/// RaCuda's benchmarks (`scripts/racuda-table.sh` reads the `tightness`
+/// lines).
+fn print_table(ratios: &BTreeMap<(String, &str), Ratios>) {
+    let racuda: Vec<&str> = cases()
+        .iter()
+        .filter(|c| c.racuda)
+        .map(|c| c.kernel)
+        .collect();
+    eprintln!("kernel metric: mean and worst bound/simulated over launches with a cost");
+    let (mut sum, mut count) = (0.0, 0);
+    for ((k, metric), r) in ratios {
+        let ours = racuda.contains(&k.as_str());
+        let theirs = if ours { "" } else { " (not RaCuda's)" };
+        if r.count == 0 {
+            // Simulated 0 in every launch: exact when the bound is 0 too.
+            let what = if r.zero_loose == 0 { "0=0" } else { "0<bound" };
+            eprintln!(
+                "tightness {k:14} {metric:10} zero {what} launches {}{theirs}",
+                r.zero_exact + r.zero_loose
+            );
+            continue;
+        }
+        let mean = r.sum / r.count as f64;
+        eprintln!(
+            "tightness {k:14} {metric:10} mean {mean:.3} worst {:.3} launches {} (and {} at 0=0, {} at 0<bound){theirs}",
+            r.worst, r.count, r.zero_exact, r.zero_loose
+        );
+        if ours {
+            sum += mean;
+            count += 1;
+        }
+    }
+    eprintln!(
+        "tightness mean over RaCuda's kernels and metrics: {:.3} ({count} pairs)",
+        sum / f64::from(count.max(1))
+    );
+}
+
 #[test]
 fn simulated_warps_stay_within_their_bounds() {
     let mut rng = Rng(0x5eed_c057);
@@ -330,6 +440,7 @@ fn simulated_warps_stay_within_their_bounds() {
         let k = kernel(m, case.kernel);
         for &block in case.blocks {
             let (a, bounds) = bounds_for(m, block);
+            let figures = warpcheck::checks::measure_all(&a);
             let i = a.kernels.iter().position(|x| x.kernel == k).unwrap();
             let kb = &bounds[i];
             for mb in &kb.metrics {
@@ -348,6 +459,7 @@ fn simulated_warps_stay_within_their_bounds() {
                     grid: l.grid,
                     block,
                     dynamic_shared: l.shared,
+                    machine: Some(Machine::a100()),
                     ..LaunchConfig::default()
                 };
                 let o = run(m, case.kernel, &config, &l.args);
@@ -359,6 +471,36 @@ fn simulated_warps_stay_within_their_bounds() {
                         .collect(),
                     grid: l.grid,
                 };
+                // `warpcheck time` on the A100 model covers cycle mode's
+                // launch and slowest block, by each method with a bound.
+                let ki = a.kernels.iter().position(|x| x.kernel == k).unwrap();
+                let req = Request {
+                    machine: &Machine::a100(),
+                    at: &at,
+                    dynamic_shared: l.shared,
+                };
+                let meter = warpcheck::budget::Budget::CLI.start();
+                let g = a.graphs.func(k);
+                let tb = time_kernel(m, g, &a.kernels[ki], &figures[ki], &req, &meter);
+                let cycles = o.cycles.as_ref().expect("cycle mode");
+                let (launch, slowest) = (cycles.launch_cycles, cycles.max_block_cycles());
+                let mut timed = false;
+                for (method, c) in [
+                    ("abstract-cta", &tb.abstract_cta),
+                    ("work-span", &tb.work_span_cycles),
+                ] {
+                    let Ok(c) = c else { continue };
+                    timed = true;
+                    if c.launch + 1e-6 < launch as f64 || c.block + 1e-6 < slowest as f64 {
+                        violations.push(format!(
+                            "{} block {block:?} grid {:?} {:?}: time ({method}) launch {} / block {} below the simulated {launch} / {slowest} cycles",
+                            case.kernel, l.grid, l.ints, c.launch, c.block
+                        ));
+                    }
+                }
+                if !timed {
+                    missing.push(format!("{} {block:?}: no time bound", case.kernel));
+                }
                 for mb in &kb.metrics {
                     let Ok(p) = &mb.bound else { continue };
                     let bound = kb.names.eval(p, &at).expect("every parameter has a value");
@@ -379,10 +521,16 @@ fn simulated_warps_stay_within_their_bounds() {
                             kb.names.render(p)
                         ));
                     }
-                    if worst > 0 {
-                        let r = ratios
-                            .entry((case.kernel.to_string(), mb.metric.name()))
-                            .or_default();
+                    let r = ratios
+                        .entry((case.kernel.to_string(), mb.metric.name()))
+                        .or_default();
+                    if worst == 0 {
+                        if bound <= 1e-6 {
+                            r.zero_exact += 1;
+                        } else {
+                            r.zero_loose += 1;
+                        }
+                    } else {
                         let x = bound / worst as f64;
                         r.sum += x;
                         r.count += 1;
@@ -392,15 +540,7 @@ fn simulated_warps_stay_within_their_bounds() {
             }
         }
     }
-    eprintln!("kernel metric: mean and worst bound/simulated over launches with a cost");
-    for ((k, metric), r) in &ratios {
-        eprintln!(
-            "{k:14} {metric:10} mean {:.3} worst {:.3} ({} launches)",
-            r.sum / r.count as f64,
-            r.worst,
-            r.count
-        );
-    }
+    print_table(&ratios);
     assert!(
         violations.is_empty(),
         "bounds below the simulation:\n{}",

@@ -2,7 +2,7 @@
 
 use super::addresses::{self, ceil_div, WarpAddresses};
 use super::{Check, Figure, Verdict};
-use crate::acf::expr::Congruence;
+use crate::acf::expr::{Atom, Congruence, Uniform};
 use crate::acf::lanes::{Column, LANES};
 use crate::analysis::{KernelAnalysis, Site};
 use crate::finding::{Kind, Severity};
@@ -170,6 +170,8 @@ fn warp_degrees(d: &Column, may: u32, must: u32, residues: &[i128], bytes: u64) 
 /// per iteration when its loop is swept.
 fn conflict(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
     let bytes = site.bytes.max(1);
+    let words = object_words(m, k, site);
+    let conflict_over = |items, bytes| conflict_over(items, bytes, words);
     let plain = conflict_over(addresses::per_warp(m, k, site), bytes);
     let acf = &k.acf;
     let block = m.func(site.func).inst(site.inst).block;
@@ -215,8 +217,42 @@ fn conflict(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
     }
 }
 
-/// The conflicts over the warp addresses `items` (warps, iterations).
-fn conflict_over(items: Vec<WarpAddresses>, bytes: u64) -> Conflict {
+/// The 4-byte words of the `__shared__` array the site's address points
+/// into, when it is one array of known size (`s[f(x)]` with `s` a sized
+/// `__shared__` array): every lane's word is one of them, so however the
+/// index falls, a bank holds at most `⌈words/32⌉` of them
+/// (`s_hist[data % 256]` over 256 words: 8-way at worst, not 32). An access
+/// outside the array is a fault the simulator reports, not a cost.
+fn object_words(m: &Module, k: &KernelAnalysis, site: &Site) -> Option<u64> {
+    let acf = &k.acf;
+    let &c = acf.contexts(site.func).first()?;
+    let p = acf.arena.poly(acf.expr(c, site.value)?);
+    let mut globals = p.terms.iter().filter_map(|(mono, coeff)| {
+        let &[a] = mono.as_slice() else {
+            return None;
+        };
+        match acf.arena.atom(a) {
+            Atom::Uniform(Uniform::Global(g)) => Some((*g, *coeff)),
+            _ => None,
+        }
+    });
+    let (g, coeff) = globals.next()?;
+    if coeff != 1 || globals.next().is_some() {
+        return None;
+    }
+    let global = m.global(g);
+    let ty = m.types.get(global.value_ty);
+    if Space::from_addrspace(global.addrspace) != Some(Space::Shared) || ty.size == 0 {
+        return None;
+    }
+    // Word-aligned arrays start a word; others may straddle one more.
+    let extra = u64::from(!ty.align.is_multiple_of(hw::BANK_WIDTH_BYTES));
+    Some(ty.size.div_ceil(hw::BANK_WIDTH_BYTES) + extra)
+}
+
+/// The conflicts over the warp addresses `items` (warps, iterations), of
+/// an access into an array of `words` words when that is known.
+fn conflict_over(items: Vec<WarpAddresses>, bytes: u64, words: Option<u64>) -> Conflict {
     let (mut lo, mut hi, mut full_lo, mut full_hi) = (u64::MAX, 0, u64::MAX, 0);
     let (mut wlo, mut whi, mut ideal) = (u64::MAX, 0, 0);
     let mut classes = Vec::new();
@@ -227,7 +263,11 @@ fn conflict_over(items: Vec<WarpAddresses>, bytes: u64) -> Conflict {
             WarpAddresses::Unknown { may, .. } => {
                 let per = phase_lanes(bytes);
                 let words_per_lane = ceil_div(bytes as i128, WORD).max(1) as u64;
-                let worst = (per.min(may.count_ones() as usize) as u64 * words_per_lane).min(32);
+                let in_array = words.map_or(u64::MAX, |w| w.div_ceil(hw::SHARED_BANKS));
+                let worst = (per.min(may.count_ones() as usize) as u64 * words_per_lane)
+                    .min(32)
+                    .min(in_array)
+                    .max(1);
                 let phases = (0..LANES / per)
                     .filter(|p| (((1u64 << per) - 1) << (p * per)) as u32 & may != 0)
                     .count() as u64;

@@ -60,6 +60,86 @@ impl Figure for Sectors {
 
 const SECTOR: i128 = hw::SECTOR_BYTES as i128;
 
+/// The most sectors one warp's request of `site` can touch when its
+/// address is `U + Σ c·tid.d + Σ S·tid.d'` with `U` and the `S` uniform but
+/// unknown (a row stride `wA·tid.y`): the lanes that agree on the
+/// dimensions with a symbolic stride form a group at known offsets from
+/// its own unknown base, so the request touches at most the sum over the
+/// groups of their sectors at the worst alignment (two rows of 16 floats
+/// in a 16 × 16 block: 3 + 3, not 32). `None` when the address has any
+/// other per-lane part (a load, a product of thread indices).
+fn row_groups_cap(m: &Module, k: &KernelAnalysis, site: &Site, bytes: i128) -> Option<u64> {
+    use crate::acf::expr::Atom;
+    let acf = &k.acf;
+    let &c = acf.contexts(site.func).first()?;
+    let p = acf.arena.poly(acf.expr(c, site.value)?);
+    let (mut known, mut grouped) = ([0i128; 3], [false; 3]);
+    for (mono, coeff) in &p.terms {
+        let thread: Vec<_> = mono
+            .iter()
+            .filter(|&&a| acf.arena.facts(a).thread)
+            .collect();
+        let dim = match thread.as_slice() {
+            [] => continue,
+            [&a] => match acf.arena.atom(a) {
+                Atom::Tid(d) => d.index(),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if mono.len() == 1 {
+            known[dim] += coeff;
+        } else {
+            grouped[dim] = true;
+        }
+    }
+    // The alignment the access promises, for the groups' unknown bases.
+    let align = match m.func(site.func).inst(site.inst).kind {
+        crate::ir::InstKind::Load { align, .. } | crate::ir::InstKind::Store { align, .. } => {
+            i128::from(align).clamp(1, SECTOR)
+        }
+        _ => 1,
+    };
+    let mut worst = 0u64;
+    for w in &acf.warps {
+        let mut groups: Vec<([u32; 3], Vec<i128>)> = Vec::new();
+        for l in (0..hw::WARP_SIZE as usize).filter(|&l| w.exists >> l & 1 == 1) {
+            let t = w.tid[l];
+            let key = std::array::from_fn(|d| if grouped[d] { t[d] } else { 0 });
+            let off = (0..3).map(|d| known[d] * i128::from(t[d])).sum();
+            match groups.iter_mut().find(|g| g.0 == key) {
+                Some(g) => g.1.push(off),
+                None => groups.push((key, vec![off])),
+            }
+        }
+        let mut total = 0u64;
+        for (_, offs) in &groups {
+            let mut d: Column = [0; 32];
+            for (i, &o) in offs.iter().enumerate() {
+                d[i] = o;
+            }
+            let mask = if offs.len() >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << offs.len()) - 1
+            };
+            // Each lane's address is a multiple of `align`, so the group's
+            // base is one of gcd(align, offsets).
+            let step = offs
+                .iter()
+                .fold(align, |g, &o| crate::acf::expr::gcd(g, o.abs()))
+                .max(1);
+            let most = (0..SECTOR / step)
+                .map(|r| pieces(&d, mask, r * step, bytes, SECTOR).len() as u64)
+                .max()
+                .unwrap_or(0);
+            total += most;
+        }
+        worst = worst.max(total);
+    }
+    Some(worst)
+}
+
 /// The sectors of the global access `site`.
 fn sectors(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
     let bytes = site.bytes.max(1) as i128;
@@ -69,15 +149,18 @@ fn sectors(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
     let mut classes = Vec::new();
     let mut dense_coalesced = true;
     let mut seen: HashMap<WarpKey, WarpSectors> = HashMap::default();
+    let mut cap = None;
     for wa in addresses::per_warp(m, k, site) {
         match wa {
             WarpAddresses::Idle => {}
             WarpAddresses::Unknown { may, .. } => {
                 let n = u64::from(may.count_ones());
+                let cap = *cap.get_or_insert_with(|| row_groups_cap(m, k, site, bytes));
+                let most = (n * per_lane).min(cap.unwrap_or(u64::MAX));
                 lo = lo.min(per_lane);
-                hi = hi.max(n * per_lane);
+                hi = hi.max(most);
                 full_lo = full_lo.min(per_lane);
-                full_hi = full_hi.max(n * per_lane);
+                full_hi = full_hi.max(most);
                 ideal = ideal.max(ceil_div(n as i128 * bytes, SECTOR) as u64);
                 classes.push(SectorClass::Unknown);
             }

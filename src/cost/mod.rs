@@ -39,6 +39,7 @@ pub mod potential;
 pub mod rat;
 pub mod report;
 pub mod sanity;
+pub mod splits;
 pub mod trips;
 pub mod values;
 pub mod warp_graph;
@@ -234,7 +235,10 @@ fn problem(
         return Err("the control flow has a cycle with two entries".into());
     }
     let divergent = metric::divergent_branches(m, k, figures);
-    let graph = WarpGraph::new(f, g, &|b| divergent.contains(&b))?;
+    let is_divergent = |b: BlockId| divergent.contains(&b);
+    let mut splits = splits::exit_splits(env, (&k.acf, k.kernel), &is_divergent);
+    splits::ladder_splits(&mut splits, env, k, figures, &is_divergent);
+    let graph = WarpGraph::new(f, g, &is_divergent, &splits)?;
     // Facts per CFG edge, with the thread symbols weakened away; each edge
     // narrows its own ranges.
     let mut facts: HashMap<(BlockId, BlockId), Vec<Affine>> = HashMap::default();
@@ -513,6 +517,7 @@ fn edge_costs(
                     a + costs.phi * Rat::int(phi_count(f, *u, *v) as i128)
                 }
                 Pay::Divergence if keep(term, b) => a + costs.divergence,
+                Pay::Splits(n) if keep(term, b) => a + costs.divergence * Rat::int(i128::from(*n)),
                 _ => a,
             });
             base + pays

@@ -852,12 +852,18 @@ pub fn facts_of_compare(
             let env = vals.env;
             let least = a.lo.as_ref().and_then(|l| vals.ranges.of(env, l).0);
             let most = a.hi.as_ref().and_then(|h| vals.ranges.of(env, h).1);
+            // The ranges may have taken the step already (`refine_compare`
+            // runs first: `w > 0`, `w ≠ 1` leaves w's least value 2), so
+            // the end is past c; then `x ≥ least` is the fact.
+            let (least, most) = (least.and_then(Rat::ceil), most.and_then(Rat::floor));
             match (&a.lo, &a.hi) {
-                (_, Some(h)) if least.and_then(Rat::ceil) == Some(c.num()) => {
-                    vec![h.plus(-c - Rat::ONE)]
+                (_, Some(h)) if least.is_some_and(|l| l >= c.num()) => {
+                    let l = least.unwrap_or(0).max(c.num() + 1);
+                    vec![h.plus(-Rat::int(l))]
                 }
-                (Some(l), _) if most.and_then(Rat::floor) == Some(c.num()) => {
-                    vec![l.scale(-Rat::ONE).plus(c - Rat::ONE)]
+                (Some(l), _) if most.is_some_and(|m| m <= c.num()) => {
+                    let m = most.unwrap_or(0).min(c.num() - 1);
+                    vec![l.scale(-Rat::ONE).plus(Rat::int(m))]
                 }
                 _ => Vec::new(),
             }

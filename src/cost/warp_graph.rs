@@ -11,6 +11,10 @@
 //! iterating for the rest. A branch both of whose sides loop back to it
 //! has no bound.
 //!
+//! A split at a loop's exit is not paid there: the exits of one loop
+//! split a warp at most a few times per entry (`super::splits`), so each
+//! edge into the loop's header from outside pays those splits instead.
+//!
 //! Every node knows the loops whose iteration counters are in scope: its
 //! block's loops, plus, in a copy, those of the branch the copy was made
 //! for (their counters do not move while one side runs).
@@ -37,6 +41,8 @@ pub enum Pay {
     Phis(BlockId, BlockId),
     /// A warp split.
     Divergence,
+    /// The splits the entered loop's exits can make before the next entry.
+    Splits(u32),
 }
 
 #[derive(Clone, Debug)]
@@ -82,6 +88,9 @@ struct Builder<'a> {
     f: &'a Function,
     g: &'a FunctionGraphs,
     divergent: &'a dyn Fn(BlockId) -> bool,
+    /// Per loop: the splits its exits can make per entry, and the guards
+    /// whose split the loop's entry pays.
+    splits: &'a super::splits::Splits,
     nodes: EntityVec<NodeId, Node>,
     index: HashMap<(BlockId, CopyId), NodeId>,
     copies: EntityVec<CopyId, Option<Copy>>,
@@ -159,8 +168,21 @@ impl Builder<'_> {
         from: NodeId,
         to: Option<NodeId>,
         logical: (BlockId, BlockId),
-        pays: Vec<Pay>,
+        mut pays: Vec<Pay>,
     ) {
+        let from_block = self.nodes[from].block;
+        if let Some(to) = to {
+            let b = self.nodes[to].block;
+            if let Some(l) = self.g.loops.loop_of(b) {
+                let lp = self.g.loops.get(l);
+                // Entering `l` (and any loop it nests in with the same
+                // header; those are `l` itself in a reducible graph).
+                let n = self.splits.per_entry.get(l.index()).copied().unwrap_or(0);
+                if lp.header == b && !lp.contains(from_block) && n > 0 {
+                    pays.push(Pay::Splits(n));
+                }
+            }
+        }
         self.edges.push(Edge {
             from,
             to,
@@ -196,7 +218,14 @@ impl Builder<'_> {
         }
         let r = self.g.pdom.idom(u);
         let (s1, s2) = (distinct[0], distinct[1]);
-        let both = vec![Pay::Phis(u, s1), Pay::Phis(u, s2), Pay::Divergence];
+        let mut both = vec![Pay::Phis(u, s1), Pay::Phis(u, s2)];
+        // A loop exit's splits were paid on entering the loop, and so
+        // were a covered guard's.
+        let paid =
+            super::splits::exit_of(self.g, u).is_some() || self.splits.covered_guards.contains(&u);
+        if !paid {
+            both.push(Pay::Divergence);
+        }
         // One side empty: the split costs the divergence and both edges.
         for (empty, other) in [(s1, s2), (s2, s1)] {
             if Some(empty) == r {
@@ -242,16 +271,19 @@ impl Builder<'_> {
 
 impl WarpGraph {
     /// The warp graph of `f`; `divergent(b)` says whether the branch ending
-    /// `b` can split a warp.
+    /// `b` can split a warp, `splits` how often the exits of each loop can
+    /// split it per entry (see `super::splits::exit_splits`).
     pub fn new(
         f: &Function,
         g: &FunctionGraphs,
         divergent: &dyn Fn(BlockId) -> bool,
+        splits: &super::splits::Splits,
     ) -> Result<WarpGraph, String> {
         let mut b = Builder {
             f,
             g,
             divergent,
+            splits,
             nodes: EntityVec::default(),
             index: HashMap::default(),
             copies: EntityVec::default(),
