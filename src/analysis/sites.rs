@@ -2,6 +2,7 @@
 //! with whether it can differ between the lanes of a warp.
 
 use crate::ir::{FuncId, InstId, Module, SiteKind, SourcePos, Value};
+use crate::memory::vector::{self, Merge};
 use crate::memory::{access_of, AccessKind, Space, Spaces};
 use crate::taint::{explain_at, KernelDeps};
 
@@ -36,6 +37,7 @@ pub fn collect(
     let system = m.system_files();
     for &f in reached {
         let func = m.func(f);
+        let merges = vector::merges(m, func);
         for b in func.block_ids() {
             for &i in &func.blocks[b.index()].insts {
                 let inst = func.inst(i);
@@ -66,6 +68,13 @@ pub fn collect(
                 if inst.is_conditional_branch() {
                     push(SiteKind::Branch, inst.operands[0], None, 0, false);
                 }
+                // A piece of a vector access the backend merges is no site;
+                // the merged access is placed at its lowest piece.
+                let merged = match merges.get(&i) {
+                    Some(Merge::Part { .. }) => continue,
+                    Some(Merge::Head { bytes }) => Some(*bytes),
+                    None => None,
+                };
                 for a in access_of(m, func, i) {
                     let kind = match a.kind {
                         AccessKind::Load => SiteKind::Load,
@@ -73,7 +82,8 @@ pub fn collect(
                         AccessKind::Atomic => SiteKind::Atomic,
                     };
                     let space = spaces.access_origin(m, f, &a).space;
-                    push(kind, a.address, Some(space), a.bytes, a.dependent_inside);
+                    let bytes = merged.unwrap_or(a.bytes);
+                    push(kind, a.address, Some(space), bytes, a.dependent_inside);
                 }
             }
         }
