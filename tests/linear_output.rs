@@ -29,7 +29,10 @@ fn json_acf_is_shared_and_bounded() {
     // The load's index is the 20th step: too big as a tree, so the steps
     // are named, each written once in terms of the one before.
     let load = acf.iter().find(|a| a.starts_with("[in]")).unwrap();
-    assert!(load.contains(" where $1 = (($2 < [n]) ? $2 : -2 + 2·[n] - $2); "), "{load}");
+    assert!(
+        load.contains(" where $1 = (($2 < [n]) ? $2 : -2 + 2·[n] - $2); "),
+        "{load}"
+    );
     // The whole report is a few kilobytes (it was gigabytes).
     let size = serde_json::to_string(&r).unwrap().len();
     assert!(size < 4 * BUDGET + 8192, "{size} bytes");
