@@ -18,9 +18,8 @@
 //! * contiguous: each piece starts where the one before ends;
 //! * a merged access is 2 or 4 pieces (8 or 16 for bytes), at most 16
 //!   bytes, and the first piece's alignment is at least the merged size
-//!   (NVPTX has no unaligned vector access). The alignment of a piece is
-//!   the one its instruction states, or what the chain's first piece's
-//!   alignment implies at its offset.
+//!   (NVPTX has no unaligned vector access), as its instruction states
+//!   it (`llc` does not derive a larger one from an earlier piece's).
 //!
 //! Pieces are taken lowest offset first, the widest access that fits
 //! each time; what is left stays a scalar access. The merged access is
@@ -137,13 +136,12 @@ fn root_key(v: Value) -> (u8, usize) {
 
 /// Merges the pieces of one pointer and size, sorted by offset.
 fn chain(group: &[Piece], out: &mut Merges) {
-    let Some(first) = group.first() else { return };
     let mut at = 0;
     while at < group.len() {
         let head = group[at];
-        let align = head
-            .align
-            .max(common_alignment(first.align, head.offset - first.offset));
+        // The alignment the instruction states: llc does not derive a
+        // larger one from an earlier piece's (checked against llc-19).
+        let align = head.align;
         // The longest contiguous stretch from `head`, without repeats.
         let mut len = 1;
         while at + len < group.len()
@@ -167,14 +165,6 @@ fn chain(group: &[Piece], out: &mut Merges) {
         }
         at += take;
     }
-}
-
-/// The largest power of two dividing both `align` and `offset`.
-fn common_alignment(align: u64, offset: i64) -> u64 {
-    if offset == 0 {
-        return align;
-    }
-    align.min(1 << offset.unsigned_abs().trailing_zeros().min(62))
 }
 
 /// `i` as a piece, if it is a plain load or store of a scalar.
@@ -281,5 +271,130 @@ fn touches(m: &Module, func: &Function, i: InstId) -> Touch {
             _ => both,
         },
         _ => Touch::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::builder::ModuleBuilder;
+    use crate::ir::{addrspace, TypeId};
+
+    /// A function loading `n` scalars of type `ty` (`size` bytes) from
+    /// `p + k·size`, the first with alignment `first` and the others with
+    /// `rest`, then storing each to `q` at the same offsets, aligned alike;
+    /// a store to `p` after the first load when `clobber`. Returns the
+    /// merges and the loads and stores in order.
+    fn pieces(
+        n: usize,
+        bits: u32,
+        (first, rest): (u32, u32),
+        clobber: bool,
+    ) -> (Merges, Vec<InstId>, Vec<InstId>) {
+        let mut mb = ModuleBuilder::new();
+        let ptr = mb.ptr(addrspace::GLOBAL);
+        let ty: TypeId = mb.int(bits);
+        let i8t = mb.int(8);
+        let void = mb.void();
+        let mut fb = mb.define("k", &[ptr, ptr], void);
+        let size = i64::from(bits / 8);
+        let at = |fb: &mut crate::ir::builder::FunctionBuilder<'_>, base: u32, k: usize| {
+            let off = fb.const_int(64, k as i64 * size);
+            fb.gep(i8t, Value::Arg(base), &[off])
+        };
+        let (mut loads, mut values) = (Vec::new(), Vec::new());
+        for k in 0..n {
+            let a = at(&mut fb, 0, k);
+            let align = if k == 0 { first } else { rest };
+            let kind = InstKind::Load {
+                align,
+                volatile: false,
+            };
+            let v = fb.inst(Opcode::Load, ty, vec![a], kind);
+            let Value::Inst(i) = v else { unreachable!() };
+            loads.push(i);
+            values.push(v);
+            if clobber && k == 0 {
+                fb.store(v, Value::Arg(0));
+            }
+        }
+        let mut stores = Vec::new();
+        for (k, &v) in values.iter().enumerate() {
+            let a = at(&mut fb, 1, k);
+            let align = if k == 0 { first } else { rest };
+            let kind = InstKind::Store {
+                align,
+                volatile: false,
+            };
+            let Value::Inst(i) = fb.inst(Opcode::Store, void, vec![v, a], kind) else {
+                unreachable!()
+            };
+            stores.push(i);
+        }
+        fb.ret(None);
+        let f = fb.func;
+        let m = mb.finish();
+        (merges(&m, m.func(f)), loads, stores)
+    }
+
+    /// The merged widths, one per access, in offset order.
+    fn widths(mg: &Merges, insts: &[InstId], size: u64) -> Vec<u64> {
+        insts
+            .iter()
+            .filter_map(|i| match mg.get(i) {
+                Some(Merge::Head { bytes }) => Some(*bytes),
+                Some(Merge::Part { .. }) => None,
+                None => Some(size),
+            })
+            .collect()
+    }
+
+    // Each expectation is what llc-19 -mcpu=sm_80 emits for the same IR.
+
+    #[test]
+    fn a_float4_is_one_16_byte_access() {
+        // 4 × 4 bytes from align 16: ld.global.v4.
+        let (mg, loads, stores) = pieces(4, 32, (16, 4), false);
+        assert_eq!(widths(&mg, &loads, 4), vec![16]);
+        assert_eq!(widths(&mg, &stores, 4), vec![16]);
+        assert_eq!(mg[&loads[3]], Merge::Part { head: loads[0] });
+    }
+
+    #[test]
+    fn bytes_merge_up_to_16() {
+        // 16 × i8 from align 16: ld.global.v4.u32; 8 × i8 from align 8:
+        // ld.global.u64.
+        let (mg, loads, _) = pieces(16, 8, (16, 1), false);
+        assert_eq!(widths(&mg, &loads, 1), vec![16]);
+        let (mg, loads, _) = pieces(8, 8, (8, 1), false);
+        assert_eq!(widths(&mg, &loads, 1), vec![8]);
+    }
+
+    #[test]
+    fn alignment_limits_the_width() {
+        // 4 floats from align 8: ld.global.v2.f32, then two scalars (the
+        // third piece states align 4; llc does not derive 8 for it).
+        let (mg, loads, _) = pieces(4, 32, (8, 4), false);
+        assert_eq!(widths(&mg, &loads, 4), vec![8, 4, 4]);
+        // 4 bytes from align 2: ld.global.v2.u8, then two bytes.
+        let (mg, loads, _) = pieces(4, 8, (2, 1), false);
+        assert_eq!(widths(&mg, &loads, 1), vec![2, 1, 1]);
+        // 3 floats from align 16: no 12-byte access; v2 and a scalar.
+        let (mg, loads, _) = pieces(3, 32, (16, 4), false);
+        assert_eq!(widths(&mg, &loads, 4), vec![8, 4]);
+        // align 4: nothing merges.
+        let (mg, loads, _) = pieces(4, 32, (4, 4), false);
+        assert_eq!(widths(&mg, &loads, 4), vec![4, 4, 4, 4]);
+    }
+
+    #[test]
+    fn a_store_between_loads_keeps_them_apart() {
+        // The store to p may write what the later loads read: the first
+        // load stays alone; the other three (12 bytes) cannot be one
+        // access and are not aligned for a v2.
+        let (mg, loads, stores) = pieces(4, 32, (16, 4), true);
+        assert_eq!(widths(&mg, &loads, 4), vec![4, 4, 4, 4]);
+        // The stores to q come after every load: still one v4.
+        assert_eq!(widths(&mg, &stores, 4), vec![16]);
     }
 }
