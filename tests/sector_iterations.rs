@@ -8,8 +8,11 @@ mod common;
 
 use common::*;
 
-/// `(s, min, max, ideal, class)` of every global access on line 9.
-fn rows(block: &str) -> Vec<Vec<(i64, u64, u64, u64, String)>> {
+/// `(s, min, max, ideal, class)`.
+type Row = (i64, u64, u64, u64, String);
+
+/// The rows of every global access on line 9.
+fn rows(block: &str) -> Vec<Vec<Row>> {
     let r = check_json("cu/sector_ladder.cu", &["--block-dim", block]);
     sites(&r, "global_ladder", "load", 9)
         .into_iter()
@@ -36,7 +39,7 @@ fn rows(block: &str) -> Vec<Vec<(i64, u64, u64, u64, String)>> {
         .collect()
 }
 
-fn row(s: i64, sectors: u64, ideal: u64, class: &str) -> (i64, u64, u64, u64, String) {
+fn row(s: i64, sectors: u64, ideal: u64, class: &str) -> Row {
     (s, sectors, sectors, ideal, class.to_string())
 }
 
