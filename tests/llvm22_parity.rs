@@ -69,6 +69,10 @@ const INTENDED: &[(&str, &str, u64, &str)] = &[
     // `s[t + S]`: clang 19 forms `t | S` (`or disjoint`), clang 22 a
     // byte offset on `s + t`; the sectors agree, the stride is read only
     // from the latter.
+    // `out[4 * t + k]`, k = 1..3: the same shapes (line 45 has k = 0).
+    ("vector_merge.cu", "interleaved", 46, STRIDE),
+    ("vector_merge.cu", "interleaved", 47, STRIDE),
+    ("vector_merge.cu", "interleaved", 48, STRIDE),
     ("templated_steps.cu", "void halve<16>", 6, STRIDE),
     ("templated_steps.cu", "void halve<64>", 6, STRIDE),
     ("templated_steps.cu", "void halve<8>", 6, STRIDE),
