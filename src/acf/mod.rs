@@ -318,7 +318,8 @@ impl KernelAcf {
     }
 
     /// The ACF of `v` in `f` as text, one per distinct context
-    /// expression, if it was built.
+    /// expression, if it was built; never longer than about
+    /// [`display::BUDGET`] characters.
     pub fn render(&self, m: &Module, f: FuncId, v: Value) -> Option<String> {
         let names = display::Names {
             m,
@@ -331,7 +332,7 @@ impl KernelAcf {
                 texts.push(t);
             }
         }
-        (!texts.is_empty()).then(|| texts.join(" | "))
+        (!texts.is_empty()).then(|| display::join(&texts))
     }
 
     /// The expression built for `v` in context `c`, if it was asked for.

@@ -2,6 +2,7 @@
 //! with whether it can differ between the lanes of a warp.
 
 use crate::ir::{FuncId, InstId, Module, SiteKind, SourcePos, Value};
+use crate::memory::vector::{self, Merge};
 use crate::memory::{access_of, AccessKind, Space, Spaces};
 use crate::taint::{explain_at, KernelDeps};
 
@@ -14,6 +15,10 @@ pub struct Site {
     /// For memory sites: the address space and bytes per thread.
     pub space: Option<Space>,
     pub bytes: u64,
+    /// The space is global only by the assumption that pointers loaded
+    /// from kernel arguments' memory or `__constant__` memory point to
+    /// global memory (`Spaces::assumed_global`).
+    pub assumed_space: bool,
     /// The branch condition (or the address) differs between lanes, as
     /// this instruction reads it.
     pub thread_dependent: bool,
@@ -36,12 +41,13 @@ pub fn collect(
     let system = m.system_files();
     for &f in reached {
         let func = m.func(f);
+        let merges = vector::merges(m, func);
         for b in func.block_ids() {
             for &i in &func.blocks[b.index()].insts {
                 let inst = func.inst(i);
                 // Most instructions are no site: find the position only for one.
                 let mut pos = None;
-                let mut push = |kind, value: Value, space, bytes, inside: bool| {
+                let mut push = |kind, value: Value, space, bytes, assumed_space, inside: bool| {
                     let thread_dependent = inside || deps.is_dependent_at(f, value, i);
                     sites.push(Site {
                         kind,
@@ -52,6 +58,7 @@ pub fn collect(
                             .clone(),
                         space,
                         bytes,
+                        assumed_space,
                         thread_dependent,
                         why: if inside && explain {
                             vec!["an address computed inside inline asm".to_string()]
@@ -64,8 +71,15 @@ pub fn collect(
                     });
                 };
                 if inst.is_conditional_branch() {
-                    push(SiteKind::Branch, inst.operands[0], None, 0, false);
+                    push(SiteKind::Branch, inst.operands[0], None, 0, false, false);
                 }
+                // A piece of a vector access the backend merges is no site;
+                // the merged access is placed at its lowest piece.
+                let merged = match merges.get(&i) {
+                    Some(Merge::Part { .. }) => continue,
+                    Some(Merge::Head { bytes }) => Some(*bytes),
+                    None => None,
+                };
                 for a in access_of(m, func, i) {
                     let kind = match a.kind {
                         AccessKind::Load => SiteKind::Load,
@@ -73,7 +87,12 @@ pub fn collect(
                         AccessKind::Atomic => SiteKind::Atomic,
                     };
                     let space = spaces.access_origin(m, f, &a).space;
-                    push(kind, a.address, Some(space), a.bytes, a.dependent_inside);
+                    let assumed = a.space.is_none()
+                        && space == Space::Global
+                        && spaces.assumed_global(m, f, a.address);
+                    let bytes = merged.unwrap_or(a.bytes);
+                    let inside = a.dependent_inside;
+                    push(kind, a.address, Some(space), bytes, assumed, inside);
                 }
             }
         }

@@ -30,6 +30,28 @@ impl SectorClass {
     }
 }
 
+/// An access's sectors per value of its loop's counter (a loop whose
+/// counter the launch fixes, as for branches and bank conflicts).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SectorIterations {
+    /// The counter, as the source names it.
+    pub counter: String,
+    /// Whether the access runs on every one of these iterations.
+    pub certain: bool,
+    pub rows: Vec<SectorRow>,
+}
+
+/// One iteration: the counter's value and the sectors per request then,
+/// over the warps of the block.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SectorRow {
+    pub value: i64,
+    pub min: u64,
+    pub max: u64,
+    pub ideal: u64,
+    pub class: SectorClass,
+}
+
 /// Sectors per request of one global access.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Sectors {
@@ -52,6 +74,10 @@ pub struct Sectors {
     /// The excess comes only from lanes a branch leaves inactive: with
     /// every lane of the warp active the access would be coalesced.
     pub sparse: bool,
+    /// In a loop whose counter the launch fixes: the sectors on each
+    /// iteration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<SectorIterations>,
 }
 
 impl Figure for Sectors {
@@ -140,8 +166,54 @@ fn row_groups_cap(m: &Module, k: &KernelAnalysis, site: &Site, bytes: i128) -> O
     Some(worst)
 }
 
-/// The sectors of the global access `site`.
+/// The sectors of the global access `site`, and per iteration when its
+/// loop is swept.
 fn sectors(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
+    let plain = sectors_over(m, addresses::per_warp(m, k, site), k, site);
+    let acf = &k.acf;
+    let block = m.func(site.func).inst(site.inst).block;
+    let &[c] = acf.contexts(site.func) else {
+        return plain;
+    };
+    let (Some(ladder), Some(its)) = (
+        acf.ladder(c, block),
+        addresses::per_iteration(acf, site, c, block),
+    ) else {
+        return plain;
+    };
+    let rows = ladder
+        .values
+        .iter()
+        .zip(its)
+        .map(|(&value, items)| {
+            let x = sectors_over(m, items, k, site);
+            SectorRow {
+                value: value as i64,
+                min: x.min,
+                max: x.max,
+                ideal: x.ideal,
+                class: x.class,
+            }
+        })
+        .collect();
+    let counter = m.value_label(m.func(site.func), crate::ir::Value::Inst(ladder.phi));
+    Sectors {
+        iterations: Some(SectorIterations {
+            counter: super::divergent_branch::source_name(&counter),
+            certain: ladder.certain,
+            rows,
+        }),
+        ..plain
+    }
+}
+
+/// The sectors over the warp addresses `items` (warps, iterations).
+fn sectors_over(
+    m: &Module,
+    items: Vec<WarpAddresses>,
+    k: &KernelAnalysis,
+    site: &Site,
+) -> Sectors {
     let bytes = site.bytes.max(1) as i128;
     let per_lane = (ceil_div(bytes, SECTOR)).max(1) as u64;
     let (mut lo, mut hi, mut ideal) = (u64::MAX, 0u64, 0u64);
@@ -150,7 +222,7 @@ fn sectors(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
     let mut dense_coalesced = true;
     let mut seen: HashMap<WarpKey, WarpSectors> = HashMap::default();
     let mut cap = None;
-    for wa in addresses::per_warp(m, k, site) {
+    for wa in items {
         match wa {
             WarpAddresses::Idle => {}
             WarpAddresses::Unknown { may, .. } => {
@@ -228,6 +300,7 @@ fn sectors(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
         stride,
         dim,
         type_inconsistent,
+        iterations: None,
     }
 }
 

@@ -78,6 +78,10 @@ pub struct SiteJson {
     pub space: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
+    /// `space` is global by the assumption that pointers loaded from
+    /// kernel arguments' or `__constant__` memory point to global memory.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub space_assumed: bool,
     pub thread_dependent: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub why: Vec<String>,
@@ -218,6 +222,7 @@ fn site_json(
         function: a.module.func(s.func).demangled.clone(),
         space: s.space.map(|sp| sp.name()),
         bytes: s.space.map(|_| s.bytes),
+        space_assumed: s.assumed_space,
         thread_dependent: s.thread_dependent,
         why: s.why.clone(),
         warp_uniform: s.thread_dependent.then(|| {

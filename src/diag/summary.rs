@@ -20,6 +20,11 @@ pub struct Counts {
     pub global: BTreeMap<&'static str, u64>,
     /// Shared accesses with a thread-dependent address.
     pub shared: BTreeMap<&'static str, u64>,
+    /// Thread-dependent accesses through pointers loaded from memory that
+    /// are counted as global by the stated assumption (`space_assumed`).
+    pub assumed_global: u64,
+    /// Thread-dependent accesses whose address space is still unknown.
+    pub unknown_space: u64,
 }
 
 impl Counts {
@@ -33,6 +38,8 @@ impl Counts {
                 *mine.entry(k).or_default() += v;
             }
         }
+        self.assumed_global += o.assumed_global;
+        self.unknown_space += o.unknown_space;
     }
 
     fn of(k: &KernelJson) -> Counts {
@@ -51,6 +58,10 @@ impl Counts {
             }
             if let Some(x) = s.figures.get::<Conflict>() {
                 *c.shared.entry(x.class.name()).or_default() += 1;
+            }
+            if s.thread_dependent {
+                c.assumed_global += u64::from(s.space_assumed);
+                c.unknown_space += u64::from(s.space == Some("unknown"));
             }
         }
         c
@@ -180,6 +191,14 @@ impl Summary {
             pct(ub, db),
             pct(ua, da)
         );
+        let t = &self.total;
+        if t.assumed_global + t.unknown_space > 0 {
+            let _ = writeln!(
+                out,
+                "address space: {} thread-dependent accesses through pointers loaded from kernel arguments' or __constant__ memory counted as global (assumed: the host stores global addresses there), {} of unknown space",
+                t.assumed_global, t.unknown_space
+            );
+        }
         if !self.costliest.is_empty() {
             let _ = writeln!(
                 out,

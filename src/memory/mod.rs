@@ -11,6 +11,8 @@
 //! `escape` says which values may hold a shared-memory address, and
 //! `phases` which points of a kernel two threads may be at between
 //! the same two barriers, so that a write may race with a read.
+//! `vector` is the backend's merging of adjacent scalar loads and stores
+//! into one vector access, which sites, checks and the simulator share.
 
 mod access;
 pub mod asm;
@@ -18,6 +20,7 @@ pub mod escape;
 mod origin;
 pub mod phases;
 mod space;
+pub mod vector;
 
 pub use access::{access_of, Access, AccessKind};
 pub use origin::{Origin, Pointer, Root, Space, Spaces};

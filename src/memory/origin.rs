@@ -95,6 +95,9 @@ pub struct Spaces {
     known: RefCell<HashMap<(FuncId, Value), Origin>>,
     /// Which values may hold a shared address.
     shared: SharedEscape,
+    /// Some reached function stores the address of a local variable
+    /// (an `alloca`) to memory: a pointer loaded from memory may be local.
+    stores_local_address: bool,
 }
 
 impl Spaces {
@@ -113,6 +116,7 @@ impl Spaces {
                 .collect(),
             known: RefCell::default(),
             shared: SharedEscape::for_kernel(m, kernel, reached),
+            stores_local_address: stores_local_address(m, reached),
         };
         for &f in reached {
             spaces.args.insert(f, vec![None; m.func(f).params.len()]);
@@ -319,6 +323,9 @@ impl Spaces {
                     Opcode::Call if m.called_asm(inst).is_some() => {
                         self.asm_output(m, f, func, i, 0, seen)
                     }
+                    Opcode::Load if m.types.is_ptr(inst.ty) => {
+                        Some(self.loaded_pointer(m, f, func, i, seen))
+                    }
                     Opcode::ExtractValue => match (inst.operands[0], &inst.kind) {
                         (Value::Inst(c), InstKind::Indices(idx)) if idx.len() == 1 => {
                             self.asm_output(m, f, func, c, idx[0], seen)
@@ -348,6 +355,70 @@ impl Spaces {
         }
     }
 
+    /// Where a pointer loaded from memory by `load` points. The host fills
+    /// kernel arguments and `__constant__` memory, and the host only has
+    /// global addresses: a pointer read from memory that a kernel pointer
+    /// parameter or a `__constant__` variable points to is taken to point
+    /// to global memory (its object unknown), unless the kernel may have
+    /// stored a shared or local address there (the escape analysis says
+    /// the loaded value may be shared; any store of a local address).
+    /// [`Spaces::assumed_global`] says which pointers rest on this.
+    fn loaded_pointer(
+        &self,
+        m: &Module,
+        f: FuncId,
+        func: &Function,
+        load: InstId,
+        seen: &mut HashSet<Value>,
+    ) -> Origin {
+        let from = self
+            .trace(m, f, func, func.inst(load).operands[0], seen)
+            .unwrap_or(Origin::UNKNOWN);
+        let host_filled = matches!(from.space, Space::Global | Space::Constant);
+        if host_filled
+            && !self.stores_local_address
+            && !self.shared.may_hold(m, f, Value::Inst(load))
+        {
+            Origin {
+                space: Space::Global,
+                root: Root::Unknown,
+            }
+        } else {
+            Origin::UNKNOWN
+        }
+    }
+
+    /// Whether `v` points to global memory only by the assumption of
+    /// [`Self::loaded_pointer`]: its origin is global and some pointer it
+    /// is made from was loaded from memory.
+    pub fn assumed_global(&self, m: &Module, f: FuncId, v: Value) -> bool {
+        if self.origin(m, f, v).space != Space::Global {
+            return false;
+        }
+        let func = m.func(f);
+        let mut seen = HashSet::default();
+        let mut work = vec![v];
+        while let Some(v) = work.pop() {
+            let Value::Inst(i) = v else { continue };
+            if !seen.insert(i) {
+                continue;
+            }
+            let inst = func.inst(i);
+            match inst.op {
+                Opcode::Load => return true,
+                Opcode::Phi => work.extend_from_slice(&inst.operands),
+                Opcode::Select => work.extend_from_slice(&inst.operands[1..]),
+                Opcode::GetElementPtr
+                | Opcode::BitCast
+                | Opcode::AddrSpaceCast
+                | Opcode::PtrToInt
+                | Opcode::IntToPtr => work.push(inst.operands[0]),
+                _ => {}
+            }
+        }
+        false
+    }
+
     fn arg_origin(&self, m: &Module, f: FuncId, func: &Function, i: u32) -> Option<Origin> {
         if f == self.kernel {
             // Kernel pointer parameters point to global memory (cudaMalloc).
@@ -366,6 +437,40 @@ impl Spaces {
             None => Some(Origin::UNKNOWN),
         }
     }
+}
+
+/// Whether a function in `reached` stores a pointer made from an
+/// `alloca` (through casts, `getelementptr`s, `phi`s and `select`s) to
+/// memory.
+fn stores_local_address(m: &Module, reached: &[FuncId]) -> bool {
+    reached.iter().any(|&f| {
+        let func = m.func(f);
+        let mut seen = HashSet::default();
+        let mut work: Vec<Value> = func
+            .insts
+            .iter()
+            .filter(|inst| inst.op == Opcode::Store)
+            .map(|inst| inst.operands[0])
+            .collect();
+        while let Some(v) = work.pop() {
+            let Value::Inst(i) = v else { continue };
+            if !seen.insert(i) {
+                continue;
+            }
+            let def = func.inst(i);
+            match def.op {
+                Opcode::Alloca => return true,
+                Opcode::Phi => work.extend_from_slice(&def.operands),
+                Opcode::Select => work.extend_from_slice(&def.operands[1..]),
+                Opcode::GetElementPtr
+                | Opcode::BitCast
+                | Opcode::AddrSpaceCast
+                | Opcode::PtrToInt => work.push(def.operands[0]),
+                _ => {}
+            }
+        }
+        false
+    })
 }
 
 #[cfg(test)]

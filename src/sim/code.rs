@@ -462,6 +462,9 @@ pub struct SiteInfo {
     pub kind: SiteKind,
     pub func: FuncId,
     pub inst: InstId,
+    /// A piece of a vector access the backend merges: the lowest piece
+    /// records the merged access, the others nothing.
+    pub merge: Option<crate::memory::vector::Merge>,
 }
 
 impl SiteInfo {

@@ -38,6 +38,7 @@ pub fn decode(m: &Module, kernel: FuncId, layout: &Layout) -> Decoded {
         index: HashMap::new(),
         queue: Vec::new(),
         sites: Vec::new(),
+        merges: HashMap::new(),
     };
     d.func_index(kernel);
     let mut funcs = Vec::new();
@@ -58,6 +59,9 @@ struct Decoder<'a> {
     index: HashMap<FuncId, u32>,
     queue: Vec<FuncId>,
     sites: Vec<SiteInfo>,
+    /// Each function's vector accesses (the backend's merging), computed
+    /// on its first site.
+    merges: HashMap<FuncId, crate::memory::vector::Merges>,
 }
 
 impl Decoder<'_> {
@@ -73,7 +77,22 @@ impl Decoder<'_> {
     }
 
     fn site(&mut self, kind: SiteKind, func: FuncId, inst: InstId) -> u32 {
-        self.sites.push(SiteInfo { kind, func, inst });
+        let m = self.m;
+        let merge = match kind {
+            SiteKind::Load | SiteKind::Store => self
+                .merges
+                .entry(func)
+                .or_insert_with(|| crate::memory::vector::merges(m, m.func(func)))
+                .get(&inst)
+                .copied(),
+            _ => None,
+        };
+        self.sites.push(SiteInfo {
+            kind,
+            func,
+            inst,
+            merge,
+        });
         (self.sites.len() - 1) as u32
     }
 }

@@ -3,8 +3,9 @@
 
 use super::lanes::{each, row, row_mut, try_each, LANES};
 use crate::ir::RmwOp;
+use crate::memory::vector::Merge;
 use crate::memory::Space;
-use crate::sim::code::{Atomic, Leaves, MemOp, OutParams, RmwKind, Slot};
+use crate::sim::code::{Atomic, Leaves, MemOp, OutParams, RmwKind, SiteInfo, Slot};
 use crate::sim::cost::{self, Counters, Scratch, SiteStats};
 use crate::sim::memory::{put_le, read_le, Fault, View};
 use crate::sim::scalar::{self, sext, Scalar};
@@ -16,6 +17,8 @@ pub type LaneFault = (usize, Fault);
 pub struct MemCtx<'a, 'v> {
     pub view: &'a mut View<'v>,
     pub sites: &'a mut [SiteStats],
+    /// What each site is (for the backend's vector merging).
+    pub infos: &'a [SiteInfo],
     pub counters: &'a mut Counters,
     pub scratch: &'a mut Scratch,
     /// Counts the writes that changed memory.
@@ -52,7 +55,21 @@ impl Accesses {
 
 impl MemCtx<'_, '_> {
     /// Adds one warp-level access at `site` to the site and warp counters.
+    /// A vector access the backend merges is recorded once, at its lowest
+    /// piece, with its whole width (see `memory::vector`).
     fn record(&mut self, site: u32, acc: &Accesses) {
+        let mut merged;
+        let acc = match self.infos.get(site as usize).and_then(|s| s.merge) {
+            Some(Merge::Part { .. }) => return,
+            Some(Merge::Head { bytes }) => {
+                merged = Accesses { ..*acc };
+                merged.list[..merged.len]
+                    .iter_mut()
+                    .for_each(|a| a.1 = bytes as u32);
+                &merged
+            }
+            None => acc,
+        };
         let accesses = acc.as_slice();
         let Some(&(first, _)) = accesses.first() else {
             return;

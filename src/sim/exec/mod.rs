@@ -291,6 +291,7 @@ impl<'m> Machine<'m> {
                             layout: &self.program.layout,
                         },
                         sites: &mut self.sites,
+                        infos: &self.program.sites,
                         counters: &mut w.counters,
                         scratch: &mut self.scratch,
                         writes: &mut self.writes,
