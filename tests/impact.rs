@@ -279,7 +279,12 @@ fn impact_order_agrees_with_simulated_cycles() {
     );
     // The twins' branches never split: no cost.
     for twin in ["uniform_4", "uniform_16", "uniform_64", "uniform_leader"] {
-        for f in findings_of(&r, twin) {
+        // Kernel notes (the twins read blockDim with no launch in the
+        // file: `guessed-shape`) have no site and so no cycles.
+        for f in findings_of(&r, twin)
+            .into_iter()
+            .filter(|f| f["check"] != "guessed-shape")
+        {
             assert_eq!(f["impact"]["cycles"], 0.0, "{f:#}");
         }
     }

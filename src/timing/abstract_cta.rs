@@ -194,8 +194,13 @@ pub fn longest_path(
         let t = trips[l.index()];
         let mut terms = Vec::new();
         for (e, &v) in graph.edges.iter().zip(&x) {
-            let (u, h) = e.logical;
-            if h != lp_.header || e.to.is_none() {
+            // The blocks the edge joins, not its logical CFG edge: where a
+            // split's first side reconverges, the edge goes on to the
+            // second side (perhaps a loop's header) while it stands for
+            // the CFG edge into the reconvergence block.
+            let Some(to) = e.to else { continue };
+            let (u, h) = (graph.nodes[e.from].block, graph.nodes[to].block);
+            if h != lp_.header {
                 continue;
             }
             match lp_.contains(u) {
