@@ -10,6 +10,7 @@
 //!   "reduce*": {block: [256, 1, 1], grid: [1024, 1, 1]}
 //! CompileFlags: {Add: ["-DNDEBUG"], Remove: ["-DDEBUG*"]}
 //! Machine: {preset: a100, issue_rate: 4, global_latency: 400}   # time model
+//! Params: {n: 64}                            # integer kernel parameters' values
 //! ```
 //!
 //! An unknown key, a wrong type or bad YAML is an input error that names
@@ -181,6 +182,10 @@ pub struct Config {
         skip_serializing_if = "serde_yaml::Mapping::is_empty"
     )]
     pub machine: serde_yaml::Mapping,
+    /// Integer kernel parameters' values by name, as `--param` gives
+    /// them (the command line's win).
+    #[serde(rename = "Params", default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, i64>,
 }
 
 /// A clang-tidy check list: comma-separated globs, `-` to remove; the
@@ -308,7 +313,8 @@ impl Config {
     }
 
     /// Applies the checks to report (`Checks`, `WarningsAsErrors`,
-    /// `BareNolint`) to `sel` and the launch shapes (`Kernels`) to `opts`.
+    /// `BareNolint`) to `sel` and the launch shapes (`Kernels`) and
+    /// parameter values (`Params`) to `opts`.
     /// The lists go under those already in `sel` (the command line's).
     pub fn apply(&self, opts: &mut Options, sel: &mut Selection) {
         // The names were checked when the file was read.
@@ -319,6 +325,11 @@ impl Config {
             let _ = sel.add_warnings_as_errors_under(list);
         }
         sel.bare_nolint |= self.bare_nolint;
+        for (name, &v) in &self.params {
+            if !opts.params.iter().any(|(n, _)| n == name) {
+                opts.params.insert(0, (name.clone(), i128::from(v)));
+            }
+        }
         for (name, l) in &self.kernels {
             if let Some(b) = &l.block {
                 let mut dims = [1; 3];

@@ -162,6 +162,31 @@ impl Lanes {
         Some((Poly::from_terms(u), widen(&self.konst)))
     }
 
+    /// As [`Lanes::split`], where one uniform atom `a` alone has
+    /// coefficients that differ between the lanes of `mask`: `(U, d, a,
+    /// c)` with each lane's value `U + d[l] + a·c[l]` (`a[r * n + k]`
+    /// with `r` from `threadIdx.x`). The figures of such an address are
+    /// functions of `a`.
+    pub fn split_scaled(&self, mask: u32) -> Option<(Poly, Column, AtomId, Column)> {
+        if self.unknown & mask != 0 || mask == 0 {
+            return None;
+        }
+        let first = mask.trailing_zeros() as usize;
+        let mut u = Vec::with_capacity(self.terms.len());
+        let mut scaled = None;
+        for (m, c) in &self.terms {
+            if same_over(c, mask) {
+                u.push((m.clone(), i128::from(c[first])));
+            } else if m.len() == 1 && scaled.is_none() {
+                scaled = Some((m[0], widen(c)));
+            } else {
+                return None;
+            }
+        }
+        let (a, c) = scaled?;
+        Some((Poly::from_terms(u), widen(&self.konst), a, c))
+    }
+
     /// Whether every lane has the same value (a cheap test before
     /// [`Lanes::uniform`]).
     pub fn is_lane_constant(&self) -> bool {

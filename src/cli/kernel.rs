@@ -297,6 +297,25 @@ fn parse_params(params: &[String]) -> Result<BTreeMap<String, f64>, String> {
     Ok(values)
 }
 
+/// `--param NAME=VALUE` values that must be integers (what `check` pins
+/// in the analysis), in the order given.
+pub(super) fn integer_params(params: &[String]) -> Result<Vec<(String, i128)>, String> {
+    let values = parse_params(params)?;
+    let mut out = Vec::with_capacity(values.len());
+    for (name, v) in values {
+        if v.fract() != 0.0 || !v.is_finite() || v.abs() > 2f64.powi(63) {
+            return Err(format!(
+                "--param {name}={v}: check takes an integer (a value of an integer parameter)"
+            ));
+        }
+        if name.is_empty() {
+            return Err("--param: expected NAME=VALUE with a name".to_string());
+        }
+        out.push((name, v as i128));
+    }
+    Ok(out)
+}
+
 /// The CLI budgets with `--budget KEY=VALUE` applied.
 fn parse_budget(settings: &[String]) -> Result<crate::budget::Budget, String> {
     let mut budget = crate::budget::Budget::CLI;
