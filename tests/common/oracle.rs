@@ -81,6 +81,23 @@ pub fn static_sites(kernel: &Value) -> BTreeMap<SiteKey, Static> {
             e.by_warp = merged;
         }
         let class = |v: &Value| v["class"].as_str().map(str::to_string);
+        // A uniform global access (clang may give it the position of a
+        // dependent one: `B[j * w + i] += A[i]`) is one request of the
+        // sectors its bytes span, coalesced.
+        let one_address = uniform && s["kind"] != "branch" && s["space"] == "global";
+        if one_address && !s["sectors"].is_object() {
+            let bytes = s["bytes"].as_u64().unwrap_or(4).max(1);
+            let (lo, hi, ideal) = (bytes.div_ceil(32), bytes.div_ceil(32) + 1, bytes.div_ceil(32));
+            e.sectors = Some(match e.sectors.take() {
+                None => (lo, hi, ideal, Some("coalesced".to_string())),
+                Some((a, b, i, c)) => (
+                    a.min(lo),
+                    b.max(hi),
+                    i.max(ideal),
+                    c.filter(|c| c == "coalesced"),
+                ),
+            });
+        }
         if s["sectors"].is_object() {
             let v = &s["sectors"];
             let (lo, hi, ideal) = (
