@@ -390,6 +390,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn params_go_under_the_command_line() {
+        let c = Config::parse("Params: {n: 64, m: -3}\n").unwrap();
+        let mut o = Options {
+            params: vec![("n".to_string(), 8)],
+            ..Options::default()
+        };
+        c.apply(&mut o, &mut Selection::default());
+        assert!(o.params.contains(&("m".to_string(), -3)));
+        let n: Vec<_> = o.params.iter().filter(|(k, _)| k == "n").collect();
+        assert_eq!(n, [&("n".to_string(), 8)], "--param n=8 wins");
+        assert!(Config::parse("Params: {n: 1.5}\n").is_err());
+    }
+
+    #[test]
     fn a_full_config() {
         let c = Config::parse(
             "Checks: '-*,warpcheck-divergent-branch'\n\

@@ -528,3 +528,39 @@ fn bitwise(arena: &Arena, op: Op, a: &Lanes, b: &Lanes) -> Option<Lanes> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `4·tid·n + 4·k` over lanes with tid = lane: the `n` term's column
+    /// differs between lanes, the `k` term's does not.
+    #[test]
+    fn one_lane_varying_atom_is_split_scaled() {
+        let mut ar = Arena::default();
+        let n = ar.intern_atom(
+            Atom::Uniform(Uniform::Param(0, Pointer::No)),
+            Congruence::UNKNOWN,
+        );
+        let k = ar.intern_atom(
+            Atom::Uniform(Uniform::Param(1, Pointer::No)),
+            Congruence::UNKNOWN,
+        );
+        let tid = Lanes::column(std::array::from_fn(|l| l as i128));
+        let addr = tid
+            .mul(&Lanes::broadcast(&Poly::atom(n)))
+            .add(&Lanes::broadcast(&Poly::atom(k)))
+            .scale(4);
+        assert!(addr.split(ALL).is_none(), "the n column varies");
+        let (u, d, a, c) = addr.split_scaled(ALL).unwrap();
+        assert_eq!(a, n);
+        assert_eq!(u, Poly::atom(k).scale(4));
+        assert!(d.iter().all(|&x| x == 0));
+        assert_eq!(c[5], 20, "4 bytes per unit of n per lane");
+        // Over one lane the n term is one value: a plain split.
+        assert!(addr.split(1 << 5).is_some());
+        // Two varying atoms are no function of one.
+        let both = addr.add(&tid.mul(&Lanes::broadcast(&Poly::atom(k))));
+        assert!(both.split_scaled(ALL).is_none());
+    }
+}

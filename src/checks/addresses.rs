@@ -327,6 +327,35 @@ mod tests {
     }
 
     #[test]
+    fn rows_are_apart_from_n() {
+        // Lanes 4 bytes apart per unit of n, no other offset: two lanes
+        // are 36 bytes (a sector and a float) apart from n = 9.
+        let sc = Scaled {
+            must: u32::MAX,
+            exists: u32::MAX,
+            d: [0; 32],
+            atom: AtomId::new(0),
+            c: std::array::from_fn(|l| 4 * l as i128),
+            base: Congruence::new(4, 0),
+        };
+        assert_eq!(sc.apart_from(u32::MAX, 32 + 4), Some(9));
+        // A column offset of up to 60 bytes (16 lanes of a row) widens it.
+        let rows = Scaled {
+            d: std::array::from_fn(|l| 4 * (l % 16) as i128),
+            c: std::array::from_fn(|l| 4 * (l / 16) as i128),
+            ..sc.clone()
+        };
+        assert_eq!(rows.apart_from(u32::MAX, 36), Some(24));
+        // One lane: no two rows.
+        assert_eq!(sc.apart_from(1, 36), None);
+        if let WarpAddresses::Offsets { d, .. } = sc.at(u32::MAX, 8) {
+            assert_eq!(d[3], 96);
+        } else {
+            panic!("a value of n gives offsets");
+        }
+    }
+
+    #[test]
     fn sectors_of_unit_stride_and_offset() {
         let d: Column = std::array::from_fn(|l| 4 * l as i128);
         assert_eq!(pieces(&d, u32::MAX, 0, 4, 32).len(), 4);

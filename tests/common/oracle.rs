@@ -87,7 +87,11 @@ pub fn static_sites(kernel: &Value) -> BTreeMap<SiteKey, Static> {
         let one_address = uniform && s["kind"] != "branch" && s["space"] == "global";
         if one_address && !s["sectors"].is_object() {
             let bytes = s["bytes"].as_u64().unwrap_or(4).max(1);
-            let (lo, hi, ideal) = (bytes.div_ceil(32), bytes.div_ceil(32) + 1, bytes.div_ceil(32));
+            let (lo, hi, ideal) = (
+                bytes.div_ceil(32),
+                bytes.div_ceil(32) + 1,
+                bytes.div_ceil(32),
+            );
             e.sectors = Some(match e.sectors.take() {
                 None => (lo, hi, ideal, Some("coalesced".to_string())),
                 Some((a, b, i, c)) => (
