@@ -41,7 +41,8 @@ pub struct Options {
 }
 
 impl Options {
-    /// The values of `kernel`'s integer parameters that `params` names:
+    /// The values of `kernel`'s integer parameters that `params` names
+    /// (by source name, or `argN` for the N-th when the IR has none):
     /// `(index, value)`. A pointer or a float keeps its symbol.
     pub fn pinned(&self, m: &Module, kernel: FuncId) -> Vec<(u32, i128)> {
         let f = m.func(kernel);
@@ -50,8 +51,9 @@ impl Options {
             .enumerate()
             .filter_map(|(i, p)| {
                 let bits = m.types.int_bits(p.ty)?;
-                let name = p.name.as_deref()?;
-                let (_, v) = self.params.iter().rev().find(|(n, _)| n == name)?;
+                // An unnamed parameter is `argN`, as `simulate` calls it.
+                let name = p.name.clone().unwrap_or_else(|| format!("arg{i}"));
+                let (_, v) = self.params.iter().rev().find(|(n, _)| *n == name)?;
                 Some((i as u32, wrap_signed(*v, bits)))
             })
             .collect()
