@@ -53,7 +53,8 @@ pub struct Sectors {
     /// every lane of the warp active the access would be coalesced.
     pub sparse: bool,
     /// The class holds only for values of a kernel parameter from some
-    /// value on; the figures are over those values.
+    /// value on; `min`, `full_min` and `ideal` are over those values,
+    /// `max` and `full_max` over every value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub condition: Option<Condition>,
 }
@@ -90,7 +91,10 @@ fn sectors(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
     let items = addresses::per_warp(m, k, site);
     let mut sec = sectors_of(&items, bytes);
     if sec.class == SectorClass::Unknown {
-        if let Some(p) = parametric(m, k, &items, bytes) {
+        if let Some(mut p) = parametric(m, k, &items, bytes) {
+            // The most sectors stay those of any value (cost bounds take
+            // them, for a parameter they do not know).
+            (p.max, p.full_max) = (p.max.max(sec.max), p.full_max.max(sec.full_max));
             sec = p;
         }
     }
