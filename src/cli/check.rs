@@ -316,7 +316,7 @@ impl Limits<'_> {
                 return Err(exit::INPUT);
             }
         }
-        let params = super::kernel::integer_params(self.params).map_err(|e| {
+        let params = super::params::integer_params(self.params).map_err(|e| {
             eprintln!("warpcheck: error: {e}");
             exit::INPUT
         })?;

@@ -238,7 +238,7 @@ impl KernelArgs {
             self.launch.max_buffer_bytes,
         )?;
         let launch = Launch {
-            params: parse_params(&self.params)?,
+            params: super::params::parse_params(&self.params)?,
             grid: self.launch.grid()?,
             block_dim: self.launch.block_dim()?,
             budget: parse_budget(&self.budget)?,
@@ -279,41 +279,6 @@ impl KernelArgs {
         }
         Ok(arguments)
     }
-}
-
-/// `--param NAME=VALUE` values by name.
-fn parse_params(params: &[String]) -> Result<BTreeMap<String, f64>, String> {
-    let mut values = BTreeMap::new();
-    for p in params {
-        let (k, v) = p
-            .split_once('=')
-            .ok_or_else(|| format!("--param: expected NAME=VALUE, got '{p}'"))?;
-        let v: f64 = v
-            .trim()
-            .parse()
-            .map_err(|_| format!("--param {p}: '{}' is not a number", v.trim()))?;
-        values.insert(k.trim().to_string(), v);
-    }
-    Ok(values)
-}
-
-/// `--param NAME=VALUE` values that must be integers (what `check` pins
-/// in the analysis), in the order given.
-pub(super) fn integer_params(params: &[String]) -> Result<Vec<(String, i128)>, String> {
-    let values = parse_params(params)?;
-    let mut out = Vec::with_capacity(values.len());
-    for (name, v) in values {
-        if v.fract() != 0.0 || !v.is_finite() || v.abs() > 2f64.powi(63) {
-            return Err(format!(
-                "--param {name}={v}: check takes an integer (a value of an integer parameter)"
-            ));
-        }
-        if name.is_empty() {
-            return Err("--param: expected NAME=VALUE with a name".to_string());
-        }
-        out.push((name, v as i128));
-    }
-    Ok(out)
 }
 
 /// The CLI budgets with `--budget KEY=VALUE` applied.

@@ -5,6 +5,7 @@ mod check;
 mod jobs;
 mod kernel;
 mod launch;
+mod params;
 mod plugin_path;
 mod report;
 mod shim;
