@@ -246,6 +246,37 @@ def add_counts(into, counts):
         into[k] = into.get(k, 0) + v
 
 
+def site_class(s):
+    """A site's class: its divergence, sectors or conflict figure's."""
+    for key in ("divergence", "sectors", "conflict"):
+        v = s.get(key)
+        if isinstance(v, dict):
+            return v.get("class")
+    return None
+
+
+def add_locations(into, doc):
+    """Thread-dependent branches and global or shared accesses of a check
+    report by source location (file, line, column, kind): the copies of
+    one source site that unrolling, inlining and templates make are one
+    location, unknown when any dependent copy is."""
+    for k in doc.get("kernels", []):
+        for s in k.get("sites", []):
+            if not s.get("thread_dependent"):
+                continue
+            kind = "branch" if s["kind"] == "branch" else "access"
+            if kind == "access" and s.get("space") not in ("global", "shared"):
+                continue
+            key = (kind, s.get("file"), s.get("line"), s.get("column"))
+            into[key] = into.get(key, False) or site_class(s) == "unknown"
+
+
+def location_counts(locs, kind):
+    """(dependent, unknown) locations of `kind`."""
+    mine = [u for (k, *_), u in locs.items() if k == kind]
+    return len(mine), sum(mine)
+
+
 def pct(part, whole):
     return f"{100 * part / whole:.0f}%" if whole else "-"
 
@@ -268,6 +299,7 @@ def report(out):
             "global": {},
             "shared": {},
             "lowered_branches": {},
+            "locations": {},
             "uniformity": {
                 v: {"ours_only": Counter(), "llvm_only": Counter(), "items": [], "skipped": 0}
                 for v in ("plain", "lowered")
@@ -318,6 +350,7 @@ def report(out):
                     if command == "check":
                         total = doc.get("summary", {}).get("total", {})
                         if variant == "plain":
+                            add_locations(b["locations"], doc)
                             b["kernels"] += len(doc.get("kernels", []))
                             add_counts(b["branches"], total.get("branches", {}))
                             add_counts(b["global"], total.get("global", {}))
@@ -353,6 +386,8 @@ def report(out):
         acc = sum(b["global"].values()) + sum(b["shared"].values())
         acc_unknown = b["global"].get("unknown", 0) + b["shared"].get("unknown", 0)
         low_dep = sum(v for k, v in b["lowered_branches"].items() if k != "uniform")
+        loc_br, loc_br_unknown = location_counts(b["locations"], "branch")
+        loc_acc, loc_acc_unknown = location_counts(b["locations"], "access")
         row = {
             "suite": suite,
             "bench": bench,
@@ -375,6 +410,10 @@ def report(out):
             "shared": b["shared"],
             "dep_accesses": acc,
             "unknown_accesses": acc_unknown,
+            "loc_dep_branches": loc_br,
+            "loc_unknown_branches": loc_br_unknown,
+            "loc_dep_accesses": loc_acc,
+            "loc_unknown_accesses": loc_acc_unknown,
             "lowered_branches": b["lowered_branches"],
             "lowered_dep_branches": low_dep,
             "lowered_unknown_branches": b["lowered_branches"].get("unknown", 0),
@@ -413,6 +452,7 @@ def write_outputs(out, rows):
         "suite", "bench", "tus", "included", "compiled", "kernels", "check_wall_s", "check_cpu_s",
         "uniformity_cpu_s", "peak_mib",
         "dep_branches", "unknown_branches", "dep_accesses", "unknown_accesses",
+        "loc_dep_branches", "loc_unknown_branches", "loc_dep_accesses", "loc_unknown_accesses",
         "lowered_dep_branches", "lowered_unknown_branches",
     ]
     with open(os.path.join(out, "report.tsv"), "w") as f:
@@ -435,15 +475,18 @@ def write_outputs(out, rows):
         "`check --compare-uniformity --format json` (with its opt) on the plain IR, "
         "summed (wall times, in report.json, suffer from other work on the machine); "
         "peak: the largest RSS of any run; unknown: of thread-dependent branches and accesses "
-        "(plain IR; lowered: the same on the lowered IR); last column: branches "
+        "(plain IR; lowered: the same on the lowered IR), per IR site and per source location "
+        "(loc.: copies of one source site merged, unknown when any dependent copy is); "
+        "last column: branches "
         "`--compare-uniformity` finds warpcheck-dependent and LLVM-uniform.\n"
     )
     md.append(
         "| suite/bench | TUs ok/all (incl., legacy) | kernels | check s | compare s | peak MiB | failed runs | "
         "dep. branches: none/total/partial/bounded/unknown | unknown br. | unknown acc. | "
+        "unknown br. (loc.) | unknown acc. (loc.) | "
         "lowered unknown br. | dep. vs LLVM-uniform br. (plain / lowered) |"
     )
-    md.append("|" + "---|" * 12)
+    md.append("|" + "---|" * 14)
     for r in rows:
         br = r["branches"]
         classes = "/".join(str(br.get(c, 0)) for c in BRANCH[1:])
@@ -456,6 +499,10 @@ def write_outputs(out, rows):
             f"{len(r['failures']) or ''} | {classes} | "
             f"{r['unknown_branches']}/{r['dep_branches']} {pct(r['unknown_branches'], r['dep_branches'])} | "
             f"{r['unknown_accesses']}/{r['dep_accesses']} {pct(r['unknown_accesses'], r['dep_accesses'])} | "
+            f"{r['loc_unknown_branches']}/{r['loc_dep_branches']} "
+            f"{pct(r['loc_unknown_branches'], r['loc_dep_branches'])} | "
+            f"{r['loc_unknown_accesses']}/{r['loc_dep_accesses']} "
+            f"{pct(r['loc_unknown_accesses'], r['loc_dep_accesses'])} | "
             f"{r['lowered_unknown_branches']}/{r['lowered_dep_branches']} | "
             f"{plain['ours_only_branches']} / {low['ours_only_branches']} |"
         )
@@ -465,6 +512,8 @@ def write_outputs(out, rows):
         totals["unknown"] += r["unknown_branches"]
         totals["acc"] += r["dep_accesses"]
         totals["acc_unknown"] += r["unknown_accesses"]
+        for k in ("loc_dep_branches", "loc_unknown_branches", "loc_dep_accesses", "loc_unknown_accesses"):
+            totals[k] += r[k]
         totals["tus"] += r["tus"]
         totals["compiled"] += r["compiled"]
         totals["kernels"] += r["kernels"]
@@ -474,7 +523,11 @@ def write_outputs(out, rows):
         f"{totals['kernels']} kernels, {totals['failures']} failed runs (exit ≥ 2, a signal or "
         f"a limit); unknown {totals['unknown']}/{totals['dep']} thread-dependent branches "
         f"({pct(totals['unknown'], totals['dep'])}), {totals['acc_unknown']}/{totals['acc']} "
-        f"thread-dependent accesses ({pct(totals['acc_unknown'], totals['acc'])})."
+        f"thread-dependent accesses ({pct(totals['acc_unknown'], totals['acc'])}); per source "
+        f"location {totals['loc_unknown_branches']}/{totals['loc_dep_branches']} branches "
+        f"({pct(totals['loc_unknown_branches'], totals['loc_dep_branches'])}), "
+        f"{totals['loc_unknown_accesses']}/{totals['loc_dep_accesses']} accesses "
+        f"({pct(totals['loc_unknown_accesses'], totals['loc_dep_accesses'])})."
     )
     ours = [r for r in rows if any(r["uniformity"][v]["ours_only_branches"] for v in r["uniformity"])]
     if ours:

@@ -10,6 +10,7 @@
 //!   "reduce*": {block: [256, 1, 1], grid: [1024, 1, 1]}
 //! CompileFlags: {Add: ["-DNDEBUG"], Remove: ["-DDEBUG*"]}
 //! Machine: {preset: a100, issue_rate: 4, global_latency: 400}   # time model
+//! Params: {n: 64}                            # integer kernel parameters' values
 //! ```
 //!
 //! An unknown key, a wrong type or bad YAML is an input error that names
@@ -204,6 +205,10 @@ pub struct Config {
     /// note: a percentage, `2` or `"2%"` (as `--min-impact`).
     #[serde(rename = "MinImpact", default, skip_serializing_if = "Option::is_none")]
     pub min_impact: Option<serde_yaml::Value>,
+    /// Integer kernel parameters' values by name, as `--param` gives
+    /// them (the command line's win).
+    #[serde(rename = "Params", default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, i64>,
 }
 
 /// A `--min-impact` or `MinImpact:` value, a percentage from 0 to 100
@@ -346,9 +351,6 @@ impl Config {
             .find(|p| p.is_file())
     }
 
-    /// Applies the checks to report (`Checks`, `WarningsAsErrors`,
-    /// `BareNolint`) to `sel` and the launch shapes (`Kernels`) to `opts`.
-    /// The lists go under those already in `sel` (the command line's).
     /// `MinImpact` as a share, if set.
     pub fn min_impact(&self) -> Result<Option<f64>, String> {
         let text = match &self.min_impact {
@@ -360,6 +362,10 @@ impl Config {
         parse_min_impact(&text).map(Some)
     }
 
+    /// Applies the checks to report (`Checks`, `WarningsAsErrors`,
+    /// `BareNolint`, `MinImpact`) to `sel` and the launch shapes
+    /// (`Kernels`) and parameter values (`Params`) to `opts`.
+    /// The lists go under those already in `sel` (the command line's).
     pub fn apply(&self, opts: &mut Options, sel: &mut Selection) {
         // The command line's --min-impact wins; the value was checked on reading.
         if sel.min_impact.is_none() {
@@ -373,6 +379,11 @@ impl Config {
             let _ = sel.add_warnings_as_errors_under(list);
         }
         sel.bare_nolint |= self.bare_nolint;
+        for (name, &v) in &self.params {
+            if !opts.params.iter().any(|(n, _)| n == name) {
+                opts.params.insert(0, (name.clone(), i128::from(v)));
+            }
+        }
         for (name, l) in &self.kernels {
             if let Some(b) = &l.block {
                 let mut dims = [1; 3];
@@ -431,6 +442,20 @@ fn add_lines(text: &str, flags: &[String]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn params_go_under_the_command_line() {
+        let c = Config::parse("Params: {n: 64, m: -3}\n").unwrap();
+        let mut o = Options {
+            params: vec![("n".to_string(), 8)],
+            ..Options::default()
+        };
+        c.apply(&mut o, &mut Selection::default());
+        assert!(o.params.contains(&("m".to_string(), -3)));
+        let n: Vec<_> = o.params.iter().filter(|(k, _)| k == "n").collect();
+        assert_eq!(n, [&("n".to_string(), 8)], "--param n=8 wins");
+        assert!(Config::parse("Params: {n: 1.5}\n").is_err());
+    }
 
     #[test]
     fn a_full_config() {

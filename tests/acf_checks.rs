@@ -115,11 +115,21 @@ fn two_dimensional_blocks() {
         (rows["min"].as_u64(), rows["max"].as_u64()),
         (Some(4), Some(5))
     );
-    // The naive transpose stores `height` floats apart: unknown, up to one
-    // sector per lane.
+    // The naive transpose stores `height` floats apart (4·height bytes)
+    // from a 4-aligned base: 4 or 5 sectors for height = 1 (coalesced),
+    // 8 or 9 for 2 (over the ideal 4 + 1), one sector per lane (32) once
+    // lanes are 32 bytes apart, height >= 8: uncoalesced for height >= 2.
     let t = &site(&r, "transpose_naive", "store", 17, 0)["sectors"];
-    assert_eq!(t["class"], "unknown", "{t}");
-    assert_eq!(t["max"], 32);
+    assert_eq!(t["class"], "uncoalesced", "{t}");
+    assert_eq!(t["condition"]["param"], "height");
+    assert_eq!(
+        (
+            t["condition"]["from"].as_i64(),
+            t["condition"]["steady_from"].as_i64()
+        ),
+        (Some(2), Some(8))
+    );
+    assert_eq!((t["min"].as_u64(), t["max"].as_u64()), (Some(8), Some(32)));
 
     let r = check_json("cu/acf_tile.cu", &["--block-dim", "32,32"]);
     let cols = &site(&r, "tile_columns", "load", 27, 0)["conflict"];
@@ -143,6 +153,7 @@ const SHARED: &[(&str, &str, u64, &str, u64)] = &[
     ("stride32", "store", 36, "conflict", 32),
     ("stride33", "store", 45, "none", 1),
     ("halved", "load", 56, "none", 1),
+    ("one_lane", "load", 68, "none", 1),
 ];
 
 #[test]

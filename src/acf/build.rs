@@ -79,6 +79,8 @@ pub struct Builder<'a> {
     ctx_ids: HashMap<(FuncId, Vec<ExprId>), CtxId>,
     roots: HashMap<FuncId, CtxId>,
     per_func: HashMap<FuncId, Vec<CtxId>>,
+    /// Kernel parameters given a value (`--param`): constants, not atoms.
+    pinned: HashMap<u32, i128>,
 }
 
 impl<'a> Builder<'a> {
@@ -106,7 +108,14 @@ impl<'a> Builder<'a> {
             ctx_ids: HashMap::default(),
             roots: HashMap::default(),
             per_func: HashMap::default(),
+            pinned: HashMap::default(),
         }
+    }
+
+    /// Reads the kernel's integer parameters `(index, value)` as those
+    /// numbers: every expression, condition and address then has them.
+    pub fn pin(&mut self, values: &[(u32, i128)]) {
+        self.pinned.extend(values.iter().copied());
     }
 
     /// The ACF of `v` in function `f`.
@@ -193,7 +202,9 @@ impl<'a> Builder<'a> {
             Value::Const(k) => self.constant(c, v, k),
             Value::Arg(a) if f == self.kernel => {
                 let ty = self.m.func(f).params[a as usize].ty;
-                if self.m.types.is_ptr(ty) {
+                if let Some(&k) = self.pinned.get(&a) {
+                    Poly::constant(k)
+                } else if self.m.types.is_ptr(ty) {
                     let c = Congruence::new(crate::hw::MALLOC_ALIGN as i128, 0);
                     self.uniform(Uniform::Param(a, Pointer::Yes), c)
                 } else {

@@ -162,6 +162,31 @@ impl Lanes {
         Some((Poly::from_terms(u), widen(&self.konst)))
     }
 
+    /// As [`Lanes::split`], where one uniform atom `a` alone has
+    /// coefficients that differ between the lanes of `mask`: `(U, d, a,
+    /// c)` with each lane's value `U + d[l] + a·c[l]` (`a[r * n + k]`
+    /// with `r` from `threadIdx.x`). The figures of such an address are
+    /// functions of `a`.
+    pub fn split_scaled(&self, mask: u32) -> Option<(Poly, Column, AtomId, Column)> {
+        if self.unknown & mask != 0 || mask == 0 {
+            return None;
+        }
+        let first = mask.trailing_zeros() as usize;
+        let mut u = Vec::with_capacity(self.terms.len());
+        let mut scaled = None;
+        for (m, c) in &self.terms {
+            if same_over(c, mask) {
+                u.push((m.clone(), i128::from(c[first])));
+            } else if m.len() == 1 && scaled.is_none() {
+                scaled = Some((m[0], widen(c)));
+            } else {
+                return None;
+            }
+        }
+        let (a, c) = scaled?;
+        Some((Poly::from_terms(u), widen(&self.konst), a, c))
+    }
+
     /// Whether every lane has the same value (a cheap test before
     /// [`Lanes::uniform`]).
     pub fn is_lane_constant(&self) -> bool {
@@ -501,5 +526,41 @@ fn bitwise(arena: &Arena, op: Op, a: &Lanes, b: &Lanes) -> Option<Lanes> {
         Op::And if small_high_ones => Some(Lanes::broadcast(&high).add(&Lanes::column(out))),
         Op::Or | Op::Xor if small_below => Some(Lanes::broadcast(&high).add(&Lanes::column(out))),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `4·tid·n + 4·k` over lanes with tid = lane: the `n` term's column
+    /// differs between lanes, the `k` term's does not.
+    #[test]
+    fn one_lane_varying_atom_is_split_scaled() {
+        let mut ar = Arena::default();
+        let n = ar.intern_atom(
+            Atom::Uniform(Uniform::Param(0, Pointer::No)),
+            Congruence::UNKNOWN,
+        );
+        let k = ar.intern_atom(
+            Atom::Uniform(Uniform::Param(1, Pointer::No)),
+            Congruence::UNKNOWN,
+        );
+        let tid = Lanes::column(std::array::from_fn(|l| l as i128));
+        let addr = tid
+            .mul(&Lanes::broadcast(&Poly::atom(n)))
+            .add(&Lanes::broadcast(&Poly::atom(k)))
+            .scale(4);
+        assert!(addr.split(ALL).is_none(), "the n column varies");
+        let (u, d, a, c) = addr.split_scaled(ALL).unwrap();
+        assert_eq!(a, n);
+        assert_eq!(u, Poly::atom(k).scale(4));
+        assert!(d.iter().all(|&x| x == 0));
+        assert_eq!(c[5], 20, "4 bytes per unit of n per lane");
+        // Over one lane the n term is one value: a plain split.
+        assert!(addr.split(1 << 5).is_some());
+        // Two varying atoms are no function of one.
+        let both = addr.add(&tid.mul(&Lanes::broadcast(&Poly::atom(k))));
+        assert!(both.split_scaled(ALL).is_none());
     }
 }

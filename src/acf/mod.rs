@@ -103,6 +103,8 @@ pub struct Input<'a> {
     pub kernel: FuncId,
     /// Defined functions the kernel reaches, kernel first.
     pub reached: &'a [FuncId],
+    /// Integer parameters with a known value (`--param`): index, value.
+    pub pinned: &'a [(u32, i128)],
 }
 
 /// Where a context is entered from: the caller's context and block.
@@ -126,8 +128,10 @@ impl KernelAcf {
             deps,
             kernel,
             reached,
+            pinned,
         } = *input;
         let mut b = build::Builder::new(m, graphs, deps, kernel, Some(block));
+        b.pin(pinned);
         let (order, calls) = discover_contexts(&mut b, m, graphs, kernel, reached);
         // Each built value is bounded (depth and size); the kernel's total
         // and time are checked between them.

@@ -39,9 +39,30 @@ pub struct Options {
     pub jobs: usize,
     /// The kernel launches of the file's host code (`.cu` input).
     pub launches: Vec<crate::ir::launch::HostLaunch>,
+    /// Integer kernel parameters with a known value, by name (`--param`,
+    /// the configuration's `Params`): the analysis reads them as numbers.
+    pub params: Vec<(String, i128)>,
 }
 
 impl Options {
+    /// The values of `kernel`'s integer parameters that `params` names
+    /// (by source name, or `argN` for the N-th when the IR has none):
+    /// `(index, value)`. A pointer or a float keeps its symbol.
+    pub fn pinned(&self, m: &Module, kernel: FuncId) -> Vec<(u32, i128)> {
+        let f = m.func(kernel);
+        f.params
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| {
+                let bits = m.types.int_bits(p.ty)?;
+                // An unnamed parameter is `argN`, as `simulate` calls it.
+                let name = p.name.clone().unwrap_or_else(|| format!("arg{i}"));
+                let (_, v) = self.params.iter().rev().find(|(n, _)| *n == name)?;
+                Some((i as u32, wrap_signed(*v, bits)))
+            })
+            .collect()
+    }
+
     /// The block shape asked for `kernel` (its short or demangled name).
     pub fn block_dim_for(&self, short: &str, demangled: &str) -> Option<BlockDim> {
         self.kernel_dims
@@ -49,6 +70,20 @@ impl Options {
             .find(|(g, _)| glob(g, short) || glob(g, demangled))
             .map(|(_, d)| *d)
             .or(self.block_dim)
+    }
+}
+
+/// `v` as a `bits`-wide integer holds it (two's complement, read signed).
+fn wrap_signed(v: i128, bits: u32) -> i128 {
+    if bits >= 128 {
+        return v;
+    }
+    let m = 1i128 << bits;
+    let r = v.rem_euclid(m);
+    if r >= m / 2 {
+        r - m
+    } else {
+        r
     }
 }
 
@@ -215,6 +250,7 @@ fn analyze_kernel(
                     deps: &kdeps,
                     kernel: k,
                     reached: &reached,
+                    pinned: &opts.pinned(m, k),
                 };
                 warn_on_budget(KernelAcf::new(&input, block_dim.dims, &values, &meter))
             });

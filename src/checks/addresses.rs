@@ -3,7 +3,7 @@
 //! lane's offset.
 
 use crate::acf::expr::CtxId;
-use crate::acf::expr::{gcd, Atom, Congruence, Poly};
+use crate::acf::expr::{gcd, Atom, AtomId, Congruence, Poly};
 use crate::acf::lanes::{lanes, Column, Lanes};
 use crate::acf::KernelAcf;
 use crate::analysis::{KernelAnalysis, Site};
@@ -11,6 +11,7 @@ use crate::ir::intrinsics::Dim;
 use crate::ir::{BlockId, Module};
 
 /// One warp's view of a site's address.
+#[derive(Clone)]
 pub enum WarpAddresses {
     /// No lane can be active here.
     Idle,
@@ -23,11 +24,66 @@ pub enum WarpAddresses {
         d: Box<Column>,
         base: Congruence,
     },
-    /// The lanes' offsets are not known relative to each other.
-    Unknown { may: u32 },
+    /// The lanes' offsets are not known relative to each other; `scaled`
+    /// when they are, given one uniform atom's value.
+    Unknown {
+        may: u32,
+        scaled: Option<Box<Scaled>>,
+    },
+}
+
+/// Offsets `d[l] + a·c[l]` from a base: what a warp's addresses are as a
+/// function of one uniform atom `a` (a kernel parameter in a stride).
+#[derive(Clone)]
+pub struct Scaled {
+    pub must: u32,
+    pub exists: u32,
+    pub d: Column,
+    pub atom: AtomId,
+    pub c: Column,
+    /// What is known of the base modulo small numbers, whatever `a` is.
+    pub base: Congruence,
+}
+
+impl Scaled {
+    /// The least `N` from which, for every `n ≥ N`, the lanes of `mask`
+    /// with different `c[l]` are at least `gap` bytes apart (`|n·Δc| ≥
+    /// gap + the spread of d`); `None` when no two differ.
+    pub fn apart_from(&self, mask: u32, gap: i128) -> Option<i128> {
+        let mut cs: Vec<i128> = lanes(mask).map(|l| self.c[l]).collect();
+        cs.sort_unstable();
+        cs.dedup();
+        let step = cs.windows(2).map(|w| w[1] - w[0]).min()?;
+        let ds: Vec<i128> = lanes(mask).map(|l| self.d[l]).collect();
+        let spread = ds.iter().max()? - ds.iter().min()?;
+        Some(ceil_div(gap + spread, step).max(1))
+    }
+
+    /// The warp's addresses with `a = n`.
+    pub fn at(&self, may: u32, n: i128) -> WarpAddresses {
+        WarpAddresses::Offsets {
+            may,
+            must: self.must,
+            exists: self.exists,
+            d: Box::new(std::array::from_fn(|l| self.d[l] + n * self.c[l])),
+            base: self.base,
+        }
+    }
 }
 
 impl WarpAddresses {
+    /// These addresses with the uniform atom of a [`Scaled`] warp set to
+    /// `n` (the others as they are).
+    pub fn at(&self, n: i128) -> WarpAddresses {
+        match self {
+            WarpAddresses::Unknown {
+                may,
+                scaled: Some(sc),
+            } => sc.at(*may, n),
+            other => other.clone(),
+        }
+    }
+
     /// The residues modulo `unit` the base can have.
     pub fn residues(base: Congruence, unit: i128) -> Vec<i128> {
         if base.modulus == 0 {
@@ -61,7 +117,10 @@ fn per_warp_in(m: &Module, k: &KernelAnalysis, site: &Site, swept: bool) -> Vec<
         return acf
             .warps
             .iter()
-            .map(|w| WarpAddresses::Unknown { may: w.exists })
+            .map(|w| WarpAddresses::Unknown {
+                may: w.exists,
+                scaled: None,
+            })
             .collect();
     }
     let mut out = Vec::new();
@@ -112,17 +171,30 @@ fn warp_addresses(
         return WarpAddresses::Idle;
     }
     let Some(lanes) = lanes else {
-        return WarpAddresses::Unknown { may };
+        return WarpAddresses::Unknown { may, scaled: None };
     };
+    let exists = acf.warps[w].exists;
     match lanes.split(may) {
         Some((u, d)) => WarpAddresses::Offsets {
             may,
             must,
-            exists: acf.warps[w].exists,
+            exists,
             d: Box::new(d),
             base: acf.arena.congruence(&u),
         },
-        None => WarpAddresses::Unknown { may },
+        None => WarpAddresses::Unknown {
+            may,
+            scaled: lanes.split_scaled(may).map(|(u, d, atom, c)| {
+                Box::new(Scaled {
+                    must,
+                    exists,
+                    d,
+                    atom,
+                    c,
+                    base: acf.arena.congruence(&u),
+                })
+            }),
+        },
     }
 }
 
@@ -161,6 +233,32 @@ pub fn strides(acf: &KernelAcf, site: &Site) -> [Option<Option<i128>>; 3] {
             (None, false) => None,
         }
     })
+}
+
+/// The bytes between neighbouring lanes along `dim` per unit of the
+/// uniform atom `a`: the coefficient of `threadIdx·a` in the site's
+/// address, when that is its only term with both.
+pub fn scaled_stride(acf: &KernelAcf, site: &Site, dim: &str, a: AtomId) -> Option<i64> {
+    let dim = match dim {
+        "x" => Dim::X,
+        "y" => Dim::Y,
+        _ => Dim::Z,
+    };
+    let e = acf
+        .contexts(site.func)
+        .first()
+        .and_then(|&c| acf.expr(c, site.value))?;
+    let p: &Poly = acf.arena.poly(e);
+    let mut found = None;
+    for (mono, c) in &p.terms {
+        if mono.iter().any(|&x| *acf.arena.atom(x) == Atom::Tid(dim)) && mono.contains(&a) {
+            if mono.len() != 2 || found.is_some() {
+                return None;
+            }
+            found = i64::try_from(*c).ok();
+        }
+    }
+    found
 }
 
 /// Sectors (or words) touched: the distinct `unit`-sized pieces (`unit` a
@@ -226,6 +324,35 @@ mod tests {
             vec![0, 4, 8, 12, 16, 20, 24, 28]
         );
         assert_eq!(WarpAddresses::residues(Congruence::exact(36), 32), vec![4]);
+    }
+
+    #[test]
+    fn rows_are_apart_from_n() {
+        // Lanes 4 bytes apart per unit of n, no other offset: two lanes
+        // are 36 bytes (a sector and a float) apart from n = 9.
+        let sc = Scaled {
+            must: u32::MAX,
+            exists: u32::MAX,
+            d: [0; 32],
+            atom: AtomId::new(0),
+            c: std::array::from_fn(|l| 4 * l as i128),
+            base: Congruence::new(4, 0),
+        };
+        assert_eq!(sc.apart_from(u32::MAX, 32 + 4), Some(9));
+        // A column offset of up to 60 bytes (16 lanes of a row) widens it.
+        let rows = Scaled {
+            d: std::array::from_fn(|l| 4 * (l % 16) as i128),
+            c: std::array::from_fn(|l| 4 * (l / 16) as i128),
+            ..sc.clone()
+        };
+        assert_eq!(rows.apart_from(u32::MAX, 36), Some(24));
+        // One lane: no two rows.
+        assert_eq!(sc.apart_from(1, 36), None);
+        if let WarpAddresses::Offsets { d, .. } = sc.at(u32::MAX, 8) {
+            assert_eq!(d[3], 96);
+        } else {
+            panic!("a value of n gives offsets");
+        }
     }
 
     #[test]

@@ -278,7 +278,12 @@ fn conflict_over(items: Vec<WarpAddresses>, bytes: u64, words: Option<u64>) -> C
                 wlo = wlo.min(1);
                 whi = whi.max(worst * phases);
                 ideal = ideal.max(phases);
-                classes.push(ConflictClass::Unknown);
+                // At most one lane's words in a phase cannot conflict.
+                classes.push(if worst <= 1 {
+                    ConflictClass::None
+                } else {
+                    ConflictClass::Unknown
+                });
             }
             WarpAddresses::Offsets {
                 may, must, d, base, ..

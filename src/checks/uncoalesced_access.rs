@@ -2,7 +2,7 @@
 
 use super::addresses::{self, ceil_div, distinct_bytes, pieces, WarpAddresses};
 use super::{Check, Figure, Verdict};
-use crate::acf::expr::Congruence;
+use crate::acf::expr::{Atom, AtomId, Congruence, Pointer, Uniform};
 use crate::acf::lanes::Column;
 use crate::analysis::{KernelAnalysis, Site};
 use crate::dataflow::FastMap as HashMap;
@@ -78,6 +78,31 @@ pub struct Sectors {
     /// iteration.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub iterations: Option<SectorIterations>,
+    /// The class holds only for values of a kernel parameter from some
+    /// value on; `min`, `full_min` and `ideal` are over those values,
+    /// `max` and `full_max` over every value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition: Option<Condition>,
+}
+
+/// The parameter a class depends on and the values it holds for.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Condition {
+    /// The kernel parameter (its name in the source, else `argN`).
+    pub param: String,
+    #[serde(skip)]
+    pub atom: AtomId,
+    /// The class holds for every value `≥ from` (not for `from - 1`,
+    /// unless `from` is 1).
+    pub from: i64,
+    /// From this value on the sectors per request are `steady_min ..=
+    /// steady_max`.
+    pub steady_from: i64,
+    pub steady_min: u64,
+    pub steady_max: u64,
+    /// Bytes between neighbouring lanes per unit of the parameter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stride: Option<i64>,
 }
 
 impl Figure for Sectors {
@@ -208,26 +233,47 @@ fn sectors(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
 }
 
 /// The sectors over the warp addresses `items` (warps, iterations).
-fn sectors_over(
-    m: &Module,
-    items: Vec<WarpAddresses>,
-    k: &KernelAnalysis,
-    site: &Site,
-) -> Sectors {
+fn sectors_over(m: &Module, items: Vec<WarpAddresses>, k: &KernelAnalysis, site: &Site) -> Sectors {
     let bytes = site.bytes.max(1) as i128;
+    // The row-group cap of unknown addresses, worked out once if needed.
+    let cell = std::cell::OnceCell::new();
+    let cap = || *cell.get_or_init(|| row_groups_cap(m, k, site, bytes));
+    let mut sec = sectors_of(&items, bytes, &cap);
+    if sec.class == SectorClass::Unknown {
+        if let Some(mut p) = parametric(m, k, &items, bytes, &cap) {
+            // The most sectors stay those of any value (cost bounds take
+            // them, for a parameter they do not know).
+            (p.max, p.full_max) = (p.max.max(sec.max), p.full_max.max(sec.full_max));
+            sec = p;
+        }
+    }
+    let (stride, dim) = lane_stride(k, site);
+    sec.type_inconsistent = stride.is_some_and(|s| {
+        let s = s.unsigned_abs();
+        s > site.bytes && !matches!(s, 1 | 2 | 4 | 8 | 16) && s < 4096 && s % site.bytes.max(1) == 0
+    });
+    (sec.stride, sec.dim) = (stride, dim);
+    if let (Some(c), Some(d)) = (&mut sec.condition, dim) {
+        c.stride = addresses::scaled_stride(&k.acf, site, d, c.atom);
+    }
+    sec
+}
+
+/// The sectors of accesses of `bytes` at the addresses `items` (the
+/// warps of each context, or of each iteration): the stride is left out.
+fn sectors_of(items: &[WarpAddresses], bytes: i128, cap: &dyn Fn() -> Option<u64>) -> Sectors {
     let per_lane = (ceil_div(bytes, SECTOR)).max(1) as u64;
     let (mut lo, mut hi, mut ideal) = (u64::MAX, 0u64, 0u64);
     let (mut full_lo, mut full_hi) = (u64::MAX, 0u64);
     let mut classes = Vec::new();
     let mut dense_coalesced = true;
     let mut seen: HashMap<WarpKey, WarpSectors> = HashMap::default();
-    let mut cap = None;
     for wa in items {
         match wa {
             WarpAddresses::Idle => {}
             WarpAddresses::Unknown { may, .. } => {
                 let n = u64::from(may.count_ones());
-                let cap = *cap.get_or_insert_with(|| row_groups_cap(m, k, site, bytes));
+                let cap = cap();
                 let most = (n * per_lane).min(cap.unwrap_or(u64::MAX));
                 lo = lo.min(per_lane);
                 hi = hi.max(most);
@@ -243,6 +289,7 @@ fn sectors_over(
                 d,
                 base,
             } => {
+                let (may, must, exists, base) = (*may, *must, *exists, *base);
                 // Warps whose offsets differ by whole sectors cost the same.
                 let shift = d.iter().min().copied().unwrap_or(0).div_euclid(SECTOR) * SECTOR;
                 let key: WarpKey = (
@@ -250,9 +297,9 @@ fn sectors_over(
                     [may, must, exists],
                     WarpAddresses::residues(base, SECTOR),
                 );
-                let w = *seen.entry(key).or_insert_with(|| {
-                    warp_sectors(&d, [may, must, exists], base, bytes, per_lane)
-                });
+                let w = *seen
+                    .entry(key)
+                    .or_insert_with(|| warp_sectors(d, [may, must, exists], base, bytes, per_lane));
                 let WarpSectors {
                     partial_min,
                     fmin,
@@ -280,11 +327,6 @@ fn sectors_over(
         Some(&c) if classes.iter().all(|&x| x == c) => c,
         _ => SectorClass::Unknown,
     };
-    let (stride, dim) = lane_stride(k, site);
-    let type_inconsistent = stride.is_some_and(|s| {
-        let s = s.unsigned_abs();
-        s > site.bytes && !matches!(s, 1 | 2 | 4 | 8 | 16) && s < 4096 && s % site.bytes.max(1) == 0
-    });
     if lo == u64::MAX {
         (lo, full_lo) = (0, 0);
     }
@@ -297,10 +339,119 @@ fn sectors_over(
         class,
         full_min: full_lo,
         full_max: full_hi,
-        stride,
-        dim,
-        type_inconsistent,
+        stride: None,
+        dim: None,
+        type_inconsistent: false,
+        condition: None,
         iterations: None,
+    }
+}
+
+/// The most values of a parameter evaluated before its class is known
+/// for every larger one.
+const PARAM_SPAN: i128 = 512;
+
+/// The sectors of an access whose lanes' offsets are `d[l] + n·c[l]` for
+/// an integer kernel parameter `n` (`a[r * n + k]`, `r` from threadIdx),
+/// when one class holds for every `n` from some value on.
+///
+/// Why evaluating finitely many values decides all of them: from the `N`
+/// of [`addresses::Scaled::apart_from`] on, lanes with different `c[l]`
+/// are a sector and an access apart, so they share no sector; each group
+/// of lanes with one `c[l]` then touches as many sectors as its offsets
+/// from `base + n·c` do, which depends on `n` only modulo 32 (the sector),
+/// and the ideal is the groups' bytes added up, the same for every such
+/// `n`. So `N ..= N + 31` stand for every `n ≥ N`; below `N` each value is
+/// evaluated, down to the first that differs (or to 1).
+fn parametric(
+    m: &Module,
+    k: &KernelAnalysis,
+    items: &[WarpAddresses],
+    bytes: i128,
+    cap: &dyn Fn() -> Option<u64>,
+) -> Option<Sectors> {
+    let mut atom = None;
+    let mut from_n: i128 = 1;
+    for it in items {
+        match it {
+            WarpAddresses::Unknown { scaled: None, .. } => return None,
+            WarpAddresses::Unknown {
+                may,
+                scaled: Some(sc),
+            } => {
+                if *atom.get_or_insert(sc.atom) != sc.atom {
+                    return None;
+                }
+                let apart = sc.apart_from(may | sc.exists, SECTOR + bytes)?;
+                from_n = from_n.max(apart);
+            }
+            _ => {}
+        }
+    }
+    let atom = atom?;
+    let Atom::Uniform(Uniform::Param(i, Pointer::No)) = *k.acf.arena.atom(atom) else {
+        return None;
+    };
+    if from_n > PARAM_SPAN {
+        return None;
+    }
+    let at = |n: i128| {
+        let with: Vec<WarpAddresses> = items.iter().map(|it| it.at(n)).collect();
+        sectors_of(&with, bytes, cap)
+    };
+    let mut steady = at(from_n);
+    let class = steady.class;
+    if class == SectorClass::Unknown {
+        return None;
+    }
+    for n in from_n + 1..from_n + SECTOR {
+        let s = at(n);
+        if s.class != class {
+            return None;
+        }
+        steady = merged(steady, &s);
+    }
+    let (mut all, mut from, mut steady_from) = (steady.clone(), from_n, from_n);
+    let mut still_steady = true;
+    for n in (1..from_n).rev() {
+        let s = at(n);
+        if s.class != class {
+            break;
+        }
+        still_steady &= s.full_min >= steady.full_min && s.full_max <= steady.full_max;
+        if still_steady {
+            steady_from = n;
+        }
+        all = merged(all, &s);
+        from = n;
+    }
+    let f = m.func(k.kernel);
+    let name = f.params[i as usize]
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("arg{i}"));
+    all.condition = Some(Condition {
+        param: name,
+        atom,
+        from: from as i64,
+        steady_from: steady_from as i64,
+        steady_min: steady.full_min,
+        steady_max: steady.full_max,
+        stride: None,
+    });
+    Some(all)
+}
+
+/// Figures that hold for either of two sets of executions of one class.
+fn merged(a: Sectors, b: &Sectors) -> Sectors {
+    Sectors {
+        min: a.min.min(b.min),
+        max: a.max.max(b.max),
+        ideal: a.ideal.max(b.ideal),
+        full_min: a.full_min.min(b.full_min),
+        full_max: a.full_max.max(b.full_max),
+        sparse: a.sparse && b.sparse,
+        ..a
     }
 }
 
@@ -393,8 +544,9 @@ impl Check for UncoalescedAccess {
             SectorClass::Uncoalesced if sec.sparse => (
                 Severity::Note,
                 format!(
-                    "{} access: sectors per request {} (ideal {}) because a branch leaves lanes of the warp inactive; with every lane active it would be coalesced",
+                    "{} access{}: sectors per request {} (ideal {}) because a branch leaves lanes of the warp inactive; with every lane active it would be coalesced",
                     s.kind.name(),
+                    for_values(sec),
                     sec.full_max,
                     sec.ideal
                 ),
@@ -402,11 +554,14 @@ impl Check for UncoalescedAccess {
             SectorClass::Uncoalesced => (
                 Severity::Warning,
                 format!(
-                    "uncoalesced {} access: sectors per request {} (ideal {}, {} excess){}",
+                    "uncoalesced {} access{}: sectors per request {}{} (ideal {}, {} excess){}{}",
                     s.kind.name(),
+                    for_values(sec),
+                    if sec.condition.is_some() { "up to " } else { "" },
                     sec.full_max,
                     sec.ideal,
                     sec.full_max.saturating_sub(sec.ideal),
+                    steady_text(sec),
                     stride_text(sec)
                 ),
             ),
@@ -436,7 +591,40 @@ impl Check for UncoalescedAccess {
     }
 }
 
+/// ` for n ≥ 2` where the class holds from a parameter's value on.
+fn for_values(sec: &Sectors) -> String {
+    match &sec.condition {
+        Some(c) => format!(" for {} ≥ {}", c.param, c.from),
+        None => String::new(),
+    }
+}
+
+/// `; 32 for n ≥ 8` where the figure settles after the class does.
+fn steady_text(sec: &Sectors) -> String {
+    let Some(c) = &sec.condition else {
+        return String::new();
+    };
+    let figure = if c.steady_min == c.steady_max {
+        c.steady_max.to_string()
+    } else {
+        format!("{}..{}", c.steady_min, c.steady_max)
+    };
+    format!("; {figure} for {} ≥ {}", c.param, c.steady_from)
+}
+
 fn stride_text(sec: &Sectors) -> String {
+    if let (Some(c), Some(d)) = (&sec.condition, sec.dim) {
+        return match c.stride {
+            Some(k) => format!(
+                "; neighbouring lanes are {k}·{} bytes apart along threadIdx.{d}",
+                c.param
+            ),
+            None => format!(
+                "; the step between lanes along threadIdx.{d} grows with {}",
+                c.param
+            ),
+        };
+    }
     match (sec.stride, sec.dim) {
         (Some(st), Some(d)) => {
             format!("; neighbouring lanes are {st} bytes apart along threadIdx.{d}")

@@ -213,6 +213,12 @@ pub struct ReportArgs {
     /// sites and one note; the others keep their results.
     #[arg(long, value_name = "KEY=VALUE")]
     pub budget: Vec<String>,
+    /// An integer kernel parameter's value, NAME=VALUE (repeatable): every
+    /// kernel with an integer parameter of that name is analysed with it,
+    /// which decides figures that depend on it (a stride `r * n`); over
+    /// the configuration's `Params`.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
     /// Also bound each kernel's cost per warp (sectors, conflicts, divwarps,
     /// steps): a note at the kernel's line and `bounds` in JSON.
     #[arg(long)]
@@ -285,6 +291,7 @@ pub fn options(r: &ReportArgs) -> Result<Settings, i32> {
         block_dim: r.block_dim.as_deref(),
         disable: &r.disable,
         budget: &r.budget,
+        params: &r.params,
     };
     let mut o = limits.options()?;
     let lists = [
@@ -333,6 +340,8 @@ pub(super) struct Limits<'a> {
     pub block_dim: Option<&'a str>,
     pub disable: &'a [String],
     pub budget: &'a [String],
+    /// `--param NAME=VALUE`.
+    pub params: &'a [String],
 }
 
 impl Limits<'_> {
@@ -367,10 +376,15 @@ impl Limits<'_> {
                 return Err(exit::INPUT);
             }
         }
+        let params = super::params::integer_params(self.params).map_err(|e| {
+            eprintln!("warpcheck: error: {e}");
+            exit::INPUT
+        })?;
         Ok(Settings {
             analysis: Options {
                 block_dim,
                 budget,
+                params,
                 ..Options::default()
             },
             report: Selection {

@@ -238,7 +238,7 @@ impl KernelArgs {
             self.launch.max_buffer_bytes,
         )?;
         let launch = Launch {
-            params: parse_params(&self.params)?,
+            params: super::params::parse_params(&self.params)?,
             grid: self.launch.grid()?,
             block_dim: self.launch.block_dim()?,
             budget: parse_budget(&self.budget)?,
@@ -279,22 +279,6 @@ impl KernelArgs {
         }
         Ok(arguments)
     }
-}
-
-/// `--param NAME=VALUE` values by name.
-fn parse_params(params: &[String]) -> Result<BTreeMap<String, f64>, String> {
-    let mut values = BTreeMap::new();
-    for p in params {
-        let (k, v) = p
-            .split_once('=')
-            .ok_or_else(|| format!("--param: expected NAME=VALUE, got '{p}'"))?;
-        let v: f64 = v
-            .trim()
-            .parse()
-            .map_err(|_| format!("--param {p}: '{}' is not a number", v.trim()))?;
-        values.insert(k.trim().to_string(), v);
-    }
-    Ok(values)
 }
 
 /// The CLI budgets with `--budget KEY=VALUE` applied.

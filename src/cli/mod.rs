@@ -6,6 +6,7 @@ mod fixes;
 mod jobs;
 mod kernel;
 mod launch;
+mod params;
 mod plugin_path;
 mod report;
 mod shim;

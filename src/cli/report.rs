@@ -91,6 +91,7 @@ pub fn run(args: &ReportArgs) -> i32 {
         block_dim: args.block_dim.as_deref(),
         disable: &args.disable,
         budget: &args.budget,
+        params: &[],
     };
     let settings = match limits.options() {
         Ok(o) => o,

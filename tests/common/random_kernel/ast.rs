@@ -141,6 +141,9 @@ pub enum Buf {
     /// `__device__ int d[256]`: global memory through a pointer read from a
     /// constant parameter structure.
     ConstPtr,
+    /// `p0[lane * n + (index & 15)]` with `n` an integer parameter: a row
+    /// per lane, `n` elements apart (a parametric class).
+    Rows(u8),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -288,6 +291,12 @@ impl fmt::Display for Access {
             Buf::Tile => write!(f, "(({ty}*)tile[{}])[{}]", self.index, self.col),
             Buf::Constant => write!(f, "(({ty}*)c)[{}]", self.index),
             Buf::ConstPtr => write!(f, "(({ty}*)cp)[{}]", self.index),
+            Buf::Rows(n) => write!(
+                f,
+                "(({ty}*)p0)[(long)lane * n{} + (({}) & 15)]",
+                n as usize % INT_PARAMS,
+                self.index
+            ),
         }
     }
 }

@@ -416,6 +416,26 @@ impl<'e, 'm> Lower<'e, 'm> {
                 let base = self.fb.load(self.env.generic, self.env.cptr);
                 self.fb.gep(wty, base, &[i])
             }
+            Buf::Rows(n) => {
+                // In 64 bits, as clang widens `r * n` for an index: the
+                // product of a lane (0..31) and a 32-bit parameter cannot
+                // wrap, so the address stays a polynomial in n.
+                let i64t = self.env.i64;
+                let lane = self.leaf(Leaf::Lane);
+                let lane = self.fb.cast(Opcode::ZExt, lane, i64t);
+                // A device function's parameters are whatever its callers
+                // pass (negative too): rows one element apart there.
+                let n = if self.bufs.len() == BUFFERS {
+                    self.params[n as usize % INT_PARAMS]
+                } else {
+                    self.c32(1)
+                };
+                let n = self.fb.cast(Opcode::SExt, n, i64t);
+                let row = self.fb.binary(Opcode::Mul, lane, n);
+                let col = self.index(idx, 15);
+                let i = self.fb.binary(Opcode::Add, row, col);
+                self.fb.gep(wty, self.bufs[0], &[i])
+            }
             Buf::Tile => {
                 let row = self.index(idx, TILE_ROWS - 1);
                 // Masked first, so the remainder is of a non-negative value.

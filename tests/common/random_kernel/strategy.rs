@@ -108,6 +108,7 @@ fn access(e: BoxedStrategy<Expr>, loads: bool) -> impl Strategy<Value = Access> 
         1 => Just(Buf::Tile),
         u32::from(loads) => Just(Buf::Constant),
         1 => Just(Buf::ConstPtr),
+        1 => (0..INT_PARAMS as u8).prop_map(Buf::Rows),
     ];
     let width = prop_oneof![1 => Just(Width::W1), 1 => Just(Width::W2), 4 => Just(Width::W4), 2 => Just(Width::W8)];
     let index = prop_oneof![3 => affine(e.clone()), 1 => e.clone()];
