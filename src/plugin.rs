@@ -7,7 +7,7 @@
 //! (`time=2,ifds-facts=N,acf-exprs=N`), or a file named by
 //! `WARPCHECK_CONFIG` with `block-dim = X,Y,Z`, `disable = a,b` and
 //! `budget-time = 2` (and `budget-ifds-facts`, `budget-acf-exprs`,
-//! `budget-lp-rows`) lines. Cost bounds (a note per kernel) only with
+//! `budget-lp-rows`, `budget-memory` in MB) lines. Cost bounds (a note per kernel) only with
 //! `WARPCHECK_BOUNDS=1` or `bounds = on`.
 //! `WARPCHECK_JOBS=N` (or `jobs = N`) analyses a module's kernels on N
 //! threads (default 1), for a single compile that waits on a large file.
@@ -212,7 +212,7 @@ pub fn options_from_env() -> Result<(Options, Selection), String> {
     let mut opts = Options {
         // Diagnostics carry the message only.
         no_explanations: true,
-        budget: Budget::PLUGIN,
+        budget: Budget::plugin(),
         // One thread: measured on the templated reduction, two threads
         // took 12 ms off the compile's wall time but added 30 ms of CPU
         // (fresh thread heaps), a bad trade in a `make -j` build.

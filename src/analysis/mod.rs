@@ -79,18 +79,74 @@ pub fn analyze<'m>(
     opts: &Options,
     deps: &(dyn DependenceAnalysis + Sync),
 ) -> ModuleAnalysis<'m> {
-    let graphs = {
-        let _span = info_span!("graphs", functions = m.funcs.len()).entered();
-        ModuleGraphs::new(m)
-    };
-    let todo: Vec<FuncId> = m.kernels().filter(|&k| !m.func(k).is_declaration).collect();
-    let kernels = in_parallel(&todo, opts.jobs, |k| {
-        analyze_kernel(m, &graphs, opts, deps, k)
+    analyze_kernels(m, graphs(m), opts, deps, &kernels(m))
+}
+
+/// The kernels of `m` that have a body, in module order.
+pub fn kernels(m: &Module) -> Vec<FuncId> {
+    m.kernels().filter(|&k| !m.func(k).is_declaration).collect()
+}
+
+/// The graphs of every function of `m`, built once per module.
+pub fn graphs(m: &Module) -> ModuleGraphs {
+    let _span = info_span!("graphs", functions = m.funcs.len()).entered();
+    ModuleGraphs::new(m)
+}
+
+/// The pipeline for `todo` only, on graphs built before: a caller that
+/// streams a module of many kernels analyses them a few at a time,
+/// reports and drops each batch, and hands the graphs on
+/// ([`ModuleAnalysis::into_graphs`]), so that memory follows the batch,
+/// not the module. A kernel that would start past the module's memory
+/// budget is not analysed (`exhausted` says so).
+pub fn analyze_kernels<'m>(
+    m: &'m Module,
+    graphs: ModuleGraphs,
+    opts: &Options,
+    deps: &(dyn DependenceAnalysis + Sync),
+    todo: &[FuncId],
+) -> ModuleAnalysis<'m> {
+    let kernels = in_parallel(todo, opts.jobs, |k| match opts.budget.memory_for(0) {
+        Ok(()) => analyze_kernel(m, &graphs, opts, deps, k),
+        Err(e) => not_analysed(m, &graphs, opts, k, e),
     });
     ModuleAnalysis {
         module: m,
         graphs,
         kernels,
+    }
+}
+
+impl ModuleAnalysis<'_> {
+    /// The module's graphs, for the next batch of kernels.
+    pub fn into_graphs(self) -> ModuleGraphs {
+        self.graphs
+    }
+}
+
+/// A kernel left out on `why` (the module's memory): no sites, one note.
+fn not_analysed(
+    m: &Module,
+    graphs: &ModuleGraphs,
+    opts: &Options,
+    k: FuncId,
+    why: Exhausted,
+) -> KernelAnalysis {
+    let func = m.func(k);
+    let block_dim = BlockDim::resolve(
+        func,
+        opts.block_dim_for(&func.short_name(), &func.demangled),
+    );
+    warn!(kernel = %func.demangled, budget = why.name(), "kernel not analysed: {why}");
+    KernelAnalysis {
+        kernel: k,
+        reached: graphs.calls.reachable_from(k),
+        spaces: Spaces::default(),
+        deps: KernelDeps::default(),
+        sites: Vec::new(),
+        acf: KernelAcf::empty(k, block_dim.dims),
+        block_dim,
+        exhausted: Some(why),
     }
 }
 

@@ -296,7 +296,7 @@ impl Limits<'_> {
                 return Err(exit::INPUT);
             }
         }
-        let mut budget = crate::budget::Budget::CLI;
+        let mut budget = crate::budget::Budget::cli();
         for b in self.budget {
             let set = b
                 .split_once('=')
@@ -521,8 +521,29 @@ struct FileOutcome {
     suppressed: usize,
 }
 
+/// Kernels analysed, reported and dropped together: enough to keep the
+/// threads busy, few enough that memory follows the batch, not the module
+/// (a file of thousands of template instantiations).
+const BATCH: usize = 32;
+
+/// The resident memory loading `file` may add, from its size: LLVM's
+/// module and our copy of it hold about 8 bytes per byte of `.ll` text
+/// (`scripts/bench-memory.sh`), and bitcode is about a quarter of the text.
+fn load_estimate(file: &std::path::Path) -> usize {
+    let bytes = std::fs::metadata(file).map_or(0, |m| m.len());
+    let per_byte = match file.extension().and_then(|e| e.to_str()) {
+        Some("bc") => 32,
+        Some("ll") => 8,
+        // A `.cu` file's IR is not its size; clang's own memory is its own.
+        _ => 0,
+    };
+    usize::try_from(bytes.saturating_mul(per_byte)).unwrap_or(usize::MAX)
+}
+
 /// Analyses one file into its findings with their fingerprints and, when
-/// asked for, its report and (`bounds`) each kernel's cost bounds.
+/// asked for, its report and (`bounds`) each kernel's cost bounds. The
+/// kernels go in batches ([`BATCH`]): each batch is analysed, measured,
+/// checked, bounded and reported, then dropped before the next.
 fn check_file(
     file: &std::path::Path,
     compile: &CompileOptions,
@@ -530,65 +551,116 @@ fn check_file(
     (need_report, bounds): (bool, bool),
 ) -> Result<FileOutcome, frontend::InputError> {
     let _file = info_span!("file", path = %file.display()).entered();
+    let opts = &settings.analysis;
+    opts.budget
+        .memory_for(load_estimate(file))
+        .map_err(|e| frontend::InputError {
+            message: format!(
+                "{}: too large to analyse within the {e} (about {} MB to load); \
+                 raise it with --budget memory=MB, or 0 to lift it",
+                file.display(),
+                load_estimate(file) >> 20
+            ),
+        })?;
     let m = info_span!("load").in_scope(|| frontend::load(file, compile))?;
     require_nvptx(file, &m)?;
+    let machine = bounds.then(|| {
+        settings
+            .config_for(file)
+            .and_then(|p| Config::read(&p).ok())
+            .and_then(|c| c.machine().ok())
+            .unwrap_or_default()
+    });
+    let kernels = analysis::kernels(&m);
+    let mut graphs = analysis::graphs(&m);
+    let mut out = FileOutcome {
+        report: json::Report::new(),
+        findings: Vec::new(),
+        prints: Vec::new(),
+        suppressed: 0,
+    };
+    let mut problems = Vec::new();
+    let step = BATCH.max(opts.jobs * 4);
+    for batch in kernels.chunks(step) {
+        let a = analysis::analyze_kernels(&m, graphs, opts, &IfdsTaint, batch);
+        check_batch(
+            &a,
+            settings,
+            (need_report, machine.as_ref()),
+            &mut out,
+            &mut problems,
+        );
+        graphs = a.into_graphs();
+    }
+    for p in problems {
+        eprintln!("{p}");
+    }
+    if kernels.is_empty() && !settings.quiet {
+        eprintln!("warpcheck: note: {}: no kernels found", file.display());
+    }
+    Ok(out)
+}
+
+/// One batch of a file's kernels: their findings, NOLINT applied, their
+/// bounds (with `machine`, the time model, when bounds are asked for), their
+/// part of the report and their fingerprints, added to `out`; the NOLINT
+/// problems not yet seen added to `problems`.
+fn check_batch(
+    a: &analysis::ModuleAnalysis<'_>,
+    settings: &Settings,
+    (need_report, machine): (bool, Option<&crate::machine::Machine>),
+    out: &mut FileOutcome,
+    problems: &mut Vec<String>,
+) {
     let opts = &settings.analysis;
-    let a = analysis::analyze(&m, opts, &IfdsTaint);
     let (figures, findings) = info_span!("checks").in_scope(|| {
-        let figures = crate::checks::measure_all(&a);
-        let findings = settings.report.findings(&a, &figures);
+        let figures = crate::checks::measure_all(a);
+        let findings = settings.report.findings(a, &figures);
         (figures, findings)
     });
     let serious = |fs: &[Finding]| fs.iter().filter(|f| f.severity != Severity::Note).count();
     let before = serious(&findings);
-    let (mut findings, problems) =
+    let (mut findings, found) =
         crate::diag::suppress::filter(findings, settings.report.bare_nolint);
-    let suppressed = before - serious(&findings);
-    for p in problems {
-        eprintln!("{p}");
+    out.suppressed += before - serious(&findings);
+    for p in found {
+        if !problems.contains(&p) {
+            problems.push(p);
+        }
     }
-    let kernel_bounds = if bounds {
-        let copts = crate::cost::Options::default();
-        crate::cost::bound_module(&a, &figures, &copts, &opts.budget)
-    } else {
-        Vec::new()
+    let kernel_bounds = match machine {
+        Some(_) => {
+            let copts = crate::cost::Options::default();
+            crate::cost::bound_module(a, &figures, &copts, &opts.budget)
+        }
+        None => Vec::new(),
     };
     for (k, kb) in a.kernels.iter().zip(&kernel_bounds) {
-        findings.push(crate::cost::report::note(&m, k, kb));
+        findings.push(crate::cost::report::note(a.module, k, kb));
     }
-    if bounds {
-        let machine = settings
-            .config_for(file)
-            .and_then(|p| Config::read(&p).ok())
-            .and_then(|c| c.machine().ok())
-            .unwrap_or_default();
+    if let Some(machine) = machine {
         findings.extend(crate::timing::report::module_notes(
-            &a,
+            a,
             &figures,
-            &machine,
+            machine,
             &opts.budget,
         ));
     }
-    let mut report = json::Report::new();
     if need_report {
-        report.add(&a, &figures, &findings);
-        report.attach_bounds(
+        out.report.add(a, &figures, &findings);
+        out.report.attach_bounds(
             kernel_bounds
                 .iter()
-                .map(|kb| crate::cost::report::json(&m, kb))
+                .map(|kb| crate::cost::report::json(a.module, kb))
                 .collect(),
         );
     }
-    if a.kernels.is_empty() && !settings.quiet {
-        eprintln!("warpcheck: note: {}: no kernels found", file.display());
-    }
-    let prints = crate::diag::fingerprint::of_all(&a, &findings, &mut text::SourceCache::default());
-    Ok(FileOutcome {
-        report,
-        findings,
-        prints,
-        suppressed,
-    })
+    out.prints.extend(crate::diag::fingerprint::of_all(
+        a,
+        &findings,
+        &mut text::SourceCache::default(),
+    ));
+    out.findings.extend(findings);
 }
 
 /// `--compare-uniformity`: per file, the functions where LLVM and warpcheck

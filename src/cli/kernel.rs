@@ -299,7 +299,7 @@ fn parse_params(params: &[String]) -> Result<BTreeMap<String, f64>, String> {
 
 /// The CLI budgets with `--budget KEY=VALUE` applied.
 fn parse_budget(settings: &[String]) -> Result<crate::budget::Budget, String> {
-    let mut budget = crate::budget::Budget::CLI;
+    let mut budget = crate::budget::Budget::cli();
     for b in settings {
         let (k, v) = b
             .split_once('=')
