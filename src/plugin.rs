@@ -88,9 +88,19 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
     let (m, origins) = tracing::info_span!("load").in_scope(|| ir::llvm::from_raw(module));
     // A YAML WARPCHECK_CONFIG was read above; else the `.warpcheck.yaml`
     // nearest the module's source file.
+    // A bad one is said once and left out: the module is still analysed,
+    // with the settings from the environment, so no warning of it is lost.
     if !yaml_config_in_env() {
         if let Some(path) = Config::find_for(std::path::Path::new(&m.source_file)) {
-            Config::read(&path)?.apply(&mut opts, &mut sel);
+            match Config::read(&path) {
+                Ok(c) => c.apply(&mut opts, &mut sel),
+                Err(e) => {
+                    let text = cstring(&format!(
+                        "warpcheck: {e}; this configuration is ignored for this module"
+                    ));
+                    warpcheck_emit_module_warning(module, text.as_ptr());
+                }
+            }
         }
     }
     let a = analysis::analyze(&m, &opts, &IfdsTaint);
