@@ -45,7 +45,13 @@ for mb in $sizes; do
   if [ ! -s "$ll" ]; then
     rm -rf "$dir/copies" && mkdir "$dir/copies"
     python3 scripts/bench-memory-gen.py "$mb" "$dir/copies" "$dir"/base/*.ll >/dev/null
-    llvm-link-19 -S -o "$ll" "$dir"/copies/*.ll
+    # In groups of 500, then the groups: one llvm-link of thousands of
+    # files grows quadratically.
+    (cd "$dir/copies" && ls copy*.ll | split -l 500 - group.)
+    for g in "$dir"/copies/group.*; do
+      (cd "$dir/copies" && xargs llvm-link-19 -o "$g.bc" <"$g")
+    done
+    llvm-link-19 -S -o "$ll" "$dir"/copies/group.*.bc
     rm -rf "$dir/copies"
   fi
   largest=$ll

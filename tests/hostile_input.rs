@@ -649,7 +649,13 @@ fn the_plugin_warns_once_on_an_oversized_configured_shape_and_keeps_compiling() 
     let out = run(std::process::Command::new(clang())
         .current_dir(dir.path())
         .env_remove("WARPCHECK_CONFIG")
-        .args(["-x", "cuda", "--cuda-gpu-arch=sm_80", "--cuda-device-only", "-O2"])
+        .args([
+            "-x",
+            "cuda",
+            "--cuda-gpu-arch=sm_80",
+            "--cuda-device-only",
+            "-O2",
+        ])
         .arg("-gline-tables-only")
         .args(no_toolkit_flags())
         .arg(format!("-fpass-plugin={}", plugin().display()))

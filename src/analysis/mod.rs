@@ -282,3 +282,74 @@ fn warn_on_budget<T>(r: Result<T, Exhausted>) -> Result<T, Exhausted> {
     }
     r
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::builder::ModuleBuilder;
+    use crate::taint::ifds::IfdsTaint;
+
+    /// Kernel `k(i1 c)`: `if (c) tid.x;` — two kernels of it, `k0`, `k1`.
+    fn two_kernels() -> Module {
+        let mut mb = ModuleBuilder::new();
+        let i1 = mb.int(1);
+        let void = mb.void();
+        for name in ["k0", "k1"] {
+            let mut fb = mb.define(name, &[i1], void);
+            fb.kernel();
+            let (then, exit) = (fb.block(), fb.block());
+            fb.cond_br(crate::ir::Value::Arg(0), then, exit);
+            fb.switch_to(then);
+            fb.sreg("tid.x");
+            fb.br(exit);
+            fb.switch_to(exit);
+            fb.ret(None);
+        }
+        mb.finish()
+    }
+
+    #[test]
+    fn a_kernel_past_the_memory_budget_is_not_analysed() {
+        let m = two_kernels();
+        let mut opts = Options::default();
+        // Any process holds more than one byte: neither kernel starts.
+        opts.budget.memory = 1;
+        let a = analyze(&m, &opts, &IfdsTaint);
+        if crate::budget::resident_bytes().is_some() {
+            assert_eq!(a.kernels.len(), 2);
+            for k in &a.kernels {
+                assert_eq!(k.exhausted, Some(Exhausted::Memory(1)));
+                assert!(k.sites.is_empty());
+            }
+        }
+        // Lifted, both are analysed: each has its branch on `c`.
+        opts.budget.memory = usize::MAX;
+        let a = analyze(&m, &opts, &IfdsTaint);
+        for k in &a.kernels {
+            assert_eq!(k.exhausted, None);
+            assert_eq!(k.sites.len(), 1);
+        }
+    }
+
+    #[test]
+    fn batches_give_what_the_whole_module_gives() {
+        let m = two_kernels();
+        let opts = Options::default();
+        let whole = analyze(&m, &opts, &IfdsTaint);
+        let todo = kernels(&m);
+        let first = analyze_kernels(&m, graphs(&m), &opts, &IfdsTaint, &todo[..1]);
+        let second = analyze_kernels(&m, first.graphs, &opts, &IfdsTaint, &todo[1..]);
+        let batched = [&first.kernels[0], &second.kernels[0]];
+        for (w, b) in whole.kernels.iter().zip(batched) {
+            assert_eq!(w.kernel, b.kernel);
+            assert_eq!(w.sites.len(), b.sites.len());
+            let dep = |k: &KernelAnalysis| {
+                k.sites
+                    .iter()
+                    .map(|s| s.thread_dependent)
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(dep(w), dep(b));
+        }
+    }
+}

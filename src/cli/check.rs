@@ -552,14 +552,16 @@ fn check_file(
 ) -> Result<FileOutcome, frontend::InputError> {
     let _file = info_span!("file", path = %file.display()).entered();
     let opts = &settings.analysis;
+    let estimate = load_estimate(file);
     opts.budget
-        .memory_for(load_estimate(file))
+        .memory_for(estimate)
         .map_err(|e| frontend::InputError {
             message: format!(
-                "{}: too large to analyse within the {e} (about {} MB to load); \
-                 raise it with --budget memory=MB, or 0 to lift it",
+                "{}: not analysed: this process holds {} MB and loading the file needs about \
+                 {} MB, over the {e}; raise it with --budget memory=MB (0 lifts it)",
                 file.display(),
-                load_estimate(file) >> 20
+                crate::budget::resident_bytes().unwrap_or(0) >> 20,
+                estimate >> 20
             ),
         })?;
     let m = info_span!("load").in_scope(|| frontend::load(file, compile))?;

@@ -31,9 +31,9 @@ fn note(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> Option<Finding> {
         pos: func.loc.as_ref().map(|p| Position::resolve(m, p)),
         kernel: func.demangled.clone(),
         function: func.demangled.clone(),
-        message: match e {
-            // Left out before it started: it has no sites at all.
-            crate::budget::Exhausted::Memory(_) => format!(
+        // Left out before it started (the module's memory): no sites at all.
+        message: match e.name() {
+            "memory" => format!(
                 "this kernel was not analysed: the process had reached the {e} before it started"
             ),
             _ => format!(
