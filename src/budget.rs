@@ -148,7 +148,7 @@ impl Budget {
             "lp-rows" => self.lp_rows = count()?,
             "memory" => {
                 self.memory = match count()? {
-                    usize::MAX => usize::MAX,
+                    _ if unlimited => usize::MAX,
                     mb if mb > usize::MAX >> 20 => {
                         return Err(format!("{key}: {mb} MB is more than any machine has"))
                     }
@@ -318,6 +318,7 @@ mod tests {
         assert_eq!(b.memory, usize::MAX);
         // 2^64 - 1 MB does not fit in bytes: a usage error, not a wrap.
         assert!(b.set("memory", "18446744073709551614").is_err());
+        assert!(b.set("memory", "18446744073709551615").is_err());
         assert!(b.set("memory", "-1").is_err());
     }
 

@@ -683,3 +683,30 @@ fn the_plugin_warns_once_on_an_oversized_configured_shape_and_keeps_compiling() 
         "{err}"
     );
 }
+
+/// The module-wide memory budget: a file that cannot be analysed within it
+/// is refused before it is loaded, naming the file and the budget (exit 2,
+/// never an abort); a budget that does not fit in bytes is a usage error.
+#[test]
+fn the_memory_budget_stops_a_module_with_a_message() {
+    let dir = plain();
+    // Every process holds more than 1 MB (the binary alone is larger).
+    let out = check_in(dir.path(), &["--budget", "memory=1"], &dir.path().join("w"));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("good.cu: not analysed"), "{err}");
+    assert!(err.contains("module memory budget of 1 MB"), "{err}");
+    assert!(err.contains("--budget memory="), "{err}");
+    // 2^64 - 1 MB is more bytes than a usize holds.
+    let out = check_in(
+        dir.path(),
+        &["--budget", "memory=18446744073709551615"],
+        &dir.path().join("w"),
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--budget: memory"), "{err}");
+    // Lifted, the file is analysed as usual.
+    let out = check_in(dir.path(), &["--budget", "memory=0"], &dir.path().join("w"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
