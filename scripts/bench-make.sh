@@ -12,13 +12,19 @@
 # CUDA root when it has them (a real build), else `--cuda-device-only -S`
 # with warpcheck's own header, and the script says which.
 #
+# WARPCHECK names a warpcheck to use (its plugin is the one beside it)
+# instead of a fresh release build.
+#
 # usage: scripts/bench-make.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 files=${FILES:-40}
 jobs=${JOBS:-4}
 runs=${RUNS:-5}
-cargo build --release --quiet
+if [ -z "${WARPCHECK:-}" ]; then
+  cargo build --release --quiet
+  export WARPCHECK=$PWD/target/release/warpcheck
+fi
 root=$PWD
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
