@@ -6,13 +6,18 @@
 # time per entry, the exit code, and the PCH cache's size and file count
 # against the cap, sampled while it runs and at the end.
 #
+# WARPCHECK names a warpcheck to use instead of a fresh release build.
+#
 # usage: scripts/bench-compdb.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 entries=${ENTRIES:-1000}
 cap=${CAP:-64M}
-cargo build --release --quiet
-wc=$PWD/target/release/warpcheck
+wc=${WARPCHECK:-}
+if [ -z "$wc" ]; then
+  cargo build --release --quiet
+  wc=$PWD/target/release/warpcheck
+fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/src" "$dir/cache"
