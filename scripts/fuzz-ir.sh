@@ -13,8 +13,23 @@
 #   plugin           opt-19 -load-pass-plugin libwarpcheck.so -passes=warpcheck
 #   plugin-bounds    the same with WARPCHECK_BOUNDS=1
 #
+# and every other subcommand and output format:
+#
+#   json             check --format json --summary --notes --bounds
+#   sarif            check --format sarif --bounds
+#   explain          check --explain --notes --summary (text)
+#   compare-json     check --compare-uniformity --format json
+#   bound-metrics    bound --format json --attribution, for sectors, conflicts and divwarps
+#                    (--simulate on the last, so the oracle runs beside it)
+#   time-json        time --format json --simulate (cycle mode, the simulator's budgets)
+#   simulate-json    simulate --format json --cycles
+#   report           report -o FILE.html (its sweep of simulated launches, short)
+#
 # TOOLS (default: all of them) runs a subset, e.g. TOOLS="bounds bound time";
-# FIRST (default 1) is the first seed, for a campaign that goes on.
+# FIRST (default 1) is the first seed, for a campaign that goes on. WC and
+# PLUGIN, when both are set, name the binary and the plugin to run instead of
+# a fresh release build (a copy, so that rebuilding during a long campaign
+# does not change what it runs).
 #
 # usage: scripts/fuzz-ir.sh N [OUT]     (OUT defaults to target/fuzz-ir)
 #
@@ -34,11 +49,14 @@ cd "$(dirname "$0")/.."
 n=${1:?usage: scripts/fuzz-ir.sh N [OUT]}
 out=${2:-target/fuzz-ir}
 export TIMEOUT=${TIMEOUT:-30}
-cargo build --release --quiet || exit 2
+if [ -z "${WC:-}" ] || [ -z "${PLUGIN:-}" ]; then
+  cargo build --release --quiet || exit 2
+  WC=$PWD/target/release/warpcheck PLUGIN=$PWD/target/release/libwarpcheck.so
+fi
 rm -rf "$out"
 mkdir -p "$out/failures" "$out/results"
 out=$(cd "$out" && pwd)
-export OUT=$out WC=$PWD/target/release/warpcheck PLUGIN=$PWD/target/release/libwarpcheck.so
+export OUT=$out WC PLUGIN
 export RETARGET=$PWD/scripts/fuzz-ir-retarget.py
 
 budget=()
@@ -76,7 +94,7 @@ run_tool() {
 }
 export -f run_tool
 
-export TOOLS=${TOOLS:-check bounds bound time compare simulate plugin plugin-bounds}
+export TOOLS=${TOOLS:-check bounds bound time compare simulate plugin plugin-bounds json sarif explain compare-json bound-metrics time-json simulate-json report}
 export SIZES=${SIZES:-10 25 50 100 200 400 1000}
 
 # Whether TOOLS names $1.
@@ -115,6 +133,30 @@ one() {
       -passes=warpcheck -disable-output "$ll"
     wanted plugin-bounds && run_tool plugin-bounds "$ll" "$dir/log" env WARPCHECK_BOUNDS=1 \
       opt-19 -load-pass-plugin "$PLUGIN" -passes=warpcheck -disable-output "$ll"
+    wanted json && run_tool json "$ll" "$dir/log" "$WC" check --format json --summary --notes \
+      --bounds "$ll"
+    wanted sarif && run_tool sarif "$ll" "$dir/log" "$WC" check --format sarif --bounds "$ll"
+    wanted explain && run_tool explain "$ll" "$dir/log" "$WC" check --explain --notes --summary "$ll"
+    wanted compare-json && run_tool compare-json "$ll" "$dir/log" "$WC" check \
+      --compare-uniformity --format json "$ll"
+    if wanted bound-metrics; then
+      local metric
+      for metric in sectors conflicts divwarps; do
+        local sim=()
+        [ "$metric" = divwarps ] && sim=(--simulate "${args[@]}" $SIM_BUDGET)
+        # shellcheck disable=SC2086
+        run_tool "bound-$metric" "$ll" "$dir/log" "$WC" bound "$ll" --block 64 --metric "$metric" \
+          --format json --attribution --param arg3=7 --param arg4=100 --param arg5=3 "${sim[@]}"
+      done
+    fi
+    # shellcheck disable=SC2086
+    wanted time-json && run_tool time-json "$ll" "$dir/log" "$WC" time "$ll" --block 64 \
+      --format json --simulate "${args[@]}" $SIM_BUDGET
+    # shellcheck disable=SC2086
+    wanted simulate-json && run_tool simulate-json "$ll" "$dir/log" "$WC" simulate "$ll" --grid 1 \
+      --block 64 --format json --cycles "${args[@]}" $SIM_BUDGET
+    wanted report && run_tool report "$ll" "$dir/log" "$WC" report "$ll" -o "$dir/report.html" \
+      --sweep 32,64 --buffer-bytes 1048576 --sim-timeout 2
   } >"$OUT/results/$name"
   rm -rf "$dir"
 }

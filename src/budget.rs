@@ -1,4 +1,4 @@
-//! Per-kernel analysis budgets.
+//! Per-kernel analysis budgets, and the one for a whole module's memory.
 //!
 //! warpcheck runs inside every compile, so no kernel may stall a build:
 //! each stage that can grow with its input counts what it builds against
@@ -6,6 +6,11 @@
 //! certain (nothing the stopped stage would have added) and its sites
 //! become unknown with the reason `budget`; the other kernels of the
 //! module are unaffected.
+//!
+//! The per-kernel limits do not bound a module of thousands of kernels, so
+//! `memory` is the process's resident memory while a module is analysed:
+//! a kernel that would start past it is not analysed (the same note), and
+//! a file too large to load within it is refused before it is read.
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -21,6 +26,56 @@ pub struct Budget {
     pub acf_exprs: usize,
     /// Rows of a cost-bound linear program.
     pub lp_rows: usize,
+    /// Resident memory of the whole process, in bytes, past which no
+    /// further kernel of the module is analysed.
+    pub memory: usize,
+}
+
+/// The default memory budget: 4 GiB, or less where the process may not
+/// have that much ([`memory_ceiling`]).
+pub const DEFAULT_MEMORY: usize = 4 << 30;
+
+/// The most memory this process can use before allocation fails or the
+/// machine runs out: 80% of the address-space limit (`ulimit -v`) or of
+/// the physical memory, whichever is smaller; `None` where neither is
+/// known. A budget above it would be an abort, not a note.
+pub fn memory_ceiling() -> Option<usize> {
+    let physical = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
+        })
+        .map(|kb| kb.saturating_mul(1024));
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct we own.
+    let address_space = (unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0
+        && limit.rlim_cur != libc::RLIM_INFINITY)
+        .then(|| usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX));
+    [physical, address_space]
+        .into_iter()
+        .flatten()
+        .min()
+        .map(|b| b / 5 * 4)
+}
+
+/// The default budget under this process' ceiling.
+fn default_memory() -> usize {
+    memory_ceiling().map_or(DEFAULT_MEMORY, |c| c.min(DEFAULT_MEMORY))
+}
+
+/// This process's resident memory in bytes (`/proc/self/statm`), or `None`
+/// where it cannot be read (then the memory budget never stops anything).
+pub fn resident_bytes() -> Option<usize> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: usize = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages.saturating_mul(usize::try_from(page).ok()?))
 }
 
 impl Budget {
@@ -30,6 +85,7 @@ impl Budget {
         ifds_facts: 20_000_000,
         acf_exprs: 1_000_000,
         lp_rows: 200_000,
+        memory: DEFAULT_MEMORY,
     };
 
     /// For the plugin: a build pays for every second, so the limits are
@@ -39,11 +95,29 @@ impl Budget {
         ifds_facts: 2_000_000,
         acf_exprs: 200_000,
         lp_rows: 50_000,
+        memory: DEFAULT_MEMORY,
     };
 
+    /// [`Budget::CLI`] with its memory under this machine's ceiling.
+    pub fn cli() -> Budget {
+        Budget {
+            memory: default_memory(),
+            ..Budget::CLI
+        }
+    }
+
+    /// [`Budget::PLUGIN`] with its memory under this machine's ceiling.
+    pub fn plugin() -> Budget {
+        Budget {
+            memory: default_memory(),
+            ..Budget::PLUGIN
+        }
+    }
+
     /// Reads `key = value` settings (`time`, `ifds-facts`, `acf-exprs`,
-    /// `lp-rows`);
-    /// `time` is in seconds, `0` or `none` lifts a limit.
+    /// `lp-rows`, `memory`);
+    /// `time` is in seconds, `memory` in megabytes (MiB), `0` or `none`
+    /// lifts a limit.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         let value = value.trim();
         let unlimited = value == "0" || value.eq_ignore_ascii_case("none");
@@ -72,13 +146,37 @@ impl Budget {
             "ifds-facts" => self.ifds_facts = count()?,
             "acf-exprs" => self.acf_exprs = count()?,
             "lp-rows" => self.lp_rows = count()?,
+            "memory" => {
+                self.memory = match count()? {
+                    _ if unlimited => usize::MAX,
+                    mb if mb > usize::MAX >> 20 => {
+                        return Err(format!("{key}: {mb} MB is more than any machine has"))
+                    }
+                    mb => mb << 20,
+                }
+            }
             other => {
                 return Err(format!(
-                    "unknown budget '{other}' (expected time, ifds-facts, acf-exprs or lp-rows)"
+                    "unknown budget '{other}' (expected time, ifds-facts, acf-exprs, lp-rows or memory)"
                 ))
             }
         }
         Ok(())
+    }
+
+    /// Fails when the process already holds more than the memory budget:
+    /// asked before each kernel of a module, and before a file is loaded
+    /// (with `more`, the bytes loading it will add).
+    pub fn memory_for(&self, more: usize) -> Result<(), Exhausted> {
+        if self.memory == usize::MAX {
+            return Ok(());
+        }
+        match resident_bytes() {
+            Some(now) if now.saturating_add(more) > self.memory => {
+                Err(Exhausted::Memory(self.memory))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Starts the clock for one kernel.
@@ -92,7 +190,7 @@ impl Budget {
 
 impl Default for Budget {
     fn default() -> Self {
-        Budget::CLI
+        Budget::cli()
     }
 }
 
@@ -103,6 +201,8 @@ pub enum Exhausted {
     IfdsFacts(usize),
     AcfExprs(usize),
     LpRows(usize),
+    /// The module's memory budget, in bytes.
+    Memory(usize),
 }
 
 impl Exhausted {
@@ -113,6 +213,7 @@ impl Exhausted {
             Exhausted::IfdsFacts(_) => "ifds-facts",
             Exhausted::AcfExprs(_) => "acf-exprs",
             Exhausted::LpRows(_) => "lp-rows",
+            Exhausted::Memory(_) => "memory",
         }
     }
 }
@@ -124,6 +225,7 @@ impl fmt::Display for Exhausted {
             Exhausted::IfdsFacts(n) => write!(f, "thread-dependence budget of {n} facts"),
             Exhausted::AcfExprs(n) => write!(f, "ACF budget of {n} expressions"),
             Exhausted::LpRows(n) => write!(f, "LP budget of {n} rows"),
+            Exhausted::Memory(b) => write!(f, "module memory budget of {} MB", b >> 20),
         }
     }
 }
@@ -144,6 +246,7 @@ impl Meter {
                 ifds_facts: usize::MAX,
                 acf_exprs: usize::MAX,
                 lp_rows: usize::MAX,
+                memory: usize::MAX,
             },
             deadline: None,
         }
@@ -209,6 +312,36 @@ mod tests {
         assert_eq!(b.time, None);
         assert!(b.set("time", "-1").is_err());
         assert!(b.set("facts", "1").is_err());
+        b.set("memory", "512").unwrap();
+        assert_eq!(b.memory, 512 << 20);
+        b.set("memory", "none").unwrap();
+        assert_eq!(b.memory, usize::MAX);
+        // 2^64 - 1 MB does not fit in bytes: a usage error, not a wrap.
+        assert!(b.set("memory", "18446744073709551614").is_err());
+        assert!(b.set("memory", "18446744073709551615").is_err());
+        assert!(b.set("memory", "-1").is_err());
+    }
+
+    #[test]
+    fn memory_budget_counts_what_the_process_holds() {
+        let mut b = Budget::CLI;
+        // This test process holds at least a page, and less than 2^62 bytes.
+        b.memory = 4096;
+        if resident_bytes().is_some() {
+            assert_eq!(b.memory_for(0), Err(Exhausted::Memory(4096)));
+        }
+        b.memory = 1 << 62;
+        assert_eq!(b.memory_for(0), Ok(()));
+        // What loading a file would add counts too (saturating, not wrapping).
+        if resident_bytes().is_some() {
+            assert_eq!(b.memory_for(usize::MAX), Err(Exhausted::Memory(1 << 62)));
+        }
+        b.memory = usize::MAX;
+        assert_eq!(b.memory_for(usize::MAX), Ok(()));
+        // The ceiling, where known, leaves a fifth of it free.
+        if let Some(c) = memory_ceiling() {
+            assert!(Budget::cli().memory <= c.min(DEFAULT_MEMORY));
+        }
     }
 
     #[test]

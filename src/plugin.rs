@@ -7,7 +7,7 @@
 //! (`time=2,ifds-facts=N,acf-exprs=N`), or a file named by
 //! `WARPCHECK_CONFIG` with `block-dim = X,Y,Z`, `disable = a,b` and
 //! `budget-time = 2` (and `budget-ifds-facts`, `budget-acf-exprs`,
-//! `budget-lp-rows`) lines. Cost bounds (a note per kernel) only with
+//! `budget-lp-rows`, `budget-memory` in MB) lines. Cost bounds (a note per kernel) only with
 //! `WARPCHECK_BOUNDS=1` or `bounds = on`.
 //! `WARPCHECK_JOBS=N` (or `jobs = N`) analyses a module's kernels on N
 //! threads (default 1), for a single compile that waits on a large file.
@@ -88,9 +88,19 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
     let (m, origins) = tracing::info_span!("load").in_scope(|| ir::llvm::from_raw(module));
     // A YAML WARPCHECK_CONFIG was read above; else the `.warpcheck.yaml`
     // nearest the module's source file.
+    // A bad one is said once and left out: the module is still analysed,
+    // with the settings from the environment, so no warning of it is lost.
     if !yaml_config_in_env() {
         if let Some(path) = Config::find_for(std::path::Path::new(&m.source_file)) {
-            Config::read(&path)?.apply(&mut opts, &mut sel);
+            match Config::read(&path) {
+                Ok(c) => c.apply(&mut opts, &mut sel),
+                Err(e) => {
+                    let text = cstring(&format!(
+                        "warpcheck: {e}; this configuration is ignored for this module"
+                    ));
+                    warpcheck_emit_module_warning(module, text.as_ptr());
+                }
+            }
         }
     }
     let a = analysis::analyze(&m, &opts, &IfdsTaint);
@@ -212,7 +222,7 @@ pub fn options_from_env() -> Result<(Options, Selection), String> {
     let mut opts = Options {
         // Diagnostics carry the message only.
         no_explanations: true,
-        budget: Budget::PLUGIN,
+        budget: Budget::plugin(),
         // One thread: measured on the templated reduction, two threads
         // took 12 ms off the compile's wall time but added 30 ms of CPU
         // (fresh thread heaps), a bad trade in a `make -j` build.

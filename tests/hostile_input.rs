@@ -624,3 +624,89 @@ fn the_make_snippet_finds_the_plugin_once() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!d.join("runs").exists());
 }
+
+/// The plugin reads the `.warpcheck.yaml` nearest the source too: a launch
+/// shape over CUDA's limits there is said once, naming the file and line,
+/// and the compile goes on with the module still analysed (its warning
+/// kept), never an internal error that drops the module's findings.
+#[test]
+fn the_plugin_warns_once_on_an_oversized_configured_shape_and_keeps_compiling() {
+    let dir = tempfile::tempdir().unwrap();
+    // `threadIdx.x % 2` splits every warp of the default 256-thread block
+    // (lanes 0, 2, .. one way, 1, 3, .. the other): one divergent-branch
+    // warning, which the ignored shape must not cost.
+    std::fs::write(
+        dir.path().join("good.cu"),
+        "__global__ void k(float *a) {\n  if (threadIdx.x % 2) a[threadIdx.x] = 1.0f;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join(".warpcheck.yaml"),
+        "Checks: '*'\nKernels:\n  k: {block: [2147483647, 2147483647, 2147483647]}\n",
+    )
+    .unwrap();
+    let asm = dir.path().join("good.s");
+    let out = run(std::process::Command::new(clang())
+        .current_dir(dir.path())
+        .env_remove("WARPCHECK_CONFIG")
+        .args([
+            "-x",
+            "cuda",
+            "--cuda-gpu-arch=sm_80",
+            "--cuda-device-only",
+            "-O2",
+        ])
+        .arg("-gline-tables-only")
+        .args(no_toolkit_flags())
+        .arg(format!("-fpass-plugin={}", plugin().display()))
+        .args(["-S", "-o"])
+        .arg(&asm)
+        .arg("good.cu"));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        std::fs::metadata(&asm).is_ok_and(|m| m.len() > 0),
+        "no PTX written: {err}"
+    );
+    assert_eq!(
+        err.matches("this configuration is ignored").count(),
+        1,
+        "{err}"
+    );
+    // The shape is on line 3; x alone is over the 1024-thread limit.
+    assert!(err.contains(".warpcheck.yaml:3:"), "{err}");
+    assert!(err.contains("Kernels.k.block"), "{err}");
+    assert!(!err.contains("internal error"), "{err}");
+    assert_eq!(
+        err.matches("[warpcheck-divergent-branch]").count(),
+        1,
+        "{err}"
+    );
+}
+
+/// The module-wide memory budget: a file that cannot be analysed within it
+/// is refused before it is loaded, naming the file and the budget (exit 2,
+/// never an abort); a budget that does not fit in bytes is a usage error.
+#[test]
+fn the_memory_budget_stops_a_module_with_a_message() {
+    let dir = plain();
+    // Every process holds more than 1 MB (the binary alone is larger).
+    let out = check_in(dir.path(), &["--budget", "memory=1"], &dir.path().join("w"));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("good.cu: not analysed"), "{err}");
+    assert!(err.contains("module memory budget of 1 MB"), "{err}");
+    assert!(err.contains("--budget memory="), "{err}");
+    // 2^64 - 1 MB is more bytes than a usize holds.
+    let out = check_in(
+        dir.path(),
+        &["--budget", "memory=18446744073709551615"],
+        &dir.path().join("w"),
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--budget: memory"), "{err}");
+    // Lifted, the file is analysed as usual.
+    let out = check_in(dir.path(), &["--budget", "memory=0"], &dir.path().join("w"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

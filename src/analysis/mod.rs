@@ -122,14 +122,37 @@ pub fn analyze<'m>(
     opts: &Options,
     deps: &(dyn DependenceAnalysis + Sync),
 ) -> ModuleAnalysis<'m> {
-    let graphs = {
-        let _span = info_span!("graphs", functions = m.funcs.len()).entered();
-        ModuleGraphs::new(m)
-    };
-    let todo: Vec<(FuncId, LaunchShapes, BlockDim)> = m
-        .kernels()
-        .filter(|&k| !m.func(k).is_declaration)
-        .flat_map(|k| {
+    analyze_kernels(m, graphs(m), opts, deps, &kernels(m))
+}
+
+/// The kernels of `m` that have a body, in module order.
+pub fn kernels(m: &Module) -> Vec<FuncId> {
+    m.kernels().filter(|&k| !m.func(k).is_declaration).collect()
+}
+
+/// The graphs of every function of `m`, built once per module.
+pub fn graphs(m: &Module) -> ModuleGraphs {
+    let _span = info_span!("graphs", functions = m.funcs.len()).entered();
+    ModuleGraphs::new(m)
+}
+
+/// The pipeline for `todo` only, on graphs built before: a caller that
+/// streams a module of many kernels analyses them a few at a time,
+/// reports and drops each batch, and hands the graphs on
+/// ([`ModuleAnalysis::into_graphs`]), so that memory follows the batch,
+/// not the module. A kernel that would start past the module's memory
+/// budget is not analysed (`exhausted` says so).
+pub fn analyze_kernels<'m>(
+    m: &'m Module,
+    graphs: ModuleGraphs,
+    opts: &Options,
+    deps: &(dyn DependenceAnalysis + Sync),
+    todo: &[FuncId],
+) -> ModuleAnalysis<'m> {
+    // A kernel launched with several block shapes is analysed for each.
+    let todo: Vec<(FuncId, LaunchShapes, BlockDim)> = todo
+        .iter()
+        .flat_map(|&k| {
             let func = m.func(k);
             let asked = opts.block_dim_for(&func.short_name(), &func.demangled);
             let shapes = LaunchShapes::resolve(func, asked, &opts.launches);
@@ -138,12 +161,46 @@ pub fn analyze<'m>(
         })
         .collect();
     let kernels = in_parallel(&todo, opts.jobs, |(k, shapes, b)| {
-        analyze_kernel(m, &graphs, opts, deps, *k, (shapes.clone(), *b))
+        let shape = (shapes.clone(), *b);
+        match opts.budget.memory_for(0) {
+            Ok(()) => analyze_kernel(m, &graphs, opts, deps, *k, shape),
+            Err(e) => not_analysed(m, &graphs, *k, shape, e),
+        }
     });
     ModuleAnalysis {
         module: m,
         graphs,
         kernels,
+    }
+}
+
+impl ModuleAnalysis<'_> {
+    /// The module's graphs, for the next batch of kernels.
+    pub fn into_graphs(self) -> ModuleGraphs {
+        self.graphs
+    }
+}
+
+/// A kernel left out on `why` (the module's memory): no sites, one note.
+fn not_analysed(
+    m: &Module,
+    graphs: &ModuleGraphs,
+    k: FuncId,
+    (shapes, block_dim): (LaunchShapes, BlockDim),
+    why: Exhausted,
+) -> KernelAnalysis {
+    let func = m.func(k);
+    warn!(kernel = %func.demangled, budget = why.name(), "kernel not analysed: {why}");
+    KernelAnalysis {
+        kernel: k,
+        reached: graphs.calls.reachable_from(k),
+        spaces: Spaces::default(),
+        deps: KernelDeps::default(),
+        sites: Vec::new(),
+        acf: KernelAcf::empty(k, block_dim.dims),
+        block_dim,
+        shapes,
+        exhausted: Some(why),
     }
 }
 
@@ -279,4 +336,75 @@ fn warn_on_budget<T>(r: Result<T, Exhausted>) -> Result<T, Exhausted> {
         warn!(budget = e.name(), "analysis stopped: {e}");
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::builder::ModuleBuilder;
+    use crate::taint::ifds::IfdsTaint;
+
+    /// Kernel `k(i1 c)`: `if (c) tid.x;` — two kernels of it, `k0`, `k1`.
+    fn two_kernels() -> Module {
+        let mut mb = ModuleBuilder::new();
+        let i1 = mb.int(1);
+        let void = mb.void();
+        for name in ["k0", "k1"] {
+            let mut fb = mb.define(name, &[i1], void);
+            fb.kernel();
+            let (then, exit) = (fb.block(), fb.block());
+            fb.cond_br(crate::ir::Value::Arg(0), then, exit);
+            fb.switch_to(then);
+            fb.sreg("tid.x");
+            fb.br(exit);
+            fb.switch_to(exit);
+            fb.ret(None);
+        }
+        mb.finish()
+    }
+
+    #[test]
+    fn a_kernel_past_the_memory_budget_is_not_analysed() {
+        let m = two_kernels();
+        let mut opts = Options::default();
+        // Any process holds more than one byte: neither kernel starts.
+        opts.budget.memory = 1;
+        let a = analyze(&m, &opts, &IfdsTaint);
+        if crate::budget::resident_bytes().is_some() {
+            assert_eq!(a.kernels.len(), 2);
+            for k in &a.kernels {
+                assert_eq!(k.exhausted, Some(Exhausted::Memory(1)));
+                assert!(k.sites.is_empty());
+            }
+        }
+        // Lifted, both are analysed: each has its branch on `c`.
+        opts.budget.memory = usize::MAX;
+        let a = analyze(&m, &opts, &IfdsTaint);
+        for k in &a.kernels {
+            assert_eq!(k.exhausted, None);
+            assert_eq!(k.sites.len(), 1);
+        }
+    }
+
+    #[test]
+    fn batches_give_what_the_whole_module_gives() {
+        let m = two_kernels();
+        let opts = Options::default();
+        let whole = analyze(&m, &opts, &IfdsTaint);
+        let todo = kernels(&m);
+        let first = analyze_kernels(&m, graphs(&m), &opts, &IfdsTaint, &todo[..1]);
+        let second = analyze_kernels(&m, first.graphs, &opts, &IfdsTaint, &todo[1..]);
+        let batched = [&first.kernels[0], &second.kernels[0]];
+        for (w, b) in whole.kernels.iter().zip(batched) {
+            assert_eq!(w.kernel, b.kernel);
+            assert_eq!(w.sites.len(), b.sites.len());
+            let dep = |k: &KernelAnalysis| {
+                k.sites
+                    .iter()
+                    .map(|s| s.thread_dependent)
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(dep(w), dep(b));
+        }
+    }
 }

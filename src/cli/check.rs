@@ -365,7 +365,7 @@ impl Limits<'_> {
                 return Err(exit::INPUT);
             }
         }
-        let mut budget = crate::budget::Budget::CLI;
+        let mut budget = crate::budget::Budget::cli();
         for b in self.budget {
             let set = b
                 .split_once('=')
@@ -629,8 +629,29 @@ struct FileOutcome {
     fixes: Vec<(usize, super::fixes::Fix)>,
 }
 
+/// Kernels analysed, reported and dropped together: enough to keep the
+/// threads busy, few enough that memory follows the batch, not the module
+/// (a file of thousands of template instantiations).
+const BATCH: usize = 32;
+
+/// The resident memory loading `file` may add, from its size: LLVM's
+/// module and our copy of it hold about 8 bytes per byte of `.ll` text
+/// (`scripts/bench-memory.sh`), and bitcode is about a quarter of the text.
+fn load_estimate(file: &std::path::Path) -> usize {
+    let bytes = std::fs::metadata(file).map_or(0, |m| m.len());
+    let per_byte = match file.extension().and_then(|e| e.to_str()) {
+        Some("bc") => 32,
+        Some("ll") => 8,
+        // A `.cu` file's IR is not its size; clang's own memory is its own.
+        _ => 0,
+    };
+    usize::try_from(bytes.saturating_mul(per_byte)).unwrap_or(usize::MAX)
+}
+
 /// Analyses one file into its findings with their fingerprints and, when
-/// asked for, its report and (`bounds`) each kernel's cost bounds.
+/// asked for, its report and (`bounds`) each kernel's cost bounds. The
+/// kernels go in batches ([`BATCH`]): each batch is analysed, measured,
+/// checked, bounded and reported, then dropped before the next.
 fn check_file(
     file: &std::path::Path,
     compile: &CompileOptions,
@@ -638,6 +659,20 @@ fn check_file(
     (need_report, bounds): (bool, bool),
 ) -> Result<FileOutcome, frontend::InputError> {
     let _file = info_span!("file", path = %file.display()).entered();
+    let estimate = load_estimate(file);
+    settings
+        .analysis
+        .budget
+        .memory_for(estimate)
+        .map_err(|e| frontend::InputError {
+            message: format!(
+                "{}: not analysed: this process holds {} MB and loading the file needs about \
+                 {} MB, over the {e}; raise it with --budget memory=MB (0 lifts it)",
+                file.display(),
+                crate::budget::resident_bytes().unwrap_or(0) >> 20,
+                estimate >> 20
+            ),
+        })?;
     // Explanations name values by their source variables, which only full
     // debug info keeps (it does not change the code).
     let full = CompileOptions {
@@ -656,69 +691,108 @@ fn check_file(
     let mut opts = settings.analysis.clone();
     opts.launches = launches;
     let opts = &opts;
-    let a = analysis::analyze(&m, opts, &IfdsTaint);
     let machine = machine_for(file, settings);
+    let kernels = analysis::kernels(&m);
+    let mut graphs = analysis::graphs(&m);
+    let mut out = FileOutcome {
+        report: json::Report::new(),
+        findings: Vec::new(),
+        prints: Vec::new(),
+        suppressed: 0,
+        fixes: Vec::new(),
+    };
+    let mut problems = Vec::new();
+    let step = BATCH.max(opts.jobs * 4);
+    for batch in kernels.chunks(step) {
+        let a = analysis::analyze_kernels(&m, graphs, opts, &IfdsTaint, batch);
+        check_batch(
+            &a,
+            settings,
+            (need_report, bounds, &machine),
+            &mut out,
+            &mut problems,
+        );
+        graphs = a.into_graphs();
+    }
+    for p in problems {
+        eprintln!("{p}");
+    }
+    if kernels.is_empty() && !settings.quiet {
+        eprintln!("warpcheck: note: {}: no kernels found", file.display());
+    }
+    // Worst first within a file, after the fingerprints (which count
+    // repeats in file order, so ordering never changes them); the fixes
+    // name their findings by index in that order.
+    let order = crate::diag::order::by_impact(&out.findings);
+    out.findings = crate::diag::order::permute(std::mem::take(&mut out.findings), &order);
+    out.prints = crate::diag::order::permute(std::mem::take(&mut out.prints), &order);
+    if need_report {
+        let file_findings = std::mem::take(&mut out.report.findings);
+        out.report.findings = crate::diag::order::permute(file_findings, &order);
+    }
+    out.fixes = super::fixes::of(&m, &out.findings);
+    Ok(out)
+}
+
+/// One batch of a file's kernels: their findings (with their impact on
+/// `machine`), NOLINT applied, their bounds (when `bounds`), their part of
+/// the report and their fingerprints, added to `out`; the NOLINT problems
+/// not yet seen added to `problems`.
+fn check_batch(
+    a: &analysis::ModuleAnalysis<'_>,
+    settings: &Settings,
+    (need_report, bounds, machine): (bool, bool, &crate::machine::Machine),
+    out: &mut FileOutcome,
+    problems: &mut Vec<String>,
+) {
+    let opts = &settings.analysis;
     let (figures, findings) = info_span!("checks").in_scope(|| {
-        let figures = crate::checks::measure_all(&a);
-        let findings = findings_with_impact(&a, &figures, settings, &machine);
+        let figures = crate::checks::measure_all(a);
+        let findings = findings_with_impact(a, &figures, settings, machine);
         (figures, findings)
     });
     let serious = |fs: &[Finding]| fs.iter().filter(|f| f.severity != Severity::Note).count();
     let before = serious(&findings);
-    let (mut findings, problems) =
+    let (mut findings, found) =
         crate::diag::suppress::filter(findings, settings.report.bare_nolint);
-    let suppressed = before - serious(&findings);
-    for p in problems {
-        eprintln!("{p}");
+    out.suppressed += before - serious(&findings);
+    for p in found {
+        if !problems.contains(&p) {
+            problems.push(p);
+        }
     }
     let kernel_bounds = if bounds {
         let copts = crate::cost::Options::default();
-        crate::cost::bound_module(&a, &figures, &copts, &opts.budget)
+        crate::cost::bound_module(a, &figures, &copts, &opts.budget)
     } else {
         Vec::new()
     };
     for (k, kb) in a.kernels.iter().zip(&kernel_bounds) {
-        findings.push(crate::cost::report::note(&m, k, kb));
+        findings.push(crate::cost::report::note(a.module, k, kb));
     }
     if bounds {
         findings.extend(crate::timing::report::module_notes(
-            &a,
+            a,
             &figures,
-            &machine,
+            machine,
             &opts.budget,
         ));
     }
-    let mut report = json::Report::new();
     if need_report {
-        report.add(&a, &figures, &findings);
-        report.attach_bounds(
+        out.report.add(a, &figures, &findings);
+        out.report.attach_bounds(
             kernel_bounds
                 .iter()
-                .map(|kb| crate::cost::report::json(&m, kb))
+                .map(|kb| crate::cost::report::json(a.module, kb))
                 .collect(),
         );
     }
-    if a.kernels.is_empty() && !settings.quiet {
-        eprintln!("warpcheck: note: {}: no kernels found", file.display());
-    }
-    let prints = crate::diag::fingerprint::of_all(&a, &findings, &mut text::SourceCache::default());
-    let fixes = super::fixes::of(&m, &findings);
-    // Worst first within a file, after the fingerprints (which count
-    // repeats in file order, so ordering never changes them).
-    let order = crate::diag::order::by_impact(&findings);
-    let findings = crate::diag::order::permute(findings, &order);
-    let prints = crate::diag::order::permute(prints, &order);
-    if need_report {
-        let file_findings = std::mem::take(&mut report.findings);
-        report.findings = crate::diag::order::permute(file_findings, &order);
-    }
-    Ok(FileOutcome {
-        report,
-        findings,
-        prints,
-        suppressed,
-        fixes,
-    })
+    out.prints.extend(crate::diag::fingerprint::of_all(
+        a,
+        &findings,
+        &mut text::SourceCache::default(),
+    ));
+    out.findings.extend(findings);
 }
 
 /// The launches in a `.cu` file's host code; none for IR input, with

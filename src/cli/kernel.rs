@@ -283,7 +283,7 @@ impl KernelArgs {
 
 /// The CLI budgets with `--budget KEY=VALUE` applied.
 fn parse_budget(settings: &[String]) -> Result<crate::budget::Budget, String> {
-    let mut budget = crate::budget::Budget::CLI;
+    let mut budget = crate::budget::Budget::cli();
     for b in settings {
         let (k, v) = b
             .split_once('=')

@@ -31,9 +31,15 @@ fn note(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> Option<Finding> {
         pos: func.loc.as_ref().map(|p| Position::resolve(m, p)),
         kernel: func.demangled.clone(),
         function: func.demangled.clone(),
-        message: format!(
-            "analysis of this kernel stopped on its {e}: its {unknown} thread-dependent sites are unknown"
-        ),
+        // Left out before it started (the module's memory): no sites at all.
+        message: match e.name() {
+            "memory" => format!(
+                "this kernel was not analysed: the process had reached the {e} before it started"
+            ),
+            _ => format!(
+                "analysis of this kernel stopped on its {e}: its {unknown} thread-dependent sites are unknown"
+            ),
+        },
         notes: vec![format!(
             "hint: raise it with --budget {0}=..., or budget-{0} in the plugin's configuration (0 lifts it)",
             e.name()
