@@ -136,7 +136,7 @@ mod tests {
         let main = dir.path().join("main.cu");
         // kern.cuh is found only through the include path.
         assert!(!may_launch(&main, &[]));
-        assert!(may_launch(&main, &[inc.clone()]));
+        assert!(may_launch(&main, std::slice::from_ref(&inc)));
         std::fs::write(dir.path().join("loop.cu"), "#include \"loop.cu\"\n").unwrap();
         assert!(!may_launch(&dir.path().join("loop.cu"), &[inc]));
         assert_eq!(
