@@ -339,3 +339,24 @@ fn the_html_report_uses_the_launch_shapes_too() {
     }
     assert!(html.contains("block 256×1×1 (default)"));
 }
+
+#[test]
+fn a_launch_under_a_destructor_is_read() {
+    // With a destructor to run on unwinding, clang calls the configuration
+    // with `invoke`, which ends its block (Rodinia nn, with a std::vector).
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("unwind.cu");
+    std::fs::write(
+        &src,
+        "struct Guard { ~Guard(); };\n\
+         __global__ void k(float *a) { a[threadIdx.y * 16 + threadIdx.x] = 0; }\n\
+         void run(float *a) { Guard g; k<<<1, dim3(16, 16)>>>(a); }\n",
+    )
+    .unwrap();
+    let r = ok_json(&run(warpcheck()
+        .args(["check", "--format", "json"])
+        .arg(&src)));
+    let k = analyses(&r, "k");
+    assert_eq!(k[0]["block_dim"], json!([16, 16, 1]));
+    assert_eq!(k[0]["block_dim_source"]["line"], 3);
+}

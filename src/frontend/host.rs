@@ -8,15 +8,12 @@ use super::{CompileOptions, InputError};
 use crate::ir::launch::{self, HostLaunch};
 use std::path::Path;
 
-/// The launches in `src`'s host code. A file whose text has no `<<<` and
-/// no `cudaLaunch` has none and is not compiled. Any failure is an
-/// `InputError` the caller may ignore: the device analysis never needs
-/// the host side.
+/// The launches in `src`'s host code. A file whose text, and that of the
+/// files it `#include "…"`s, has no `<<<` and no `cudaLaunch` has none and
+/// is not compiled. Any failure is an `InputError` the caller may ignore:
+/// the device analysis never needs the host side.
 pub fn launches(src: &Path, opts: &CompileOptions) -> Result<Vec<HostLaunch>, InputError> {
-    let text = std::fs::read(src).map_err(|e| InputError {
-        message: format!("{}: cannot read: {e}", src.display()),
-    })?;
-    if !contains(&text, b"<<<") && !contains(&text, b"cudaLaunch") {
+    if !may_launch(src, &include_dirs(opts)) {
         return Ok(Vec::new());
     }
     let setup = Setup::new(src, opts)?;
@@ -59,9 +56,94 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
 
+/// Files read looking for a launch, at most (a project's own headers).
+const SCAN_FILES: usize = 64;
+
+/// Whether `src` or a file it includes with quotes (found beside the
+/// includer or in `includes`, as the preprocessor would) has `<<<` or
+/// `cudaLaunch` in its text: Rodinia's `3D.cu` launches from the
+/// `opt1.cu` it includes.
+fn may_launch(src: &Path, includes: &[std::path::PathBuf]) -> bool {
+    let mut todo = vec![src.to_path_buf()];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(file) = todo.pop() {
+        if seen.len() >= SCAN_FILES || !seen.insert(file.clone()) {
+            continue;
+        }
+        let Ok(text) = std::fs::read(&file) else {
+            continue;
+        };
+        if contains(&text, b"<<<") || contains(&text, b"cudaLaunch") {
+            return true;
+        }
+        let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        for name in quoted_includes(&text) {
+            let found = std::iter::once(&dir)
+                .chain(includes)
+                .map(|d| d.join(&name))
+                .find(|p| p.is_file());
+            todo.extend(found);
+        }
+    }
+    false
+}
+
+/// `-I` directories: the options' own and those among the extra flags
+/// (a compile database's), joined or not.
+fn include_dirs(opts: &CompileOptions) -> Vec<std::path::PathBuf> {
+    let mut dirs = opts.includes.clone();
+    let mut flags = opts.extra.iter();
+    while let Some(f) = flags.next() {
+        match f.strip_prefix("-I") {
+            Some("") => dirs.extend(flags.next().map(Into::into)),
+            Some(d) => dirs.push(d.into()),
+            None => {}
+        }
+    }
+    dirs
+}
+
+/// The names of `#include "name"` lines.
+fn quoted_includes(text: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(text)
+        .lines()
+        .filter_map(|l| {
+            let rest = l.trim_start().strip_prefix('#')?.trim_start();
+            let rest = rest.strip_prefix("include")?.trim_start();
+            let name = rest.strip_prefix('"')?;
+            Some(name[..name.find('"')?].to_string())
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::keeps;
+    use super::{keeps, may_launch, quoted_includes};
+
+    #[test]
+    fn a_launch_in_an_included_file_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let inc = dir.path().join("inc");
+        std::fs::create_dir_all(&inc).unwrap();
+        std::fs::write(
+            dir.path().join("main.cu"),
+            "#include \"a.cu\"\n#include <b.h>\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("a.cu"), "  #  include \"kern.cuh\" // x\n").unwrap();
+        std::fs::write(inc.join("kern.cuh"), "void f() { k<<<1, 32>>>(); }\n").unwrap();
+        std::fs::write(dir.path().join("none.cu"), "#include \"a.cu\"\n").unwrap();
+        let main = dir.path().join("main.cu");
+        // kern.cuh is found only through the include path.
+        assert!(!may_launch(&main, &[]));
+        assert!(may_launch(&main, std::slice::from_ref(&inc)));
+        std::fs::write(dir.path().join("loop.cu"), "#include \"loop.cu\"\n").unwrap();
+        assert!(!may_launch(&dir.path().join("loop.cu"), &[inc]));
+        assert_eq!(
+            quoted_includes(b"#include \"x.h\"\n# include <y.h>\n#define Z\n"),
+            ["x.h"]
+        );
+    }
 
     #[test]
     fn the_host_compile_keeps_its_side_and_level() {

@@ -132,11 +132,13 @@ unsafe fn constant(v: LLVMValueRef) -> Option<u64> {
 unsafe fn launched_kernel(config: LLVMValueRef) -> Option<String> {
     let mut seen = HashSet::new();
     let mut todo = std::collections::VecDeque::new();
-    let mut inst = LLVMGetNextInstruction(config);
+    // From the configuration itself: with exceptions on it is an `invoke`,
+    // which ends its block.
+    let mut inst = config;
     let mut searched = 0;
     loop {
         while !inst.is_null() {
-            if let Some(name) = callee_name(inst) {
+            if let Some(name) = callee_name(inst).filter(|_| inst != config) {
                 if CONFIGURE.contains(&name.as_str()) {
                     // The next launch's configuration: not on this path.
                     break;
