@@ -18,10 +18,12 @@ fn plugin_for(clang: &str) -> String {
 }
 
 /// branches.cu: line 3 (`threadIdx.x % 2`, column 7) and line 20 (`lane ==
-/// 0`, at its `==`, column 12, under clang 22) split every warp of 256.
+/// 0`, at its `==`, column 12, under clang 22) split every warp of 256;
+/// the second sends one lane per warp one way, which the check names as a
+/// leader-lane guard.
 const EXPECTED: [&str; 2] = [
     "branches.cu:3:7: warning: branch diverges in 8 of 8 warps",
-    "branches.cu:20:12: warning: branch diverges in 8 of 8 warps",
+    "branches.cu:20:12: warning: leader-lane guard: one lane per warp runs this side for its warp (8 of 8 warps split)",
 ];
 
 #[test]
