@@ -177,3 +177,34 @@ fn without(text: &str, open: &str, close: &str) -> String {
     kept.push_str(rest);
     kept
 }
+
+/// RaCuda's `reduce2a` compares `tid < s` with `s = blockDim.x / (2 * d)`
+/// while the loop counts `d`: the sweep's rows are values of `s`, so the
+/// warning names `s` (with the debug info `--explain` compiles with) or
+/// describes the division, never the ACF's rendering of it (brackets and
+/// `% 4294967296`). Clang 19's code: clang 22 shifts by `cttz(2 * d)`
+/// instead, which the sweep does not evaluate (`tests/llvm22_parity.rs`).
+#[test]
+fn a_swept_value_is_named_as_the_source_names_it() {
+    let f = fixture("cu/cost_racuda.cu");
+    let line = |args: &[&str]| -> String {
+        let out = run(warpcheck()
+            .args(["check", "--min-impact", "0", "--clang", "clang-19"])
+            .args(args)
+            .arg(&f));
+        stdout(&out)
+            .lines()
+            .find(|l| l.contains("cost_racuda.cu:62:") && l.contains("warning:"))
+            .unwrap_or_else(|| panic!("no warning at line 62:\n{}", stdout(&out)))
+            .to_string()
+    };
+    let named = line(&["--explain"]);
+    assert!(named.contains("for s = 16..1"), "{named}");
+    let plain = line(&[]);
+    let message = plain.split(" [warpcheck-").next().unwrap();
+    assert!(
+        !message.contains('[') && !message.contains("4294967296"),
+        "{plain}"
+    );
+    assert!(plain.contains("= 16..1"), "{plain}");
+}

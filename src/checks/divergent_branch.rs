@@ -193,7 +193,14 @@ fn iteration_table(
                         m,
                         kernel: k.kernel,
                     };
-                    crate::acf::display::atom(&acf.arena, names, r)
+                    let shown = crate::acf::display::atom(&acf.arena, names, r);
+                    // An expression past a glance (`[(256 / [(2·[d] %
+                    // 4294967296)])]`) reads worse than the operand's own
+                    // label: its variable, or "the division at 61:30".
+                    match shown.len() <= 24 && !shown.contains('[') {
+                        true => shown,
+                        false => compared_label(m, k, site).unwrap_or(shown),
+                    }
                 }
             };
         }
@@ -203,6 +210,26 @@ fn iteration_table(
         certain: ladder.certain,
         rows,
     })
+}
+
+/// The label of the uniform operand of `site`'s comparison (the value
+/// the sweep evaluates), when there is one such instruction.
+fn compared_label(m: &Module, k: &KernelAnalysis, site: &Site) -> Option<String> {
+    let func = m.func(site.func);
+    let crate::ir::Value::Inst(cmp) = site.value else {
+        return None;
+    };
+    let uniform: Vec<_> = func
+        .inst(cmp)
+        .operands
+        .iter()
+        .filter(|&&o| matches!(o, crate::ir::Value::Inst(_)))
+        .filter(|&&o| !k.deps.is_dependent(site.func, o))
+        .collect();
+    match uniform[..] {
+        [&o] => Some(source_name(&m.value_label(func, o))),
+        _ => None,
+    }
 }
 
 /// `k` for clang's `%k.027` (a copy of source variable `k`), other names
