@@ -54,14 +54,7 @@ pub struct Conflict {
 }
 
 /// An access's degrees per value of its loop's counter.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Iterations {
-    /// The counter, as the IR names it.
-    pub counter: String,
-    /// Whether the access runs on every one of these iterations.
-    pub certain: bool,
-    pub rows: Vec<IterationRow>,
-}
+pub type Iterations = super::figures::Iterations<IterationRow>;
 
 /// One iteration: the counter's value and the degrees then, over the
 /// warps of the block.

@@ -59,15 +59,7 @@ pub struct Divergence {
 }
 
 /// A branch's figures per value of its loop's counter.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Iterations {
-    /// The counter, as the IR names it.
-    pub counter: String,
-    /// Whether the branch runs on every one of these iterations (else the
-    /// rows say what can happen, never what must).
-    pub certain: bool,
-    pub rows: Vec<IterationRow>,
-}
+pub type Iterations = super::figures::Iterations<IterationRow>;
 
 /// One iteration: the counter's value and the warps that split then.
 #[derive(Clone, Debug, PartialEq, Serialize)]

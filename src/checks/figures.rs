@@ -8,6 +8,19 @@ use std::any::Any;
 use std::fmt::Debug;
 use std::sync::Arc;
 
+/// A site's figures per value of the loop counter that the launch fixes
+/// (a branch's splits, an access's sectors or conflict degrees), one row
+/// type per check.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Iterations<Row> {
+    /// The counter, as the source names it.
+    pub counter: String,
+    /// Whether the site runs on every one of these iterations (else the
+    /// rows say what can happen, never what must).
+    pub certain: bool,
+    pub rows: Vec<Row>,
+}
+
 /// A check's measurement of one site. Each figure type belongs to one
 /// check, whose JSON site shows it under `KEY` and whose findings carry
 /// it as their `data`.

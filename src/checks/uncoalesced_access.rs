@@ -32,14 +32,7 @@ impl SectorClass {
 
 /// An access's sectors per value of its loop's counter (a loop whose
 /// counter the launch fixes, as for branches and bank conflicts).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SectorIterations {
-    /// The counter, as the source names it.
-    pub counter: String,
-    /// Whether the access runs on every one of these iterations.
-    pub certain: bool,
-    pub rows: Vec<SectorRow>,
-}
+pub type SectorIterations = super::figures::Iterations<SectorRow>;
 
 /// One iteration: the counter's value and the sectors per request then,
 /// over the warps of the block.
