@@ -319,3 +319,38 @@ fn guards_bound_the_lanes_of_the_figures() {
         "{c}"
     );
 }
+
+#[test]
+fn guards_on_a_constant_loop_counter_bound_the_lanes() {
+    for block in ["32", "64", "256"] {
+        let r = check_json("cu/acf_loops.cu", &["--block-dim", block]);
+        // Every copy of `if (t <= m)` on line 102 (clang unrolls by 2):
+        // for m = 0..15 lanes 0..m of warp 0 go in, the rest of warp 0
+        // (lanes m+1..31, m <= 15) does not: warp 0 splits on every
+        // iteration, no other warp does (t >= 32 never goes in). With one
+        // warp in the block, that is every warp.
+        let class = if block == "32" { "total" } else { "partial" };
+        let d = divergences(&r, "needle", 102);
+        assert!(!d.is_empty());
+        for d in &d {
+            assert_eq!(d["class"], class, "block {block}: {d}");
+            assert_eq!((d["split_min"].as_u64(), d["split_max"].as_u64()), (Some(1), Some(1)));
+        }
+        // The store on line 104: word 17(m - t + 1) + t + 1 = 17m + 18 - 16t;
+        // with lanes 0..m active, even lanes share one bank and odd lanes
+        // another, ceil((m + 1) / 2) ways: 8 at m = 14 and 15, never 16
+        // (that would need 32 lanes).
+        let stores: Vec<&Value> = sites(&r, "needle", "store", 104)
+            .into_iter()
+            .filter(|s| s["conflict"].is_object())
+            .map(|s| &s["conflict"])
+            .collect();
+        assert!(!stores.is_empty());
+        for c in stores {
+            assert_eq!(c["class"], "conflict", "block {block}: {c}");
+            assert_eq!((c["full_max"].as_u64(), c["max"].as_u64()), (Some(8), Some(8)), "{c}");
+            // The body runs: some wavefronts on every copy.
+            assert_eq!(c["wavefronts"]["max"], 8, "{c}");
+        }
+    }
+}

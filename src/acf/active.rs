@@ -9,10 +9,14 @@ use crate::ir::BlockId;
 /// Per block, the `(branch, successor position)` edges it is control
 /// dependent on; built once per function and shared by every warp.
 ///
-/// A loop whose exit test sits in its header (not rotated) makes the
-/// header control dependent on its own branch only: control dependence
-/// says when the header runs *again*, not that it runs on entry. So each
-/// loop header also keeps the edges that enter it from outside the loop.
+/// Control dependence says when a block in a loop runs *again*: a block
+/// that post-dominates the loop's header (the header itself, the join
+/// after an `if` in the body, a rotated loop's latch) depends on the
+/// back edge only, not on how the loop was entered. Without a branch
+/// before the loop (a constant trip count needs no guard) nothing would
+/// give such a block the lanes of the first iteration. So a block that
+/// depends on a back edge also keeps the edges that enter that loop
+/// from outside.
 pub struct ControlEdges {
     edges: Vec<Vec<(BlockId, usize)>>,
     entries: Vec<Vec<(BlockId, usize)>>,
@@ -21,24 +25,31 @@ pub struct ControlEdges {
 impl ControlEdges {
     pub fn new(g: &FunctionGraphs) -> Self {
         let cfg = &g.cfg;
-        let mut edges = vec![Vec::new(); cfg.num_blocks()];
-        for &b in cfg.reverse_post_order() {
-            for &branch in g.cdg.deps_of(b) {
-                for (s, &succ) in cfg.succs(branch).iter().enumerate() {
-                    // The edge decides `b` when `b` post-dominates its target.
-                    if g.pdom.dominates(b, succ) {
-                        edges[b.index()].push((branch, s));
-                    }
-                }
-            }
-        }
-        let mut entries = vec![Vec::new(); cfg.num_blocks()];
+        let mut into_loop = vec![Vec::new(); cfg.num_blocks()];
         for (_, lp) in g.loops.iter() {
             let h = lp.header;
             for &p in cfg.preds(h).iter().filter(|&&p| !lp.contains(p)) {
                 for (s, &succ) in cfg.succs(p).iter().enumerate() {
                     if succ == h {
-                        entries[h.index()].push((p, s));
+                        into_loop[h.index()].push((p, s));
+                    }
+                }
+            }
+        }
+        let mut edges = vec![Vec::new(); cfg.num_blocks()];
+        let mut entries: Vec<Vec<(BlockId, usize)>> = vec![Vec::new(); cfg.num_blocks()];
+        for &b in cfg.reverse_post_order() {
+            for &branch in g.cdg.deps_of(b) {
+                for (s, &succ) in cfg.succs(branch).iter().enumerate() {
+                    // The edge decides `b` when `b` post-dominates its target.
+                    if !g.pdom.dominates(b, succ) {
+                        continue;
+                    }
+                    edges[b.index()].push((branch, s));
+                    for &e in &into_loop[succ.index()] {
+                        if !entries[b.index()].contains(&e) {
+                            entries[b.index()].push(e);
+                        }
                     }
                 }
             }
@@ -97,7 +108,8 @@ pub fn active_lanes<'c>(
                     may |= emay;
                     must &= emust;
                 }
-                // A loop header also runs with the lanes that enter it.
+                // A block that runs again on a back edge also runs with
+                // the lanes that enter the loop.
                 for &e in entries {
                     let branches = cfg.succs(e.0).len() > 1;
                     let (emay, emust) = along(&state, &cond, e, whole_warps, branches);

@@ -178,10 +178,11 @@ fn conflict(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
         return plain;
     };
     // The figures over every iteration, unless the whole loop decides a
-    // class (it holds with the most lanes active) that they do not.
+    // class (it holds with the most lanes active) that they do not: then
+    // that class, with the degrees no iteration exceeds.
     let swept = conflict_over(addresses::per_warp_swept(m, k, site), bytes);
     let all = if swept.class == ConflictClass::Unknown && plain.class != ConflictClass::Unknown {
-        plain
+        narrowed(plain, &swept)
     } else {
         swept
     };
@@ -207,6 +208,34 @@ fn conflict(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
             rows,
         }),
         ..all
+    }
+}
+
+/// `plain` (the loop's counter unknown) within the bounds of `swept`
+/// (each of its values): both hold of every execution, so their
+/// intersection does. A guard on the counter (`tx <= m` for `m < 16`)
+/// admits fewer lanes on every iteration than an unknown `m` would: nw's
+/// `temp[m - tx + 1][tx + 1]` is 8-way at worst, not the 16-way of 32
+/// lanes.
+fn narrowed(plain: Conflict, swept: &Conflict) -> Conflict {
+    let max = plain.max.min(swept.max).max(1);
+    let full_max = plain.full_max.min(swept.full_max).max(1);
+    let waves_max = plain.wavefronts.max.min(swept.wavefronts.max);
+    Conflict {
+        min: plain.min.max(swept.min).min(max),
+        max,
+        class: if full_max == 1 {
+            ConflictClass::None
+        } else {
+            plain.class
+        },
+        full_min: plain.full_min.min(full_max),
+        full_max,
+        wavefronts: MinMax {
+            min: plain.wavefronts.min.max(swept.wavefronts.min).min(waves_max),
+            max: waves_max,
+        },
+        ..plain
     }
 }
 
