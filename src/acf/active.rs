@@ -14,9 +14,9 @@ use crate::ir::BlockId;
 /// after an `if` in the body, a rotated loop's latch) depends on the
 /// back edge only, not on how the loop was entered. Without a branch
 /// before the loop (a constant trip count needs no guard) nothing would
-/// give such a block the lanes of the first iteration. So a block that
-/// depends on a back edge also keeps the edges that enter that loop
-/// from outside.
+/// give such a block the lanes of the first iteration. So a loop's
+/// header, and a block that depends on a back edge, also keep the edges
+/// that enter that loop from outside.
 pub struct ControlEdges {
     edges: Vec<Vec<(BlockId, usize)>>,
     entries: Vec<Vec<(BlockId, usize)>>,
@@ -37,7 +37,9 @@ impl ControlEdges {
             }
         }
         let mut edges = vec![Vec::new(); cfg.num_blocks()];
-        let mut entries: Vec<Vec<(BlockId, usize)>> = vec![Vec::new(); cfg.num_blocks()];
+        // A header runs with the lanes that enter its loop, whatever it
+        // depends on (a header-exit loop's header depends on its own test).
+        let mut entries = into_loop.clone();
         for &b in cfg.reverse_post_order() {
             for &branch in g.cdg.deps_of(b) {
                 for (s, &succ) in cfg.succs(branch).iter().enumerate() {

@@ -232,7 +232,11 @@ fn narrowed(plain: Conflict, swept: &Conflict) -> Conflict {
         full_min: plain.full_min.min(full_max),
         full_max,
         wavefronts: MinMax {
-            min: plain.wavefronts.min.max(swept.wavefronts.min).min(waves_max),
+            min: plain
+                .wavefronts
+                .min
+                .max(swept.wavefronts.min)
+                .min(waves_max),
             max: waves_max,
         },
         ..plain

@@ -56,6 +56,11 @@ pub struct Divergence {
     /// halo load, a bounds check): the message and hint say so.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub idiom: Option<Idiom>,
+    /// Whether a `bounded` class comes from a threshold that one value
+    /// splits at most one warp of (a bounds check), rather than from only
+    /// one warp being able to split at all.
+    #[serde(skip)]
+    pub threshold: bool,
 }
 
 /// A branch's figures per value of its loop's counter.
@@ -315,7 +320,10 @@ fn classify(outcomes: &[Outcome]) -> Divergence {
         .collect();
     let may = maybe.len() as u32;
     let sets: Option<Vec<&Vec<(i128, i128)>>> = maybe.iter().map(|s| s.as_ref()).collect();
-    let bounded = may > 0 && split == 0 && sets.is_some_and(|s| warp::disjoint(&s));
+    let threshold = may > 0 && split == 0 && sets.is_some_and(|s| warp::disjoint(&s));
+    // One warp that may split and none that must: at most one splits,
+    // whatever decides it (data, a block index).
+    let bounded = threshold || (may == 1 && split == 0);
     let (class, split_max) = if may == 0 {
         let class = match split {
             0 => DivClass::None,
@@ -352,6 +360,7 @@ fn classify(outcomes: &[Outcome]) -> Divergence {
             .collect(),
         iterations: None,
         idiom: None,
+        threshold,
     }
 }
 
@@ -468,8 +477,8 @@ impl Check for DivergentBranch {
         let d = divergence(a.module, k, s);
         let split = match d.class {
             DivClass::Total | DivClass::Partial => idioms::Split::Known,
-            DivClass::Bounded => idioms::Split::Bounded,
-            DivClass::None | DivClass::Unknown => idioms::Split::Other,
+            DivClass::Bounded if d.threshold => idioms::Split::Bounded,
+            DivClass::Bounded | DivClass::None | DivClass::Unknown => idioms::Split::Other,
         };
         Divergence {
             idiom: s
@@ -494,11 +503,19 @@ impl Check for DivergentBranch {
                         .map_or(String::new(), |t| per_iteration(t, d.split_min, d.warps)),
                 ),
             ),
-            DivClass::Bounded => (
+            DivClass::Bounded if d.threshold => (
                 Severity::Note,
                 format!(
                     "bounds-style branch: at most 1 of {} warps per block can diverge here",
                     d.warps
+                ),
+            ),
+            DivClass::Bounded => (
+                Severity::Note,
+                format!(
+                    "at most 1 of {} warps per block can diverge here (warp {} only; whether it does depends on data or values unknown here)",
+                    d.warps,
+                    d.by_warp.iter().position(|w| *w == "maybe").unwrap_or(0)
                 ),
             ),
             DivClass::None => (
@@ -579,6 +596,21 @@ mod tests {
         assert_eq!((d.class, d.min, d.max), (DivClass::Partial, 0.125, 0.125));
         assert_eq!(classify(&[Split, Split]).class, DivClass::Total);
         assert_eq!(classify(&[Uniform, Uniform]).class, DivClass::None);
-        assert_eq!(classify(&[Maybe(None), Uniform]).class, DivClass::Unknown);
+        // Two warps that may split, for reasons unknown: either, both, none.
+        assert_eq!(
+            classify(&[Maybe(None), Maybe(None), Uniform]).class,
+            DivClass::Unknown
+        );
+        // Only one can: at most one splits, though not by a threshold.
+        let d = classify(&[Maybe(None), Uniform]);
+        assert_eq!(
+            (d.class, d.split_max, d.threshold),
+            (DivClass::Bounded, 1, false)
+        );
+        let d = classify(&[Maybe(Some(vec![(1, 31)])), Maybe(Some(vec![(33, 63)]))]);
+        assert_eq!(
+            (d.class, d.split_max, d.threshold),
+            (DivClass::Bounded, 1, true)
+        );
     }
 }
