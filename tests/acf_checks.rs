@@ -29,8 +29,8 @@ const BRANCHES: &[(&str, u64, usize, &str, f64, f64)] = &[
     ("lane_zero", 50, 0, "total", 1.0, 1.0),
     ("block_stride", 57, 0, "none", 0.0, 0.0),
     // The uniform side (last block?) can send the whole warp past: warp 0
-    // may split (1 of 8), never must.
-    ("last_block_first_thread", 77, 0, "unknown", 0.0, 0.125),
+    // may split (1 of 8), never must; no other warp can: bounded.
+    ("last_block_first_thread", 77, 0, "bounded", 0.0, 0.125),
 ];
 
 #[test]
