@@ -378,3 +378,23 @@ fn a_laddered_loop_branch_pays_only_the_iterations_that_can_split() {
     // n = 5 puts the bounds check's split in warp 0 too: all 7 happen.
     assert_eq!(j["simulated"], 7, "{j}");
 }
+
+#[test]
+fn a_guarded_grid_stride_loop_runs_its_trip_factor_not_one_more() {
+    // histogram256 at 64 threads: `for (pos = 64·blockIdx.x + tid; pos < n;
+    // pos += 64·gridDim.x)`. A lane starts at pos >= 0, so it runs at most
+    // ⌈n/(64·gridDim.x)⌉ iterations; clang's guard `pos < n` before the
+    // rotated loop gives n >= 1 on the way in, so that factor is at least 1
+    // and the first iteration is part of it (it was charged on top: one
+    // iteration more). Each iteration's atomicAdd on s_hist[data[pos]]
+    // (256 words, 8 per bank) conflicts at most 8-way: 7 extra wavefronts.
+    // At n = 1000 and 3 blocks: ⌈1000/192⌉ = 6 iterations, 42.
+    let j = bound_json(
+        "cu/cost_histogram.cu",
+        "histogram256",
+        "conflicts",
+        &["--block-dim", "64", "--param", "n=1000", "--grid", "3"],
+    );
+    assert_eq!(j["bound"], "7·⌈n/(64·gridDim.x)⌉", "{j}");
+    assert_eq!(j["value"], 42.0, "{j}");
+}

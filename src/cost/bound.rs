@@ -30,6 +30,14 @@ impl Factors {
         FactorId(self.list.len() as u32 - 1)
     }
 
+    /// Every factor with its id.
+    pub fn iter(&self) -> impl Iterator<Item = (FactorId, &Factor)> {
+        self.list
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FactorId(i as u32), f))
+    }
+
     pub fn get(&self, id: FactorId) -> &Factor {
         &self.list[id.0 as usize]
     }

@@ -19,7 +19,7 @@
 //! as every monomial is nonnegative.
 
 use super::affine::{Affine, Sym};
-use super::bound::{Mono, Poly};
+use super::bound::{Factors, Mono, Poly};
 use super::lp::{Lp, Row, VarId};
 use super::rat::Rat;
 use super::values::{Env, Ranges};
@@ -72,6 +72,9 @@ pub struct Inputs<'a, 'e> {
     pub trips: &'a [Option<Affine>],
     /// Facts `a ≥ 0` per CFG edge.
     pub facts: &'a HashMap<(BlockId, BlockId), Vec<Affine>>,
+    /// The trip factors the trip bounds mention: an edge's facts bound
+    /// them from below (`n ≥ 1` gives `⌈n/stride⌉ ≥ 1`).
+    pub factors: &'a Factors,
     pub degree: usize,
 }
 
@@ -291,6 +294,7 @@ impl System {
             for f in &facts {
                 ranges.assume(inp.env, f);
             }
+            ranges.bound_factors(inp.env, inp.factors);
             let dst = &self.templates[to.index()];
             let carried: Vec<Option<Carried>> = dst
                 .atoms
