@@ -112,6 +112,7 @@ impl Names {
             Sym::Tid(d) => format!("threadIdx.{}", dim(d)),
             Sym::LaneId => "laneid".into(),
             Sym::Ghost(l) => format!("k{}", l.0),
+            Sym::Rem(l) => format!("r{}", l.0),
             Sym::Factor(f) => {
                 let x = self.factors.get(f);
                 // A large trip count kept as a symbol (see `trips`): its

@@ -37,6 +37,7 @@ pub mod lp;
 pub mod metric;
 pub mod potential;
 pub mod rat;
+pub mod remainder;
 pub mod report;
 pub mod sanity;
 pub mod splits;
@@ -265,6 +266,7 @@ fn problem(
         env,
         trips: &trip_of,
         facts: &facts,
+        links: &remainder::links(env),
         factors,
         degree,
     };

@@ -92,7 +92,7 @@ impl<'a> Env<'a> {
             Sym::BlockIdx(_) => (int(0), int(65534)),
             Sym::Tid(d) => (int(0), int(i128::from(self.block[usize::from(d)]) - 1)),
             Sym::LaneId => (int(0), int(31)),
-            Sym::Ghost(_) | Sym::Factor(_) => (int(0), None),
+            Sym::Ghost(_) | Sym::Factor(_) | Sym::Rem(_) => (int(0), None),
         }
     }
 
