@@ -398,3 +398,28 @@ fn a_guarded_grid_stride_loop_runs_its_trip_factor_not_one_more() {
     assert_eq!(j["bound"], "7·⌈n/(64·gridDim.x)⌉", "{j}");
     assert_eq!(j["value"], 42.0, "{j}");
 }
+
+#[test]
+fn an_unrolled_loop_and_its_remainder_pay_as_one_loop() {
+    // unrollChain: `for (j = 0; j < n; j++) x = x * x + 1.0f`, which clang
+    // unrolls by 8: a main loop of 21 steps a round (2 phi copies, 16
+    // float ops, add, icmp, br) while j + 8 != n & ~7, and a remainder of
+    // 7 steps a trip (2 phis, fmul, fadd, add, icmp, br) for n & 7 trips.
+    // Straight-line: 10 steps before `n > 0`, 3 in the guard block, 2
+    // before the main loop, 4 in the middle block, 3 at the end. With
+    // n = 8q + r the worst path is 22 + 21q + 7r (20 + 7r when q = 0).
+    // Counting both loops as the one loop of n trips: 21n/8 pays the
+    // main rounds and 21/8 of each remainder trip, the constant pays the
+    // rest, 22 + (7 − 21/8)·7 = 421/8 at r = 7 (the remainder's 7 trips
+    // were charged on top of 21n/8 before: 22 + 49 + ...). At n = 15
+    // (q = 1, r = 7) the bound is (315 + 421)/8 = 92, and so is the worst
+    // path.
+    let j = bound_json(
+        "cu/cost_unroll.cu",
+        "unrollChain",
+        "steps",
+        &["--block-dim", "32", "--param", "n=15", "--param", "m=0"],
+    );
+    assert_eq!(j["bound"], "21·max(0, n)/8 + 421/8", "{j}");
+    assert_eq!(j["value"], 92.0, "{j}");
+}
