@@ -205,8 +205,8 @@ fn enters_when_nonzero(env: &Env<'_>, mid: BlockId, header: BlockId, bound: Valu
     let tests_bound = (ops.0 == bound && zero(ops.1)) || (ops.1 == bound && zero(ops.0));
     let into_header_on = targets.iter().position(|&b| b == header);
     tests_bound
-        && match (pred, into_header_on) {
-            (IntPred::Eq, Some(1)) | (IntPred::Ne, Some(0)) => true,
-            _ => false,
-        }
+        && matches!(
+            (pred, into_header_on),
+            (IntPred::Eq, Some(1)) | (IntPred::Ne, Some(0))
+        )
 }
