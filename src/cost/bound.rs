@@ -139,7 +139,18 @@ impl Names {
                     } else {
                         den
                     };
-                    format!("⌈{}/{den}⌉", self.affine(&x.num, false))
+                    // A numerator that may be negative counts from 0.
+                    let num = self.affine(&x.num, false);
+                    let may_be_negative =
+                        x.num.konst < Rat::ZERO || x.num.terms.values().any(|c| *c < Rat::ZERO);
+                    let num = if may_be_negative {
+                        format!("max(0, {num})")
+                    } else if x.num.terms.len() + usize::from(!x.num.konst.is_zero()) > 1 {
+                        format!("({num})")
+                    } else {
+                        num
+                    };
+                    format!("⌈{num}/{den}⌉")
                 }
             }
         }
