@@ -44,16 +44,18 @@ fn rotated_loop_costs_per_pair_of_rows() {
     // A[i] (4 sectors each: i = 64·blockIdx.x + threadIdx.x is 128-byte
     // aligned) and a load and a store of B[j·w + i] and of B[(j+1)·w + i]
     // (w unknown: 5 sectors each) = 8 + 20 = 28. The rotated loop runs
-    // while j + 2 < h after a first iteration under h > 0: ⌈h/2⌉ ≤ (h+1)/2
-    // iterations, so 28·(h + 1)/2 = 14·h + 14.
+    // while j + 2 < h after a first iteration under h > 0: ⌈(h − 2)/2⌉
+    // back edges (j + 2 = 2, 4, ... below h), one iteration more than
+    // that: 28·⌈max(0, h − 2)/2⌉ + 28. At h = 10: j = 0, 2, 4, 6, 8, five
+    // iterations, 140 (the ceiling is exact; (h + 1)/2 paid 154).
     let j = bound_json(
         "cu/cost_addsub.cu",
         "addSub2",
         "sectors",
         &["--block-dim", "64", "--param", "h=10", "--param", "w=64"],
     );
-    assert_eq!(j["bound"], "14·max(0, h) + 14");
-    assert_eq!(j["value"], 154.0);
+    assert_eq!(j["bound"], "28·⌈max(0, h − 2)/2⌉ + 28");
+    assert_eq!(j["value"], 140.0);
 }
 
 #[test]
