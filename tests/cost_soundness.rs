@@ -376,6 +376,15 @@ fn cases() -> Vec<Case> {
             racuda: false,
         });
     }
+    for k in ["stepUpLe", "stepDownGt"] {
+        v.push(Case {
+            file: "tests/fixtures/cu/cost_steps.cu",
+            kernel: k,
+            blocks: &[[32, 1, 1], [64, 1, 1]],
+            draw: unroll,
+            racuda: false,
+        });
+    }
     v
 }
 
