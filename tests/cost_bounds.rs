@@ -44,16 +44,18 @@ fn rotated_loop_costs_per_pair_of_rows() {
     // A[i] (4 sectors each: i = 64·blockIdx.x + threadIdx.x is 128-byte
     // aligned) and a load and a store of B[j·w + i] and of B[(j+1)·w + i]
     // (w unknown: 5 sectors each) = 8 + 20 = 28. The rotated loop runs
-    // while j + 2 < h after a first iteration under h > 0: ⌈h/2⌉ ≤ (h+1)/2
-    // iterations, so 28·(h + 1)/2 = 14·h + 14.
+    // while j + 2 < h after a first iteration under h > 0: ⌈(h − 2)/2⌉
+    // back edges (j + 2 = 2, 4, ... below h), one iteration more than
+    // that: 28·⌈max(0, h − 2)/2⌉ + 28. At h = 10: j = 0, 2, 4, 6, 8, five
+    // iterations, 140 (the ceiling is exact; (h + 1)/2 paid 154).
     let j = bound_json(
         "cu/cost_addsub.cu",
         "addSub2",
         "sectors",
         &["--block-dim", "64", "--param", "h=10", "--param", "w=64"],
     );
-    assert_eq!(j["bound"], "14·max(0, h) + 14");
-    assert_eq!(j["value"], 154.0);
+    assert_eq!(j["bound"], "28·⌈max(0, h − 2)/2⌉ + 28");
+    assert_eq!(j["value"], 140.0);
 }
 
 #[test]
@@ -377,4 +379,49 @@ fn a_laddered_loop_branch_pays_only_the_iterations_that_can_split() {
     assert_eq!(j["bound"], "7");
     // n = 5 puts the bounds check's split in warp 0 too: all 7 happen.
     assert_eq!(j["simulated"], 7, "{j}");
+}
+
+#[test]
+fn a_guarded_grid_stride_loop_runs_its_trip_factor_not_one_more() {
+    // histogram256 at 64 threads: `for (pos = 64·blockIdx.x + tid; pos < n;
+    // pos += 64·gridDim.x)`. A lane starts at pos >= 0, so it runs at most
+    // ⌈n/(64·gridDim.x)⌉ iterations; clang's guard `pos < n` before the
+    // rotated loop gives n >= 1 on the way in, so that factor is at least 1
+    // and the first iteration is part of it (it was charged on top: one
+    // iteration more). Each iteration's atomicAdd on s_hist[data[pos]]
+    // (256 words, 8 per bank) conflicts at most 8-way: 7 extra wavefronts.
+    // At n = 1000 and 3 blocks: ⌈1000/192⌉ = 6 iterations, 42.
+    let j = bound_json(
+        "cu/cost_histogram.cu",
+        "histogram256",
+        "conflicts",
+        &["--block-dim", "64", "--param", "n=1000", "--grid", "3"],
+    );
+    assert_eq!(j["bound"], "7·⌈n/(64·gridDim.x)⌉", "{j}");
+    assert_eq!(j["value"], 42.0, "{j}");
+}
+
+#[test]
+fn an_unrolled_loop_and_its_remainder_pay_as_one_loop() {
+    // unrollChain: `for (j = 0; j < n; j++) x = x * x + 1.0f`, which clang
+    // unrolls by 8: a main loop of 21 steps a round (2 phi copies, 16
+    // float ops, add, icmp, br) while j + 8 != n & ~7, and a remainder of
+    // 7 steps a trip (2 phis, fmul, fadd, add, icmp, br) for n & 7 trips.
+    // Straight-line: 10 steps before `n > 0`, 3 in the guard block, 2
+    // before the main loop, 4 in the middle block, 3 at the end. With
+    // n = 8q + r the worst path is 22 + 21q + 7r (20 + 7r when q = 0).
+    // Counting both loops as the one loop of n trips: 21n/8 pays the
+    // main rounds and 21/8 of each remainder trip, the constant pays the
+    // rest, 22 + (7 − 21/8)·7 = 421/8 at r = 7 (the remainder's 7 trips
+    // were charged on top of 21n/8 before: 22 + 49 + ...). At n = 15
+    // (q = 1, r = 7) the bound is (315 + 421)/8 = 92, and so is the worst
+    // path.
+    let j = bound_json(
+        "cu/cost_unroll.cu",
+        "unrollChain",
+        "steps",
+        &["--block-dim", "32", "--param", "n=15", "--param", "m=0"],
+    );
+    assert_eq!(j["bound"], "21·max(0, n)/8 + 421/8", "{j}");
+    assert_eq!(j["value"], 92.0, "{j}");
 }

@@ -156,6 +156,31 @@ fn histogram(rng: &mut Rng, _b: [u32; 3]) -> Launch {
     )
 }
 
+/// cost_unroll.cu: loops clang unrolls into a main loop and a remainder
+/// of `n & (U-1)` trips; n from below 0 (no iteration) past several
+/// unrolled rounds, so every remainder length and the guard that skips
+/// the main loop are drawn.
+fn unroll(rng: &mut Rng, b: [u32; 3]) -> Launch {
+    unroll_from(rng, b, -3)
+}
+
+/// The same with an unsigned count (never below 0).
+fn unroll_unsigned(rng: &mut Rng, b: [u32; 3]) -> Launch {
+    unroll_from(rng, b, 0)
+}
+
+fn unroll_from(rng: &mut Rng, b: [u32; 3], least: i64) -> Launch {
+    let g = rng.range(1, 2) as u32;
+    let (n, m) = (rng.range(least, 40), rng.range(0, 4));
+    let threads = u64::from(g * b[0]);
+    let a_bytes = 4 * (threads + 32 * n.max(0) as u64);
+    Launch::new(
+        [g, 1, 1],
+        vec![zeros("a", a_bytes), zeros("out", 4 * threads)],
+        &[("n", n), ("m", m)],
+    )
+}
+
 /// SYN-BRDIS: M steps of the shared loop, N rounds; `a[t + 1]` and
 /// `b[t + 1]` are read.
 fn syn_brdis(rng: &mut Rng, b: [u32; 3]) -> Launch {
@@ -330,6 +355,34 @@ fn cases() -> Vec<Case> {
             blocks: &[[64, 1, 1], [32, 1, 1]],
             draw: syn_brdis,
             racuda: true,
+        });
+    }
+    for k in [
+        "unrollChain",
+        "unrollRows",
+        "unrollSum",
+        "unrollUnsigned",
+        "unrollTriangle",
+    ] {
+        v.push(Case {
+            file: "tests/fixtures/cu/cost_unroll.cu",
+            kernel: k,
+            blocks: &[[32, 1, 1], [64, 1, 1]],
+            draw: if k == "unrollUnsigned" {
+                unroll_unsigned
+            } else {
+                unroll
+            },
+            racuda: false,
+        });
+    }
+    for k in ["stepUpLe", "stepDownGt"] {
+        v.push(Case {
+            file: "tests/fixtures/cu/cost_steps.cu",
+            kernel: k,
+            blocks: &[[32, 1, 1], [64, 1, 1]],
+            draw: unroll,
+            racuda: false,
         });
     }
     v

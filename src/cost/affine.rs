@@ -26,6 +26,9 @@ pub enum Sym {
     /// entered it: the uniform potential-carrying variable of that loop.
     Ghost(LoopId),
     Factor(FactorId),
+    /// The trip count `n & (U−1)` of an unrolled loop's remainder loop
+    /// (see `remainder`): rewritten away before any bound is printed.
+    Rem(LoopId),
 }
 
 impl Sym {

@@ -30,6 +30,14 @@ impl Factors {
         FactorId(self.list.len() as u32 - 1)
     }
 
+    /// Every factor with its id.
+    pub fn iter(&self) -> impl Iterator<Item = (FactorId, &Factor)> {
+        self.list
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FactorId(i as u32), f))
+    }
+
     pub fn get(&self, id: FactorId) -> &Factor {
         &self.list[id.0 as usize]
     }
@@ -104,6 +112,7 @@ impl Names {
             Sym::Tid(d) => format!("threadIdx.{}", dim(d)),
             Sym::LaneId => "laneid".into(),
             Sym::Ghost(l) => format!("k{}", l.0),
+            Sym::Rem(l) => format!("r{}", l.0),
             Sym::Factor(f) => {
                 let x = self.factors.get(f);
                 // A large trip count kept as a symbol (see `trips`): its
@@ -130,7 +139,18 @@ impl Names {
                     } else {
                         den
                     };
-                    format!("⌈{}/{den}⌉", self.affine(&x.num, false))
+                    // A numerator that may be negative counts from 0.
+                    let num = self.affine(&x.num, false);
+                    let may_be_negative =
+                        x.num.konst < Rat::ZERO || x.num.terms.values().any(|c| *c < Rat::ZERO);
+                    let num = if may_be_negative {
+                        format!("max(0, {num})")
+                    } else if x.num.terms.len() + usize::from(!x.num.konst.is_zero()) > 1 {
+                        format!("({num})")
+                    } else {
+                        num
+                    };
+                    format!("⌈{num}/{den}⌉")
                 }
             }
         }

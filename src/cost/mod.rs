@@ -37,6 +37,7 @@ pub mod lp;
 pub mod metric;
 pub mod potential;
 pub mod rat;
+pub mod remainder;
 pub mod report;
 pub mod sanity;
 pub mod splits;
@@ -188,10 +189,11 @@ pub fn prepare(
         unsigned: names.unsigned.clone(),
     };
     let trips = trips::trip_bounds(&env, &mut names.factors);
-    let problem = problem(&env, (k, figures), &trips, degree, meter).map(|mut p| {
-        p.factors = names.factors.clone();
-        p
-    });
+    let problem =
+        problem(&env, (k, figures), (&trips, &names.factors), degree, meter).map(|mut p| {
+            p.factors = names.factors.clone();
+            p
+        });
     Prepared {
         names,
         trips,
@@ -226,7 +228,7 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 fn problem(
     env: &values::Env<'_>,
     (k, figures): (&KernelAnalysis, &[SiteFigures]),
-    trips: &[Trip],
+    (trips, factors): (&[Trip], &Factors),
     degree: usize,
     meter: &Meter,
 ) -> Result<Problem, String> {
@@ -264,6 +266,8 @@ fn problem(
         env,
         trips: &trip_of,
         facts: &facts,
+        links: &remainder::links(env),
+        factors,
         degree,
     };
     let system = potential::System::new(&graph, &inputs);

@@ -19,9 +19,10 @@
 //! as every monomial is nonnegative.
 
 use super::affine::{Affine, Sym};
-use super::bound::{Mono, Poly};
+use super::bound::{Factors, Mono, Poly};
 use super::lp::{Lp, Row, VarId};
 use super::rat::Rat;
+use super::remainder::Link;
 use super::values::{Env, Ranges};
 use super::warp_graph::{NodeId, WarpGraph};
 use crate::dataflow::FastMap as HashMap;
@@ -72,6 +73,13 @@ pub struct Inputs<'a, 'e> {
     pub trips: &'a [Option<Affine>],
     /// Facts `a ≥ 0` per CFG edge.
     pub facts: &'a HashMap<(BlockId, BlockId), Vec<Affine>>,
+    /// The trip factors the trip bounds mention: an edge's facts bound
+    /// them from below (`n ≥ 1` gives `⌈n/stride⌉ ≥ 1`).
+    pub factors: &'a Factors,
+    /// Remainder loops tied to their unrolled main loops: a second trip
+    /// bound each, over a symbol the edges into their middle block
+    /// rewrite.
+    pub links: &'a [Link],
     pub degree: usize,
 }
 
@@ -79,6 +87,8 @@ pub struct Inputs<'a, 'e> {
 struct Updates {
     entered: Vec<LoopId>,
     back: Option<LoopId>,
+    /// Symbols that equal an affine of the source's state on this edge.
+    substs: Vec<(Sym, Affine)>,
 }
 
 fn updates(
@@ -96,7 +106,21 @@ fn updates(
         .copied()
         .filter(|l| a.contains(l))
         .find(|&l| loops.get(l).header == logical.1 && loops.get(l).contains(logical.0));
-    Updates { entered, back }
+    let substs = inp
+        .links
+        .iter()
+        .flat_map(|k| {
+            k.substs
+                .iter()
+                .filter(|(e, _)| *e == logical)
+                .map(|(_, a)| (Sym::Rem(k.rem), a.clone()))
+        })
+        .collect();
+    Updates {
+        entered,
+        back,
+        substs,
+    }
 }
 
 fn apply(a: &Affine, u: &Updates) -> Affine {
@@ -106,6 +130,9 @@ fn apply(a: &Affine, u: &Updates) -> Affine {
     }
     if let Some(l) = u.back {
         r = r.subst(Sym::Ghost(l), &Affine::sym(Sym::Ghost(l)).plus(Rat::ONE));
+    }
+    for (s, by) in &u.substs {
+        r = r.subst(*s, by);
     }
     r
 }
@@ -172,6 +199,14 @@ impl System {
                 let d = t.sub(&Affine::sym(Sym::Ghost(l)));
                 if let Some((lin, _, off)) = d.normalize() {
                     templates[id.index()].insert(lin, off);
+                }
+            }
+            for k in inp.links {
+                if g.nodes[id].scope.contains(&k.rem) {
+                    let d = k.trip.sub(&Affine::sym(Sym::Ghost(k.rem)));
+                    if let Some((lin, _, off)) = d.normalize() {
+                        templates[id.index()].insert(lin, off);
+                    }
                 }
             }
         }
@@ -287,10 +322,19 @@ impl System {
             {
                 facts.push(t.1.sub(&Affine::sym(Sym::Ghost(t.0))).plus(-Rat::ONE));
             }
+            for k in inp.links {
+                if u.back == Some(k.rem) {
+                    facts.push(k.trip.sub(&Affine::sym(Sym::Ghost(k.rem))).plus(-Rat::ONE));
+                }
+                if k.entry_fact.0 == logical {
+                    facts.push(k.entry_fact.1.clone());
+                }
+            }
             let mut ranges = Ranges::default();
             for f in &facts {
                 ranges.assume(inp.env, f);
             }
+            ranges.bound_factors(inp.env, inp.factors);
             let dst = &self.templates[to.index()];
             let carried: Vec<Option<Carried>> = dst
                 .atoms

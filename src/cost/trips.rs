@@ -128,7 +128,10 @@ fn compare_bound(
     let counter = env.loop_facts().counter(t.phi).ok_or_else(no_counter)?;
     let offset = t.read.offset(counter.step.as_ref());
     match (counter.step.and_then(|s| s.added()), offset) {
-        (Some(Amount::Const(c)), Some(o)) => additive(env, vals, counter, c, o, t.bound, t.pred),
+        (Some(Amount::Const(c)), Some(o)) => {
+            let t = additive(env, vals, counter, c, o, t.bound, t.pred)?;
+            Ok(t.into_affine(factors))
+        }
         (Some(Amount::Invariant(step)), o) => strided(
             env,
             vals,
@@ -156,6 +159,43 @@ fn unsigned_ok(
     Ok(())
 }
 
+/// A trip bound of an additive counter: `⌈max(0, dist)/step⌉` back
+/// edges, or an affine that is at least that.
+enum Additive {
+    Affine(Affine),
+    Ceil(Affine, i128),
+}
+
+impl Additive {
+    /// A ceiling over launch symbols becomes a factor (`⌈wA/16⌉`, exact
+    /// for every wA, where `(wA + 15)/16` pays up to one iteration more);
+    /// one over an outer loop's counter or a thread index stays the
+    /// affine `dist/step + (step − 1)/step`.
+    fn into_affine(self, factors: &mut Factors) -> Affine {
+        match self {
+            Additive::Affine(a) => a,
+            Additive::Ceil(d, c) => {
+                if let Some(k) = d.as_constant() {
+                    let q = k.max(Rat::ZERO) * Rat::int(c).recip();
+                    return q
+                        .ceil()
+                        .map_or(Affine::int(0).plus(Rat::OVERFLOW), Affine::int);
+                }
+                let local = d.mentions(|s| s.is_per_thread() || matches!(s, Sym::Ghost(_)));
+                if local || c == 1 {
+                    let c = Rat::int(c);
+                    return d.scale(c.recip()).plus((c - Rat::ONE) * c.recip());
+                }
+                let f = factors.intern(Factor {
+                    num: d,
+                    den: Affine::int(c),
+                });
+                Affine::sym(Sym::Factor(f))
+            }
+        }
+    }
+}
+
 /// The per-lane bound for `s + o + c·k  pred  E`.
 fn additive(
     env: &Env<'_>,
@@ -165,7 +205,7 @@ fn additive(
     o: i128,
     bound: Value,
     pred: IntPred,
-) -> Result<Affine, String> {
+) -> Result<Additive, String> {
     if c == 0 {
         return Err("the counter does not move".into());
     }
@@ -181,14 +221,16 @@ fn additive(
     let dist = env.eliminate(&dist, true);
     let inv = Rat::new(1, cabs);
     let up = c > 0;
+    // Back edges: `⌈dist/c⌉` for `<` (the stepped value must stay below
+    // E), `⌊dist/c⌋ + 1 = ⌈(dist + 1)/c⌉` for `≤`, over integers.
     let t = match pred {
-        IntPred::Slt | IntPred::Ult if up => dist.scale(inv).plus(Rat::new(cabs - 1, cabs)),
-        IntPred::Sgt | IntPred::Ugt if !up => dist.scale(inv).plus(Rat::new(cabs - 1, cabs)),
-        IntPred::Sle | IntPred::Ule if up => dist.scale(inv).plus(Rat::ONE),
-        IntPred::Sge | IntPred::Uge if !up => dist.scale(inv).plus(Rat::ONE),
+        IntPred::Slt | IntPred::Ult if up => Additive::Ceil(dist, cabs),
+        IntPred::Sgt | IntPred::Ugt if !up => Additive::Ceil(dist, cabs),
+        IntPred::Sle | IntPred::Ule if up => Additive::Ceil(dist.plus(Rat::ONE), cabs),
+        IntPred::Sge | IntPred::Uge if !up => Additive::Ceil(dist.plus(Rat::ONE), cabs),
         IntPred::Ne => {
             exact_arrival(env, vals, (ind, bound), (c, o))?;
-            dist.scale(inv)
+            Additive::Affine(dist.scale(inv))
         }
         _ => return Err("the exit test does not stop the counter".into()),
     };

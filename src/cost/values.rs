@@ -92,7 +92,7 @@ impl<'a> Env<'a> {
             Sym::BlockIdx(_) => (int(0), int(65534)),
             Sym::Tid(d) => (int(0), int(i128::from(self.block[usize::from(d)]) - 1)),
             Sym::LaneId => (int(0), int(31)),
-            Sym::Ghost(_) | Sym::Factor(_) => (int(0), None),
+            Sym::Ghost(_) | Sym::Factor(_) | Sym::Rem(_) => (int(0), None),
         }
     }
 
@@ -152,6 +152,23 @@ impl Ranges {
     /// Whether `a ≥ 0` for every value of the symbols.
     pub fn nonneg(&self, env: &Env<'_>, a: &Affine) -> bool {
         self.of(env, a).0.is_some_and(|lo| lo >= Rat::ZERO)
+    }
+
+    /// Narrows each factor `⌈max(0, num)/den⌉` from below by its
+    /// numerator's range: a positive numerator over a positive
+    /// denominator is at least 1 (the guard `start < n` before a
+    /// grid-stride loop makes its `⌈n/stride⌉` trip count at least 1).
+    pub fn bound_factors(&mut self, env: &Env<'_>, factors: &super::bound::Factors) {
+        for (id, f) in factors.iter() {
+            let num_lo = self.of(env, &f.num).0;
+            let den_lo = self.of(env, &f.den).0;
+            if num_lo.is_some_and(|n| n > Rat::ZERO) && den_lo.is_some_and(|d| d > Rat::ZERO) {
+                let s = Sym::Factor(id);
+                let (lo, hi) = self.get(env, s);
+                let lo = lo.map_or(Rat::ONE, |x| x.max(Rat::ONE));
+                self.map.insert(s, (Some(lo), hi));
+            }
+        }
     }
 
     /// Narrows the ranges with the fact `a ≥ 0` (one pass per symbol).
