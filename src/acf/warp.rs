@@ -331,6 +331,19 @@ pub enum Cond {
         t: [u8; LANES],
         all_to: u8,
     },
+    /// Thresholds joined by `&&` (`and`) or `||`, each a
+    /// [`Cond::Threshold`]: `IN_RANGE(x, lo, hi)`, a stencil's halo
+    /// bounds. A warp the conjunction splits is one some part splits, so
+    /// where each part splits at most one warp of the block (`bounded`),
+    /// the whole splits at most as many warps as it has parts.
+    Thresholds {
+        parts: Vec<Cond>,
+        and: bool,
+        /// Each lane's value of the parts known per lane (`t >= 1` in
+        /// `t >= 1 && t <= hi`), joined the same way; `None` when there
+        /// are none.
+        lanes: Option<[bool; LANES]>,
+    },
     Unknown,
 }
 
@@ -351,7 +364,7 @@ impl Cond {
             Cond::PerLane(t) => (may & to(t), must & to(t)),
             Cond::Gated { t, all_to } if usize::from(*all_to) == s => (may, must & to(t)),
             Cond::Gated { t, .. } => (may & to(t), must & to(t)),
-            Cond::Threshold { .. } => (may & self.reach_of(s), 0),
+            Cond::Threshold { .. } | Cond::Thresholds { .. } => (may & self.reach_of(s), 0),
             Cond::Unknown => (may, 0),
         }
     }
@@ -374,7 +387,37 @@ impl Cond {
     pub fn reach_of(&self, s: usize) -> u32 {
         match self {
             Cond::Threshold { reach, .. } => reach.get(s).copied().unwrap_or(ALL),
+            // Successor 0 is `true`: every part holds (`&&`) or one does
+            // (`||`); successor 1 the other way round.
+            Cond::Thresholds { parts, and, lanes } => {
+                let reaches = parts.iter().map(|p| p.reach_of(s));
+                // The lanes whose known part does not decide for the
+                // other successor.
+                let known = lanes.map_or(ALL, |t| {
+                    (0..LANES)
+                        .filter(|&l| t[l] == (s == 0))
+                        .fold(0u32, |m, l| m | 1 << l)
+                });
+                if (s == 0) == *and {
+                    reaches.fold(known, |m, r| m & r)
+                } else {
+                    reaches.fold(0, |m, r| m | r) | known
+                }
+            }
             _ => ALL,
+        }
+    }
+
+    /// Whether every part of the condition is a threshold that splits at
+    /// most one warp of the block, and how many parts there are.
+    pub fn bounded_parts(&self) -> Option<u32> {
+        match self {
+            Cond::Threshold { bounded: true, .. } => Some(1),
+            Cond::Thresholds { parts, .. } => parts
+                .iter()
+                .map(|p| matches!(p, Cond::Threshold { bounded: true, .. }).then_some(1))
+                .sum(),
+            _ => None,
         }
     }
 }
@@ -616,7 +659,7 @@ fn combined(
             arena.poly(args[2]).as_const(),
         ) {
             (_, Some(0)) => (args[0], args[1], true),
-            (Some(1), _) => (args[0], args[2], false),
+            (Some(1 | -1), _) => (args[0], args[2], false),
             _ => return None,
         },
         _ => return None,
@@ -662,7 +705,42 @@ fn combined(
             Cond::Gated { .. } => Some(Cond::Unknown),
             c => Some(c),
         },
-        _ => None,
+        (x, y) => {
+            // Thresholds, and parts known per lane: one list, flattening
+            // `&&` (`||`) chains of the same kind.
+            let mut parts = Vec::new();
+            let mut lanes: Option<[bool; LANES]> = None;
+            let mut join = |t: [bool; LANES]| {
+                lanes = Some(match lanes {
+                    None => t,
+                    Some(o) => {
+                        std::array::from_fn(|l| if and { o[l] && t[l] } else { o[l] || t[l] })
+                    }
+                });
+            };
+            for c in [x, y] {
+                match c {
+                    c @ Cond::Threshold { .. } => parts.push(c),
+                    // Successor 0 is `true`.
+                    Cond::PerLane(t) => join(t.map(|x| x == 0)),
+                    Cond::Thresholds {
+                        parts: inner,
+                        and: a,
+                        lanes: known,
+                    } if a == and => {
+                        parts.extend(inner);
+                        if let Some(t) = known {
+                            join(t);
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+            if parts.is_empty() {
+                return None;
+            }
+            Some(Cond::Thresholds { parts, and, lanes })
+        }
     }
 }
 
@@ -723,6 +801,25 @@ pub fn disjoint(sets: &[&Vec<(i128, i128)>]) -> bool {
 /// threshold that moves by a `period` stays in one warp if the lanes' `d`
 /// over the block span less than the period.
 pub fn mark_bounded(conds: &mut [&mut Cond]) {
+    // Each part of joined thresholds on its own, over the warps where
+    // the condition is joined thresholds of that many parts.
+    let parts = conds.iter().find_map(|c| match &**c {
+        Cond::Thresholds { parts, .. } => Some(parts.len()),
+        _ => None,
+    });
+    if let Some(n) = parts {
+        for i in 0..n {
+            let mut ith: Vec<&mut Cond> = conds
+                .iter_mut()
+                .filter_map(|c| match &mut **c {
+                    Cond::Thresholds { parts, .. } if parts.len() == n => Some(&mut parts[i]),
+                    _ => None,
+                })
+                .collect();
+            mark_bounded(&mut ith);
+        }
+        return;
+    }
     let mut span: Option<(i128, i128)> = None;
     let mut period = i128::MAX;
     for c in conds.iter() {

@@ -82,6 +82,9 @@ enum Outcome {
     /// May split; when the condition is a threshold that is the same in
     /// every execution, the integer thresholds that would split it.
     Maybe(Option<Vec<(i128, i128)>>),
+    /// May split, by thresholds joined with `&&` or `||` (this many), each
+    /// of which splits at most one warp of the block.
+    MaybeParts(u32),
 }
 
 impl Figure for Divergence {
@@ -153,7 +156,7 @@ fn iteration_table(
             let count =
                 |f: &dyn Fn(&Outcome) -> bool| per_warp.iter().filter(|o| f(&o[k])).count() as u32;
             let split = count(&|o| *o == Outcome::Split);
-            let maybe = count(&|o| matches!(o, Outcome::Maybe(_)));
+            let maybe = count(&|o| matches!(o, Outcome::Maybe(_) | Outcome::MaybeParts(_)));
             IterationRow {
                 value: value as i64,
                 split_min: if ladder.certain { split } else { 0 },
@@ -296,6 +299,24 @@ fn lane_outcome(may: u32, must: u32, cond: Option<&Cond>) -> Outcome {
             }
         }
         Some(Cond::Threshold { splits, .. }) => Outcome::Maybe(splits.clone()),
+        Some(
+            c @ Cond::Thresholds {
+                and, lanes: each, ..
+            },
+        ) => {
+            let known: Vec<bool> = each.map_or(Vec::new(), |t| lanes(may).map(|l| t[l]).collect());
+            match (known.first(), c.bounded_parts()) {
+                // The known part sends every lane past the thresholds.
+                (Some(&first), _) if known.iter().all(|&x| x == first) && first != *and => {
+                    Outcome::Uniform
+                }
+                // It parts the lanes itself: they may split, whatever the
+                // thresholds do.
+                (Some(&first), _) if known.iter().any(|&x| x != first) => Outcome::Maybe(None),
+                (_, Some(n)) => Outcome::MaybeParts(n),
+                (_, None) => Outcome::Maybe(None),
+            }
+        }
         // The uniform side may send every lane one way: never a sure split.
         Some(Cond::Gated { t, .. }) => {
             let mut it = lanes(may).map(|l| t[l]);
@@ -318,12 +339,28 @@ fn classify(outcomes: &[Outcome]) -> Divergence {
             _ => None,
         })
         .collect();
-    let may = maybe.len() as u32;
+    // Joined thresholds: each part splits at most one warp.
+    let joined: Vec<u32> = outcomes
+        .iter()
+        .filter_map(|o| match o {
+            Outcome::MaybeParts(n) => Some(*n),
+            _ => None,
+        })
+        .collect();
+    let may = (maybe.len() + joined.len()) as u32;
     let sets: Option<Vec<&Vec<(i128, i128)>>> = maybe.iter().map(|s| s.as_ref()).collect();
-    let threshold = may > 0 && split == 0 && sets.is_some_and(|s| warp::disjoint(&s));
+    let (threshold, most) = if joined.is_empty() {
+        let t = may > 0 && split == 0 && sets.is_some_and(|s| warp::disjoint(&s));
+        (t, 1)
+    } else {
+        // Warps that may split otherwise count one each.
+        let most = joined.iter().copied().max().unwrap_or(0) + maybe.len() as u32;
+        (split == 0 && most < may, most)
+    };
     // One warp that may split and none that must: at most one splits,
     // whatever decides it (data, a block index).
     let bounded = threshold || (may == 1 && split == 0);
+    let most = if threshold { most } else { 1 };
     let (class, split_max) = if may == 0 {
         let class = match split {
             0 => DivClass::None,
@@ -332,7 +369,7 @@ fn classify(outcomes: &[Outcome]) -> Divergence {
         };
         (class, split)
     } else if bounded {
-        (DivClass::Bounded, 1)
+        (DivClass::Bounded, most)
     } else {
         (DivClass::Unknown, split + may)
     };
@@ -355,7 +392,7 @@ fn classify(outcomes: &[Outcome]) -> Divergence {
             .map(|o| match o {
                 Outcome::Uniform => "uniform",
                 Outcome::Split => "split",
-                Outcome::Maybe(_) => "maybe",
+                Outcome::Maybe(_) | Outcome::MaybeParts(_) => "maybe",
             })
             .collect(),
         iterations: None,
@@ -506,8 +543,8 @@ impl Check for DivergentBranch {
             DivClass::Bounded if d.threshold => (
                 Severity::Note,
                 format!(
-                    "bounds-style branch: at most 1 of {} warps per block can diverge here",
-                    d.warps
+                    "bounds-style branch: at most {} of {} warps per block can diverge here",
+                    d.split_max, d.warps
                 ),
             ),
             DivClass::Bounded => (
@@ -612,5 +649,13 @@ mod tests {
             (d.class, d.split_max, d.threshold),
             (DivClass::Bounded, 1, true)
         );
+        // `lo <= t && t <= hi` over 8 warps: each end splits at most one.
+        let d = classify(&[MaybeParts(2); 8]);
+        assert_eq!(
+            (d.class, d.split_max, d.threshold),
+            (DivClass::Bounded, 2, true)
+        );
+        // With two warps, two ends bound nothing.
+        assert_eq!(classify(&[MaybeParts(2); 2]).class, DivClass::Unknown);
     }
 }

@@ -39,7 +39,7 @@
 use super::costs::{kernel_costs, KernelCosts};
 use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
 use crate::checks::bank_conflict::Conflict;
-use crate::checks::divergent_branch::{DivClass, Divergence};
+use crate::checks::divergent_branch::Divergence;
 use crate::checks::uncoalesced_access::Sectors;
 use crate::checks::SiteFigures;
 use crate::cost::affine::Affine;
@@ -242,10 +242,7 @@ fn estimate(md: &Model<'_>, site: &Site, fig: &SiteFigures) -> Impact {
         inputs.insert("nominal_trips", NOMINAL_TRIPS);
     }
     let cycles = if let Some(d) = fig.get::<Divergence>() {
-        let splits = match d.class {
-            DivClass::Bounded => 1.0,
-            _ => f64::from(d.split_max),
-        };
+        let splits = f64::from(d.split_max);
         let side = side_issues(md, f_block);
         inputs.insert("splitting_warps", splits);
         inputs.insert("side_issues", side);
