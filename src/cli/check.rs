@@ -581,7 +581,7 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
         }
         (ReportFormat::Sarif, _) => {
             serde_json::to_string_pretty(&crate::diag::sarif::render(&report))
-                .map(|s| println!("{s}"))
+                .map(|s| println!("{}", json::compact(&s)))
                 .map_err(|e| e.to_string())
         }
         (ReportFormat::Json, Some(sink)) => sink.finish(&report.findings, summary.as_ref()),

@@ -195,6 +195,56 @@ pub fn render(report: &Report, summary: Option<&serde_json::Value>) -> serde_jso
         findings: &report.findings,
         summary,
     })
+    .map(|text| compact(&text))
+}
+
+/// The widest line [`compact`] makes of a row.
+const LINE: usize = 120;
+
+/// Pretty JSON with each innermost array or object (of scalars only) on
+/// one line where it fits [`LINE`] columns, and any array of short scalars
+/// (a warp's outcomes, a block shape): a table of rows then reads as rows,
+/// at a third of the size. The document's own object stays open. Works on
+/// lines: in pretty JSON a line that ends in `[` or `{` opens a container
+/// and one that starts with `]` or `}` closes it (strings never hold a raw
+/// newline), so a piece of a document compacts as it would in place.
+pub fn compact(pretty: &str) -> String {
+    let mut lines: Vec<std::borrow::Cow<'_, str>> = Vec::new();
+    // The open containers: where each starts in `lines`, and whether it
+    // holds scalars only so far.
+    let mut open: Vec<(usize, bool)> = Vec::new();
+    for line in pretty.split('\n') {
+        let t = line.trim_start();
+        if t.starts_with(']') || t.starts_with('}') {
+            if let Some((start, true)) = open.pop() {
+                if let Some(one) = one_line(&lines[start..], t) {
+                    lines.truncate(start);
+                    lines.push(one.into());
+                    continue;
+                }
+            }
+        } else if t.ends_with('[') || t.ends_with('{') {
+            if let Some(parent) = open.last_mut() {
+                parent.1 = false;
+            }
+            open.push((lines.len(), true));
+        }
+        lines.push(line.into());
+    }
+    lines.join("\n")
+}
+
+/// A container's lines (`lines[0]` opens it) and its closing line as one
+/// line, where [`compact`] puts it so.
+fn one_line(lines: &[std::borrow::Cow<'_, str>], close: &str) -> Option<String> {
+    let opener = &lines[0];
+    if !opener.starts_with(' ') {
+        return None;
+    }
+    let items: Vec<&str> = lines[1..].iter().map(|l| l.trim_start()).collect();
+    let one = format!("{opener}{}{close}", items.join(" "));
+    let short = opener.ends_with('[') && items.iter().all(|i| i.chars().count() <= 17);
+    (short || one.chars().count() <= LINE).then_some(one)
 }
 
 /// The same document written piece by piece, so that a module's kernels
@@ -215,8 +265,11 @@ pub fn rendered_kernel(k: &KernelJson) -> std::io::Result<String> {
 
 /// `value` pretty-printed as an element at `depth` of the document.
 fn nested(value: &impl Serialize, depth: usize) -> std::io::Result<String> {
+    let indent = "  ".repeat(depth);
     let text = serde_json::to_string_pretty(value)?;
-    Ok(text.replace('\n', &format!("\n{}", "  ".repeat(depth))))
+    // Compacted in place: from its first line's indentation on.
+    let placed = format!("{indent}{}", text.replace('\n', &format!("\n{indent}")));
+    Ok(compact(&placed)[indent.len()..].to_string())
 }
 
 impl<W: std::io::Write> Stream<W> {
@@ -482,5 +535,45 @@ mod tests {
         assert!(v.get("sites").is_none(), "{v}");
         let v = serde_json::to_value(kernel("k", Some(0))).unwrap();
         assert_eq!(v["sites"], serde_json::json!([]));
+    }
+}
+
+#[cfg(test)]
+mod compact_tests {
+    use super::compact;
+
+    #[test]
+    fn innermost_containers_go_on_one_line_where_they_fit() {
+        let v = serde_json::json!({
+            "row": {"class": "none", "max": 1},
+            "shape": [256, 1, 1],
+            "nested": {"inner": [1, 2], "n": 3},
+            "empty": [],
+            "long": ["a string longer than seventeen characters", "and another one, long enough that the two pass the line's 120 columns"],
+        });
+        let text = compact(&serde_json::to_string_pretty(&v).unwrap());
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), v);
+        // serde_json orders a Value's keys.
+        let want = r#"{
+  "empty": [],
+  "long": [
+    "a string longer than seventeen characters",
+    "and another one, long enough that the two pass the line's 120 columns"
+  ],
+  "nested": {
+    "inner": [1, 2],
+    "n": 3
+  },
+  "row": {"class": "none", "max": 1},
+  "shape": [256, 1, 1]
+}"#;
+        assert_eq!(text, want);
+    }
+
+    #[test]
+    fn the_document_itself_stays_open() {
+        let v = serde_json::json!({"tool": "warpcheck", "kernels": []});
+        let pretty = serde_json::to_string_pretty(&v).unwrap();
+        assert_eq!(compact(&pretty), pretty);
     }
 }
