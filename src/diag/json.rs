@@ -442,7 +442,7 @@ mod tests {
             space: None,
             bytes: None,
             space_assumed: false,
-            thread_dependent: i % 2 == 0,
+            thread_dependent: i.is_multiple_of(2),
             // Quotes, a backslash and a newline: escaped, never layout.
             why: vec!["threadIdx.x → \"%i\"\\\n".into()],
             warp_uniform: Some(false),
