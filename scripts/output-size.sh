@@ -40,9 +40,10 @@ sizes() {
   run check -j 1 --format sarif "$f" >"$d/sarif"
   run report -j 1 --no-simulate -o "$d/html" "$f" >/dev/null
   [ -f "$d/html" ] || : >"$d/html"
-  printf '%s' "$f"
-  for x in text explain json sarif html; do printf ' %s' "$(wc -c <"$d/$x")"; done
-  printf '\n'
+  # One write per line: files are measured in parallel.
+  local line=$f
+  for x in text explain json sarif html; do line+=" $(wc -c <"$d/$x")"; done
+  printf '%s\n' "$line"
   rm -rf "$d"
 }
 export -f sizes
