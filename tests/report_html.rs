@@ -61,10 +61,13 @@ fn sites_are_listed_only_with_the_option() {
         .arg(fixture("cu/branches.cu")));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let html = std::fs::read_to_string(&page).unwrap();
-    assert!(html.contains("<code>odd_even(int*)</code>"), "{html}");
     assert!(!html.contains("<h3>Sites"), "{html}");
-    // odd_even (branches.cu): the branch on line 3 and the load on line 4.
-    assert!(html.contains(" sites</span>"), "{html}");
+    // odd_even (branches.cu): the branch on line 3, and the load and the
+    // store of a[threadIdx.x] on line 4.
+    assert!(
+        html.contains("<code>odd_even(float*)</code></h2> <span class=\"muted\">tests/fixtures/cu/branches.cu:2 · block 256×1×1 (default) · 3 sites</span>"),
+        "{html}"
+    );
 }
 
 #[test]
