@@ -5,7 +5,8 @@
 # copy by scripts/bench-memory-gen.py, joined with llvm-link-19), then runs
 # `warpcheck check` on each (MODES, default "text json bounds": plain
 # text, `--format json`, and `--bounds`) and prints its peak resident memory
-# (/usr/bin/time's maximum RSS), the peak per MB of input, and the time;
+# (/usr/bin/time's maximum RSS), the peak per MB of input, and the time
+# (mode `sites`: `--format json --sites`, every kernel's sites listed);
 # `opt-19 -passes=verify` on the same file is LLVM's own footprint.
 #
 # Target: a 200 MB module within 4 GB, and a module over the memory budget
@@ -13,13 +14,18 @@
 # abort. LIMIT_MB (default 3000) is the budget of one more run on the
 # largest module that must stop cleanly (exit 2, or notes) below it.
 #
-# usage: scripts/bench-memory.sh        (KEEP=DIR keeps the modules there)
+# usage: scripts/bench-memory.sh        (KEEP=DIR keeps the modules there;
+#        WARPCHECK=BIN measures that binary instead of a release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=${SIZES:-20 60 200}
 modes=${MODES:-text json bounds}
-cargo build --release --quiet
-wc=$PWD/target/release/warpcheck
+if [ -n "${WARPCHECK:-}" ]; then
+  wc=$WARPCHECK
+else
+  cargo build --release --quiet
+  wc=$PWD/target/release/warpcheck
+fi
 dir=${KEEP:-$(mktemp -d)}
 mkdir -p "$dir"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$dir"' EXIT
@@ -64,6 +70,7 @@ for mb in $sizes; do
     case $mode in
       text) args=() ;;
       json) args=(--format json) ;;
+      sites) args=(--format json --sites) ;;
       bounds) args=(--bounds) ;;
     esac
     read -r m s rc < <(peak "$wc" check --quiet "${args[@]}" "$ll")

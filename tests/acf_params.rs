@@ -171,7 +171,7 @@ fn a_bad_param_is_a_usage_error() {
     }
     // A name no kernel has pins nothing and is no error.
     let r = ok_json(&run(warpcheck()
-        .args(["check", "--format", "json", "--param", "m=3"])
+        .args(["check", "--format", "json", "--sites", "--param", "m=3"])
         .arg(fixture(FIXTURE))));
     assert_eq!(load(&r, "rows", ROWS_LOAD)["condition"]["from"], 2);
 }

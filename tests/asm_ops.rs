@@ -203,7 +203,7 @@ fn unmodelled_ptx_is_named_with_its_line() {
 fn check(extra: &[&str]) -> serde_json::Value {
     let out = common::run(
         common::warpcheck()
-            .args(["check", "--format", "json", "--notes"])
+            .args(["check", "--format", "json", "--sites", "--notes"])
             .args(extra)
             .arg(fixture(FIXTURE)),
     );

@@ -43,7 +43,7 @@ fn a_database_written_for_nvcc() {
     let dir = tempfile::tempdir().unwrap();
     nvcc_project(dir.path());
     let out = run(warpcheck()
-        .args(["check", "--format", "json", "-j", "2", "-p"])
+        .args(["check", "--format", "json", "--sites", "-j", "2", "-p"])
         .arg(dir.path().join("build")));
     // The missing file is an input error; the two kernels still report.
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));

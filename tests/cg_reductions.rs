@@ -177,7 +177,7 @@ fn reductions_sum_with_cuda_12_4() {
 fn static_sites(route: &[&str]) -> Vec<(String, Vec<String>)> {
     let out = common::run(
         common::warpcheck()
-            .args(["check", "--format", "json", "--block-dim", "256"])
+            .args(["check", "--format", "json", "--sites", "--block-dim", "256"])
             .args(route)
             .arg(fixture(FIXTURE)),
     );

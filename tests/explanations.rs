@@ -16,7 +16,9 @@ fn every_chain_on_every_fixture_starts_at_a_source() {
     let sources: Vec<&str> = Source::ALL.iter().map(|s| s.describe()).collect();
     let mut chains = 0;
     for file in &files {
-        let out = run(warpcheck().args(["check", "--format", "json"]).arg(file));
+        let out = run(warpcheck()
+            .args(["check", "--format", "json", "--sites"])
+            .arg(file));
         assert_eq!(
             out.status.code(),
             Some(0),

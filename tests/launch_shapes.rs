@@ -201,7 +201,7 @@ fn the_option_and_the_configuration_win_over_launches() {
     )
     .unwrap();
     let r = ok_json(&run(warpcheck()
-        .args(["check", "--format", "json"])
+        .args(["check", "--format", "json", "--sites"])
         .arg(&src)));
     let tile = analyses(&r, "tile16");
     assert_eq!(tile[0]["block_dim"], json!([8, 8, 1]));
@@ -250,7 +250,7 @@ fn a_host_side_that_does_not_compile_leaves_the_device_analysis() {
     )
     .unwrap();
     let r = ok_json(&run(warpcheck()
-        .args(["check", "--format", "json"])
+        .args(["check", "--format", "json", "--sites"])
         .arg(&src)));
     let k = analyses(&r, "k");
     assert_eq!(k[0]["block_dim_source"], "default");
@@ -268,7 +268,7 @@ fn a_launch_of_a_runtime_block_is_named_in_the_note() {
     )
     .unwrap();
     let r = ok_json(&run(warpcheck()
-        .args(["check", "--format", "json"])
+        .args(["check", "--format", "json", "--sites"])
         .arg(&src)));
     let k = analyses(&r, "k");
     assert_eq!(k[0]["block_dim_source"], "default");
@@ -301,7 +301,7 @@ fn a_compile_database_entry_gives_its_flags_to_the_host_side() {
     }]);
     std::fs::write(dir.path().join("compile_commands.json"), db.to_string()).unwrap();
     let r = ok_json(&run(warpcheck()
-        .args(["check", "--format", "json", "-p"])
+        .args(["check", "--format", "json", "--sites", "-p"])
         .arg(dir.path())));
     let k = analyses(&r, "k");
     assert_eq!(k[0]["block_dim"], json!([8, 8, 1]));
@@ -354,7 +354,7 @@ fn a_launch_under_a_destructor_is_read() {
     )
     .unwrap();
     let r = ok_json(&run(warpcheck()
-        .args(["check", "--format", "json"])
+        .args(["check", "--format", "json", "--sites"])
         .arg(&src)));
     let k = analyses(&r, "k");
     assert_eq!(k[0]["block_dim"], json!([16, 16, 1]));

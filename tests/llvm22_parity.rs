@@ -116,6 +116,7 @@ fn check(clang: &str, file: &Path, extra: &[&str]) -> Value {
             "check",
             "--format",
             "json",
+            "--sites",
             "--min-impact",
             "0",
             "--clang",

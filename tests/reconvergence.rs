@@ -145,7 +145,7 @@ fn simulated_lanes_meet_at_the_exit_of_the_loop_they_break() {
 
 fn check_json_at(rel: &str) -> serde_json::Value {
     let out = warpcheck()
-        .args(["check", "--format", "json"])
+        .args(["check", "--format", "json", "--sites"])
         .arg(fixture(rel))
         .output()
         .unwrap();

@@ -38,7 +38,7 @@ fn write_report(dir: &Path) -> (PathBuf, String) {
     let build = project(dir);
     let page = dir.join("report.html");
     let out = run(warpcheck()
-        .args(["report", "--sweep", "32,64,128", "-p"])
+        .args(["report", "--sites", "--sweep", "32,64,128", "-p"])
         .arg(&build)
         .arg("-o")
         .arg(&page));
@@ -47,6 +47,27 @@ fn write_report(dir: &Path) -> (PathBuf, String) {
     assert!(stderr(&out).contains("gone.cu"), "{}", stderr(&out));
     let html = std::fs::read_to_string(&page).unwrap();
     (page, html)
+}
+
+/// Without `--sites` a card counts its sites but lists none: the page
+/// stays within a few times the findings' size.
+#[test]
+fn sites_are_listed_only_with_the_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("plain.html");
+    let out = run(warpcheck()
+        .args(["report", "--no-simulate", "-o"])
+        .arg(&page)
+        .arg(fixture("cu/branches.cu")));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("<h3>Sites"), "{html}");
+    // odd_even (branches.cu): the branch on line 3, and the load and the
+    // store of a[threadIdx.x] on line 4.
+    assert!(
+        html.contains("<code>odd_even(float*)</code></h2> <span class=\"muted\">tests/fixtures/cu/branches.cu:2 · block 256×1×1 (default) · 3 sites</span>"),
+        "{html}"
+    );
 }
 
 #[test]

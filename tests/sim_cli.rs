@@ -98,7 +98,13 @@ fn json_report_follows_the_contract() {
 fn sites_join_the_static_report() {
     let sim = json(&[VECTOR_ADD, &["--kernel", "_Z10vector_addPKfS0_Pfi"]].concat());
     let out = warpcheck()
-        .args(["check", "--format", "json", "examples/vector_add.cu"])
+        .args([
+            "check",
+            "--format",
+            "json",
+            "--sites",
+            "examples/vector_add.cu",
+        ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();

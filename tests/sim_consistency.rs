@@ -21,7 +21,7 @@ use warpcheck::sim::{self, report, LaunchConfig, SimError};
 
 fn static_report(path: &Path) -> Value {
     let out = warpcheck()
-        .args(["check", "--format", "json"])
+        .args(["check", "--format", "json", "--sites"])
         .arg(path)
         .output()
         .unwrap();

@@ -162,7 +162,7 @@ fn the_rule_matches_llc_for_the_fixtures() {
     assert!(out.status.success(), "{}", stderr(&out));
     let from_llc = ptx_accesses(&std::fs::read_to_string(&ptx).unwrap());
     let report = ok_json(&run(warpcheck()
-        .args(["check", "--format", "json"])
+        .args(["check", "--format", "json", "--sites"])
         .arg(&ll)));
     let mut ours: BTreeMap<String, Vec<(String, u64)>> = BTreeMap::new();
     for k in report["kernels"].as_array().unwrap() {

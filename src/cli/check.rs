@@ -178,6 +178,11 @@ pub struct ReportArgs {
     /// (after the findings in text; a `summary` object in JSON).
     #[arg(long)]
     pub summary: bool,
+    /// With --format json: also list every branch and memory access of each
+    /// kernel with its figures and per-lane value (`kernels[].sites`; many
+    /// times the findings' size).
+    #[arg(long)]
+    pub sites: bool,
     /// Also print notes: branches that are bounds checks, never split a
     /// warp or could not be decided; accesses whose cost is unknown.
     #[arg(long)]
@@ -455,31 +460,60 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
     let mut warnings = 0usize;
     let mut errors = 0usize;
     let mut suppressed = 0usize;
-    let need_report = r.format != ReportFormat::Text || r.summary;
+    let sink = match r.format {
+        ReportFormat::Json => match KernelSink::start() {
+            Ok(sink) => Some(sink),
+            Err(e) => {
+                eprintln!("warpcheck: internal error: writing the report: {e}");
+                return Reported {
+                    code: exit::INTERNAL,
+                    warnings: 0,
+                    findings_fail: false,
+                };
+            }
+        },
+        _ => None,
+    };
     let threads = r.jobs.unwrap_or_else(super::jobs::default_threads);
     // Threads that no file takes analyse a file's kernels.
     let per_file = (threads / jobs.len().max(1)).max(1);
     let outcomes = super::jobs::run_all(jobs, threads, |job| {
-        let (mut settings, compile) = match configured(job, settings) {
-            Ok(x) => x,
-            Err(message) => return Some(Err(frontend::InputError { message })),
+        let place = jobs.iter().position(|j| std::ptr::eq(j, job)).unwrap_or(0);
+        let want = Wanted {
+            report: r.format != ReportFormat::Text || r.summary,
+            sites: r.sites && r.format == ReportFormat::Json,
+            summary: r.summary,
+            bounds: r.bounds,
+            kernels: sink.as_ref().map(|s| (s, place)),
         };
-        settings.analysis.jobs = per_file;
-        std::panic::catch_unwind(|| {
-            check_file(&job.file, &compile, &settings, (need_report, r.bounds))
-        })
-        .ok()
+        let outcome = match configured(job, settings) {
+            Ok((mut settings, compile)) => {
+                settings.analysis.jobs = per_file;
+                std::panic::catch_unwind(|| check_file(&job.file, &compile, &settings, want)).ok()
+            }
+            Err(message) => Some(Err(frontend::InputError { message })),
+        };
+        // Later files' kernels wait for this one's.
+        if let Some(s) = &sink {
+            s.done(place);
+        }
+        outcome
     });
+    let mut summary = crate::diag::summary::Summary::default();
     for (job, outcome) in jobs.iter().zip(outcomes) {
         let file = &job.file;
         match outcome.flatten().ok_or(()) {
             Ok(Ok(FileOutcome {
                 report: module_report,
+                counts,
                 findings,
                 prints,
                 suppressed: quiet_here,
                 fixes: fixes_here,
             })) => {
+                for (file, name, c) in counts {
+                    summary.add_kernel(&file, &name, c);
+                }
                 suppressed += quiet_here;
                 let old = |fp: &str| baseline.as_ref().is_some_and(|b| b.contains(fp));
                 fixes.extend(
@@ -514,7 +548,6 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
                         emit(&text::render_styled(f, r.explain, &mut cache, colour));
                     }
                 }
-                report.kernels.extend(module_report.kernels);
                 report.findings.extend(
                     module_report
                         .findings
@@ -535,36 +568,28 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
             }
         }
     }
-    let summary = r
-        .summary
-        .then(|| crate::diag::summary::Summary::of(&report));
-    let doc = match r.format {
-        ReportFormat::Text => None,
-        ReportFormat::Sarif => Some(crate::diag::sarif::render(&report)),
-        ReportFormat::Json => serde_json::to_value(&report).ok().map(|mut doc| {
-            if let Some(s) = &summary {
-                doc["summary"] = serde_json::to_value(s).unwrap_or_default();
-            }
-            doc
-        }),
-    };
-    match (r.format, doc) {
+    let summary = r.summary.then(|| {
+        summary.rank(&report.findings);
+        summary
+    });
+    let written = match (r.format, sink) {
         (ReportFormat::Text, _) => {
             if let Some(s) = &summary {
                 emit(&s.render());
             }
+            Ok(())
         }
-        (_, Some(doc)) => match serde_json::to_string_pretty(&doc) {
-            Ok(s) => println!("{s}"),
-            Err(e) => {
-                eprintln!("warpcheck: internal error: {e}");
-                code = exit::INTERNAL;
-            }
-        },
-        (_, None) => {
-            eprintln!("warpcheck: internal error: the report could not be serialised");
-            code = exit::INTERNAL;
+        (ReportFormat::Sarif, _) => {
+            serde_json::to_string_pretty(&crate::diag::sarif::render(&report))
+                .map(|s| println!("{}", json::compact(&s)))
+                .map_err(|e| e.to_string())
         }
+        (ReportFormat::Json, Some(sink)) => sink.finish(&report.findings, summary.as_ref()),
+        (ReportFormat::Json, None) => Err(String::from("no report was started")),
+    };
+    if let Err(e) = written {
+        eprintln!("warpcheck: internal error: writing the report: {e}");
+        code = exit::INTERNAL;
     }
     if r.format == ReportFormat::Text && !r.quiet {
         if let Some(line) = generated(warnings - errors, errors) {
@@ -618,8 +643,11 @@ fn generated(warnings: usize, errors: usize) -> Option<String> {
 
 /// What one file gave.
 struct FileOutcome {
-    /// The JSON report, when one is wanted.
+    /// The findings' JSON, when a report is wanted (its kernels went to
+    /// the [`KernelSink`] batch by batch).
     report: json::Report,
+    /// `--summary`'s counts of each kernel: file, name, counts.
+    counts: Vec<(String, String, crate::diag::summary::Counts)>,
     findings: Vec<Finding>,
     /// The findings' fingerprints, in order.
     prints: Vec<String>,
@@ -627,6 +655,126 @@ struct FileOutcome {
     suppressed: usize,
     /// The mechanical fixes, by the index of their finding.
     fixes: Vec<(usize, super::fixes::Fix)>,
+}
+
+/// What [`check_file`] reports besides the findings.
+#[derive(Clone, Copy)]
+struct Wanted<'a> {
+    /// The findings' JSON (JSON, SARIF or `--summary`).
+    report: bool,
+    /// Each kernel's sites in the JSON (`--sites`).
+    sites: bool,
+    /// `--summary`'s counts of the sites.
+    summary: bool,
+    /// `--bounds`.
+    bounds: bool,
+    /// Where each batch's kernels go, with the file's place among the
+    /// jobs (`--format json`).
+    kernels: Option<(&'a KernelSink, usize)>,
+}
+
+/// The JSON document's kernels, written as each batch is reported and in
+/// the files' order, so that a module's kernels never wait in memory for
+/// its last batch. A file's rendered kernels wait only while an earlier
+/// file is still being analysed.
+struct KernelSink {
+    state: std::sync::Mutex<SinkState>,
+}
+
+struct SinkState {
+    stream: json::Stream<std::io::BufWriter<std::io::Stdout>>,
+    /// The file whose kernels are written as they come.
+    next: usize,
+    /// Later files' kernels, rendered, and whether each file is done.
+    waiting: std::collections::BTreeMap<usize, (Vec<String>, bool)>,
+    /// The first failure to render or write.
+    error: Option<String>,
+}
+
+impl SinkState {
+    fn write(&mut self, rendered: &[String]) {
+        for k in rendered {
+            if self.error.is_none() {
+                if let Err(e) = self.stream.write_rendered(k) {
+                    self.error = Some(e.to_string());
+                }
+            }
+        }
+    }
+}
+
+impl KernelSink {
+    /// Writes the document's head to stdout.
+    fn start() -> std::io::Result<Self> {
+        let stream = json::Stream::start(std::io::BufWriter::new(std::io::stdout()))?;
+        Ok(KernelSink {
+            state: std::sync::Mutex::new(SinkState {
+                stream,
+                next: 0,
+                waiting: Default::default(),
+                error: None,
+            }),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, SinkState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// File `place`'s next kernels, rendered by [`json::rendered_kernel`].
+    fn kernels(&self, place: usize, rendered: Vec<std::io::Result<String>>) {
+        let mut st = self.lock();
+        let rendered: Vec<String> = match rendered.into_iter().collect() {
+            Ok(r) => r,
+            Err(e) => {
+                st.error.get_or_insert(e.to_string());
+                return;
+            }
+        };
+        if place == st.next {
+            st.write(&rendered);
+        } else {
+            st.waiting.entry(place).or_default().0.extend(rendered);
+        }
+    }
+
+    /// File `place` has no more kernels: the next files' waiting kernels
+    /// are written.
+    fn done(&self, place: usize) {
+        let mut st = self.lock();
+        st.waiting.entry(place).or_default().1 = true;
+        loop {
+            let next = st.next;
+            let Some((rendered, done)) = st.waiting.remove(&next) else {
+                break;
+            };
+            st.write(&rendered);
+            if !done {
+                break;
+            }
+            st.next += 1;
+        }
+    }
+
+    /// Ends the document with the findings and the summary.
+    fn finish(
+        self,
+        findings: &[json::FindingJson],
+        summary: Option<&crate::diag::summary::Summary>,
+    ) -> Result<(), String> {
+        let st = self.state.into_inner().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = st.error {
+            return Err(e);
+        }
+        let summary = summary
+            .map(serde_json::to_value)
+            .transpose()
+            .map_err(|e| e.to_string())?;
+        st.stream
+            .finish(findings, summary.as_ref())
+            .map(drop)
+            .map_err(|e| e.to_string())
+    }
 }
 
 /// Kernels analysed, reported and dropped together: enough to keep the
@@ -656,7 +804,7 @@ fn check_file(
     file: &std::path::Path,
     compile: &CompileOptions,
     settings: &Settings,
-    (need_report, bounds): (bool, bool),
+    want: Wanted<'_>,
 ) -> Result<FileOutcome, frontend::InputError> {
     let _file = info_span!("file", path = %file.display()).entered();
     let estimate = load_estimate(file);
@@ -694,8 +842,12 @@ fn check_file(
     let machine = machine_for(file, settings);
     let kernels = analysis::kernels(&m);
     let mut graphs = analysis::graphs(&m);
+    let mut report = json::Report::new();
+    // Sites are what `--summary` counts, listed or not.
+    report.with_sites = want.sites || want.summary;
     let mut out = FileOutcome {
-        report: json::Report::new(),
+        report,
+        counts: Vec::new(),
         findings: Vec::new(),
         prints: Vec::new(),
         suppressed: 0,
@@ -705,13 +857,7 @@ fn check_file(
     let step = BATCH.max(opts.jobs * 4);
     for batch in kernels.chunks(step) {
         let a = analysis::analyze_kernels(&m, graphs, opts, &IfdsTaint, batch);
-        check_batch(
-            &a,
-            settings,
-            (need_report, bounds, &machine),
-            &mut out,
-            &mut problems,
-        );
+        check_batch(&a, settings, (want, &machine), &mut out, &mut problems);
         graphs = a.into_graphs();
     }
     for p in problems {
@@ -726,7 +872,7 @@ fn check_file(
     let order = crate::diag::order::by_impact(&out.findings);
     out.findings = crate::diag::order::permute(std::mem::take(&mut out.findings), &order);
     out.prints = crate::diag::order::permute(std::mem::take(&mut out.prints), &order);
-    if need_report {
+    if want.report {
         let file_findings = std::mem::take(&mut out.report.findings);
         out.report.findings = crate::diag::order::permute(file_findings, &order);
     }
@@ -735,13 +881,14 @@ fn check_file(
 }
 
 /// One batch of a file's kernels: their findings (with their impact on
-/// `machine`), NOLINT applied, their bounds (when `bounds`), their part of
-/// the report and their fingerprints, added to `out`; the NOLINT problems
-/// not yet seen added to `problems`.
+/// `machine`), NOLINT applied, their bounds (when asked for), their
+/// findings' JSON, summary counts and fingerprints, added to `out`, their
+/// kernels' JSON handed to the sink; the NOLINT problems not yet seen
+/// added to `problems`.
 fn check_batch(
     a: &analysis::ModuleAnalysis<'_>,
     settings: &Settings,
-    (need_report, bounds, machine): (bool, bool, &crate::machine::Machine),
+    (want, machine): (Wanted<'_>, &crate::machine::Machine),
     out: &mut FileOutcome,
     problems: &mut Vec<String>,
 ) {
@@ -761,6 +908,7 @@ fn check_batch(
             problems.push(p);
         }
     }
+    let bounds = want.bounds;
     let kernel_bounds = if bounds {
         let copts = crate::cost::Options::default();
         crate::cost::bound_module(a, &figures, &copts, &opts.budget)
@@ -778,7 +926,7 @@ fn check_batch(
             &opts.budget,
         ));
     }
-    if need_report {
+    if want.report {
         out.report.add(a, &figures, &findings);
         out.report.attach_bounds(
             kernel_bounds
@@ -786,6 +934,22 @@ fn check_batch(
                 .map(|kb| crate::cost::report::json(a.module, kb))
                 .collect(),
         );
+        let mut rendered = Vec::new();
+        for mut k in out.report.kernels.drain(..) {
+            if want.summary {
+                let c = crate::diag::summary::Counts::of(&k);
+                out.counts.push((k.file.clone(), k.name.clone(), c));
+            }
+            if !want.sites {
+                k.sites = None;
+            }
+            if want.kernels.is_some() {
+                rendered.push(json::rendered_kernel(&k));
+            }
+        }
+        if let Some((sink, place)) = want.kernels {
+            sink.kernels(place, rendered);
+        }
     }
     out.prints.extend(crate::diag::fingerprint::of_all(
         a,

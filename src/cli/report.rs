@@ -56,6 +56,10 @@ pub struct ReportArgs {
     /// Bounds only: no simulated launches and no charts.
     #[arg(long)]
     pub no_simulate: bool,
+    /// Also list every branch and access of each kernel with its figures
+    /// (a table per kernel card; many times the findings' size).
+    #[arg(long)]
+    pub sites: bool,
     /// Block shape X[,Y[,Z]] for every kernel (a kernel's reqntid still wins).
     #[arg(long, value_name = "X[,Y[,Z]]")]
     pub block_dim: Option<String>,
@@ -79,6 +83,8 @@ struct SweepPlan {
     buffer_bytes: u64,
     timeout: Duration,
     simulate: bool,
+    /// `--sites`: each kernel's table of sites.
+    sites: bool,
 }
 
 fn usage(message: String) -> i32 {
@@ -180,6 +186,7 @@ fn plan(args: &ReportArgs) -> Result<SweepPlan, String> {
         )?,
         timeout: Duration::from_secs_f64(args.sim_timeout),
         simulate: !args.no_simulate,
+        sites: args.sites,
     })
 }
 
@@ -203,6 +210,7 @@ fn report_file(job: &Job, settings: &Settings, plan: &SweepPlan) -> Result<FileR
     }
     let bounds = crate::cost::bound_module(&a, &figures, &Default::default(), &opts.budget);
     let mut report = json::Report::new();
+    report.with_sites = plan.sites;
     report.add(&a, &figures, &findings);
     report.attach_bounds(
         bounds

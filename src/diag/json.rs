@@ -13,6 +13,10 @@ pub struct Report {
     pub version: &'static str,
     pub kernels: Vec<KernelJson>,
     pub findings: Vec<FindingJson>,
+    /// Whether [`Report::add`] lists each kernel's sites (`check --sites`,
+    /// and what `--summary` counts); without, a kernel is its header.
+    #[serde(skip)]
+    pub with_sites: bool,
 }
 
 #[derive(Serialize, Debug)]
@@ -27,7 +31,14 @@ pub struct KernelJson {
     /// with several block shapes, the kernel appears once per shape.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub launches: Vec<LaunchJson>,
-    pub sites: Vec<SiteJson>,
+    /// Every branch and access with its figures (`check --sites`): many
+    /// times the findings' size, so listed only when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sites: Option<Vec<SiteJson>>,
+    /// How many sites the kernel has, listed or not (the HTML card's
+    /// count).
+    #[serde(skip)]
+    pub site_count: usize,
     /// Per-warp cost bounds (`check --bounds`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bounds: Option<crate::cost::report::BoundsJson>,
@@ -126,6 +137,7 @@ impl Report {
         Report {
             tool: "warpcheck",
             version: env!("CARGO_PKG_VERSION"),
+            with_sites: true,
             ..Report::default()
         }
     }
@@ -149,7 +161,7 @@ impl Report {
             a.kernels
                 .iter()
                 .zip(figures)
-                .map(|(k, f)| kernel_json(a, k, f)),
+                .map(|(k, f)| kernel_json(a, k, f, self.with_sites)),
         );
         let mut cache = super::text::SourceCache::default();
         let prints = super::fingerprint::of_all(a, findings, &mut cache);
@@ -162,13 +174,164 @@ impl Report {
     }
 }
 
+/// The document `check --format json` prints: the report, then the
+/// summary (`--summary`). Fields in this order, as [`Stream`] writes them.
+#[derive(Serialize)]
+struct Document<'a> {
+    tool: &'static str,
+    version: &'static str,
+    kernels: &'a [KernelJson],
+    findings: &'a [FindingJson],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<&'a serde_json::Value>,
+}
+
+/// The whole document at once (what [`Stream`] must equal, byte for byte).
+pub fn render(report: &Report, summary: Option<&serde_json::Value>) -> serde_json::Result<String> {
+    serde_json::to_string_pretty(&Document {
+        tool: report.tool,
+        version: report.version,
+        kernels: &report.kernels,
+        findings: &report.findings,
+        summary,
+    })
+    .map(|text| compact(&text))
+}
+
+/// The widest line [`compact`] makes of a row.
+const LINE: usize = 120;
+
+/// Pretty JSON with each innermost array or object (of scalars only) on
+/// one line where it fits [`LINE`] columns, and any array of short scalars
+/// (a warp's outcomes, a block shape): a table of rows then reads as rows,
+/// at a third of the size. The document's own object stays open. Works on
+/// lines: in pretty JSON a line that ends in `[` or `{` opens a container
+/// and one that starts with `]` or `}` closes it (strings never hold a raw
+/// newline), so a piece of a document compacts as it would in place.
+pub fn compact(pretty: &str) -> String {
+    let mut lines: Vec<std::borrow::Cow<'_, str>> = Vec::new();
+    // The open containers: where each starts in `lines`, and whether it
+    // holds scalars only so far.
+    let mut open: Vec<(usize, bool)> = Vec::new();
+    for line in pretty.split('\n') {
+        let t = line.trim_start();
+        if t.starts_with(']') || t.starts_with('}') {
+            if let Some((start, true)) = open.pop() {
+                if let Some(one) = one_line(&lines[start..], t) {
+                    lines.truncate(start);
+                    lines.push(one.into());
+                    continue;
+                }
+            }
+        } else if t.ends_with('[') || t.ends_with('{') {
+            if let Some(parent) = open.last_mut() {
+                parent.1 = false;
+            }
+            open.push((lines.len(), true));
+        }
+        lines.push(line.into());
+    }
+    lines.join("\n")
+}
+
+/// A container's lines (`lines[0]` opens it) and its closing line as one
+/// line, where [`compact`] puts it so.
+fn one_line(lines: &[std::borrow::Cow<'_, str>], close: &str) -> Option<String> {
+    let opener = &lines[0];
+    if !opener.starts_with(' ') {
+        return None;
+    }
+    let items: Vec<&str> = lines[1..].iter().map(|l| l.trim_start()).collect();
+    let one = format!("{opener}{}{close}", items.join(" "));
+    let short = opener.ends_with('[') && items.iter().all(|i| i.chars().count() <= 17);
+    (short || one.chars().count() <= LINE).then_some(one)
+}
+
+/// The same document written piece by piece, so that a module's kernels
+/// leave memory as they are reported: [`Stream::kernel`] for each kernel
+/// in order, then [`Stream::finish`] with the findings and the summary.
+/// Each piece is pretty-printed alone and indented to its depth (a JSON
+/// string never holds a raw newline, so every line break is layout).
+pub struct Stream<W: std::io::Write> {
+    out: W,
+    kernels: usize,
+}
+
+/// A kernel's piece of a [`Stream`], rendered in the thread that
+/// analysed it.
+pub fn rendered_kernel(k: &KernelJson) -> std::io::Result<String> {
+    nested(k, 2)
+}
+
+/// `value` pretty-printed as an element at `depth` of the document.
+fn nested(value: &impl Serialize, depth: usize) -> std::io::Result<String> {
+    let indent = "  ".repeat(depth);
+    let text = serde_json::to_string_pretty(value)?;
+    // Compacted in place: from its first line's indentation on.
+    let placed = format!("{indent}{}", text.replace('\n', &format!("\n{indent}")));
+    Ok(compact(&placed)[indent.len()..].to_string())
+}
+
+impl<W: std::io::Write> Stream<W> {
+    /// Writes the document's head, up to the kernels' list.
+    pub fn start(mut out: W) -> std::io::Result<Self> {
+        write!(
+            out,
+            "{{\n  \"tool\": {},\n  \"version\": {},\n  \"kernels\": [",
+            serde_json::to_string("warpcheck")?,
+            serde_json::to_string(env!("CARGO_PKG_VERSION"))?
+        )?;
+        Ok(Stream { out, kernels: 0 })
+    }
+
+    /// Writes one kernel.
+    pub fn kernel(&mut self, k: &KernelJson) -> std::io::Result<()> {
+        let text = rendered_kernel(k)?;
+        self.write_rendered(&text)
+    }
+
+    /// Writes a kernel that [`rendered_kernel`] rendered.
+    pub fn write_rendered(&mut self, text: &str) -> std::io::Result<()> {
+        let sep = if self.kernels == 0 { "" } else { "," };
+        self.kernels += 1;
+        write!(self.out, "{sep}\n    {text}")
+    }
+
+    /// Closes the kernels' list, writes the findings and the summary, and
+    /// ends the document (with a newline, as `println!` would).
+    pub fn finish(
+        mut self,
+        findings: &[FindingJson],
+        summary: Option<&serde_json::Value>,
+    ) -> std::io::Result<W> {
+        let close = |n: usize| if n == 0 { "]" } else { "\n  ]" };
+        write!(self.out, "{},\n  \"findings\": [", close(self.kernels))?;
+        for (i, f) in findings.iter().enumerate() {
+            let sep = if i == 0 { "" } else { "," };
+            write!(self.out, "{sep}\n    {}", nested(f, 2)?)?;
+        }
+        write!(self.out, "{}", close(findings.len()))?;
+        if let Some(s) = summary {
+            write!(self.out, ",\n  \"summary\": {}", nested(s, 1)?)?;
+        }
+        writeln!(self.out, "\n}}")?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
 fn position(a: &ModuleAnalysis<'_>, pos: Option<&crate::ir::SourcePos>) -> (String, u32, u32) {
     pos.map(|p| Position::resolve(a.module, p))
         .map(|p| (p.file, p.line, p.col))
         .unwrap_or_default()
 }
 
-fn kernel_json(a: &ModuleAnalysis<'_>, k: &KernelAnalysis, figures: &[SiteFigures]) -> KernelJson {
+fn kernel_json(
+    a: &ModuleAnalysis<'_>,
+    k: &KernelAnalysis,
+    figures: &[SiteFigures],
+    with_sites: bool,
+) -> KernelJson {
     let func = a.module.func(k.kernel);
     let (file, line, _) = position(a, func.loc.as_ref());
     KernelJson {
@@ -197,12 +360,15 @@ fn kernel_json(a: &ModuleAnalysis<'_>, k: &KernelAnalysis, figures: &[SiteFigure
                 shared_bytes: l.shared_bytes,
             })
             .collect(),
-        sites: k
-            .sites
-            .iter()
-            .zip(figures)
-            .map(|(s, f)| site_json(a, k, s, f))
-            .collect(),
+        // Rendering a site's ACF is the costly part: skipped unless listed.
+        sites: with_sites.then(|| {
+            k.sites
+                .iter()
+                .zip(figures)
+                .map(|(s, f)| site_json(a, k, s, f))
+                .collect()
+        }),
+        site_count: k.sites.len(),
         bounds: None,
     }
 }
@@ -259,5 +425,155 @@ fn finding_json(f: &Finding, fingerprint: String) -> FindingJson {
             .clone()
             .unwrap_or_else(|| Impact::unknown("a kernel's note: no site of its own")),
         fingerprint,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(name: &str, sites: Option<usize>) -> KernelJson {
+        let site = |i: usize| SiteJson {
+            kind: "branch",
+            file: "k.cu".into(),
+            line: 3 + i as u32,
+            column: 7,
+            function: name.into(),
+            space: None,
+            bytes: None,
+            space_assumed: false,
+            thread_dependent: i.is_multiple_of(2),
+            // Quotes, a backslash and a newline: escaped, never layout.
+            why: vec!["threadIdx.x → \"%i\"\\\n".into()],
+            warp_uniform: Some(false),
+            acf: Some("4·tid.x".into()),
+            figures: SiteFigures::default(),
+        };
+        KernelJson {
+            name: format!("{name}(int*)"),
+            mangled: format!("_Z{}{name}Pi", name.len()),
+            file: "k.cu".into(),
+            line: 1,
+            block_dim: [256, 1, 1],
+            block_dim_source: ShapeSource::Launch {
+                kind: "launch",
+                file: "k.cu".into(),
+                line: 9,
+            },
+            launches: vec![LaunchJson {
+                file: "k.cu".into(),
+                line: 9,
+                block: Some([256, 1, 1]),
+                grid: None,
+                shared_bytes: None,
+            }],
+            sites: sites.map(|n| (0..n).map(site).collect()),
+            site_count: sites.unwrap_or(3),
+            bounds: None,
+        }
+    }
+
+    fn finding(line: u32) -> FindingJson {
+        FindingJson {
+            check: "divergent-branch".into(),
+            severity: "warning",
+            file: "k.cu".into(),
+            line,
+            column: 7,
+            kernel: "k(int*)".into(),
+            function: "k(int*)".into(),
+            message: "branch splits warps".into(),
+            notes: vec!["note: a".into()],
+            data: Some(serde_json::json!({"class": "total", "by_warp": ["split", "uniform"]})),
+            impact: Impact::unknown("none"),
+            fingerprint: format!("abc:{line}"),
+        }
+    }
+
+    /// Writes `report` through [`Stream`] and through [`render`].
+    fn both(report: &Report, summary: Option<&serde_json::Value>) -> (String, String) {
+        let mut s = Stream::start(Vec::new()).unwrap();
+        for k in &report.kernels {
+            s.kernel(k).unwrap();
+        }
+        let streamed = s.finish(&report.findings, summary).unwrap();
+        let whole = render(report, summary).unwrap() + "\n";
+        (String::from_utf8(streamed).unwrap(), whole)
+    }
+
+    #[test]
+    fn the_stream_writes_the_document_byte_for_byte() {
+        let summary = serde_json::json!({"total": {"branches": {"none": 2}}, "costliest": []});
+        let shapes: [(Vec<Option<usize>>, usize, bool); 5] = [
+            (vec![], 0, false),
+            (vec![None], 0, true),
+            (vec![Some(0), Some(2)], 1, false),
+            (vec![None, None, None], 3, true),
+            (vec![Some(3), None], 2, true),
+        ];
+        for (kernels, findings, with_summary) in shapes {
+            let mut r = Report::new();
+            r.kernels = kernels
+                .iter()
+                .enumerate()
+                .map(|(i, n)| kernel(&format!("k{i}"), *n))
+                .collect();
+            r.findings = (0..findings as u32).map(finding).collect();
+            let (streamed, whole) = both(&r, with_summary.then_some(&summary));
+            assert_eq!(streamed, whole);
+            // And it is the JSON of the report.
+            let v: serde_json::Value = serde_json::from_str(&streamed).unwrap();
+            assert_eq!(v["kernels"].as_array().unwrap().len(), kernels.len());
+            assert_eq!(v["findings"].as_array().unwrap().len(), findings);
+            assert_eq!(v.get("summary").is_some(), with_summary);
+        }
+    }
+
+    #[test]
+    fn sites_are_listed_only_when_asked_for() {
+        let v = serde_json::to_value(kernel("k", None)).unwrap();
+        assert!(v.get("sites").is_none(), "{v}");
+        let v = serde_json::to_value(kernel("k", Some(0))).unwrap();
+        assert_eq!(v["sites"], serde_json::json!([]));
+    }
+}
+
+#[cfg(test)]
+mod compact_tests {
+    use super::compact;
+
+    #[test]
+    fn innermost_containers_go_on_one_line_where_they_fit() {
+        let v = serde_json::json!({
+            "row": {"class": "none", "max": 1},
+            "shape": [256, 1, 1],
+            "nested": {"inner": [1, 2], "n": 3},
+            "empty": [],
+            "long": ["a string longer than seventeen characters", "and another one, long enough that the two pass the line's 120 columns"],
+        });
+        let text = compact(&serde_json::to_string_pretty(&v).unwrap());
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), v);
+        // serde_json orders a Value's keys.
+        let want = r#"{
+  "empty": [],
+  "long": [
+    "a string longer than seventeen characters",
+    "and another one, long enough that the two pass the line's 120 columns"
+  ],
+  "nested": {
+    "inner": [1, 2],
+    "n": 3
+  },
+  "row": {"class": "none", "max": 1},
+  "shape": [256, 1, 1]
+}"#;
+        assert_eq!(text, want);
+    }
+
+    #[test]
+    fn the_document_itself_stays_open() {
+        let v = serde_json::json!({"tool": "warpcheck", "kernels": []});
+        let pretty = serde_json::to_string_pretty(&v).unwrap();
+        assert_eq!(compact(&pretty), pretty);
     }
 }

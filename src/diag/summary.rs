@@ -2,7 +2,7 @@
 //! accesses fell in each class (GPUCheck's Tables 1 and 2, plus bank
 //! conflicts), and the share of thread-dependent ones left unknown.
 
-use super::json::{KernelJson, Report};
+use super::json::{FindingJson, KernelJson, Report};
 use crate::checks::bank_conflict::Conflict;
 use crate::checks::divergent_branch::Divergence;
 use crate::checks::uncoalesced_access::Sectors;
@@ -42,9 +42,10 @@ impl Counts {
         self.unknown_space += o.unknown_space;
     }
 
-    fn of(k: &KernelJson) -> Counts {
+    /// The counts of a kernel's sites (none when they were not listed).
+    pub fn of(k: &KernelJson) -> Counts {
         let mut c = Counts::default();
-        for s in &k.sites {
+        for s in k.sites.iter().flatten() {
             if let Some(d) = s.figures.get::<Divergence>() {
                 let class = if s.thread_dependent {
                     d.class.name()
@@ -108,16 +109,28 @@ pub struct Costly {
 const COSTLIEST: usize = 10;
 
 impl Summary {
+    /// The summary of a whole report: its kernels, then its findings.
     pub fn of(r: &Report) -> Summary {
         let mut s = Summary::default();
         for k in &r.kernels {
-            let c = Counts::of(k);
-            s.files.entry(k.file.clone()).or_default().add(&c);
-            s.total.add(&c);
-            s.kernels.push((k.file.clone(), k.name.clone(), c));
+            s.add_kernel(&k.file, &k.name, Counts::of(k));
         }
-        let mut costly: Vec<Costly> = r
-            .findings
+        s.rank(&r.findings);
+        s
+    }
+
+    /// Adds one kernel's counts: kernels can be counted as they are
+    /// reported and their sites dropped.
+    pub fn add_kernel(&mut self, file: &str, name: &str, c: Counts) {
+        self.files.entry(file.to_string()).or_default().add(&c);
+        self.total.add(&c);
+        self.kernels.push((file.to_string(), name.to_string(), c));
+    }
+
+    /// Ranks the warnings of `findings` (every file's, once) by their
+    /// share of their kernel's time.
+    pub fn rank(&mut self, findings: &[FindingJson]) {
+        let mut costly: Vec<Costly> = findings
             .iter()
             .filter(|f| f.severity != "note")
             .filter_map(|f| {
@@ -132,8 +145,7 @@ impl Summary {
             .collect();
         costly.sort_by(|a, b| b.share.total_cmp(&a.share));
         costly.truncate(COSTLIEST);
-        s.costliest = costly;
-        s
+        self.costliest = costly;
     }
 
     pub fn render(&self) -> String {

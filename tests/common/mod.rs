@@ -57,10 +57,11 @@ pub fn ok_json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// Runs `warpcheck check --format json` on a fixture and parses the report.
+/// Runs `warpcheck check --format json --sites` on a fixture and parses
+/// the report, every kernel's sites listed.
 pub fn check_json(rel: &str, extra: &[&str]) -> Value {
     let out = run(warpcheck()
-        .args(["check", "--format", "json"])
+        .args(["check", "--format", "json", "--sites"])
         .args(extra)
         .arg(fixture(rel)));
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));

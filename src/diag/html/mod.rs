@@ -307,10 +307,14 @@ fn kernel(
         escape(&k.file),
         k.line,
         k.block_dim_source,
-        k.sites.len()
+        k.site_count
     );
     findings(s, &mine, cache);
-    sites(s, &k.sites);
+    // The table of every site only with `report --sites`: it is many times
+    // the findings' size.
+    if let Some(list) = &k.sites {
+        sites(s, list);
+    }
     bounds(s, k);
     match sweep {
         Ok(sw) => charts(s, sw),
@@ -609,7 +613,8 @@ mod tests {
             block_dim: [256, 1, 1],
             block_dim_source: crate::diag::json::ShapeSource::Named("default"),
             launches: Vec::new(),
-            sites: Vec::new(),
+            sites: None,
+            site_count: 0,
             bounds: None,
         }
     }
