@@ -31,7 +31,7 @@ use warpcheck::diag::json::Report;
 use warpcheck::hw::WARP_SIZE;
 use warpcheck::ir::{FuncId, Module};
 use warpcheck::sim::report::{self, SiteJson};
-use warpcheck::sim::{self, LaunchConfig, SimError};
+use warpcheck::sim::{self, ArgValue, LaunchConfig, SimError};
 
 /// The static figures merged per key: the union of the ranges; a class
 /// only when every site of the key agrees.
@@ -44,10 +44,10 @@ pub struct Static {
     /// uniform, else "maybe".
     pub by_warp: Vec<&'static str>,
     pub sectors: Option<(u64, u64, u64, Option<String>)>,
-    /// The sectors' figures hold only where the kernel's integer
-    /// parameters are at least this (a class that depends on a stride
-    /// parameter, `condition.from`).
-    pub sectors_from: Option<i64>,
+    /// The sectors' figures hold only where each named integer parameter
+    /// is at least its bound (a class that depends on a stride parameter:
+    /// `condition.param` and `condition.from`).
+    pub sectors_from: Vec<(String, i64)>,
     pub conflict: Option<(u64, u64, Option<String>)>,
 }
 
@@ -110,7 +110,8 @@ pub fn static_sites(kernel: &Value) -> BTreeMap<SiteKey, Static> {
                 v["ideal"].as_u64().unwrap(),
             );
             if let Some(from) = v["condition"]["from"].as_i64() {
-                e.sectors_from = Some(e.sectors_from.unwrap_or(from).max(from));
+                let param = v["condition"]["param"].as_str().unwrap_or_default();
+                e.sectors_from.push((param.to_string(), from));
             }
             e.sectors = Some(match e.sectors.take() {
                 None => (lo, hi, ideal, class(v)),
@@ -163,8 +164,8 @@ impl Tally {
 }
 
 /// Compares one simulated site with the static figures of its key.
-/// `int`: the value every integer parameter had in the run.
-pub fn compare(kernel: &str, st: &Static, s: &SiteJson, int: i128, t: &mut Tally) {
+/// `int(name)`: the value integer parameter `name` had in the run.
+pub fn compare(kernel: &str, st: &Static, s: &SiteJson, int: &dyn Fn(&str) -> i128, t: &mut Tally) {
     let whole = s.lanes_max == WARP_SIZE;
     let mut bad = |what: String| {
         t.disagreements.push(format!(
@@ -205,7 +206,10 @@ pub fn compare(kernel: &str, st: &Static, s: &SiteJson, int: i128, t: &mut Tally
             }
         }
     }
-    let below = st.sectors_from.is_some_and(|from| int < i128::from(from));
+    let below = st
+        .sectors_from
+        .iter()
+        .any(|(param, from)| int(param) < i128::from(*from));
     if let (Some(sim), Some((lo, hi, ideal, class)), false) = (&s.sectors, &st.sectors, below) {
         t.global += 1;
         if sim.min < *lo || sim.max > *hi {
@@ -281,13 +285,42 @@ pub fn simulate_and_compare(
     int: i128,
     t: &mut Tally,
 ) -> Result<(), SimError> {
-    let o = sim::simulate(m, k, config, &iota_arguments(m, k, int))?;
+    let args = iota_arguments(m, k, int);
+    simulate_args_and_compare(m, k, statics, config, &args, t)
+}
+
+/// [`simulate_and_compare`] with the arguments given.
+pub fn simulate_args_and_compare(
+    m: &Module,
+    k: FuncId,
+    statics: &BTreeMap<SiteKey, Static>,
+    config: &LaunchConfig,
+    args: &[(String, ArgValue)],
+    t: &mut Tally,
+) -> Result<(), SimError> {
+    let o = sim::simulate(m, k, config, args)?;
     t.runs += 1;
-    let label = format!("{} {:?} n={int}", m.func(k).name, config.block);
+    let ints: Vec<(&str, i128)> = args
+        .iter()
+        .filter_map(|(name, v)| match v {
+            ArgValue::Int(i) => Some((name.as_str(), *i)),
+            _ => None,
+        })
+        .collect();
+    let shown: Vec<String> = ints.iter().map(|(n, i)| format!("{n}={i}")).collect();
+    let label = format!("{} {:?} {}", m.func(k).name, config.block, shown.join(" "));
+    // A parameter the report names but the arguments do not (a source
+    // name): the lowest integer argument, the cautious reading.
+    let lowest = ints.iter().map(|(_, i)| *i).min().unwrap_or(0);
+    let int = |name: &str| {
+        ints.iter()
+            .find(|(n, _)| *n == name)
+            .map_or(lowest, |(_, i)| *i)
+    };
     for s in report::sites(m, &o) {
         let key = sim_key(&s);
         match statics.get(&key) {
-            Some(st) => compare(&label, st, &s, int, t),
+            Some(st) => compare(&label, st, &s, &int, t),
             None => t.disagreements.push(format!(
                 "{label}: simulated site {key:?} has no static site"
             )),

@@ -102,7 +102,7 @@ impl Scope {
     pub fn leaf(&self, l: Leaf) -> Uni {
         match l {
             Leaf::Const(_) | Leaf::Ntid(_) | Leaf::Ctaid(_) => Uni::Block,
-            Leaf::Param(_) => self.params,
+            Leaf::Param(_) | Leaf::Small => self.params,
             Leaf::Warp => Uni::Warp,
             Leaf::Tid(_) | Leaf::LaneId | Leaf::Linear | Leaf::Lane => Uni::Thread,
             Leaf::Var(v) => self.vars[v as usize % VARS],
@@ -126,7 +126,7 @@ impl Scope {
             Expr::Bin(_, a, b) => self.expr(a).max(self.expr(b)),
             Expr::Shift(_, a, _) | Expr::Div(_, a, _) => self.expr(a),
             Expr::Select(c, a, b) => self.cond(c).max(self.expr(a)).max(self.expr(b)),
-            Expr::Load(_) => Uni::Thread,
+            Expr::Load(_) | Expr::VecLoad(_) => Uni::Thread,
             Expr::Shfl(Shfl::Idx, _, l) if self.warp_ops_allowed() && self.expr(l) <= Uni::Warp => {
                 Uni::Warp
             }
@@ -226,7 +226,7 @@ impl Scope {
     fn stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Assign(v, e) => self.assign(*v, e),
-            Stmt::Store(..) | Stmt::AtomicAdd(..) | Stmt::Barrier => {}
+            Stmt::Store(..) | Stmt::AtomicAdd(..) | Stmt::VecStore(..) | Stmt::Barrier => {}
             // Read from memory: thread-dependent, to the generator.
             Stmt::Share(_, v, ..) => self.loaded(*v),
             Stmt::If(c, t, e) => {
