@@ -51,10 +51,8 @@ const CI_SEED: u64 = 0x5eed_0001;
 /// `(grid, block, m)` of the launches: whole warps, 1-D and 3-D blocks,
 /// and the value of the kernel's parameter `m` (a guard `t <= m` leaves
 /// 14 or 21 lanes of warp 0; the analysis does not know `m`).
-const LAUNCHES: [([u32; 3], [u32; 3], i128); 2] = [
-    ([2, 1, 1], [64, 1, 1], 13),
-    ([2, 2, 1], [16, 4, 2], 20),
-];
+const LAUNCHES: [([u32; 3], [u32; 3], i128); 2] =
+    [([2, 1, 1], [64, 1, 1], 13), ([2, 2, 1], [16, 4, 2], 20)];
 /// The kernel's integer parameters `n0` and `n1`.
 const INT_ARG: i128 = 100;
 /// The position of `m` among the kernel's parameters.
@@ -111,9 +109,10 @@ struct Features {
 impl Features {
     fn add(&mut self, p: &Program, m: &Module) {
         self.shares += usize::from(any_stmt(p, &|s| matches!(s, Stmt::Share(..))));
-        self.first_breaks += usize::from(any_stmt(p, &|s| {
-            matches!(s, Stmt::Loop(_, _, body) if matches!(body.first(), Some(Stmt::BreakIf(..))))
-        }));
+        self.first_breaks += usize::from(any_stmt(
+            p,
+            &|s| matches!(s, Stmt::Loop(_, _, body) if matches!(body.first(), Some(Stmt::BreakIf(..)))),
+        ));
         self.small_guards += usize::from(any_stmt(p, &|s| match s {
             Stmt::If(c, ..) | Stmt::BreakIf(c) => c.b == Expr::Leaf(Leaf::Small),
             _ => false,
