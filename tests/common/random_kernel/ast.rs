@@ -275,6 +275,14 @@ pub enum LoopShape {
     Doubling,
     /// `for (c = blockDim.x / 2; c > 0; c >>= 1)`, rotated.
     Halving,
+    /// `for (c = 1; c < (bound & 127); c <<= 1)`, rotated: a ladder up to
+    /// a constant, a parameter or a thread-dependent value.
+    DoublingTo,
+    /// `for (c = (bound & 127); c > 0; c >>= 1)`, rotated.
+    HalvingFrom,
+    /// `for (c = tid; c < (bound & 255); c += blockDim.x)`, rotated: a
+    /// block-stride loop, whose trip count differs between threads.
+    BlockStride,
 }
 
 /// How threads share a value through `s` and a barrier, the shapes whose
@@ -458,6 +466,16 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result
                 LoopShape::Halving => {
                     writeln!(f, "{pad}for (c = blockDim.x / 2; c > 0; c >>= 1) {{")?
                 }
+                LoopShape::DoublingTo => {
+                    writeln!(f, "{pad}for (c = 1; c < (({bound}) & 127); c <<= 1) {{")?
+                }
+                LoopShape::HalvingFrom => {
+                    writeln!(f, "{pad}for (c = (({bound}) & 127); c > 0; c >>= 1) {{")?
+                }
+                LoopShape::BlockStride => writeln!(
+                    f,
+                    "{pad}for (c = tid; c < (({bound}) & 255); c += blockDim.x) {{"
+                )?,
             }
             write_block(f, body, depth + 1)?;
             writeln!(f, "{pad}}}")

@@ -697,33 +697,42 @@ impl<'e, 'm> Lower<'e, 'm> {
     /// halving ladder over `blockDim.x`, rotated.
     fn counted_loop(&mut self, shape: LoopShape, bound: &Expr, body: &[Stmt]) {
         let i32t = self.env.i32;
-        let ladder = matches!(shape, LoopShape::Doubling | LoopShape::Halving);
-        let b = if ladder {
-            self.expr(&Expr::Leaf(Leaf::Ntid(Dim::X)))
-        } else {
-            let b = self.expr(bound);
-            let seven = self.c32(7);
-            self.fb.binary(Opcode::And, b, seven)
+        let b = match shape {
+            LoopShape::Doubling | LoopShape::Halving => self.expr(&Expr::Leaf(Leaf::Ntid(Dim::X))),
+            _ => {
+                let b = self.expr(bound);
+                let mask = match shape {
+                    LoopShape::DoublingTo | LoopShape::HalvingFrom => 127,
+                    LoopShape::BlockStride => 255,
+                    _ => 7,
+                };
+                let mask = self.c32(mask);
+                self.fb.binary(Opcode::And, b, mask)
+            }
         };
-        let (inner, exit_uni) = self.scope.enter_loop(bound, body);
+        let (inner, exit_uni) = self.scope.enter_loop(shape, bound, body);
         let outer = std::mem::replace(&mut self.scope, inner);
         let pre = self.fb.current();
         let (header, body_b, exit) = (self.fb.block(), self.fb.block(), self.fb.block());
         let zero = self.c32(0);
         let one = self.c32(1);
         let start = match shape {
-            LoopShape::Doubling => one,
+            LoopShape::Doubling | LoopShape::DoublingTo => one,
             LoopShape::Halving => self.fb.binary(Opcode::LShr, b, one),
+            LoopShape::HalvingFrom => b,
+            LoopShape::BlockStride => self.linear(),
             LoopShape::Header | LoopShape::Rotated => zero,
         };
         let before = self.vars;
         let mut exits = Vec::new();
         match shape {
             LoopShape::Header => self.fb.br(header),
-            // 0 < b, 1 < blockDim.x, 0 < blockDim.x / 2.
-            LoopShape::Rotated | LoopShape::Doubling | LoopShape::Halving => {
+            // 0 < b, 1 < blockDim.x, 0 < blockDim.x / 2, tid < b.
+            _ => {
                 let enter = match shape {
-                    LoopShape::Halving => self.fb.icmp(IntPred::Ult, zero, start),
+                    LoopShape::Halving | LoopShape::HalvingFrom => {
+                        self.fb.icmp(IntPred::Ult, zero, start)
+                    }
                     _ => self.fb.icmp(IntPred::Ult, start, b),
                 };
                 self.fb.cond_br(enter, header, exit);
@@ -757,15 +766,23 @@ impl<'e, 'm> Lower<'e, 'm> {
         self.block(body);
         let latch = self.fb.current();
         let next = match shape {
-            LoopShape::Doubling => self.fb.binary(Opcode::Shl, counter, one),
-            LoopShape::Halving => self.fb.binary(Opcode::LShr, counter, one),
+            LoopShape::Doubling | LoopShape::DoublingTo => {
+                self.fb.binary(Opcode::Shl, counter, one)
+            }
+            LoopShape::Halving | LoopShape::HalvingFrom => {
+                self.fb.binary(Opcode::LShr, counter, one)
+            }
+            LoopShape::BlockStride => {
+                let step = self.sreg("ntid", Dim::X);
+                self.fb.binary(Opcode::Add, counter, step)
+            }
             LoopShape::Header | LoopShape::Rotated => self.fb.binary(Opcode::Add, counter, one),
         };
         let mut ctx = self.loops.pop().expect("the loop just pushed");
         if shape == LoopShape::Header {
             self.fb.br(header);
         } else {
-            let more = if shape == LoopShape::Halving {
+            let more = if matches!(shape, LoopShape::Halving | LoopShape::HalvingFrom) {
                 self.fb.icmp(IntPred::Ult, zero, next)
             } else {
                 self.fb.icmp(IntPred::Ult, next, b)

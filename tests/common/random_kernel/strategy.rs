@@ -236,6 +236,9 @@ fn stmt(depth: u32, loops: bool, k: Knobs) -> BoxedStrategy<Stmt> {
                     2 => Just(LoopShape::Rotated),
                     1 => Just(LoopShape::Doubling),
                     1 => Just(LoopShape::Halving),
+                    1 => Just(LoopShape::DoublingTo),
+                    1 => Just(LoopShape::HalvingFrom),
+                    1 => Just(LoopShape::BlockStride),
                 ]
                 .boxed()
             } else {
@@ -243,6 +246,9 @@ fn stmt(depth: u32, loops: bool, k: Knobs) -> BoxedStrategy<Stmt> {
                     2 => Just(LoopShape::Rotated),
                     1 => Just(LoopShape::Doubling),
                     1 => Just(LoopShape::Halving),
+                    1 => Just(LoopShape::DoublingTo),
+                    1 => Just(LoopShape::HalvingFrom),
+                    1 => Just(LoopShape::BlockStride),
                 ]
                 .boxed()
             };

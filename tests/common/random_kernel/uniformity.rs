@@ -181,9 +181,13 @@ impl Scope {
     }
 
     /// The scope at the top of the body of `for (c < bound) body`: a fixed
-    /// point over the iterations. Returns it with the loop's exit control.
-    pub fn enter_loop(&self, bound: &Expr, body: &[Stmt]) -> (Scope, Uni) {
-        let mut exit = self.expr(bound);
+    /// point over the iterations. Returns it with the loop's exit control
+    /// (a block-stride loop's counter starts at the thread's index).
+    pub fn enter_loop(&self, shape: LoopShape, bound: &Expr, body: &[Stmt]) -> (Scope, Uni) {
+        let mut exit = match shape {
+            LoopShape::BlockStride => Uni::Thread,
+            _ => self.expr(bound),
+        };
         let mut top = self.clone();
         let changed = assigned(body);
         loop {
@@ -235,8 +239,8 @@ impl Scope {
                 els.block(e);
                 self.leave_if(c, t, e, &then, &els);
             }
-            Stmt::Loop(_, bound, body) => {
-                let (mut inner, exit) = self.enter_loop(bound, body);
+            Stmt::Loop(shape, bound, body) => {
+                let (mut inner, exit) = self.enter_loop(*shape, bound, body);
                 inner.block(body);
                 self.leave_loop(body, &inner, exit);
             }
