@@ -15,7 +15,8 @@
 //!   checked per warp, since other warps may run it whole), or one it
 //!   says is uniform split;
 //! * a simulated request's sectors or conflict degree lies outside the
-//!   static [min, max]; or, in executions with the whole warp active,
+//!   static [min, max], or outside every per-iteration row's (a loop
+//!   whose counter the launch fixes: the hull of the rows); or, in executions with the whole warp active,
 //!   `coalesced` has more than one sector over the request's own ideal,
 //!   `uncoalesced` at most one, `none` a degree above 1 and `conflict` a degree of 1
 //!   (classes are claims about whole warps: a site that only ever ran
@@ -49,6 +50,30 @@ pub struct Static {
     /// `condition.param` and `condition.from`).
     pub sectors_from: Vec<(String, i64)>,
     pub conflict: Option<(u64, u64, Option<String>)>,
+    /// The hull of the per-iteration rows' `[min, max]` (a site's own
+    /// range where it has no rows), for the sectors and the conflict
+    /// degree: the counter takes only the rows' values, so every request
+    /// lies within one row's range.
+    pub sector_rows: Option<(u64, u64)>,
+    pub conflict_rows: Option<(u64, u64)>,
+}
+
+/// The hull of a figure's per-iteration rows, else of the figure itself.
+fn rows_hull(v: &Value) -> (u64, u64) {
+    let own = (v["min"].as_u64().unwrap(), v["max"].as_u64().unwrap());
+    let Some(rows) = v["iterations"]["rows"].as_array().filter(|r| !r.is_empty()) else {
+        return own;
+    };
+    rows.iter().fold((u64::MAX, 0), |(lo, hi), r| {
+        (
+            lo.min(r["min"].as_u64().unwrap_or(own.0)),
+            hi.max(r["max"].as_u64().unwrap_or(own.1)),
+        )
+    })
+}
+
+fn hull(a: Option<(u64, u64)>, b: (u64, u64)) -> Option<(u64, u64)> {
+    Some(a.map_or(b, |(lo, hi)| (lo.min(b.0), hi.max(b.1))))
 }
 
 /// The sites of one kernel of a `check --format json` report, by key.
@@ -92,6 +117,7 @@ pub fn static_sites(kernel: &Value) -> BTreeMap<SiteKey, Static> {
                 bytes.div_ceil(32) + 1,
                 bytes.div_ceil(32),
             );
+            e.sector_rows = hull(e.sector_rows, (lo, hi));
             e.sectors = Some(match e.sectors.take() {
                 None => (lo, hi, ideal, Some("coalesced".to_string())),
                 Some((a, b, i, c)) => (
@@ -109,6 +135,7 @@ pub fn static_sites(kernel: &Value) -> BTreeMap<SiteKey, Static> {
                 v["max"].as_u64().unwrap(),
                 v["ideal"].as_u64().unwrap(),
             );
+            e.sector_rows = hull(e.sector_rows, rows_hull(v));
             if let Some(from) = v["condition"]["from"].as_i64() {
                 let param = v["condition"]["param"].as_str().unwrap_or_default();
                 e.sectors_from.push((param.to_string(), from));
@@ -126,6 +153,7 @@ pub fn static_sites(kernel: &Value) -> BTreeMap<SiteKey, Static> {
         if s["conflict"].is_object() {
             let v = &s["conflict"];
             let (lo, hi) = (v["min"].as_u64().unwrap(), v["max"].as_u64().unwrap());
+            e.conflict_rows = hull(e.conflict_rows, rows_hull(v));
             e.conflict = Some(match e.conflict.take() {
                 None => (lo, hi, class(v)),
                 Some((a, b, c)) => (
@@ -218,6 +246,14 @@ pub fn compare(kernel: &str, st: &Static, s: &SiteJson, int: &dyn Fn(&str) -> i1
                 sim.min, sim.max
             ));
         }
+        if let Some((rlo, rhi)) = st.sector_rows {
+            if sim.min < rlo || sim.max > rhi {
+                bad(format!(
+                    "sectors {}..{} outside the per-iteration rows' {rlo}..{rhi}",
+                    sim.min, sim.max
+                ));
+            }
+        }
         // Each request against its own ideal: warps of one site (or the
         // calling contexts of a device function) can have different ones.
         if let Some(ex) = s.excess_at_max.as_ref().filter(|_| whole) {
@@ -241,6 +277,14 @@ pub fn compare(kernel: &str, st: &Static, s: &SiteJson, int: &dyn Fn(&str) -> i1
                 "conflict degree {}..{} outside static {lo}..{hi}",
                 sim.min, sim.max
             ));
+        }
+        if let Some((rlo, rhi)) = st.conflict_rows {
+            if sim.min < rlo || sim.max > rhi {
+                bad(format!(
+                    "conflict degree {}..{} outside the per-iteration rows' {rlo}..{rhi}",
+                    sim.min, sim.max
+                ));
+            }
         }
         if let Some(at) = s.conflict_at_max.as_ref().filter(|_| whole) {
             match class.as_deref() {
