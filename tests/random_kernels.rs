@@ -13,8 +13,14 @@
 //! then a broadcast read, a leader's flag, stores after a read; without
 //! the barrier where control may differ in the block), call device
 //! functions, and use barriers (where control is uniform over the block)
-//! and shuffles and votes (where the warp is whole). Each runs at two
-//! launch shapes.
+//! and shuffles and votes (where the warp is whole). Loops count up, run
+//! ladders (`c *= 2` from 1, `c >>= 1` from `blockDim.x / 2` or from a
+//! masked bound) or stride by the block; a loop's body may start with a
+//! conditional break. Guards test thread ids against loop counters and
+//! against a parameter `m` run below 32. Vector elements (`uint4`,
+//! `float2`, `uchar4`, aligned structs) are read and written field by
+//! field in global and shared memory, as clang -O2 leaves them for the
+//! backend to merge (`memory/vector.rs`). Each runs at two launch shapes.
 //!
 //! `WARPCHECK_RANDOM_CASES` (default [`CI_CASES`]) and
 //! `WARPCHECK_RANDOM_SEED` (default [`CI_SEED`]) set the campaign; a
