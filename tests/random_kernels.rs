@@ -260,6 +260,7 @@ fn random_kernels_agree_with_the_simulator() {
     let knobs = Knobs {
         header_loops: true,
         unsigned_ops: true,
+        wide_loops: true,
     };
     let result = runner.run(&program(knobs), |p| {
         let mut t = Tally::default();

@@ -44,6 +44,10 @@ pub struct Knobs {
     /// Unsigned comparisons, min/max, division and right shifts, of
     /// values that may be negative.
     pub unsigned_ops: bool,
+    /// Ladders to or from a masked bound and block-stride loops, whose
+    /// trip counts the cost stage does not bound (`time_soundness.rs`
+    /// leaves them out).
+    pub wide_loops: bool,
 }
 
 fn pred(k: Knobs) -> impl Strategy<Value = Pred> {
@@ -230,28 +234,16 @@ fn stmt(depth: u32, loops: bool, k: Knobs) -> BoxedStrategy<Stmt> {
                 vec(inner.clone(), 0..3),
             )
                 .prop_map(|(c, t, f)| Stmt::If(c, t, f));
-            let shape = if k.header_loops {
-                prop_oneof![
-                    2 => Just(LoopShape::Header),
-                    2 => Just(LoopShape::Rotated),
-                    1 => Just(LoopShape::Doubling),
-                    1 => Just(LoopShape::Halving),
-                    1 => Just(LoopShape::DoublingTo),
-                    1 => Just(LoopShape::HalvingFrom),
-                    1 => Just(LoopShape::BlockStride),
-                ]
-                .boxed()
-            } else {
-                prop_oneof![
-                    2 => Just(LoopShape::Rotated),
-                    1 => Just(LoopShape::Doubling),
-                    1 => Just(LoopShape::Halving),
-                    1 => Just(LoopShape::DoublingTo),
-                    1 => Just(LoopShape::HalvingFrom),
-                    1 => Just(LoopShape::BlockStride),
-                ]
-                .boxed()
-            };
+            let wide = u32::from(k.wide_loops);
+            let shape = prop_oneof![
+                2 * u32::from(k.header_loops) => Just(LoopShape::Header),
+                2 => Just(LoopShape::Rotated),
+                1 => Just(LoopShape::Doubling),
+                1 => Just(LoopShape::Halving),
+                wide => Just(LoopShape::DoublingTo),
+                wide => Just(LoopShape::HalvingFrom),
+                wide => Just(LoopShape::BlockStride),
+            ];
             // Sometimes a break first in the body: taken on the first
             // iteration by the lanes the condition picks.
             let first_break = proptest::option::weighted(0.25, cond(e.clone(), k));
