@@ -13,8 +13,14 @@
 //! then a broadcast read, a leader's flag, stores after a read; without
 //! the barrier where control may differ in the block), call device
 //! functions, and use barriers (where control is uniform over the block)
-//! and shuffles and votes (where the warp is whole). Each runs at two
-//! launch shapes.
+//! and shuffles and votes (where the warp is whole). Loops count up, run
+//! ladders (`c *= 2` from 1, `c >>= 1` from `blockDim.x / 2` or from a
+//! masked bound) or stride by the block; a loop's body may start with a
+//! conditional break. Guards test thread ids against loop counters and
+//! against a parameter `m` run below 32. Vector elements (`uint4`,
+//! `float2`, `uchar4`, aligned structs) are read and written field by
+//! field in global and shared memory, as clang -O2 leaves them for the
+//! backend to merge (`memory/vector.rs`). Each runs at two launch shapes.
 //!
 //! `WARPCHECK_RANDOM_CASES` (default [`CI_CASES`]) and
 //! `WARPCHECK_RANDOM_SEED` (default [`CI_SEED`]) set the campaign; a
@@ -30,7 +36,8 @@ mod oracle;
 #[path = "common/random_kernel/mod.rs"]
 mod random_kernel;
 
-use oracle::{kernel_sites, simulate_and_compare, static_report, Tally};
+use helpers::iota_arguments;
+use oracle::{kernel_sites, simulate_args_and_compare, static_report, Tally};
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 use random_kernel::ast::*;
 use random_kernel::lower::{lower, KERNEL};
@@ -40,17 +47,22 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use warpcheck::graph::FunctionGraphs;
 use warpcheck::ir::{Callee, InstKind, Module, Opcode, Value};
-use warpcheck::sim::LaunchConfig;
+use warpcheck::sim::{ArgValue, LaunchConfig};
 
 /// Kernels checked by a plain `cargo test`: about 80 s of one core in a
 /// debug build (100 kernels took 20 s of CPU time).
 const CI_CASES: u32 = 400;
 const CI_SEED: u64 = 0x5eed_0001;
 
-/// `(grid, block)` of the launches: whole warps, 1-D and 3-D blocks.
-const LAUNCHES: [([u32; 3], [u32; 3]); 2] = [([2, 1, 1], [64, 1, 1]), ([2, 2, 1], [16, 4, 2])];
-/// The kernel's two integer parameters.
+/// `(grid, block, m)` of the launches: whole warps, 1-D and 3-D blocks,
+/// and the value of the kernel's parameter `m` (a guard `t <= m` leaves
+/// 14 or 21 lanes of warp 0; the analysis does not know `m`).
+const LAUNCHES: [([u32; 3], [u32; 3], i128); 2] =
+    [([2, 1, 1], [64, 1, 1], 13), ([2, 2, 1], [16, 4, 2], 20)];
+/// The kernel's integer parameters `n0` and `n1`.
 const INT_ARG: i128 = 100;
+/// The position of `m` among the kernel's parameters.
+const SMALL_ARG: usize = 5;
 
 /// Lowers `p` and compares the analysis with the simulator at every launch
 /// shape; `Err` lists the contradictions, or says why the simulator
@@ -58,14 +70,16 @@ const INT_ARG: i128 = 100;
 fn check_program(p: &Program, t: &mut Tally) -> Result<(), String> {
     let m = lower(p);
     let k = m.find_function(KERNEL).expect("the generated kernel");
-    for (grid, block) in LAUNCHES {
+    for (grid, block, small) in LAUNCHES {
         let statics = kernel_sites(&m, k, &static_report(&m, block));
         let config = LaunchConfig {
             grid,
             block,
             ..LaunchConfig::default()
         };
-        simulate_and_compare(&m, k, &statics, &config, INT_ARG, t)
+        let mut args = iota_arguments(&m, k, INT_ARG);
+        args[SMALL_ARG].1 = ArgValue::Int(small);
+        simulate_args_and_compare(&m, k, &statics, &config, &args, t)
             .map_err(|e| format!("the simulator stopped at {block:?}: {e}"))?;
         if !t.disagreements.is_empty() {
             return Err(t.disagreements.join("\n"));
@@ -90,11 +104,31 @@ struct Features {
     shares: usize,
     /// Reads of the `__constant__` table.
     constant: usize,
+    /// Vector accesses the backend merges (at least one merged access).
+    vectors: usize,
+    /// Guards on the parameter `m` (`t <= m`).
+    small_guards: usize,
+    /// Loops whose body starts with a conditional break.
+    first_breaks: usize,
 }
 
 impl Features {
     fn add(&mut self, p: &Program, m: &Module) {
         self.shares += usize::from(any_stmt(p, &|s| matches!(s, Stmt::Share(..))));
+        self.first_breaks += usize::from(any_stmt(
+            p,
+            &|s| matches!(s, Stmt::Loop(_, _, body) if matches!(body.first(), Some(Stmt::BreakIf(..)))),
+        ));
+        self.small_guards += usize::from(any_stmt(p, &|s| match s {
+            Stmt::If(c, ..) | Stmt::BreakIf(c) => c.b == Expr::Leaf(Leaf::Small),
+            _ => false,
+        }));
+        self.vectors += usize::from(m.funcs.iter().any(|f| {
+            !f.is_declaration
+                && warpcheck::memory::vector::merges(m, f)
+                    .values()
+                    .any(|x| matches!(x, warpcheck::memory::vector::Merge::Head { .. }))
+        }));
         let constant = m.globals.iter().position(|g| g.name == "c");
         let mut reads_constant = false;
         let mut has = [false; 7];
@@ -150,6 +184,9 @@ impl Features {
             self.shared,
             self.shares,
             self.constant,
+            self.vectors,
+            self.small_guards,
+            self.first_breaks,
         ]
         .into_iter()
         .min()
@@ -223,6 +260,7 @@ fn random_kernels_agree_with_the_simulator() {
     let knobs = Knobs {
         header_loops: true,
         unsigned_ops: true,
+        wide_loops: true,
     };
     let result = runner.run(&program(knobs), |p| {
         let mut t = Tally::default();
@@ -294,7 +332,7 @@ fn replay(path: &str) {
     if std::env::var_os("WARPCHECK_RANDOM_VERBOSE").is_some() {
         let m = lower(&p);
         eprintln!("{m}");
-        for (_, block) in LAUNCHES {
+        for (_, block, _) in LAUNCHES {
             let r = static_report(&m, block);
             eprintln!(
                 "{block:?}: {}",

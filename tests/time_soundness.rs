@@ -262,6 +262,7 @@ fn check_random(rng: &mut TestRng, count: u32, s: &mut Stats) {
     let knobs = Knobs {
         header_loops: true,
         unsigned_ops: true,
+        wide_loops: false,
     };
     let strategy = program(knobs);
     let launches = [[64u32, 1, 1], [16, 4, 2], [96, 1, 1]];

@@ -15,7 +15,8 @@
 //!   checked per warp, since other warps may run it whole), or one it
 //!   says is uniform split;
 //! * a simulated request's sectors or conflict degree lies outside the
-//!   static [min, max]; or, in executions with the whole warp active,
+//!   static [min, max], or outside every per-iteration row's (a loop
+//!   whose counter the launch fixes: the hull of the rows); or, in executions with the whole warp active,
 //!   `coalesced` has more than one sector over the request's own ideal,
 //!   `uncoalesced` at most one, `none` a degree above 1 and `conflict` a degree of 1
 //!   (classes are claims about whole warps: a site that only ever ran
@@ -31,7 +32,7 @@ use warpcheck::diag::json::Report;
 use warpcheck::hw::WARP_SIZE;
 use warpcheck::ir::{FuncId, Module};
 use warpcheck::sim::report::{self, SiteJson};
-use warpcheck::sim::{self, LaunchConfig, SimError};
+use warpcheck::sim::{self, ArgValue, LaunchConfig, SimError};
 
 /// The static figures merged per key: the union of the ranges; a class
 /// only when every site of the key agrees.
@@ -44,11 +45,35 @@ pub struct Static {
     /// uniform, else "maybe".
     pub by_warp: Vec<&'static str>,
     pub sectors: Option<(u64, u64, u64, Option<String>)>,
-    /// The sectors' figures hold only where the kernel's integer
-    /// parameters are at least this (a class that depends on a stride
-    /// parameter, `condition.from`).
-    pub sectors_from: Option<i64>,
+    /// The sectors' figures hold only where each named integer parameter
+    /// is at least its bound (a class that depends on a stride parameter:
+    /// `condition.param` and `condition.from`).
+    pub sectors_from: Vec<(String, i64)>,
     pub conflict: Option<(u64, u64, Option<String>)>,
+    /// The hull of the per-iteration rows' `[min, max]` (a site's own
+    /// range where it has no rows), for the sectors and the conflict
+    /// degree: the counter takes only the rows' values, so every request
+    /// lies within one row's range.
+    pub sector_rows: Option<(u64, u64)>,
+    pub conflict_rows: Option<(u64, u64)>,
+}
+
+/// The hull of a figure's per-iteration rows, else of the figure itself.
+fn rows_hull(v: &Value) -> (u64, u64) {
+    let own = (v["min"].as_u64().unwrap(), v["max"].as_u64().unwrap());
+    let Some(rows) = v["iterations"]["rows"].as_array().filter(|r| !r.is_empty()) else {
+        return own;
+    };
+    rows.iter().fold((u64::MAX, 0), |(lo, hi), r| {
+        (
+            lo.min(r["min"].as_u64().unwrap_or(own.0)),
+            hi.max(r["max"].as_u64().unwrap_or(own.1)),
+        )
+    })
+}
+
+fn hull(a: Option<(u64, u64)>, b: (u64, u64)) -> Option<(u64, u64)> {
+    Some(a.map_or(b, |(lo, hi)| (lo.min(b.0), hi.max(b.1))))
 }
 
 /// The sites of one kernel of a `check --format json` report, by key.
@@ -92,6 +117,7 @@ pub fn static_sites(kernel: &Value) -> BTreeMap<SiteKey, Static> {
                 bytes.div_ceil(32) + 1,
                 bytes.div_ceil(32),
             );
+            e.sector_rows = hull(e.sector_rows, (lo, hi));
             e.sectors = Some(match e.sectors.take() {
                 None => (lo, hi, ideal, Some("coalesced".to_string())),
                 Some((a, b, i, c)) => (
@@ -109,8 +135,10 @@ pub fn static_sites(kernel: &Value) -> BTreeMap<SiteKey, Static> {
                 v["max"].as_u64().unwrap(),
                 v["ideal"].as_u64().unwrap(),
             );
+            e.sector_rows = hull(e.sector_rows, rows_hull(v));
             if let Some(from) = v["condition"]["from"].as_i64() {
-                e.sectors_from = Some(e.sectors_from.unwrap_or(from).max(from));
+                let param = v["condition"]["param"].as_str().unwrap_or_default();
+                e.sectors_from.push((param.to_string(), from));
             }
             e.sectors = Some(match e.sectors.take() {
                 None => (lo, hi, ideal, class(v)),
@@ -125,6 +153,7 @@ pub fn static_sites(kernel: &Value) -> BTreeMap<SiteKey, Static> {
         if s["conflict"].is_object() {
             let v = &s["conflict"];
             let (lo, hi) = (v["min"].as_u64().unwrap(), v["max"].as_u64().unwrap());
+            e.conflict_rows = hull(e.conflict_rows, rows_hull(v));
             e.conflict = Some(match e.conflict.take() {
                 None => (lo, hi, class(v)),
                 Some((a, b, c)) => (
@@ -163,8 +192,8 @@ impl Tally {
 }
 
 /// Compares one simulated site with the static figures of its key.
-/// `int`: the value every integer parameter had in the run.
-pub fn compare(kernel: &str, st: &Static, s: &SiteJson, int: i128, t: &mut Tally) {
+/// `int(name)`: the value integer parameter `name` had in the run.
+pub fn compare(kernel: &str, st: &Static, s: &SiteJson, int: &dyn Fn(&str) -> i128, t: &mut Tally) {
     let whole = s.lanes_max == WARP_SIZE;
     let mut bad = |what: String| {
         t.disagreements.push(format!(
@@ -205,7 +234,10 @@ pub fn compare(kernel: &str, st: &Static, s: &SiteJson, int: i128, t: &mut Tally
             }
         }
     }
-    let below = st.sectors_from.is_some_and(|from| int < i128::from(from));
+    let below = st
+        .sectors_from
+        .iter()
+        .any(|(param, from)| int(param) < i128::from(*from));
     if let (Some(sim), Some((lo, hi, ideal, class)), false) = (&s.sectors, &st.sectors, below) {
         t.global += 1;
         if sim.min < *lo || sim.max > *hi {
@@ -213,6 +245,14 @@ pub fn compare(kernel: &str, st: &Static, s: &SiteJson, int: i128, t: &mut Tally
                 "sectors {}..{} outside static {lo}..{hi}",
                 sim.min, sim.max
             ));
+        }
+        if let Some((rlo, rhi)) = st.sector_rows {
+            if sim.min < rlo || sim.max > rhi {
+                bad(format!(
+                    "sectors {}..{} outside the per-iteration rows' {rlo}..{rhi}",
+                    sim.min, sim.max
+                ));
+            }
         }
         // Each request against its own ideal: warps of one site (or the
         // calling contexts of a device function) can have different ones.
@@ -237,6 +277,14 @@ pub fn compare(kernel: &str, st: &Static, s: &SiteJson, int: i128, t: &mut Tally
                 "conflict degree {}..{} outside static {lo}..{hi}",
                 sim.min, sim.max
             ));
+        }
+        if let Some((rlo, rhi)) = st.conflict_rows {
+            if sim.min < rlo || sim.max > rhi {
+                bad(format!(
+                    "conflict degree {}..{} outside the per-iteration rows' {rlo}..{rhi}",
+                    sim.min, sim.max
+                ));
+            }
         }
         if let Some(at) = s.conflict_at_max.as_ref().filter(|_| whole) {
             match class.as_deref() {
@@ -281,13 +329,42 @@ pub fn simulate_and_compare(
     int: i128,
     t: &mut Tally,
 ) -> Result<(), SimError> {
-    let o = sim::simulate(m, k, config, &iota_arguments(m, k, int))?;
+    let args = iota_arguments(m, k, int);
+    simulate_args_and_compare(m, k, statics, config, &args, t)
+}
+
+/// [`simulate_and_compare`] with the arguments given.
+pub fn simulate_args_and_compare(
+    m: &Module,
+    k: FuncId,
+    statics: &BTreeMap<SiteKey, Static>,
+    config: &LaunchConfig,
+    args: &[(String, ArgValue)],
+    t: &mut Tally,
+) -> Result<(), SimError> {
+    let o = sim::simulate(m, k, config, args)?;
     t.runs += 1;
-    let label = format!("{} {:?} n={int}", m.func(k).name, config.block);
+    let ints: Vec<(&str, i128)> = args
+        .iter()
+        .filter_map(|(name, v)| match v {
+            ArgValue::Int(i) => Some((name.as_str(), *i)),
+            _ => None,
+        })
+        .collect();
+    let shown: Vec<String> = ints.iter().map(|(n, i)| format!("{n}={i}")).collect();
+    let label = format!("{} {:?} {}", m.func(k).name, config.block, shown.join(" "));
+    // A parameter the report names but the arguments do not (a source
+    // name): the lowest integer argument, the cautious reading.
+    let lowest = ints.iter().map(|(_, i)| *i).min().unwrap_or(0);
+    let int = |name: &str| {
+        ints.iter()
+            .find(|(n, _)| *n == name)
+            .map_or(lowest, |(_, i)| *i)
+    };
     for s in report::sites(m, &o) {
         let key = sim_key(&s);
         match statics.get(&key) {
-            Some(st) => compare(&label, st, &s, int, t),
+            Some(st) => compare(&label, st, &s, &int, t),
             None => t.disagreements.push(format!(
                 "{label}: simulated site {key:?} has no static site"
             )),

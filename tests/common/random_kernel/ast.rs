@@ -45,6 +45,10 @@ pub enum Leaf {
     Var(u8),
     /// The counter of an enclosing loop (0 is the innermost); 0 outside loops.
     Counter(u8),
+    /// The kernel's third integer parameter `m`, run with a value below 32
+    /// (a guard `t <= m` that narrows the lanes; the analysis does not
+    /// know the value). A device function's first parameter.
+    Small,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -158,6 +162,74 @@ pub struct Access {
     pub col: Expr,
 }
 
+/// Where a vector access points: `reinterpret_cast<uint4 *>(p)` of a
+/// kernel buffer, or of the shared array (directly or through a generic
+/// pointer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum VecBase {
+    Global(u8),
+    Shared { generic: bool },
+}
+
+/// A vector element (`uint4`, `float2`, `uchar4`, `double2`, an aligned
+/// struct of `lanes` fields) read or written field by field, as clang -O2
+/// leaves it: one scalar access per field at constant offsets from the
+/// element's address, the first stating the vector's alignment (shifted
+/// right `align_shift` times, not below a field's) and field `j` the
+/// largest power of two dividing both that and its offset. The backend
+/// merges such pieces (`memory/vector.rs`); the simulator and the
+/// analysis must count the same requests.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VecAccess {
+    pub base: VecBase,
+    /// Bytes per field.
+    pub elem: Width,
+    /// Fields of the vector: 2 or 4 (others read as 4).
+    pub lanes: u8,
+    pub align_shift: u8,
+    /// Fields addressed as a struct's (`gep %struct, q, 0, j`) rather than
+    /// by byte offsets (`gep i8, q, 4j`).
+    pub fields: bool,
+    /// Fields accessed last first.
+    pub reversed: bool,
+    /// A field left out (`v.x`, `v.y`, `v.w` only), if any.
+    pub skip: Option<u8>,
+    /// The vector's index, masked to the buffer's vectors
+    /// (`index & (2^mask_bits - 1)` in global memory).
+    pub index: Expr,
+    pub mask_bits: u8,
+}
+
+impl VecAccess {
+    pub fn lanes(&self) -> u64 {
+        if self.lanes == 2 {
+            2
+        } else {
+            4
+        }
+    }
+
+    /// Bytes of the whole vector.
+    pub fn bytes(&self) -> u64 {
+        self.lanes() * self.elem.bytes()
+    }
+
+    /// The alignment the first field states.
+    pub fn align(&self) -> u64 {
+        (self.bytes() >> (self.align_shift % 4)).max(self.elem.bytes())
+    }
+
+    /// The fields accessed, in program order.
+    pub fn pieces(&self) -> Vec<u64> {
+        let skip = self.skip.map(|k| u64::from(k) % self.lanes());
+        let mut out: Vec<u64> = (0..self.lanes()).filter(|&j| Some(j) != skip).collect();
+        if self.reversed {
+            out.reverse();
+        }
+        out
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Cond {
     pub pred: Pred,
@@ -185,6 +257,8 @@ pub enum Expr {
     /// its first argument where `f` does not exist or may not be called
     /// (a device function calls only those after it).
     Call(u8, Box<Expr>, Box<Expr>, u8),
+    /// The fields of a vector element read one by one, xor-ed together.
+    VecLoad(Box<VecAccess>),
 }
 
 /// Where a counted loop tests its counter.
@@ -201,6 +275,14 @@ pub enum LoopShape {
     Doubling,
     /// `for (c = blockDim.x / 2; c > 0; c >>= 1)`, rotated.
     Halving,
+    /// `for (c = 1; c < (bound & 127); c <<= 1)`, rotated: a ladder up to
+    /// a constant, a parameter or a thread-dependent value.
+    DoublingTo,
+    /// `for (c = (bound & 127); c > 0; c >>= 1)`, rotated.
+    HalvingFrom,
+    /// `for (c = tid; c < (bound & 255); c += blockDim.x)`, rotated: a
+    /// block-stride loop, whose trip count differs between threads.
+    BlockStride,
 }
 
 /// How threads share a value through `s` and a barrier, the shapes whose
@@ -234,6 +316,9 @@ pub enum Stmt {
     /// `v = ...` through shared memory: the shape, the variable, the
     /// index `k` read (masked to `s`) and the value `e` stored.
     Share(Share, u8, Expr, Expr),
+    /// The fields of a vector element written one by one: field `j`
+    /// gets `e + j`.
+    VecStore(VecAccess, Expr),
 }
 
 /// `int fN(int n0, int n1, int *p0)`: may call only functions after it.
@@ -270,6 +355,7 @@ impl fmt::Display for Leaf {
             Leaf::Param(p) => write!(f, "n{p}"),
             Leaf::Var(v) => write!(f, "v{v}"),
             Leaf::Counter(c) => write!(f, "c{c}"),
+            Leaf::Small => write!(f, "m"),
         }
     }
 }
@@ -301,6 +387,27 @@ impl fmt::Display for Access {
     }
 }
 
+impl fmt::Display for VecAccess {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let base = match self.base {
+            VecBase::Global(b) => format!("p{b}"),
+            VecBase::Shared { generic: false } => "s".into(),
+            VecBase::Shared { generic: true } => "(generic)s".into(),
+        };
+        let how = if self.fields { "struct" } else { "vec" };
+        write!(
+            f,
+            "(({how}<i{} x {}, align {}>*){base})[({}) & {:#x}].fields{:?}",
+            self.elem.bytes() * 8,
+            self.lanes(),
+            self.align(),
+            self.index,
+            (1u64 << self.mask_bits.min(40)) - 1,
+            self.pieces()
+        )
+    }
+}
+
 impl fmt::Display for Cond {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let p = format!("{:?}", self.pred).to_lowercase();
@@ -321,6 +428,7 @@ impl fmt::Display for Expr {
             Expr::Shfl(m, v, l) => write!(f, "shfl_{}({v}, {l})", lower(m)),
             Expr::Vote(m, c) => write!(f, "{}({c})", lower(m)),
             Expr::Call(g, a, b, p) => write!(f, "f{g}({a}, {b}, p{p})"),
+            Expr::VecLoad(a) => write!(f, "xor_fields({a})"),
         }
     }
 }
@@ -358,6 +466,16 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result
                 LoopShape::Halving => {
                     writeln!(f, "{pad}for (c = blockDim.x / 2; c > 0; c >>= 1) {{")?
                 }
+                LoopShape::DoublingTo => {
+                    writeln!(f, "{pad}for (c = 1; c < (({bound}) & 127); c <<= 1) {{")?
+                }
+                LoopShape::HalvingFrom => {
+                    writeln!(f, "{pad}for (c = (({bound}) & 127); c > 0; c >>= 1) {{")?
+                }
+                LoopShape::BlockStride => writeln!(
+                    f,
+                    "{pad}for (c = tid; c < (({bound}) & 255); c += blockDim.x) {{"
+                )?,
             }
             write_block(f, body, depth + 1)?;
             writeln!(f, "{pad}}}")
@@ -377,6 +495,7 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result
                 }
             }
         }
+        Stmt::VecStore(a, e) => writeln!(f, "{pad}{a} = {e} + field;"),
     }
 }
 
@@ -387,7 +506,10 @@ impl fmt::Display for Program {
             write_block(f, &g.body, 1)?;
             writeln!(f, "  return {};\n}}", g.ret)?;
         }
-        writeln!(f, "kernel(int *p0, int *p1, int *p2, int n0, int n1) {{")?;
+        writeln!(
+            f,
+            "kernel(int *p0, int *p1, int *p2, int n0, int n1, int m) {{"
+        )?;
         for (i, e) in self.init.iter().enumerate() {
             writeln!(f, "  v{i} = {e};")?;
         }

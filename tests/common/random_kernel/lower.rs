@@ -12,7 +12,8 @@ use super::ast::*;
 use super::uniformity::Scope;
 use warpcheck::ir::builder::{FunctionBuilder, ModuleBuilder};
 use warpcheck::ir::{
-    addrspace, BlockId, Const, FuncId, IntPred, Module, Opcode, RmwOp, TypeId, TypeKind, Value,
+    addrspace, BlockId, Const, FuncId, InstKind, IntPred, Module, Opcode, RmwOp, TypeId, TypeKind,
+    Value,
 };
 
 /// The kernel's name in the lowered module.
@@ -49,7 +50,7 @@ struct Env {
 }
 
 /// Lowers a program to a module with one kernel, [`KERNEL`], taking
-/// `(p0, p1, p2, n0, n1)`.
+/// `(p0, p1, p2, n0, n1, m)`.
 pub fn lower(p: &Program) -> Module {
     let mut mb = ModuleBuilder::new();
     let (i1, i32t, i64t, void) = (mb.int(1), mb.int(32), mb.int(64), mb.void());
@@ -101,6 +102,7 @@ pub fn lower(p: &Program) -> Module {
         let scope = Scope::device(p.funcs.len());
         let mut l = Lower::new(fb, &env, funcs.clone(), scope, line);
         l.params = [Value::Arg(0), Value::Arg(1)];
+        l.small = Value::Arg(0);
         l.bufs = vec![Value::Arg(2)];
         l.vars = std::array::from_fn(|v| l.params[v % INT_PARAMS]);
         l.block(&g.body);
@@ -109,11 +111,12 @@ pub fn lower(p: &Program) -> Module {
         line = l.fb.next_line();
         funcs[i] = Some(id);
     }
-    let params = [generic, generic, generic, i32t, i32t];
+    let params = [generic, generic, generic, i32t, i32t, i32t];
     let mut fb = mb.define(KERNEL, &params, void);
     fb.kernel();
     let mut l = Lower::new(fb, &env, funcs, Scope::kernel(p), line);
     l.params = [Value::Arg(3), Value::Arg(4)];
+    l.small = Value::Arg(5);
     l.bufs = (0..BUFFERS as u32).map(Value::Arg).collect();
     for v in 0..VARS {
         l.vars[v] = match p.init.get(v) {
@@ -141,6 +144,8 @@ struct Lower<'e, 'm> {
     /// may not call.
     callable: Vec<Option<FuncId>>,
     params: [Value; INT_PARAMS],
+    /// What [`Leaf::Small`] reads.
+    small: Value,
     bufs: Vec<Value>,
     vars: [Value; VARS],
     loops: Vec<LoopCtx>,
@@ -162,6 +167,7 @@ impl<'e, 'm> Lower<'e, 'm> {
             env,
             callable,
             params: [zero; INT_PARAMS],
+            small: zero,
             bufs: Vec::new(),
             vars: [zero; VARS],
             loops: Vec::new(),
@@ -212,6 +218,7 @@ impl<'e, 'm> Lower<'e, 'm> {
                 self.fb.binary(Opcode::LShr, t, k)
             }
             Leaf::Param(k) => self.params[k as usize % INT_PARAMS],
+            Leaf::Small => self.small,
             Leaf::Var(v) => self.vars[v as usize % VARS],
             Leaf::Counter(k) => match self.loops.len() {
                 0 => self.c32(0),
@@ -336,7 +343,84 @@ impl<'e, 'm> Lower<'e, 'm> {
                 self.fb.call(f, vec![a, b, p])
             }
             Expr::Call(_, a, _, _) => self.expr(a),
+            Expr::VecLoad(acc) => {
+                let pieces = self.vec_pieces(acc);
+                let loaded: Vec<Value> = pieces
+                    .iter()
+                    .map(|&(addr, align)| {
+                        let ty = self.fb.m.types.int(acc.elem.bytes() as u32 * 8);
+                        let kind = InstKind::Load {
+                            align,
+                            volatile: false,
+                        };
+                        self.fb.inst(Opcode::Load, ty, vec![addr], kind)
+                    })
+                    .collect();
+                let mut out = self.c32(0);
+                for v in loaded {
+                    let v = self.widen_to_i32(v, acc.elem);
+                    out = self.fb.binary(Opcode::Xor, out, v);
+                }
+                out
+            }
         }
+    }
+
+    /// The address and stated alignment of each field a vector access
+    /// touches, in program order (see [`VecAccess`]).
+    fn vec_pieces(&mut self, acc: &VecAccess) -> Vec<(Value, u32)> {
+        let bytes = acc.bytes();
+        let elem = self.fb.m.types.int(acc.elem.bytes() as u32 * 8);
+        let fields = vec![elem; acc.lanes() as usize];
+        let vty = self.fb.m.types.intern(TypeKind::Struct {
+            fields,
+            packed: false,
+        });
+        let idx = self.expr(&acc.index);
+        let (base, elems) = match acc.base {
+            VecBase::Global(b) => {
+                let max_bits = (BUFFER_BYTES / bytes).trailing_zeros();
+                let bits = u32::from(acc.mask_bits).clamp(1, max_bits);
+                (self.bufs[b as usize % self.bufs.len()], 1i64 << bits)
+            }
+            VecBase::Shared { generic } => {
+                let base = if generic {
+                    self.env.shared_generic
+                } else {
+                    self.env.shared
+                };
+                (base, (SHARED_BYTES / bytes) as i64)
+            }
+        };
+        let i = self.index(idx, elems - 1);
+        let q = self.fb.gep(vty, base, &[i]);
+        let i8t = self.fb.m.types.int(8);
+        let align = acc.align();
+        acc.pieces()
+            .into_iter()
+            .map(|j| {
+                let off = j * acc.elem.bytes();
+                let addr = match (j, acc.fields) {
+                    (0, _) => q,
+                    (_, true) => {
+                        let (zero, field) = (self.c32(0), self.c32(j as i64));
+                        self.fb.gep(vty, q, &[zero, field])
+                    }
+                    (_, false) => {
+                        let off = self.fb.const_int(64, off as i64);
+                        self.fb.gep(i8t, q, &[off])
+                    }
+                };
+                // What clang states: the vector's alignment at offset 0,
+                // the largest power of two dividing both elsewhere.
+                let stated = if off == 0 {
+                    align
+                } else {
+                    align.min(1 << off.trailing_zeros())
+                };
+                (addr, stated as u32)
+            })
+            .collect()
     }
 
     /// A loaded value of width `w` as an `i32`.
@@ -491,6 +575,28 @@ impl<'e, 'm> Lower<'e, 'm> {
             }
             Stmt::Barrier => {}
             Stmt::Share(shape, v, k, e) => self.share(*shape, *v, k, e),
+            Stmt::VecStore(acc, e) => {
+                let v = self.expr(e);
+                let pieces = self.vec_pieces(acc);
+                // Every value first: the stores must follow one another.
+                let values: Vec<Value> = acc
+                    .pieces()
+                    .into_iter()
+                    .map(|j| {
+                        let k = self.c32(j as i64);
+                        let x = self.fb.binary(Opcode::Add, v, k);
+                        self.narrow_from_i32(x, acc.elem)
+                    })
+                    .collect();
+                let void = self.fb.m.types.void();
+                for ((addr, align), x) in pieces.into_iter().zip(values) {
+                    let kind = InstKind::Store {
+                        align,
+                        volatile: false,
+                    };
+                    self.fb.inst(Opcode::Store, void, vec![x, addr], kind);
+                }
+            }
         }
     }
 
@@ -591,33 +697,42 @@ impl<'e, 'm> Lower<'e, 'm> {
     /// halving ladder over `blockDim.x`, rotated.
     fn counted_loop(&mut self, shape: LoopShape, bound: &Expr, body: &[Stmt]) {
         let i32t = self.env.i32;
-        let ladder = matches!(shape, LoopShape::Doubling | LoopShape::Halving);
-        let b = if ladder {
-            self.expr(&Expr::Leaf(Leaf::Ntid(Dim::X)))
-        } else {
-            let b = self.expr(bound);
-            let seven = self.c32(7);
-            self.fb.binary(Opcode::And, b, seven)
+        let b = match shape {
+            LoopShape::Doubling | LoopShape::Halving => self.expr(&Expr::Leaf(Leaf::Ntid(Dim::X))),
+            _ => {
+                let b = self.expr(bound);
+                let mask = match shape {
+                    LoopShape::DoublingTo | LoopShape::HalvingFrom => 127,
+                    LoopShape::BlockStride => 255,
+                    _ => 7,
+                };
+                let mask = self.c32(mask);
+                self.fb.binary(Opcode::And, b, mask)
+            }
         };
-        let (inner, exit_uni) = self.scope.enter_loop(bound, body);
+        let (inner, exit_uni) = self.scope.enter_loop(shape, bound, body);
         let outer = std::mem::replace(&mut self.scope, inner);
         let pre = self.fb.current();
         let (header, body_b, exit) = (self.fb.block(), self.fb.block(), self.fb.block());
         let zero = self.c32(0);
         let one = self.c32(1);
         let start = match shape {
-            LoopShape::Doubling => one,
+            LoopShape::Doubling | LoopShape::DoublingTo => one,
             LoopShape::Halving => self.fb.binary(Opcode::LShr, b, one),
+            LoopShape::HalvingFrom => b,
+            LoopShape::BlockStride => self.linear(),
             LoopShape::Header | LoopShape::Rotated => zero,
         };
         let before = self.vars;
         let mut exits = Vec::new();
         match shape {
             LoopShape::Header => self.fb.br(header),
-            // 0 < b, 1 < blockDim.x, 0 < blockDim.x / 2.
-            LoopShape::Rotated | LoopShape::Doubling | LoopShape::Halving => {
+            // 0 < b, 1 < blockDim.x, 0 < blockDim.x / 2, tid < b.
+            _ => {
                 let enter = match shape {
-                    LoopShape::Halving => self.fb.icmp(IntPred::Ult, zero, start),
+                    LoopShape::Halving | LoopShape::HalvingFrom => {
+                        self.fb.icmp(IntPred::Ult, zero, start)
+                    }
                     _ => self.fb.icmp(IntPred::Ult, start, b),
                 };
                 self.fb.cond_br(enter, header, exit);
@@ -651,15 +766,23 @@ impl<'e, 'm> Lower<'e, 'm> {
         self.block(body);
         let latch = self.fb.current();
         let next = match shape {
-            LoopShape::Doubling => self.fb.binary(Opcode::Shl, counter, one),
-            LoopShape::Halving => self.fb.binary(Opcode::LShr, counter, one),
+            LoopShape::Doubling | LoopShape::DoublingTo => {
+                self.fb.binary(Opcode::Shl, counter, one)
+            }
+            LoopShape::Halving | LoopShape::HalvingFrom => {
+                self.fb.binary(Opcode::LShr, counter, one)
+            }
+            LoopShape::BlockStride => {
+                let step = self.sreg("ntid", Dim::X);
+                self.fb.binary(Opcode::Add, counter, step)
+            }
             LoopShape::Header | LoopShape::Rotated => self.fb.binary(Opcode::Add, counter, one),
         };
         let mut ctx = self.loops.pop().expect("the loop just pushed");
         if shape == LoopShape::Header {
             self.fb.br(header);
         } else {
-            let more = if shape == LoopShape::Halving {
+            let more = if matches!(shape, LoopShape::Halving | LoopShape::HalvingFrom) {
                 self.fb.icmp(IntPred::Ult, zero, next)
             } else {
                 self.fb.icmp(IntPred::Ult, next, b)

@@ -142,6 +142,11 @@ fn stmt_variants(s: &Stmt) -> Vec<Stmt> {
             out.extend(expr_variants(k).into_iter().map(|k| make(k, e.clone())));
             out.extend(expr_variants(e).into_iter().map(|e| make(k.clone(), e)));
         }
+        Stmt::VecStore(a, e) => {
+            let make = |a: VecAccess, e: Expr| Stmt::VecStore(a, e);
+            out.extend(vec_variants(a).into_iter().map(|a| make(a, e.clone())));
+            out.extend(expr_variants(e).into_iter().map(|e| make(a.clone(), e)));
+        }
     }
     out
 }
@@ -179,6 +184,43 @@ fn access_variants(a: &Access) -> Vec<Access> {
                 .map(|col| Access { col, ..a.clone() }),
         );
     }
+    out
+}
+
+/// Simpler vector accesses: fewer fields, the plain shape, the index's
+/// variants.
+fn vec_variants(a: &VecAccess) -> Vec<VecAccess> {
+    let mut out = Vec::new();
+    let mut push = |b: VecAccess| {
+        if b != *a {
+            out.push(b);
+        }
+    };
+    push(VecAccess {
+        skip: None,
+        ..a.clone()
+    });
+    push(VecAccess {
+        reversed: false,
+        ..a.clone()
+    });
+    push(VecAccess {
+        fields: false,
+        ..a.clone()
+    });
+    push(VecAccess {
+        lanes: 2,
+        ..a.clone()
+    });
+    push(VecAccess {
+        align_shift: 0,
+        ..a.clone()
+    });
+    out.extend(
+        expr_variants(&a.index)
+            .into_iter()
+            .map(|index| VecAccess { index, ..a.clone() }),
+    );
     out
 }
 
@@ -267,6 +309,14 @@ fn expr_variants(e: &Expr) -> Vec<Expr> {
                 cond_variants(c)
                     .into_iter()
                     .map(|c| Expr::Vote(*m, Box::new(c))),
+            );
+        }
+        Expr::VecLoad(a) => {
+            out.push(a.index.clone());
+            out.extend(
+                vec_variants(a)
+                    .into_iter()
+                    .map(|a| Expr::VecLoad(Box::new(a))),
             );
         }
         Expr::Call(g, x, y, p) => {

@@ -25,6 +25,7 @@ fn leaf() -> impl Strategy<Value = Leaf> {
         1 => (0..INT_PARAMS as u8).prop_map(Leaf::Param),
         2 => (0..VARS as u8).prop_map(Leaf::Var),
         2 => (0..3u8).prop_map(Leaf::Counter),
+        1 => Just(Leaf::Small),
     ]
 }
 
@@ -43,6 +44,10 @@ pub struct Knobs {
     /// Unsigned comparisons, min/max, division and right shifts, of
     /// values that may be negative.
     pub unsigned_ops: bool,
+    /// Ladders to or from a masked bound and block-stride loops, whose
+    /// trip counts the cost stage does not bound (`time_soundness.rs`
+    /// leaves them out).
+    pub wide_loops: bool,
 }
 
 fn pred(k: Knobs) -> impl Strategy<Value = Pred> {
@@ -62,7 +67,9 @@ fn pred(k: Knobs) -> impl Strategy<Value = Pred> {
 
 /// A comparison, usually of a thread-dependent value with a small constant;
 /// sometimes a guard that narrows with the innermost loop's counter, as
-/// reductions do (`t < c`, `t % (2c) == 0`, `2c·t < blockDim.x`).
+/// reductions do (`t < c`, `t % (2c) == 0`, `2c·t < blockDim.x`), or with
+/// the parameter `m` (below 32 in the runs: `t <= m` leaves a warp's
+/// first `m + 1` lanes, Rodinia nw's guard).
 fn cond(e: BoxedStrategy<Expr>, k: Knobs) -> impl Strategy<Value = Cond> {
     let small = select(vec![0, 1, 2, 3, 4, 5, 8, 16, 17, 31, 32, 63, 64, 100])
         .prop_map(|c| Expr::Leaf(Leaf::Const(c)));
@@ -71,8 +78,13 @@ fn cond(e: BoxedStrategy<Expr>, k: Knobs) -> impl Strategy<Value = Cond> {
     let tid = select(vec![Leaf::Tid(Dim::X), Leaf::Linear, Leaf::Lane]).prop_map(Expr::Leaf);
     let c = || Expr::Leaf(Leaf::Counter(0));
     let k2 = |x: Expr| bin(BinOp::Mul, Expr::Leaf(Leaf::Const(2)), x);
-    let narrowing = (tid, 0..3u8, pred(k)).prop_map(move |(t, shape, pred)| match shape {
+    let narrowing = (tid, 0..4u8, pred(k)).prop_map(move |(t, shape, pred)| match shape {
         0 => Cond { pred, a: t, b: c() },
+        3 => Cond {
+            pred,
+            a: t,
+            b: Expr::Leaf(Leaf::Small),
+        },
         1 => Cond {
             pred: Pred::Eq,
             a: bin(
@@ -121,6 +133,38 @@ fn access(e: BoxedStrategy<Expr>, loads: bool) -> impl Strategy<Value = Access> 
     })
 }
 
+/// A vector element read or written field by field ([`VecAccess`]):
+/// mostly `uint4`/`float4` (4 × 4 bytes) and `float2`, as stated aligned;
+/// sometimes under-aligned, partial or last field first.
+fn vec_access(e: BoxedStrategy<Expr>) -> impl Strategy<Value = VecAccess> {
+    let base = prop_oneof![
+        3 => (0..BUFFERS as u8).prop_map(VecBase::Global),
+        2 => any::<bool>().prop_map(|generic| VecBase::Shared { generic }),
+    ];
+    let elem = prop_oneof![1 => Just(Width::W1), 1 => Just(Width::W2), 3 => Just(Width::W4), 1 => Just(Width::W8)];
+    let shape = (
+        select(vec![2u8, 4, 4]),
+        select(vec![0u8, 0, 0, 1, 2]),
+        any::<bool>(),
+        proptest::bool::weighted(0.2),
+        proptest::option::weighted(0.2, 0..4u8),
+    );
+    let index = prop_oneof![3 => affine(e.clone()), 1 => e];
+    (base, elem, shape, index, 4..18u8).prop_map(
+        |(base, elem, (lanes, align_shift, fields, reversed, skip), index, mask_bits)| VecAccess {
+            base,
+            elem,
+            lanes,
+            align_shift,
+            fields,
+            reversed,
+            skip,
+            index,
+            mask_bits,
+        },
+    )
+}
+
 pub fn expr(k: Knobs) -> BoxedStrategy<Expr> {
     leaf()
         .prop_map(Expr::Leaf)
@@ -159,6 +203,7 @@ pub fn expr(k: Knobs) -> BoxedStrategy<Expr> {
                 1 => (vote, cond(e.clone(), k)).prop_map(|(m, c)| Expr::Vote(m, Box::new(c))),
                 1 => (0..3u8, e.clone(), e.clone(), 0..BUFFERS as u8)
                     .prop_map(|(g, a, b, p)| Expr::Call(g, Box::new(a), Box::new(b), p)),
+                1 => vec_access(e.clone()).prop_map(|a| Expr::VecLoad(Box::new(a))),
             ]
         })
         .boxed()
@@ -179,6 +224,7 @@ fn stmt(depth: u32, loops: bool, k: Knobs) -> BoxedStrategy<Stmt> {
         3 => Just(Stmt::Barrier),
         2 => (share(), 0..VARS as u8, e.clone(), e.clone())
             .prop_map(|(s, v, k, x)| Stmt::Share(s, v, k, x)),
+        2 => (vec_access(e.clone()), e.clone()).prop_map(|(a, x)| Stmt::VecStore(a, x)),
     ];
     simple
         .prop_recursive(depth, 32, 4, move |inner| {
@@ -188,24 +234,27 @@ fn stmt(depth: u32, loops: bool, k: Knobs) -> BoxedStrategy<Stmt> {
                 vec(inner.clone(), 0..3),
             )
                 .prop_map(|(c, t, f)| Stmt::If(c, t, f));
-            let shape = if k.header_loops {
-                prop_oneof![
-                    2 => Just(LoopShape::Header),
-                    2 => Just(LoopShape::Rotated),
-                    1 => Just(LoopShape::Doubling),
-                    1 => Just(LoopShape::Halving),
-                ]
-                .boxed()
-            } else {
-                prop_oneof![
-                    2 => Just(LoopShape::Rotated),
-                    1 => Just(LoopShape::Doubling),
-                    1 => Just(LoopShape::Halving),
-                ]
-                .boxed()
-            };
-            let counted = (shape, e.clone(), vec(inner, 1..4))
-                .prop_map(|(shape, b, body)| Stmt::Loop(shape, b, body));
+            let wide = u32::from(k.wide_loops);
+            let shape = prop_oneof![
+                2 * u32::from(k.header_loops) => Just(LoopShape::Header),
+                2 => Just(LoopShape::Rotated),
+                1 => Just(LoopShape::Doubling),
+                1 => Just(LoopShape::Halving),
+                wide => Just(LoopShape::DoublingTo),
+                wide => Just(LoopShape::HalvingFrom),
+                wide => Just(LoopShape::BlockStride),
+            ];
+            // Sometimes a break first in the body: taken on the first
+            // iteration by the lanes the condition picks.
+            let first_break = proptest::option::weighted(0.25, cond(e.clone(), k));
+            let counted = (shape, e.clone(), first_break, vec(inner, 1..4)).prop_map(
+                |(shape, b, first, mut body)| {
+                    if let Some(c) = first {
+                        body.insert(0, Stmt::BreakIf(c));
+                    }
+                    Stmt::Loop(shape, b, body)
+                },
+            );
             if loops {
                 prop_oneof![2 => ifs, 1 => counted].boxed()
             } else {

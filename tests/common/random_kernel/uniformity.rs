@@ -102,7 +102,7 @@ impl Scope {
     pub fn leaf(&self, l: Leaf) -> Uni {
         match l {
             Leaf::Const(_) | Leaf::Ntid(_) | Leaf::Ctaid(_) => Uni::Block,
-            Leaf::Param(_) => self.params,
+            Leaf::Param(_) | Leaf::Small => self.params,
             Leaf::Warp => Uni::Warp,
             Leaf::Tid(_) | Leaf::LaneId | Leaf::Linear | Leaf::Lane => Uni::Thread,
             Leaf::Var(v) => self.vars[v as usize % VARS],
@@ -126,7 +126,7 @@ impl Scope {
             Expr::Bin(_, a, b) => self.expr(a).max(self.expr(b)),
             Expr::Shift(_, a, _) | Expr::Div(_, a, _) => self.expr(a),
             Expr::Select(c, a, b) => self.cond(c).max(self.expr(a)).max(self.expr(b)),
-            Expr::Load(_) => Uni::Thread,
+            Expr::Load(_) | Expr::VecLoad(_) => Uni::Thread,
             Expr::Shfl(Shfl::Idx, _, l) if self.warp_ops_allowed() && self.expr(l) <= Uni::Warp => {
                 Uni::Warp
             }
@@ -181,9 +181,13 @@ impl Scope {
     }
 
     /// The scope at the top of the body of `for (c < bound) body`: a fixed
-    /// point over the iterations. Returns it with the loop's exit control.
-    pub fn enter_loop(&self, bound: &Expr, body: &[Stmt]) -> (Scope, Uni) {
-        let mut exit = self.expr(bound);
+    /// point over the iterations. Returns it with the loop's exit control
+    /// (a block-stride loop's counter starts at the thread's index).
+    pub fn enter_loop(&self, shape: LoopShape, bound: &Expr, body: &[Stmt]) -> (Scope, Uni) {
+        let mut exit = match shape {
+            LoopShape::BlockStride => Uni::Thread,
+            _ => self.expr(bound),
+        };
         let mut top = self.clone();
         let changed = assigned(body);
         loop {
@@ -226,7 +230,7 @@ impl Scope {
     fn stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Assign(v, e) => self.assign(*v, e),
-            Stmt::Store(..) | Stmt::AtomicAdd(..) | Stmt::Barrier => {}
+            Stmt::Store(..) | Stmt::AtomicAdd(..) | Stmt::VecStore(..) | Stmt::Barrier => {}
             // Read from memory: thread-dependent, to the generator.
             Stmt::Share(_, v, ..) => self.loaded(*v),
             Stmt::If(c, t, e) => {
@@ -235,8 +239,8 @@ impl Scope {
                 els.block(e);
                 self.leave_if(c, t, e, &then, &els);
             }
-            Stmt::Loop(_, bound, body) => {
-                let (mut inner, exit) = self.enter_loop(bound, body);
+            Stmt::Loop(shape, bound, body) => {
+                let (mut inner, exit) = self.enter_loop(*shape, bound, body);
                 inner.block(body);
                 self.leave_loop(body, &inner, exit);
             }
