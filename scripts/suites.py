@@ -471,7 +471,7 @@ def write_outputs(out, rows):
     md.append(
         "TUs: files compiled / translation units (files other files #include, files "
         "compiled only with the legacy toolkit, CUDA 11.8); "
-        "check s, compare s: CPU seconds of `check --summary --format json` and of "
+        "check s, compare s: CPU seconds of `check --summary --sites --format json` and of "
         "`check --compare-uniformity --format json` (with its opt) on the plain IR, "
         "summed (wall times, in report.json, suffer from other work on the machine); "
         "peak: the largest RSS of any run; unknown: of thread-dependent branches and accesses "

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # warpcheck over public CUDA suites: device IR of every benchmark, then
-# `check --summary` and `check --compare-uniformity` on each file, then one
+# `check --summary --sites` and `check --compare-uniformity` on each file, then one
 # table per benchmark (exit codes, time, memory, branch and access classes,
 # unknown rates, branches warpcheck calls dependent and LLVM uniform).
 #
@@ -158,7 +158,7 @@ check() {
     for suffix in "" .lowered; do
       local ll=$dir/$stem$suffix.ll base=$OUT/results/$name/$stem$suffix
       mkdir -p "$(dirname "$base")"
-      measure "$base.check" "$WARPCHECK" check --summary --format json -j1 "$ll"
+      measure "$base.check" "$WARPCHECK" check --summary --sites --format json -j1 "$ll"
       # Some sites' ACF texts run to 100 MB (rodinia dwt2d).
       gzip -1 -f "$base.check.json"
       measure "$base.uniformity" "$WARPCHECK" check --compare-uniformity --format json -j1 "$ll"
