@@ -325,6 +325,43 @@ mod tests {
     }
 
     #[test]
+    fn publishing_makes_room_first_and_keeps_nothing_over_the_cap() {
+        let cache = tempfile::tempdir().unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let root = cache.path();
+        let t0 = std::time::SystemTime::now() - std::time::Duration::from_secs(10_000);
+        for (i, name) in ["old", "new"].iter().enumerate() {
+            let p = root.join(format!("{name}.pch"));
+            std::fs::write(&p, [0u8; 1000]).unwrap();
+            let f = std::fs::File::options().append(true).open(&p).unwrap();
+            f.set_modified(t0 + std::time::Duration::from_secs(i as u64 * 100))
+                .unwrap();
+        }
+        let built = scratch.path().join("x.pch");
+        std::fs::write(&built, [1u8; 1000]).unwrap();
+        let names = || {
+            let mut v: Vec<String> = std::fs::read_dir(root)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".pch"))
+                .collect();
+            v.sort();
+            v
+        };
+        // 1000 bytes more under a cap of 2500: 2000 may stay, so the least
+        // recently used of the two goes before the new one is added.
+        publish_pch(root, "x.pch", &built, 2500);
+        assert_eq!(names(), ["new.pch", "x.pch"]);
+        // The run keeps its own name for it.
+        assert!(built.is_file());
+        // A PCH bigger than the cap alone is not kept, and evicts nothing.
+        let big = scratch.path().join("big.pch");
+        std::fs::write(&big, [2u8; 3000]).unwrap();
+        publish_pch(root, "big.pch", &big, 2500);
+        assert_eq!(names(), ["new.pch", "x.pch"]);
+    }
+
+    #[test]
     fn a_shared_dir_is_made_once() {
         let cache = tempfile::tempdir().unwrap();
         let mut writes = 0;
