@@ -4,9 +4,11 @@
 # and the larger fixtures (clang-19 -O2 -g, every defined symbol renamed per
 # copy by scripts/bench-memory-gen.py, joined with llvm-link-19), then runs
 # `warpcheck check` on each (MODES, default "text json bounds": plain
-# text, `--format json`, and `--bounds`) and prints its peak resident memory
-# (/usr/bin/time's maximum RSS), the peak per MB of input, and the time
-# (mode `sites`: `--format json --sites`, every kernel's sites listed);
+# text, `--format json`, and `--bounds`; also `sites` for `--format json
+# --sites` (every kernel's sites listed), `report` for `warpcheck report
+# --no-simulate`, and `plugin` for `opt-19 -load-pass-plugin` with the pass
+# plugin) and prints its peak resident memory
+# (/usr/bin/time's maximum RSS), the peak per MB of input, and the time;
 # `opt-19 -passes=verify` on the same file is LLVM's own footprint.
 #
 # Target: a 200 MB module within 4 GB, and a module over the memory budget
@@ -15,17 +17,14 @@
 # largest module that must stop cleanly (exit 2, or notes) below it.
 #
 # usage: scripts/bench-memory.sh        (KEEP=DIR keeps the modules there;
-#        WARPCHECK=BIN measures that binary instead of a release build)
+#        WARPCHECK and PLUGIN name a warpcheck and a libwarpcheck.so to use)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=${SIZES:-20 60 200}
 modes=${MODES:-text json bounds}
-if [ -n "${WARPCHECK:-}" ]; then
-  wc=$WARPCHECK
-else
-  cargo build --release --quiet
-  wc=$PWD/target/release/warpcheck
-fi
+[ -n "${WARPCHECK:-}" ] && [ -n "${PLUGIN:-}" ] || cargo build --release --quiet
+wc=${WARPCHECK:-$PWD/target/release/warpcheck}
+plugin=${PLUGIN:-$PWD/target/release/libwarpcheck.so}
 dir=${KEEP:-$(mktemp -d)}
 mkdir -p "$dir"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$dir"' EXIT
@@ -68,12 +67,15 @@ for mb in $sizes; do
     "$(awk -v m="$m" -v s="$size" 'BEGIN { print m / s }')" "$s" "$rc"
   for mode in $modes; do
     case $mode in
-      text) args=() ;;
-      json) args=(--format json) ;;
-      sites) args=(--format json --sites) ;;
-      bounds) args=(--bounds) ;;
+      text) cmd=("$wc" check --quiet "$ll") ;;
+      json) cmd=("$wc" check --quiet --format json "$ll") ;;
+      sites) cmd=("$wc" check --quiet --format json --sites "$ll") ;;
+      bounds) cmd=("$wc" check --quiet --bounds "$ll") ;;
+      report) cmd=("$wc" report --no-simulate -o "$dir/report.html" "$ll") ;;
+      plugin) cmd=(opt-19 -load-pass-plugin "$plugin" -passes=warpcheck -disable-output "$ll") ;;
+      *) echo "unknown mode $mode" >&2; exit 2 ;;
     esac
-    read -r m s rc < <(peak "$wc" check --quiet "${args[@]}" "$ll")
+    read -r m s rc < <(peak "${cmd[@]}")
     printf '%-10s %8s %-8s %10s %10.1f %8s %5s\n' "${size}MB" "$kernels" "$mode" "$m" \
       "$(awk -v m="$m" -v s="$size" 'BEGIN { print m / s }')" "$s" "$rc"
   done

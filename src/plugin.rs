@@ -14,7 +14,11 @@
 //! `WARPCHECK_LOG=debug` prints the stages' spans to stderr.
 //!
 //! The default budget is [`Budget::PLUGIN`]: a build must never wait on
-//! us. A kernel over budget gets one warning and the compile goes on.
+//! us. A kernel over budget gets one warning and the compile goes on. The
+//! kernels are analysed in batches as `check` does them
+//! ([`analysis::in_batches`]), so memory follows the batch, not the module,
+//! and a kernel that would start past the memory budget is left out with
+//! that warning.
 
 use crate::analysis::{self, BlockDim, BlockDimSource, Options};
 use crate::budget::Budget;
@@ -103,26 +107,29 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
             }
         }
     }
-    let a = analysis::analyze(&m, &opts, &IfdsTaint);
-    let findings = tracing::info_span!("checks").in_scope(|| {
-        let figures = crate::checks::measure_all(&a);
-        let mut findings = sel.findings(&a, &figures);
-        // Cost bounds only when asked for: a build never waits on an LP.
-        if bounds_requested()? {
+    // Cost bounds only when asked for: a build never waits on an LP.
+    let bounds = bounds_requested()?;
+    let machine = bounds.then(|| Config::machine_near(std::path::Path::new(&m.source_file)));
+    // The kernels in batches, as `check` has them: only the findings are
+    // kept from one batch to the next (folding and NOLINT need them all).
+    let mut findings = Vec::new();
+    analysis::in_batches(&m, &opts, &IfdsTaint, |a| {
+        let _span = tracing::info_span!("checks").entered();
+        let figures = crate::checks::measure_all(a);
+        findings.extend(sel.findings(a, &figures));
+        if let Some(machine) = &machine {
             let copts = crate::cost::Options {
                 attribution: false,
                 ..crate::cost::Options::default()
             };
-            let kbs = crate::cost::bound_module(&a, &figures, &copts, &opts.budget);
+            let kbs = crate::cost::bound_module(a, &figures, &copts, &opts.budget);
             for (k, kb) in a.kernels.iter().zip(&kbs) {
                 findings.push(crate::cost::report::note(&m, k, kb));
             }
-            let machine = Config::machine_near(std::path::Path::new(&m.source_file));
-            let notes = crate::timing::report::module_notes(&a, &figures, &machine, &opts.budget);
+            let notes = crate::timing::report::module_notes(a, &figures, machine, &opts.budget);
             findings.extend(notes);
         }
-        Ok::<_, String>(findings)
-    })?;
+    });
     let (findings, problems) = crate::diag::suppress::filter(findings, sel.bare_nolint);
     for p in problems {
         let text = cstring(&format!("warpcheck: {}", p.replacen(" warning:", "", 1)));

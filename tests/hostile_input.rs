@@ -388,10 +388,11 @@ fn pch_bytes(cache: &Path) -> (u64, usize) {
     let Ok(entries) = std::fs::read_dir(cache.join("warpcheck/pch")) else {
         return (0, 0);
     };
+    // A file evicted between the listing and its size is gone: not counted.
     let sizes: Vec<u64> = entries
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().ends_with(".pch"))
-        .map(|e| e.metadata().unwrap().len())
+        .filter_map(|e| e.metadata().ok().map(|m| m.len()))
         .collect();
     (sizes.iter().sum(), sizes.len())
 }
@@ -427,6 +428,71 @@ fn the_pch_cache_stays_under_its_cap() {
     }
 }
 
+/// Six runs at once, each with its own flag set (so each builds and adds a
+/// PCH), under a cap of two and a half PCHs: sampled all the while, the
+/// cached PCHs never take more than the cap (a build in progress lives in
+/// its run's own directory, and adding one first evicts under a lock), and
+/// every run still succeeds.
+#[test]
+fn concurrent_runs_keep_the_pch_cache_under_its_cap() {
+    let dir = plain();
+    let cache = dir.path().join("cache");
+    let start = |define: &str, cap: Option<u64>| {
+        let mut cmd = warpcheck();
+        cmd.current_dir(dir.path())
+            .env("XDG_CACHE_HOME", &cache)
+            .env_remove("WARPCHECK_NO_PCH")
+            .args(["check", "--no-cuda", "-D", define, "good.cu"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        if let Some(c) = cap {
+            cmd.env("WARPCHECK_CACHE_MAX", c.to_string());
+        }
+        cmd.spawn().unwrap()
+    };
+    let out = start("V=0", None).wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (one, n) = pch_bytes(&cache);
+    assert_eq!(n, 1, "no PCH was made");
+    // PCHs of flag sets that differ in one -D differ in size by a few
+    // bytes at most: two fit, three never do.
+    let cap = one * 5 / 2;
+    let mut runs: Vec<_> = (1..=6)
+        .map(|v| start(&format!("V={v}"), Some(cap)))
+        .collect();
+    let (mut most, mut samples) = (0, 0);
+    while runs.iter_mut().any(|r| r.try_wait().unwrap().is_none()) {
+        most = most.max(pch_bytes(&cache).0);
+        samples += 1;
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    for r in runs {
+        let out = r.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let (end, n) = pch_bytes(&cache);
+    assert!(samples > 0);
+    assert!(
+        most <= cap,
+        "{most} bytes of PCH while running, over the cap of {cap}"
+    );
+    assert!(
+        end <= cap,
+        "{end} bytes of PCH at the end, over the cap of {cap}"
+    );
+    // The last ones added stay: two of them.
+    assert_eq!(n, 2);
+    // Nothing but PCHs and the lock is left in the capped directory.
+    let mut others: Vec<String> = std::fs::read_dir(cache.join("warpcheck/pch"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".pch"))
+        .collect();
+    others.sort();
+    assert_eq!(others, [".lock"]);
+}
+
 #[test]
 fn no_temporary_directory_survives_sigterm() {
     use std::os::unix::fs::PermissionsExt;
@@ -434,9 +500,15 @@ fn no_temporary_directory_survives_sigterm() {
     let dir = plain();
     let (tmp, cache) = (dir.path().join("tmp"), dir.path().join("cache"));
     std::fs::create_dir_all(&tmp).unwrap();
-    // A clang that takes its time, so that the run is stopped mid-compile.
+    // A clang that takes its time, so that the run is stopped mid-compile;
+    // it says when it has started.
     let clang = dir.path().join("slow-clang");
-    std::fs::write(&clang, "#!/bin/sh\nexec sleep 5\n").unwrap();
+    let started = dir.path().join("started");
+    std::fs::write(
+        &clang,
+        format!("#!/bin/sh\n: > '{}'\nexec sleep 5\n", started.display()),
+    )
+    .unwrap();
     std::fs::set_permissions(&clang, std::fs::Permissions::from_mode(0o755)).unwrap();
     let mut child = warpcheck()
         .current_dir(dir.path())
@@ -462,12 +534,8 @@ fn no_temporary_directory_survives_sigterm() {
         );
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    // The PCH is built first, under a temporary name in the cache.
-    let pch = cache.join("warpcheck/pch");
-    while !listing(&pch)
-        .iter()
-        .any(|p| p.to_string_lossy().ends_with(".pch.tmp"))
-    {
+    // The PCH is built first, in the run's temporary directory.
+    while !started.exists() {
         assert!(start.elapsed().as_secs() < 30, "no PCH under construction");
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
@@ -476,7 +544,9 @@ fn no_temporary_directory_survives_sigterm() {
     let status = child.wait().unwrap();
     assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
     assert_eq!(listing(&tmp), Vec::<PathBuf>::new());
-    assert_eq!(listing(&pch), Vec::<PathBuf>::new());
+    // The cache holds its lock file and no PCH, whole or in part.
+    let pch = cache.join("warpcheck/pch");
+    assert_eq!(listing(&pch), [pch.join(".lock")]);
 }
 
 #[test]

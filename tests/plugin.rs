@@ -297,3 +297,36 @@ fn kernels_on_several_threads_give_the_same_warnings() {
         stderr(&bad)
     );
 }
+
+/// Forty kernels, one a line, each storing `a[threadIdx.x * 32]`: lanes
+/// 128 bytes apart, so one warp of 32 touches 32 sectors where 4 would do,
+/// an uncoalesced-store warning per kernel. The plugin analyses them in
+/// batches of 32 (`analysis::in_batches`, one thread): both batches are
+/// reported, every kernel once, in line order.
+#[test]
+fn a_module_of_more_kernels_than_a_batch_is_reported_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("many.cu");
+    let text: String = (0..40)
+        .map(|i| format!("__global__ void k{i}(float *a) {{ a[threadIdx.x * 32] = {i}.0f; }}\n"))
+        .collect();
+    std::fs::write(&src, text).unwrap();
+    let ll = device_ir(&src, dir.path());
+    let out = run(Command::new(llvm_tool("opt"))
+        .env("WARPCHECK_BLOCK_DIM", "32")
+        .arg(format!("-load-pass-plugin={}", plugin().display()))
+        .args(["-passes=warpcheck", "-disable-output"])
+        .arg(&ll));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    let lines: Vec<usize> = err
+        .lines()
+        .filter(|l| l.contains("[warpcheck-uncoalesced-access]"))
+        .map(|l| {
+            let at = l.split("many.cu:").nth(1).unwrap_or_else(|| panic!("{l}"));
+            at.split(':').next().unwrap().parse().unwrap()
+        })
+        .collect();
+    assert_eq!(lines, (1..=40).collect::<Vec<_>>(), "{err}");
+    assert!(err.contains("sectors per request 32 (ideal 4"), "{err}");
+}

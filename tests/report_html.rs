@@ -213,3 +213,41 @@ fn a_failed_simulation_is_said_once() {
     assert!(html.contains("not simulated at every point: "), "{html}");
     assert!(!html.contains("simulated (largest warp)"), "{html}");
 }
+
+/// Forty kernels, one a line, each storing `a[threadIdx.x * 32]` (lanes
+/// 128 bytes apart: 32 sectors where 4 would do, one uncoalesced warning
+/// each). `report` analyses them in batches of 32 as `check` does: the page
+/// has every kernel and every finding, in line order across the batches.
+#[test]
+fn a_file_of_more_kernels_than_a_batch_is_reported_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..40)
+        .map(|i| format!("__global__ void k{i}(float *a) {{ a[threadIdx.x * 32] = {i}.0f; }}\n"))
+        .collect();
+    std::fs::write(dir.path().join("many.cu"), text).unwrap();
+    let page = dir.path().join("r.html");
+    let out = run(warpcheck()
+        .current_dir(dir.path())
+        .args(["report", "--no-cuda", "--no-simulate", "--block-dim", "32"])
+        .arg("-o")
+        .arg(&page)
+        .arg("many.cu"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("(1 files, 40 kernels, 40 findings)"),
+        "{}",
+        stderr(&out)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    // The store is at column 52, 53 from k10 on (a two-digit name).
+    let at: Vec<usize> = (1..=40)
+        .map(|line| {
+            html.find(&format!("many.cu:{line}:5"))
+                .unwrap_or_else(|| panic!("no finding at line {line}"))
+        })
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "out of order: {at:?}");
+    for i in [0, 31, 32, 39] {
+        assert!(html.contains(&format!("k{i}(float*)")), "no kernel k{i}");
+    }
+}

@@ -235,3 +235,67 @@ fn bad_arguments_are_usage_errors() {
     assert_eq!(code, 2);
     assert_has(&err, &["expected NAME=VALUE"]);
 }
+
+/// `time --simulate` and `bound --simulate` treat a run the kernel stopped
+/// as `simulate` does: a finding about the kernel, exit 1, the fault named
+/// on stderr; their static figures are still printed.
+#[test]
+fn simulate_flags_of_time_and_bound_exit_like_simulate() {
+    let run = |sub: &str, file: &str, kernel: &str, args: &[&str]| {
+        let out = warpcheck()
+            .args([sub, file, "--kernel", kernel, "--block", "32"])
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // n = 16: lane 16 writes a[32], byte 128 of a 128-byte buffer (as in
+    // global_overrun_names_line_thread_and_buffer). `simulate` takes n as
+    // an --arg, `time` and `bound` as a --param.
+    let overrun = [
+        "is 0 bytes after the end of 'a' (128 bytes)",
+        "sim_errors.cu:3:",
+    ];
+    let args = ["--arg", "a=buf:128", "--arg", "n=16"];
+    let (code, _, err) = run("simulate", FIXTURE, "past_the_end", &args);
+    assert_eq!(code, 1, "{err}");
+    assert_has(&err, &overrun);
+    for sub in ["time", "bound"] {
+        let args = ["--simulate", "--arg", "a=buf:128", "--param", "n=16"];
+        let (code, out, err) = run(sub, FIXTURE, "past_the_end", &args);
+        assert_eq!(code, 1, "{sub}: {err}");
+        assert_has(&err, &["the simulated launch stopped (memory-error)"]);
+        assert_has(&err, &overrun);
+        // The static figures are still there, without a simulated one.
+        assert_has(&out, &["past_the_end"]);
+        assert!(!out.contains("simulated"), "{sub}: {out}");
+        // n = 0: lanes 0..31 write a[0..31], inside the buffer: exit 0,
+        // with the simulated figure.
+        let args = ["--simulate", "--arg", "a=buf:128", "--param", "n=0"];
+        let (code, out, err) = run(sub, FIXTURE, "past_the_end", &args);
+        assert_eq!(code, 0, "{sub}: {err}");
+        assert_has(&out, &["simulated"]);
+    }
+    // A loop that never ends spends the step budget: exit 1 in each.
+    let hangs = "tests/fixtures/hangs/sim_hangs.cu";
+    let budget = ["--arg", "out=buf:128", "--max-steps", "1000"];
+    let (code, _, err) = run("simulate", hangs, "forever", &budget);
+    assert_eq!(code, 1, "{err}");
+    for sub in ["time", "bound"] {
+        let args = [&["--simulate"][..], &budget].concat();
+        let (code, _, err) = run(sub, hangs, "forever", &args);
+        assert_eq!(code, 1, "{sub}: {err}");
+        assert_has(
+            &err,
+            &[
+                "the simulated launch stopped (step-limit)",
+                "budget of 1000 warp instructions",
+            ],
+        );
+    }
+}

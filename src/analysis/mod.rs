@@ -125,6 +125,31 @@ pub fn analyze<'m>(
     analyze_kernels(m, graphs(m), opts, deps, &kernels(m))
 }
 
+/// Kernels analysed, reported and dropped together: enough to keep the
+/// threads busy, few enough that memory follows the batch, not the module
+/// (a file of thousands of template instantiations).
+pub const BATCH: usize = 32;
+
+/// Analyses `m`'s kernels a batch at a time ([`BATCH`], or four per thread
+/// where that is more) on one set of graphs, hands each batch to `each`
+/// and drops its results before the next: what `check`, `report` and the
+/// plugin share. Returns how many kernels there were.
+pub fn in_batches<'m>(
+    m: &'m Module,
+    opts: &Options,
+    deps: &(dyn DependenceAnalysis + Sync),
+    mut each: impl FnMut(&ModuleAnalysis<'m>),
+) -> usize {
+    let todo = kernels(m);
+    let mut graphs = graphs(m);
+    for batch in todo.chunks(BATCH.max(opts.jobs * 4)) {
+        let a = analyze_kernels(m, graphs, opts, deps, batch);
+        each(&a);
+        graphs = a.into_graphs();
+    }
+    todo.len()
+}
+
 /// The kernels of `m` that have a body, in module order.
 pub fn kernels(m: &Module) -> Vec<FuncId> {
     m.kernels().filter(|&k| !m.func(k).is_declaration).collect()

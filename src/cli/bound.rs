@@ -4,10 +4,10 @@
 
 use super::check::{CompileArgs, Format};
 use super::exit;
-use super::kernel::{analyse, largest, KernelArgs};
+use super::kernel::{analyse, largest, simulate_launch, KernelArgs};
 use crate::cost::bound::Params;
 use crate::cost::{self, Metric, Weights};
-use crate::sim::{self, LaunchConfig};
+use crate::sim::LaunchConfig;
 use clap::Args;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -103,6 +103,7 @@ fn run_inner(args: &BoundArgs) -> Result<i32, String> {
     };
     let blocks: u64 = grid.iter().map(|&x| u64::from(x)).product();
     let launch = value.map(|v| v * f64::from(kb.warps_per_block) * blocks as f64);
+    // `Some(None)`: the simulated kernel stopped (named on stderr).
     let simulated = if args.simulate {
         Some(simulate(
             args,
@@ -116,6 +117,8 @@ fn run_inner(args: &BoundArgs) -> Result<i32, String> {
     } else {
         None
     };
+    let faulted = matches!(simulated, Some(None));
+    let simulated = simulated.flatten();
     let name = m.func(kernel).short_name();
     match args.format {
         Format::Json => {
@@ -167,10 +170,11 @@ fn run_inner(args: &BoundArgs) -> Result<i32, String> {
             );
         }
     }
-    Ok(exit::OK)
+    Ok(if faulted { exit::WARNINGS } else { exit::OK })
 }
 
-/// The largest per-warp figure of one simulated launch.
+/// The largest per-warp figure of one simulated launch; `None` if the
+/// kernel stopped (see `simulate_launch`).
 fn simulate(
     args: &BoundArgs,
     m: &crate::ir::Module,
@@ -179,7 +183,7 @@ fn simulate(
     grid: [u32; 3],
     at: &Params,
     metric: Metric,
-) -> Result<u64, String> {
+) -> Result<Option<u64>, String> {
     let arguments = args.kernel.sim_arguments(m, kernel, at)?;
     let config = LaunchConfig {
         grid,
@@ -188,6 +192,5 @@ fn simulate(
         budget: args.kernel.sim_budget.budget()?,
         ..LaunchConfig::default()
     };
-    let o = sim::simulate(m, kernel, &config, &arguments).map_err(|e| e.to_string())?;
-    Ok(largest(&o, metric))
+    Ok(simulate_launch(m, kernel, &config, &arguments)?.map(|o| largest(&o, metric)))
 }

@@ -777,11 +777,6 @@ impl KernelSink {
     }
 }
 
-/// Kernels analysed, reported and dropped together: enough to keep the
-/// threads busy, few enough that memory follows the batch, not the module
-/// (a file of thousands of template instantiations).
-const BATCH: usize = 32;
-
 /// The resident memory loading `file` may add, from its size: LLVM's
 /// module and our copy of it hold about 8 bytes per byte of `.ll` text
 /// (`scripts/bench-memory.sh`), and bitcode is about a quarter of the text.
@@ -796,17 +791,12 @@ fn load_estimate(file: &std::path::Path) -> usize {
     usize::try_from(bytes.saturating_mul(per_byte)).unwrap_or(usize::MAX)
 }
 
-/// Analyses one file into its findings with their fingerprints and, when
-/// asked for, its report and (`bounds`) each kernel's cost bounds. The
-/// kernels go in batches ([`BATCH`]): each batch is analysed, measured,
-/// checked, bounded and reported, then dropped before the next.
-fn check_file(
+/// Refuses `file` before it is read when loading it would pass the
+/// module's memory budget (`check` and `report` alike).
+pub(super) fn fits_in_memory(
     file: &std::path::Path,
-    compile: &CompileOptions,
     settings: &Settings,
-    want: Wanted<'_>,
-) -> Result<FileOutcome, frontend::InputError> {
-    let _file = info_span!("file", path = %file.display()).entered();
+) -> Result<(), frontend::InputError> {
     let estimate = load_estimate(file);
     settings
         .analysis
@@ -820,7 +810,22 @@ fn check_file(
                 crate::budget::resident_bytes().unwrap_or(0) >> 20,
                 estimate >> 20
             ),
-        })?;
+        })
+}
+
+/// Analyses one file into its findings with their fingerprints and, when
+/// asked for, its report and (`bounds`) each kernel's cost bounds. The
+/// kernels go in batches ([`analysis::in_batches`]): each batch is
+/// analysed, measured, checked, bounded and reported, then dropped before
+/// the next.
+fn check_file(
+    file: &std::path::Path,
+    compile: &CompileOptions,
+    settings: &Settings,
+    want: Wanted<'_>,
+) -> Result<FileOutcome, frontend::InputError> {
+    let _file = info_span!("file", path = %file.display()).entered();
+    fits_in_memory(file, settings)?;
     // Explanations name values by their source variables, which only full
     // debug info keeps (it does not change the code).
     let full = CompileOptions {
@@ -840,8 +845,6 @@ fn check_file(
     opts.launches = launches;
     let opts = &opts;
     let machine = machine_for(file, settings);
-    let kernels = analysis::kernels(&m);
-    let mut graphs = analysis::graphs(&m);
     let mut report = json::Report::new();
     // Sites are what `--summary` counts, listed or not.
     report.with_sites = want.sites || want.summary;
@@ -854,16 +857,13 @@ fn check_file(
         fixes: Vec::new(),
     };
     let mut problems = Vec::new();
-    let step = BATCH.max(opts.jobs * 4);
-    for batch in kernels.chunks(step) {
-        let a = analysis::analyze_kernels(&m, graphs, opts, &IfdsTaint, batch);
-        check_batch(&a, settings, (want, &machine), &mut out, &mut problems);
-        graphs = a.into_graphs();
-    }
+    let kernels = analysis::in_batches(&m, opts, &IfdsTaint, |a| {
+        check_batch(a, settings, (want, &machine), &mut out, &mut problems);
+    });
     for p in problems {
         eprintln!("{p}");
     }
-    if kernels.is_empty() && !settings.quiet {
+    if kernels == 0 && !settings.quiet {
         eprintln!("warpcheck: note: {}: no kernels found", file.display());
     }
     // Worst first within a file, after the fingerprints (which count

@@ -343,6 +343,31 @@ pub(super) fn largest(o: &sim::Outcome, metric: Metric) -> u64 {
         .unwrap_or(0)
 }
 
+/// The simulated launch of `bound --simulate` and `time --simulate`. A run
+/// the kernel itself stopped (a bad access, a trap, a deadlock, a spent
+/// step budget) is a finding about the kernel, as in `simulate`: it is
+/// named on stderr and gives `Ok(None)`, and the command, once it has
+/// printed its static figures, exits 1. A launch that could not start
+/// (bad arguments, unsupported code) is `Err`: exit 2.
+pub fn simulate_launch(
+    m: &Module,
+    kernel: FuncId,
+    config: &sim::LaunchConfig,
+    arguments: &[(String, ArgValue)],
+) -> Result<Option<sim::Outcome>, String> {
+    match sim::simulate(m, kernel, config, arguments) {
+        Ok(o) => Ok(Some(o)),
+        Err(e) if e.kind.is_kernel_fault() => {
+            eprintln!(
+                "warpcheck: error: the simulated launch stopped ({}): {e}",
+                e.kind.status()
+            );
+            Ok(None)
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Runs one of `bound`, `time` with a panic caught: the message and exit
 /// code 3 (internal error), never Rust's 101.
 pub fn caught(run: impl FnOnce() -> Result<i32, String>) -> Result<i32, String> {

@@ -190,9 +190,14 @@ fn plan(args: &ReportArgs) -> Result<SweepPlan, String> {
     })
 }
 
-/// One file's page section: its kernels, findings, bounds and sweeps.
+/// One file's page section: its kernels, findings, bounds and sweeps. The
+/// kernels go in batches as in `check` ([`analysis::in_batches`]): each
+/// batch is checked, bounded and swept, and only its part of the page is
+/// kept; a file whose loading alone would pass the memory budget is
+/// refused before it is read.
 fn report_file(job: &Job, settings: &Settings, plan: &SweepPlan) -> Result<FileResult, String> {
     let (settings, mut compile) = check::configured(job, settings)?;
+    check::fits_in_memory(&job.file, &settings).map_err(|e| e.to_string())?;
     // Full debug info names the parameters the bounds are written in.
     compile.full_debug = true;
     let m = frontend::load(&job.file, &compile).map_err(|e| e.to_string())?;
@@ -200,30 +205,38 @@ fn report_file(job: &Job, settings: &Settings, plan: &SweepPlan) -> Result<FileR
     let mut opts = settings.analysis.clone();
     opts.launches = check::host_launches(&job.file, &compile, &settings);
     let opts = &opts;
-    let a = analysis::analyze(&m, opts, &IfdsTaint);
-    let figures = crate::checks::measure_all(&a);
     let machine = check::machine_for(&job.file, &settings);
-    let findings = check::findings_with_impact(&a, &figures, &settings, &machine);
-    let (findings, problems) = crate::diag::suppress::filter(findings, settings.report.bare_nolint);
+    let mut report = json::Report::new();
+    report.with_sites = plan.sites;
+    let (mut findings, mut sweeps, mut problems) = (Vec::new(), Vec::new(), Vec::new());
+    analysis::in_batches(&m, opts, &IfdsTaint, |a| {
+        let figures = crate::checks::measure_all(a);
+        let batch = check::findings_with_impact(a, &figures, &settings, &machine);
+        let (batch, found) = crate::diag::suppress::filter(batch, settings.report.bare_nolint);
+        for p in found {
+            if !problems.contains(&p) {
+                problems.push(p);
+            }
+        }
+        let bounds = crate::cost::bound_module(a, &figures, &Default::default(), &opts.budget);
+        report.add(a, &figures, &batch);
+        report.attach_bounds(
+            bounds
+                .iter()
+                .map(|kb| crate::cost::report::json(&m, kb))
+                .collect(),
+        );
+        sweeps.extend(
+            a.kernels
+                .iter()
+                .zip(&bounds)
+                .map(|(k, kb)| sweep(&m, k, kb, plan)),
+        );
+        findings.extend(batch);
+    });
     for p in problems {
         eprintln!("{p}");
     }
-    let bounds = crate::cost::bound_module(&a, &figures, &Default::default(), &opts.budget);
-    let mut report = json::Report::new();
-    report.with_sites = plan.sites;
-    report.add(&a, &figures, &findings);
-    report.attach_bounds(
-        bounds
-            .iter()
-            .map(|kb| crate::cost::report::json(&m, kb))
-            .collect(),
-    );
-    let sweeps = a
-        .kernels
-        .iter()
-        .zip(&bounds)
-        .map(|(k, kb)| sweep(&m, k, kb, plan))
-        .collect();
     Ok(FileResult {
         name: job.file.display().to_string(),
         kernels: report.kernels,

@@ -4,10 +4,10 @@
 
 use super::check::{CompileArgs, Format};
 use super::exit;
-use super::kernel::{analyse, machine_for, KernelArgs};
+use super::kernel::{analyse, machine_for, simulate_launch, KernelArgs};
 use crate::cost::bound::Params;
 use crate::machine::Machine;
-use crate::sim::{self, LaunchConfig};
+use crate::sim::LaunchConfig;
 use crate::timing::bounds::Request;
 use crate::timing::guard::time_kernel_caught;
 use crate::timing::report::{self, Simulated};
@@ -66,10 +66,13 @@ fn run_inner(args: &TimeArgs) -> Result<i32, String> {
             return Ok(exit::INTERNAL);
         }
     };
+    // `Some(None)`: the simulated kernel stopped (named on stderr).
     let simulated = match args.simulate {
         true => Some(simulate(args, &m, kernel, k.block_dim.dims, &at, &machine)?),
         false => None,
     };
+    let faulted = matches!(simulated, Some(None));
+    let simulated = simulated.flatten();
     let j = report::json(&m, k, &tb, (&machine, &values, grid), simulated.as_ref());
     match args.format {
         Format::Json => println!(
@@ -88,11 +91,11 @@ fn run_inner(args: &TimeArgs) -> Result<i32, String> {
             print!("{}", crate::diag::text::render(&note, true, &mut cache));
         }
     }
-    Ok(exit::OK)
+    Ok(if faulted { exit::WARNINGS } else { exit::OK })
 }
 
 /// The launch in the simulator's cycle mode: its cycles and its slowest
-/// block's.
+/// block's; `None` if the kernel stopped (see `simulate_launch`).
 fn simulate(
     args: &TimeArgs,
     m: &crate::ir::Module,
@@ -100,7 +103,7 @@ fn simulate(
     block: [u32; 3],
     at: &Params,
     machine: &Machine,
-) -> Result<Simulated, String> {
+) -> Result<Option<Simulated>, String> {
     let arguments = args.kernel.sim_arguments(m, kernel, at)?;
     let config = LaunchConfig {
         grid: at.grid,
@@ -110,10 +113,12 @@ fn simulate(
         budget: args.kernel.sim_budget.budget()?,
         ..LaunchConfig::default()
     };
-    let o = sim::simulate(m, kernel, &config, &arguments).map_err(|e| e.to_string())?;
+    let Some(o) = simulate_launch(m, kernel, &config, &arguments)? else {
+        return Ok(None);
+    };
     let c = o.cycles.ok_or("the simulator gave no cycles")?;
-    Ok(Simulated {
+    Ok(Some(Simulated {
         launch: c.launch_cycles,
         block: c.max_block_cycles(),
-    })
+    }))
 }

@@ -278,7 +278,7 @@ fn write_headers(header: &Path) -> std::io::Result<()> {
 
 /// Replaces `-include header` by the precompiled header for these flags
 /// (built on first use); leaves `args` alone if that cannot be had.
-fn use_pch(clang: &Path, header: &Path, args: &mut [String]) {
+fn use_pch(clang: &Path, header: &Path, scratch: &Path, args: &mut [String]) {
     let header_arg = header.display().to_string();
     let Some(at) = args
         .windows(2)
@@ -303,7 +303,7 @@ fn use_pch(clang: &Path, header: &Path, args: &mut [String]) {
         .filter(|(i, a)| *i != at && *i != at + 1 && *a != "-emit-llvm" && *a != "-c")
         .map(|(_, a)| a.clone())
         .collect();
-    if let Some(p) = pch::precompiled(clang, header, &flags) {
+    if let Some(p) = pch::precompiled(clang, header, &flags, scratch) {
         args[at] = "-include-pch".into();
         args[at + 1] = p.display().to_string();
     }
@@ -382,7 +382,7 @@ impl Setup {
         src: &Path,
     ) -> Result<std::process::Output, InputError> {
         if self.tk.is_none() {
-            use_pch(&self.clang, &self.header, &mut args);
+            use_pch(&self.clang, &self.header, self.dir.path(), &mut args);
         }
         let n = args.len();
         Command::new(&self.clang)

@@ -12,7 +12,12 @@
 //! Each distinct flag set (`-D` included) makes its own PCH of a few MB, so
 //! the PCHs are capped in all (`WARPCHECK_CACHE_MAX`, bytes with an optional
 //! K/M/G, default 256M): a hit marks its file used (its modification time),
-//! and a new one evicts the least recently used until the rest fit.
+//! and a new one evicts the least recently used until it fits beside the
+//! rest. The cap holds at every moment, not only once runs finish: a PCH is
+//! built in the run's own temporary directory, and evicting and adding one
+//! happen under a lock on the cache, so concurrent runs cannot together
+//! push it past. Each run uses its own hard link (else copy) of the PCH, so
+//! an eviction never removes a file that a compile is reading.
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -89,8 +94,15 @@ fn shared_dir_in(
 
 /// The precompiled `header` for a compile with `flags` (the compile's
 /// arguments without the input, the output and the `-include`), built on
-/// first use.
-pub fn precompiled(clang: &Path, header: &Path, flags: &[String]) -> Option<PathBuf> {
+/// first use. The path returned is this run's own name for it in `scratch`
+/// (a hard link, else a copy), so that another run evicting the cached
+/// file cannot pull it from under the compile.
+pub fn precompiled(
+    clang: &Path,
+    header: &Path,
+    flags: &[String],
+    scratch: &Path,
+) -> Option<PathBuf> {
     if std::env::var_os("WARPCHECK_NO_PCH").is_some_and(|v| v != "0") {
         return None;
     }
@@ -105,18 +117,24 @@ pub fn precompiled(clang: &Path, header: &Path, flags: &[String]) -> Option<Path
             .ok()?,
     );
     let root = cache_dir()?.join("pch");
-    let pch = root.join(format!("{}.pch", key((stamp, header, flags))));
-    if pch.is_file() {
-        touch(&pch);
-        return Some(pch);
+    let name = format!("{}.pch", key((stamp, header, flags)));
+    let mine = scratch.join(&name);
+    if mine.is_file() {
+        // This run has it already (a second compile with the same flags).
+        return Some(mine);
     }
-    std::fs::create_dir_all(&root).ok()?;
-    let tmp = tempfile::Builder::new()
-        .suffix(".pch.tmp")
-        .tempfile_in(&root)
-        .ok()?
-        .into_temp_path();
-    let _registered = crate::temp::Registration::new(&tmp);
+    if std::fs::create_dir_all(&root).is_ok() {
+        if let Some(_lock) = lock(&root) {
+            let cached = root.join(&name);
+            if cached.is_file() && take(&cached, &mine) {
+                touch(&cached);
+                return Some(mine);
+            }
+        }
+    }
+    // Built in the run's own directory, outside the capped one: a build
+    // in progress never counts against the cap, nor leaves a file there
+    // when the run is killed.
     let built = Command::new(clang)
         .args(flags)
         .args([
@@ -127,17 +145,69 @@ pub fn precompiled(clang: &Path, header: &Path, flags: &[String]) -> Option<Path
             "-o",
             "-Xclang",
         ])
-        .arg(&*tmp)
+        .arg(&mine)
         .arg(header)
         .output()
         .ok()?;
     if !built.status.success() {
+        let _ = std::fs::remove_file(&mine);
         return None;
     }
-    let tmp = tmp.keep().ok()?;
-    let published = publish(&tmp, &pch);
-    evict(&root, cache_max(), &pch);
-    published.then_some(pch)
+    publish_pch(&root, &name, &mine, cache_max());
+    Some(mine)
+}
+
+/// Holds the cache's lock while alive: hits, evictions and publications
+/// take it in turn, so that the PCHs never add up to more than the cap,
+/// however many runs share the cache. `None` where the file system cannot
+/// lock (the cache is then left alone).
+fn lock(root: &Path) -> Option<std::fs::File> {
+    let f = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(root.join(LOCK))
+        .ok()?;
+    f.lock().ok()?;
+    Some(f)
+}
+
+const LOCK: &str = ".lock";
+
+/// Makes `to` a name for `from`'s contents: a hard link, else a copy.
+fn take(from: &Path, to: &Path) -> bool {
+    std::fs::hard_link(from, to).is_ok() || std::fs::copy(from, to).is_ok()
+}
+
+/// Adds the finished PCH `built` to the cache as `root/name`, first
+/// evicting the least recently used until it fits in `cap`; a PCH bigger
+/// than the cap alone is not kept.
+fn publish_pch(root: &Path, name: &str, built: &Path, cap: u64) {
+    let Some(len) = std::fs::metadata(built).ok().map(|m| m.len()) else {
+        return;
+    };
+    if len > cap {
+        return;
+    }
+    let Some(_lock) = lock(root) else {
+        return;
+    };
+    let to = root.join(name);
+    if to.exists() {
+        // Another run made the same one meanwhile.
+        return;
+    }
+    evict(root, cap - len);
+    if std::fs::hard_link(built, &to).is_ok() {
+        return;
+    }
+    // Another file system: a copy under a name that is not a `.pch` (the
+    // room for it is already made, and the lock keeps others out), renamed
+    // once whole.
+    let part = root.join(format!("{name}.part"));
+    if std::fs::copy(built, &part).is_err() || std::fs::rename(&part, &to).is_err() {
+        let _ = std::fs::remove_file(&part);
+    }
 }
 
 /// The PCHs' cap in bytes: `WARPCHECK_CACHE_MAX` (`1000000`, `64M`, `1G`),
@@ -168,9 +238,10 @@ fn touch(file: &Path) {
 }
 
 /// Removes the least recently used `.pch` files of `root` until those left
-/// take at most `cap` bytes, never `keep` (the one just made); and the
-/// `.pch.tmp` files of runs that died over an hour ago.
-fn evict(root: &Path, cap: u64, keep: &Path) {
+/// take at most `cap` bytes; also what runs that died left: `.part` copies
+/// (the caller holds the lock, so none is being written) and the
+/// `.pch.tmp` files of older versions' runs over an hour old.
+fn evict(root: &Path, cap: u64) {
     let Ok(entries) = std::fs::read_dir(root) else {
         return;
     };
@@ -183,19 +254,16 @@ fn evict(root: &Path, cap: u64, keep: &Path) {
         let used = meta.modified().unwrap_or(now);
         let name = e.file_name();
         let name = name.to_string_lossy();
-        if name.ends_with(".pch.tmp") {
-            if now
-                .duration_since(used)
-                .is_ok_and(|age| age.as_secs() > 3600)
-            {
-                let _ = std::fs::remove_file(&path);
-            }
-        } else if name.ends_with(".pch") && path != keep {
+        let stale = now
+            .duration_since(used)
+            .is_ok_and(|age| age.as_secs() > 3600);
+        if name.ends_with(".part") || (name.ends_with(".pch.tmp") && stale) {
+            let _ = std::fs::remove_file(&path);
+        } else if name.ends_with(".pch") {
             pchs.push((used, meta.len(), path));
         }
     }
-    let kept = std::fs::metadata(keep).map_or(0, |m| m.len());
-    let mut total = kept + pchs.iter().map(|p| p.1).sum::<u64>();
+    let mut total = pchs.iter().map(|p| p.1).sum::<u64>();
     pchs.sort();
     for (_, len, path) in pchs {
         if total <= cap {
@@ -233,26 +301,64 @@ mod tests {
         }
         // b.pch used again: now the most recent.
         touch(&root.join("b.pch"));
-        // A new one, f.pch, with a cap of 3000 bytes: 6000 bytes in all, so
-        // the three least recently used (a, c, d) go; f itself always stays.
-        std::fs::write(root.join("f.pch"), [0u8; 1000]).unwrap();
+        // Room for a new one of 1000 bytes under a cap of 3000: at most 2000
+        // bytes may stay, so of the five the three least recently used (a,
+        // c, d) go. A `.part` left by a dead run goes whatever its age.
+        std::fs::write(root.join("f.pch.part"), "x").unwrap();
         std::fs::write(root.join("old.pch.tmp"), "x").unwrap();
         let f = std::fs::File::options()
             .append(true)
             .open(root.join("old.pch.tmp"))
             .unwrap();
         f.set_modified(t0).unwrap();
-        evict(root, 3000, &root.join("f.pch"));
+        evict(root, 3000 - 1000);
         let mut left: Vec<String> = std::fs::read_dir(root)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         left.sort();
-        assert_eq!(left, ["b.pch", "e.pch", "f.pch"]);
+        assert_eq!(left, ["b.pch", "e.pch"]);
         assert_eq!(parse_size("64M"), Some(64 << 20));
         assert_eq!(parse_size("1000"), Some(1000));
         assert_eq!(parse_size("18446744073709551615G"), None);
         assert_eq!(parse_size("lots"), None);
+    }
+
+    #[test]
+    fn publishing_makes_room_first_and_keeps_nothing_over_the_cap() {
+        let cache = tempfile::tempdir().unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let root = cache.path();
+        let t0 = std::time::SystemTime::now() - std::time::Duration::from_secs(10_000);
+        for (i, name) in ["old", "new"].iter().enumerate() {
+            let p = root.join(format!("{name}.pch"));
+            std::fs::write(&p, [0u8; 1000]).unwrap();
+            let f = std::fs::File::options().append(true).open(&p).unwrap();
+            f.set_modified(t0 + std::time::Duration::from_secs(i as u64 * 100))
+                .unwrap();
+        }
+        let built = scratch.path().join("x.pch");
+        std::fs::write(&built, [1u8; 1000]).unwrap();
+        let names = || {
+            let mut v: Vec<String> = std::fs::read_dir(root)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".pch"))
+                .collect();
+            v.sort();
+            v
+        };
+        // 1000 bytes more under a cap of 2500: 2000 may stay, so the least
+        // recently used of the two goes before the new one is added.
+        publish_pch(root, "x.pch", &built, 2500);
+        assert_eq!(names(), ["new.pch", "x.pch"]);
+        // The run keeps its own name for it.
+        assert!(built.is_file());
+        // A PCH bigger than the cap alone is not kept, and evicts nothing.
+        let big = scratch.path().join("big.pch");
+        std::fs::write(&big, [2u8; 3000]).unwrap();
+        publish_pch(root, "big.pch", &big, 2500);
+        assert_eq!(names(), ["new.pch", "x.pch"]);
     }
 
     #[test]
