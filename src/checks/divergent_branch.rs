@@ -650,12 +650,12 @@ mod tests {
             (DivClass::Bounded, 1, true)
         );
         // `lo <= t && t <= hi` over 8 warps: each end splits at most one.
-        let d = classify(&[MaybeParts(2); 8]);
+        let d = classify(&vec![MaybeParts(2); 8]);
         assert_eq!(
             (d.class, d.split_max, d.threshold),
             (DivClass::Bounded, 2, true)
         );
         // With two warps, two ends bound nothing.
-        assert_eq!(classify(&[MaybeParts(2); 2]).class, DivClass::Unknown);
+        assert_eq!(classify(&vec![MaybeParts(2); 2]).class, DivClass::Unknown);
     }
 }
