@@ -244,3 +244,49 @@ fn warp_uniform_values_are_marked() {
     let s = site(&r, "odd", "branch", 7, 0);
     assert_eq!(s["warp_uniform"], false);
 }
+
+#[test]
+fn phis_are_selects_on_the_deciding_branches() {
+    let r = check_json("ir/gated_phis.ll", &["--block-dim", "256"]);
+    // `either`: lanes 0..4 and 21..31 of warp 0 reach `T` (x = 1), lanes
+    // 5..20 do not (x = 32). The store to `c` writes bytes 4·tid (tid
+    // 0..4: sector 0; tid 21..31: bytes 84..127, sectors 2 and 3) and
+    // 128·tid (tid 5..20: 16 sectors of their own): 19 sectors. `T` is
+    // entered from both tests, so `x` is no select on `tid < 5`: that
+    // reading gave 28 (x = 32 for every lane from 5 on), which no warp
+    // makes.
+    let c: Vec<&Value> = sites(&r, "either", "store", 0)
+        .into_iter()
+        .filter(|s| s["acf"].as_str().unwrap().contains("[c]"))
+        .map(|s| &s["sectors"])
+        .collect();
+    assert_eq!(c.len(), 1, "{c:?}");
+    let (lo, hi) = (c[0]["min"].as_u64().unwrap(), c[0]["max"].as_u64().unwrap());
+    assert!(lo <= 19 && 19 <= hi, "{}", c[0]);
+    // `computed_flag`: in pass `i` the flag is `tid > i && !(tid > 254 − i)`,
+    // a phi of three edges (true from the store, false from either test).
+    // Each threshold moves with `i`, alike in every warp, so in one pass
+    // `tid > i` splits at most the warp holding lane i + 1 and the other
+    // test the warp holding 255 − i: the flag's branch splits at most 2 of
+    // the 8 warps, each test at most 1.
+    let flag: Vec<&Value> = sites(&r, "computed_flag", "branch", 0)
+        .into_iter()
+        .filter(|s| s["thread_dependent"] == true)
+        .collect();
+    let by_acf = |f: &dyn Fn(&str) -> bool| -> Vec<&Value> {
+        flag.iter()
+            .filter(|s| f(s["acf"].as_str().unwrap()))
+            .map(|s| &s["divergence"])
+            .collect()
+    };
+    let merged = by_acf(&|a| a.contains('?'));
+    assert_eq!(merged.len(), 1, "{flag:?}");
+    assert_eq!(merged[0]["class"], "bounded", "{}", merged[0]);
+    assert_eq!(merged[0]["split_max"], 2, "{}", merged[0]);
+    let tests = by_acf(&|a| !a.contains('?'));
+    assert_eq!(tests.len(), 2, "{flag:?}");
+    for d in tests {
+        assert_eq!(d["class"], "bounded", "{d}");
+        assert_eq!(d["split_max"], 1, "{d}");
+    }
+}

@@ -781,12 +781,15 @@ impl<'a> Builder<'a> {
         Some(iter.add(&Poly::from_terms(thread)))
     }
 
-    /// A phi outside loop headers: the common incoming value, or a select
-    /// on the branch that decides a two-way merge.
+    /// A phi outside loop headers: the common incoming value, or selects
+    /// on the branches that decide which edge came in.
     fn merge(&mut self, c: CtxId, i: InstId, incoming: &[(Value, BlockId)]) -> Poly {
         let f = self.arena.func_of(c);
-        let defined: Vec<&(Value, BlockId)> = incoming
+        // An undefined incoming value may be anything: whatever the other
+        // edges bring will do.
+        let defined: Vec<(Value, BlockId)> = incoming
             .iter()
+            .copied()
             .filter(|(v, _)| !self.is_undef(*v))
             .collect();
         let exprs: Vec<ExprId> = defined.iter().map(|(v, _)| self.value(c, *v)).collect();
@@ -799,32 +802,49 @@ impl<'a> Builder<'a> {
         if !self.deps.is_dependent(f, v) {
             return self.leaf(c, v);
         }
-        if let [(a, pa), (b, pb)] = incoming {
-            if let Some((cv, a_true)) = self.deciding_branch(c, i, *pa, *pb) {
-                let (t, e) = if a_true { (*a, *b) } else { (*b, *a) };
-                let cond = self.poly(c, cv);
-                let (t, e) = (self.poly(c, t), self.poly(c, e));
-                return self.op(Op::Select, vec![cond, t, e]);
-            }
+        let join = self.m.func(f).inst(i).block;
+        let edges: Vec<(ExprId, BlockId)> =
+            exprs.into_iter().zip(defined.iter().map(|e| e.1)).collect();
+        match self.gate(c, join, &edges, GATE_DEPTH) {
+            Some(p) => p,
+            None => self.leaf(c, v),
         }
-        self.leaf(c, v)
     }
 
-    /// For a phi merging edges from `pa` and `pb`: the condition of the
-    /// immediately dominating branch and whether `pa` is its true side.
-    fn deciding_branch(
-        &self,
+    /// The value that arrives at `join` over one of `edges` (value, the
+    /// block the edge leaves), as selects on the branches that decide the
+    /// edge (gated SSA): the nearest block dominating every edge's source
+    /// must end in a two-way branch whose sides each enter a region
+    /// (single-entry: the side's target has that block as its only
+    /// predecessor) holding the edges of one side. `None` when a path is
+    /// not decided that way (a side entered from elsewhere too, as in
+    /// `a || b`'s shared target), or past `depth` nested branches.
+    fn gate(
+        &mut self,
         c: CtxId,
-        i: InstId,
-        pa: BlockId,
-        pb: BlockId,
-    ) -> Option<(Value, bool)> {
+        join: BlockId,
+        edges: &[(ExprId, BlockId)],
+        depth: u32,
+    ) -> Option<Poly> {
+        let first = edges.first()?.0;
+        if edges.iter().all(|&(e, _)| e == first) {
+            return Some(self.arena.poly(first).clone());
+        }
+        if depth == 0 {
+            return None;
+        }
         let f = self.arena.func_of(c);
         let func = self.m.func(f);
         let g = self.graphs.func(f);
-        let join = func.inst(i).block;
-        let b = g.dom.idom(join)?;
-        let term = func.terminator(b)?;
+        let root =
+            edges
+                .iter()
+                .map(|e| e.1)
+                .try_fold(None, |acc: Option<BlockId>, b| match acc {
+                    None => Some(Some(b)),
+                    Some(a) => common_dominator(&g.dom, a, b).map(Some),
+                })??;
+        let term = func.terminator(root)?;
         let InstKind::Br { targets } = &term.kind else {
             return None;
         };
@@ -832,18 +852,29 @@ impl<'a> Builder<'a> {
         if t == e {
             return None;
         }
-        let side = |p: BlockId| -> Option<bool> {
-            if p == b {
-                return Some(join == t);
-            }
-            match (g.dom.dominates(t, p), g.dom.dominates(e, p)) {
-                (true, false) => Some(true),
-                (false, true) => Some(false),
-                _ => None,
-            }
-        };
-        let (sa, sb) = (side(pa)?, side(pb)?);
-        (sa != sb).then(|| (term.operands[0], sa))
+        let entered =
+            |x: BlockId, p: BlockId| x != join && g.cfg.preds(x) == [root] && g.dom.dominates(x, p);
+        let (mut on_t, mut on_e) = (Vec::new(), Vec::new());
+        for &(v, p) in edges {
+            let side = if p == root {
+                join == t
+            } else if entered(t, p) {
+                true
+            } else if entered(e, p) {
+                false
+            } else {
+                return None;
+            };
+            if side { &mut on_t } else { &mut on_e }.push((v, p));
+        }
+        if on_t.is_empty() || on_e.is_empty() {
+            return None;
+        }
+        let cond = term.operands[0];
+        let a = self.gate(c, join, &on_t, depth - 1)?;
+        let b = self.gate(c, join, &on_e, depth - 1)?;
+        let cond = self.poly(c, cond);
+        Some(self.op(Op::Select, vec![cond, a, b]))
     }
 
     fn is_undef(&self, v: Value) -> bool {
@@ -878,6 +909,21 @@ impl<'a> Builder<'a> {
         }
         self.leaf(c, v)
     }
+}
+
+/// How many nested branches a phi's selects may follow.
+const GATE_DEPTH: u32 = 8;
+
+/// The nearest block that dominates both `a` and `b`.
+fn common_dominator(dom: &crate::graph::dom::DomTree, a: BlockId, b: BlockId) -> Option<BlockId> {
+    let mut x = Some(a);
+    while let Some(d) = x {
+        if dom.dominates(d, b) {
+            return Some(d);
+        }
+        x = dom.idom(d);
+    }
+    None
 }
 
 pub fn dim_index(d: Dim) -> usize {

@@ -616,6 +616,11 @@ fn threshold(
         let c = arena.congruence(&moving);
         if c.modulus > 1 {
             (Some(ranges), Some(c.modulus))
+        } else if lock_step(arena, &moving) {
+            // Every warp of the block has the same `U` on its k-th
+            // iteration: per iteration, the ranges part the warps as
+            // for a fixed `U`.
+            (Some(ranges), None)
         } else {
             (None, None)
         }
@@ -628,6 +633,24 @@ fn threshold(
         period,
         bounded: false,
         reach: reaches,
+    })
+}
+
+/// Whether the uniform expression `p` takes the same sequence of values
+/// in every warp of a block: built from launch values and loop counters
+/// with a constant start and step (the k-th iteration has the same value
+/// in every warp), not from values read inside the loop.
+fn lock_step(arena: &Arena, p: &Poly) -> bool {
+    p.terms.iter().all(|(mono, _)| {
+        mono.iter().all(|&a| match arena.atom(a) {
+            Atom::Uniform(Uniform::Op(_, args)) => {
+                args.iter().all(|&e| lock_step(arena, arena.poly(e)))
+            }
+            Atom::Uniform(Uniform::LoopPhi(..)) => arena.counter(a).is_some(),
+            Atom::Uniform(Uniform::Value(..)) => false,
+            Atom::Uniform(_) => true,
+            _ => false,
+        })
     })
 }
 
@@ -649,6 +672,22 @@ fn combined(
         return None;
     };
     let [atom] = mono.as_slice() else { return None };
+    // select(a, false, true) is `!a`.
+    if let Atom::Op(Op::Select, args) = arena.atom(*atom).clone() {
+        if let (Some(0), Some(1 | -1)) = (
+            arena.poly(args[1]).as_const(),
+            arena.poly(args[2]).as_const(),
+        ) {
+            let v = ev.eval(arena, args[0]);
+            if let Some(c) = v.concrete(ev.warp.exists) {
+                return Some(Cond::PerLane(c.map(|x| u8::from(x != 0))));
+            }
+            if v.uniform(ev.warp.exists).is_some() {
+                return Some(Cond::Uniform);
+            }
+            return combined(arena, ev, args[0], variant, None).map(negated);
+        }
+    }
     // (a, b, is_and)
     let (a, b, and) = match arena.atom(*atom).clone() {
         Atom::Op(Op::And, args) => (args[0], args[1], true),
@@ -741,6 +780,41 @@ fn combined(
             }
             Some(Cond::Thresholds { parts, and, lanes })
         }
+    }
+}
+
+/// The condition `!c` of a two-way branch: each lane takes the other
+/// successor.
+fn negated(c: Cond) -> Cond {
+    match c {
+        Cond::PerLane(t) => Cond::PerLane(t.map(|x| u8::from(x == 0))),
+        Cond::Threshold {
+            pred,
+            u,
+            d,
+            splits,
+            period,
+            bounded,
+            reach,
+        } => Cond::Threshold {
+            pred: pred.negated(),
+            u,
+            d,
+            splits,
+            period,
+            bounded,
+            reach: [reach[1], reach[0]],
+        },
+        Cond::Thresholds { parts, and, lanes } => Cond::Thresholds {
+            parts: parts.into_iter().map(negated).collect(),
+            and: !and,
+            lanes: lanes.map(|t| t.map(|x| !x)),
+        },
+        Cond::Gated { t, all_to } => Cond::Gated {
+            t: t.map(|x| u8::from(x == 0)),
+            all_to: u8::from(all_to == 0),
+        },
+        c @ (Cond::Uniform | Cond::Unknown) => c,
     }
 }
 
