@@ -154,6 +154,7 @@ const SHARED: &[(&str, &str, u64, &str, u64)] = &[
     ("stride33", "store", 45, "none", 1),
     ("halved", "load", 56, "none", 1),
     ("one_lane", "load", 68, "none", 1),
+    ("bytes_as_words", "store", 80, "none", 1),
 ];
 
 #[test]

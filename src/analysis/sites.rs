@@ -1,7 +1,7 @@
 //! Sites: every conditional branch and memory access a kernel executes,
 //! with whether it can differ between the lanes of a warp.
 
-use crate::ir::{FuncId, InstId, Module, SiteKind, SourcePos, Value};
+use crate::ir::{FuncId, InstId, InstKind, Module, SiteKind, SourcePos, Value};
 use crate::memory::vector::{self, Merge};
 use crate::memory::{access_of, AccessKind, Space, Spaces};
 use crate::taint::{explain_at, KernelDeps};
@@ -15,6 +15,9 @@ pub struct Site {
     /// For memory sites: the address space and bytes per thread.
     pub space: Option<Space>,
     pub bytes: u64,
+    /// The alignment the instruction promises for its address (LLVM's
+    /// `align`: a lesser address is undefined behaviour); 1 when none.
+    pub align: u64,
     /// The space is global only by the assumption that pointers loaded
     /// from kernel arguments' memory or `__constant__` memory point to
     /// global memory (`Spaces::assumed_global`).
@@ -47,6 +50,12 @@ pub fn collect(
                 let inst = func.inst(i);
                 // Most instructions are no site: find the position only for one.
                 let mut pos = None;
+                let align = match inst.kind {
+                    InstKind::Load { align, .. } | InstKind::Store { align, .. } => {
+                        u64::from(align).max(1)
+                    }
+                    _ => 1,
+                };
                 let mut push = |kind, value: Value, space, bytes, assumed_space, inside: bool| {
                     let thread_dependent = inside || deps.is_dependent_at(f, value, i);
                     sites.push(Site {
@@ -58,6 +67,7 @@ pub fn collect(
                             .clone(),
                         space,
                         bytes,
+                        align,
                         assumed_space,
                         thread_dependent,
                         why: if inside && explain {

@@ -130,7 +130,7 @@ fn per_warp_in(m: &Module, k: &KernelAnalysis, site: &Site, swept: bool) -> Vec<
             None => out.extend((0..acf.warps.len()).map(|w| {
                 let (may, _) = acf.active(w, c, block);
                 let must = acf.active_strict(w, c, block);
-                warp_addresses(acf, w, (may, must), acf.lanes(w, c, site.value))
+                warp_addresses(acf, w, (may, must), acf.lanes(w, c, site.value), site.align)
             })),
         }
     }
@@ -154,7 +154,13 @@ pub fn per_iteration(
                 .map(|w| {
                     let it = acf.iteration(w, c, block, k)?;
                     let lanes = acf.iteration_lanes(w, c, site.value, k);
-                    Some(warp_addresses(acf, w, (it.may, it.strict), lanes))
+                    Some(warp_addresses(
+                        acf,
+                        w,
+                        (it.may, it.strict),
+                        lanes,
+                        site.align,
+                    ))
                 })
                 .collect()
         })
@@ -166,6 +172,7 @@ fn warp_addresses(
     w: usize,
     (may, must): (u32, u32),
     lanes: Option<&Lanes>,
+    align: u64,
 ) -> WarpAddresses {
     if may == 0 {
         return WarpAddresses::Idle;
@@ -175,13 +182,20 @@ fn warp_addresses(
     };
     let exists = acf.warps[w].exists;
     match lanes.split(may) {
-        Some((u, d)) => WarpAddresses::Offsets {
-            may,
-            must,
-            exists,
-            d: Box::new(d),
-            base: acf.arena.congruence(&u),
-        },
+        Some((u, d)) => {
+            let base = aligned(
+                acf.arena.congruence(&u),
+                d[may.trailing_zeros() as usize],
+                align,
+            );
+            WarpAddresses::Offsets {
+                may,
+                must,
+                exists,
+                d: Box::new(d),
+                base,
+            }
+        }
         None => WarpAddresses::Unknown {
             may,
             scaled: lanes.split_scaled(may).map(|(u, d, atom, c)| {
@@ -195,6 +209,19 @@ fn warp_addresses(
                 })
             }),
         },
+    }
+}
+
+/// The base's congruence, sharpened by the access's alignment: every
+/// lane's `base + d[l]` is a multiple of `align`, so the base is `−d[l]`
+/// modulo it (a `char` array stored to as `float`s starts a word).
+fn aligned(base: Congruence, d: i128, align: u64) -> Congruence {
+    let a = i128::from(align);
+    let weaker = base.modulus != 0 && a % base.modulus == 0 && a > base.modulus;
+    if weaker && (base.residue + d).rem_euclid(base.modulus) == 0 {
+        Congruence::new(a, -d)
+    } else {
+        base
     }
 }
 
