@@ -95,3 +95,15 @@ fn summary_counts_assumed_and_unknown_spaces() {
         "{total:#}"
     );
 }
+
+#[test]
+fn undefined_sides_and_shared_constant_addresses_keep_the_assumption() {
+    let r = check_json("ir/loaded_phi.ll", &["--block-dim", "64"]);
+    // The store goes through `phi(p2, phi(undef, p1))`, both loaded from
+    // `slots[blockIdx.x]` in `__constant__` memory: no access goes
+    // through `undef`, and the second load's constant address is the
+    // first's (met twice, which is no cycle), so the pointer is global
+    // by the assumption.
+    let sites = dependent(&r, "chosen");
+    assert_eq!(sites, vec![site(0, "store", "global", true)], "{sites:?}");
+}

@@ -291,7 +291,9 @@ impl Spaces {
             TypeKind::Ptr(n) => Space::from_addrspace(*n),
             _ => None,
         };
-        if !seen.insert(v) {
+        // Only instructions close cycles; a constant met again (the same
+        // `__constant__` struct's address on two paths) is traced again.
+        if matches!(v, Value::Inst(_)) && !seen.insert(v) {
             return None;
         }
         let traced = match v {
@@ -341,6 +343,9 @@ impl Spaces {
                     operands,
                     ..
                 } => self.trace(m, f, func, operands[0], seen),
+                // No access goes through these (it would fault or be
+                // undefined): a phi's other values say where it points.
+                Const::Null(_) | Const::Undef(_) | Const::Poison(_) => None,
                 _ => Some(Origin::UNKNOWN),
             },
             Value::Func(_) | Value::Opaque => Some(Origin::UNKNOWN),
