@@ -9,8 +9,13 @@
 //!   for it ([`crate::checks::uncoalesced_access::Sectors`]`::max`); a
 //!   uniform access touches the sectors of one lane.
 //! * `conflicts`: per shared access, the extra wavefronts: at most the
-//!   check's largest wavefront count less the one a conflict-free access
-//!   needs; none for a uniform access (a broadcast).
+//!   check's most wavefronts past the ideal one per phase
+//!   ([`Conflict::excess`]); none for a uniform access (a broadcast).
+//!
+//! An access of a loop whose counter the launch fixes also has its figure
+//! per iteration, summed into a [`PerEntry`] cost that an entry into the
+//! loop may pay instead of one worst figure per execution
+//! ([`super::sweeps`] says where).
 //! * `divwarps`: one per execution of a branch that can split the warp
 //!   (Q:If4, Q:While2); a branch proven uniform pays nothing.
 
@@ -21,6 +26,7 @@ use crate::checks::divergent_branch::{DivClass, Divergence};
 use crate::checks::uncoalesced_access::Sectors;
 use crate::checks::SiteFigures;
 use crate::dataflow::FastMap as HashMap;
+use crate::graph::LoopId;
 use crate::hw;
 use crate::ir::SiteKind;
 use crate::ir::{BlockId, Callee, InstId, InstKind, Intrinsic, Module, Opcode};
@@ -128,6 +134,23 @@ pub struct Costs {
     pub inst: HashMap<InstId, Rat>,
     pub phi: Rat,
     pub divergence: Rat,
+    /// Accesses of swept loops, costed per execution or per entry into
+    /// the loop (not in `inst`).
+    pub per_entry: Vec<PerEntry>,
+}
+
+/// An access of a loop whose counter the launch fixes (the ACF's ladder),
+/// with its figure on each value of the counter: `each` per execution (the
+/// worst value's), or `sum` (every value's) per entry into `lp`, where
+/// [`super::sweeps::swept_blocks`] shows a warp runs it at most once per
+/// iteration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PerEntry {
+    pub lp: LoopId,
+    pub inst: InstId,
+    pub block: BlockId,
+    pub each: Rat,
+    pub sum: Rat,
 }
 
 /// The blocks whose branch can split a warp: thread-dependent, and not
@@ -186,6 +209,7 @@ pub fn costs(
             Metric::Steps => weights.divergence,
             _ => Rat::ZERO,
         },
+        per_entry: Vec::new(),
     };
     for (s, fig) in k.sites.iter().zip(figures) {
         if s.func != k.kernel {
@@ -196,7 +220,15 @@ pub fn costs(
             continue;
         }
         let c = access_cost(m, s, fig, inst, metric)?;
-        if !c.is_zero() {
+        if let Some((lp, sum)) = swept_sum(k, (s, inst.block), fig, metric) {
+            out.per_entry.push(PerEntry {
+                lp,
+                inst: s.inst,
+                block: inst.block,
+                each: c,
+                sum,
+            });
+        } else if !c.is_zero() {
             let e = out.inst.entry(s.inst).or_insert(Rat::ZERO);
             *e = *e + c;
         }
@@ -267,13 +299,47 @@ fn access_cost(
         (Metric::Sectors, Space::Global) => fig.get::<Sectors>().map_or(worst_sectors, |x| x.max),
         (Metric::Sectors, Space::Unknown) => worst_sectors,
         (Metric::Conflicts, Space::Shared) if !s.thread_dependent => 0,
-        (Metric::Conflicts, Space::Shared) => fig
-            .get::<Conflict>()
-            .map_or(worst_conflicts, |c| c.wavefronts.max.saturating_sub(1)),
+        (Metric::Conflicts, Space::Shared) => {
+            fig.get::<Conflict>().map_or(worst_conflicts, |c| c.excess)
+        }
         (Metric::Conflicts, Space::Unknown) => worst_conflicts,
         _ => 0,
     };
     Ok(Rat::int(i128::from(v)))
+}
+
+/// The loop of the ladder of access `s` and its figures per value of the
+/// counter summed, where the check kept one row per value.
+fn swept_sum(
+    k: &KernelAnalysis,
+    (s, block): (&crate::analysis::Site, BlockId),
+    fig: &SiteFigures,
+    metric: Metric,
+) -> Option<(LoopId, Rat)> {
+    if !s.thread_dependent || fig.reason.is_some() {
+        return None;
+    }
+    let acf = &k.acf;
+    let &[c] = acf.contexts(s.func) else {
+        return None;
+    };
+    let ladder = acf.ladder(c, block)?;
+    let rows: Vec<u64> = match (metric, s.space?) {
+        (Metric::Sectors, Space::Global) => {
+            let its = fig.get::<Sectors>()?.iterations.as_ref()?;
+            its.rows.iter().map(|r| r.max).collect()
+        }
+        (Metric::Conflicts, Space::Shared) => {
+            let its = fig.get::<Conflict>()?.iterations.as_ref()?;
+            its.rows.iter().map(|r| r.excess).collect()
+        }
+        _ => return None,
+    };
+    if rows.len() != ladder.values.len() {
+        return None;
+    }
+    let sum = rows.iter().map(|&x| i128::from(x)).sum::<i128>();
+    Some((ladder.lp, Rat::int(sum)))
 }
 
 #[cfg(test)]

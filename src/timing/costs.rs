@@ -130,6 +130,7 @@ impl KernelCosts {
             inst,
             phi: Rat::int(i128::from(u64::from(machine.phi_latency()) + wait)),
             divergence: Rat::ZERO,
+            per_entry: Vec::new(),
         }
     }
 }
@@ -217,5 +218,6 @@ pub fn wavefront_costs(
             .collect(),
         phi: Rat::ZERO,
         divergence: Rat::ZERO,
+        per_entry: Vec::new(),
     })
 }
