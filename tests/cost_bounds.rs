@@ -576,7 +576,14 @@ fn an_access_run_twice_an_iteration_pays_per_execution() {
         "cu/cost_sweep.cu",
         "twice",
         "conflicts",
-        &["--block-dim", "32", "--arg", "skip=buf:128:zero"],
+        &[
+            "--block-dim",
+            "32",
+            "--shared-bytes",
+            "2048",
+            "--arg",
+            "skip=buf:128:zero",
+        ],
     );
     assert_eq!(sim, 104);
     assert_eq!(bound, "300");
