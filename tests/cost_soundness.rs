@@ -414,7 +414,8 @@ fn cases() -> Vec<Case> {
         });
     }
     let sweep_file = "tests/fixtures/cu/cost_sweep.cu";
-    let sweeps: [(&str, &'static [[u32; 3]], fn(&mut Rng, [u32; 3]) -> Launch); 3] = [
+    type Draw = fn(&mut Rng, [u32; 3]) -> Launch;
+    let sweeps: [(&str, &'static [[u32; 3]], Draw); 3] = [
         ("ladderRounds", &[[64, 1, 1], [256, 1, 1]], sweep_rounds),
         ("wideLadder", &[[64, 1, 1], [256, 1, 1]], sweep_wide),
         ("twice", &[[32, 1, 1], [64, 1, 1]], sweep_twice),
