@@ -131,3 +131,65 @@ fn reaches(
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::ModuleGraphs;
+    use crate::ir::builder::ModuleBuilder;
+    use crate::ir::{FuncId, Value};
+
+    /// `for (…) { if (p0) { if (p1) continue; } acc; }` with the two `if`s
+    /// as the branches ending `header` and `a`: the blocks, in order
+    /// `header, a, b (else), acc, latch`.
+    fn continue_loop() -> (crate::ir::Module, [BlockId; 5]) {
+        let mut mb = ModuleBuilder::new();
+        let i1 = mb.int(1);
+        let void = mb.void();
+        let mut fb = mb.define("k", &[i1, i1, i1], void);
+        let [header, a, b, acc, latch, exit] = [(); 6].map(|_| fb.block());
+        fb.br(header);
+        fb.switch_to(header);
+        fb.cond_br(Value::Arg(0), a, b);
+        fb.switch_to(a);
+        fb.cond_br(Value::Arg(1), latch, acc);
+        fb.switch_to(b);
+        fb.br(acc);
+        fb.switch_to(acc);
+        fb.br(latch);
+        fb.switch_to(latch);
+        fb.cond_br(Value::Arg(2), header, exit);
+        fb.switch_to(exit);
+        fb.ret(None);
+        (mb.finish(), [header, a, b, acc, latch])
+    }
+
+    #[test]
+    fn a_block_both_sides_of_a_split_reach_runs_twice_an_iteration() {
+        let (m, [header, a, b, acc, latch]) = continue_loop();
+        let graphs = ModuleGraphs::new(&m);
+        let g = graphs.func(FuncId(0));
+        let env = Env {
+            m: &m,
+            f: m.func(FuncId(0)),
+            g,
+            block: [32, 1, 1],
+            unsigned: Vec::new(),
+        };
+        let l = g.loops.loop_of(acc).unwrap();
+        let once =
+            |div: &[BlockId], x: BlockId| once_per_iteration(&env, l, x, &|d| div.contains(&d));
+        // Split at `header`: lanes of `a` that stay, then those of `b`,
+        // both reach `acc` before they meet at the latch.
+        assert!(!once(&[header], acc));
+        assert!(!once(&[header, a], acc));
+        // Only the `continue` splits: the lanes that stay run `acc` once.
+        assert!(once(&[a], acc));
+        // Uniform branches: the warp runs every block once an iteration.
+        assert!(once(&[], acc));
+        // `b` and the latch are on one side of each split (the latch is
+        // where they meet).
+        assert!(once(&[header, a], b));
+        assert!(once(&[header, a], latch));
+    }
+}
