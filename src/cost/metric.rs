@@ -220,7 +220,7 @@ pub fn costs(
             continue;
         }
         let c = access_cost(m, s, fig, inst, metric)?;
-        if let Some((lp, sum)) = swept_sum(k, (s, inst.block), fig, metric) {
+        if let Some((lp, sum)) = swept_sum(k, (s, inst.block), fig, (metric, c)) {
             out.per_entry.push(PerEntry {
                 lp,
                 inst: s.inst,
@@ -309,12 +309,15 @@ fn access_cost(
 }
 
 /// The loop of the ladder of access `s` and its figures per value of the
-/// counter summed, where the check kept one row per value.
+/// counter summed, where the check kept one row per value. A row above
+/// `each`, the cost of any one execution (the whole figure may know more
+/// than the rows: a guard `t <= m` whose `m` no row fixes), counts as
+/// `each`, so the sum is never above `each` times the rows.
 fn swept_sum(
     k: &KernelAnalysis,
     (s, block): (&crate::analysis::Site, BlockId),
     fig: &SiteFigures,
-    metric: Metric,
+    (metric, each): (Metric, Rat),
 ) -> Option<(LoopId, Rat)> {
     if !s.thread_dependent || fig.reason.is_some() {
         return None;
@@ -338,8 +341,10 @@ fn swept_sum(
     if rows.len() != ladder.values.len() {
         return None;
     }
-    let sum = rows.iter().map(|&x| i128::from(x)).sum::<i128>();
-    Some((ladder.lp, Rat::int(sum)))
+    let sum = rows
+        .iter()
+        .fold(Rat::ZERO, |a, &x| a + Rat::int(i128::from(x)).min(each));
+    Some((ladder.lp, sum))
 }
 
 #[cfg(test)]
