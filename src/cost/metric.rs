@@ -11,13 +11,13 @@
 //! * `conflicts`: per shared access, the extra wavefronts: at most the
 //!   check's most wavefronts past the ideal one per phase
 //!   ([`Conflict::excess`]); none for a uniform access (a broadcast).
+//! * `divwarps`: one per execution of a branch that can split the warp
+//!   (Q:If4, Q:While2); a branch proven uniform pays nothing.
 //!
 //! An access of a loop whose counter the launch fixes also has its figure
 //! per iteration, summed into a [`PerEntry`] cost that an entry into the
 //! loop may pay instead of one worst figure per execution
 //! ([`super::sweeps`] says where).
-//! * `divwarps`: one per execution of a branch that can split the warp
-//!   (Q:If4, Q:While2); a branch proven uniform pays nothing.
 
 use super::rat::Rat;
 use crate::analysis::KernelAnalysis;
