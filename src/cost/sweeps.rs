@@ -2,8 +2,8 @@
 //!
 //! The checks evaluate an access of a loop whose counter the launch fixes
 //! (the ACF's ladder: `for (s = 1; s < blockDim.x; s *= 2)`) once per
-//! value of the counter, and keep a row per value ([`metric::PerEntry`]).
-//! The ladder's loop leaves at one uniform counter test only and its
+//! value of the counter and keep a row per value, which `metric.rs` sums
+//! into a [`metric::PerEntry`] cost. The ladder's loop leaves at one uniform counter test only and its
 //! counter starts from a constant, so one entry into the loop runs each
 //! value at most once, in order. When the access's innermost loop is the
 //! ladder's and a warp runs it at most once per iteration, one entry costs
