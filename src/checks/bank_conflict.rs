@@ -73,6 +73,10 @@ pub struct IterationRow {
     /// [`Conflict::excess`] on this iteration (the cost stage sums them).
     #[serde(skip)]
     pub excess: u64,
+    /// The most wavefronts a request takes on this iteration (the time
+    /// bounds' shared-memory traffic sums them).
+    #[serde(skip)]
+    pub wavefronts: u64,
 }
 
 impl Figure for Conflict {
@@ -207,6 +211,7 @@ fn conflict(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
                 max: x.max,
                 class: x.class,
                 excess: x.excess,
+                wavefronts: x.wavefronts.max,
             }
         })
         .collect();

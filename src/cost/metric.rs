@@ -220,17 +220,24 @@ pub fn costs(
             continue;
         }
         let c = access_cost(m, s, fig, inst, metric)?;
-        if let Some((lp, sum)) = swept_sum(k, (s, inst.block), fig, (metric, c)) {
-            out.per_entry.push(PerEntry {
-                lp,
-                inst: s.inst,
-                block: inst.block,
-                each: c,
-                sum,
-            });
-        } else if !c.is_zero() {
-            let e = out.inst.entry(s.inst).or_insert(Rat::ZERO);
-            *e = *e + c;
+        let rows = match (metric, s.space) {
+            (Metric::Sectors, Some(Space::Global)) => fig
+                .get::<Sectors>()
+                .and_then(|x| x.iterations.as_ref())
+                .map(|its| its.rows.iter().map(|r| r.max).collect()),
+            (Metric::Conflicts, Some(Space::Shared)) => fig
+                .get::<Conflict>()
+                .and_then(|x| x.iterations.as_ref())
+                .map(|its| its.rows.iter().map(|r| r.excess).collect()),
+            _ => None,
+        };
+        match per_entry(k, (s, inst.block), fig, (rows, c)) {
+            Some(p) => out.per_entry.push(p),
+            None if !c.is_zero() => {
+                let e = out.inst.entry(s.inst).or_insert(Rat::ZERO);
+                *e = *e + c;
+            }
+            None => {}
         }
     }
     for b in f.block_ids() {
@@ -308,17 +315,18 @@ fn access_cost(
     Ok(Rat::int(i128::from(v)))
 }
 
-/// The loop of the ladder of access `s` and its figures per value of the
-/// counter summed, where the check kept one row per value. A row above
-/// `each`, the cost of any one execution (the whole figure may know more
-/// than the rows: a guard `t <= m` whose `m` no row fixes), counts as
-/// `each`, so the sum is never above `each` times the rows.
-fn swept_sum(
+/// Access `s` of a swept loop as a [`PerEntry`] cost: `each` per
+/// execution, or its figures per value of the counter (`rows`, one per
+/// value, as the check keeps them) summed per entry. A row above `each`,
+/// the cost of any one execution (the whole figure may know more than the
+/// rows: a guard `t <= m` whose `m` no row fixes), counts as `each`, so
+/// the sum is never above `each` times the rows.
+pub fn per_entry(
     k: &KernelAnalysis,
     (s, block): (&crate::analysis::Site, BlockId),
     fig: &SiteFigures,
-    (metric, each): (Metric, Rat),
-) -> Option<(LoopId, Rat)> {
+    (rows, each): (Option<Vec<u64>>, Rat),
+) -> Option<PerEntry> {
     if !s.thread_dependent || fig.reason.is_some() {
         return None;
     }
@@ -327,24 +335,20 @@ fn swept_sum(
         return None;
     };
     let ladder = acf.ladder(c, block)?;
-    let rows: Vec<u64> = match (metric, s.space?) {
-        (Metric::Sectors, Space::Global) => {
-            let its = fig.get::<Sectors>()?.iterations.as_ref()?;
-            its.rows.iter().map(|r| r.max).collect()
-        }
-        (Metric::Conflicts, Space::Shared) => {
-            let its = fig.get::<Conflict>()?.iterations.as_ref()?;
-            its.rows.iter().map(|r| r.excess).collect()
-        }
-        _ => return None,
-    };
+    let rows = rows?;
     if rows.len() != ladder.values.len() {
         return None;
     }
     let sum = rows
         .iter()
         .fold(Rat::ZERO, |a, &x| a + Rat::int(i128::from(x)).min(each));
-    Some((ladder.lp, sum))
+    Some(PerEntry {
+        lp: ladder.lp,
+        inst: s.inst,
+        block,
+        each,
+        sum,
+    })
 }
 
 #[cfg(test)]
