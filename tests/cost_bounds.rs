@@ -434,3 +434,226 @@ fn an_unrolled_loop_and_its_remainder_pay_as_one_loop() {
     assert_eq!(j["bound"], "21·max(0, n)/8 + 421/8", "{j}");
     assert_eq!(j["value"], 92.0, "{j}");
 }
+
+/// `bound --simulate` of `kernel` in `file` at `block` threads (one
+/// block, 4 bytes of dynamic shared memory per thread, 8 for doubles):
+/// the bound and the simulated worst warp.
+fn bound_and_simulated(file: &str, kernel: &str, metric: &str, extra: &[&str]) -> (Value, u64) {
+    let out = run(warpcheck()
+        .args(["bound", "--format", "json", "--kernel", kernel])
+        .args(["--metric", metric, "--simulate"])
+        .args(extra)
+        .arg(fixture(file)));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sim = j["simulated"].as_u64().unwrap_or_else(|| panic!("{j}"));
+    (j["bound"].clone(), sim)
+}
+
+/// reduce1 at `threads`: its conflicts bound and the simulated worst warp.
+fn reduce1_conflicts(threads: u32) -> (Value, u64) {
+    let shared = (4 * threads).to_string();
+    let block = threads.to_string();
+    bound_and_simulated(
+        "cu/cost_reduce.cu",
+        "reduce1",
+        "conflicts",
+        &[
+            "--block-dim",
+            &block,
+            "--shared-bytes",
+            &shared,
+            "--param",
+            "n=4096",
+            "--arg",
+            "g_idata=buf:16384:iota",
+        ],
+    )
+}
+
+#[test]
+fn a_swept_loop_access_pays_its_rows_once_per_entry() {
+    // reduce1: `for (s = 1; s < blockDim.x; s *= 2) { index = 2·s·tid;
+    // if (index < blockDim.x) sdata[index] += sdata[index + s]; }`: two
+    // loads and a store at stride 2·s words, over the lanes with
+    // tid < blockDim.x/(2·s): a warp's active lanes, at most 32, share
+    // the banks that multiples of 2·s words fall in (32/(2·s) of them
+    // while 2·s < 32, one after). Extra wavefronts (degree − 1) per
+    // access and value of s:
+    //   128 threads, s = 1..64: 2-way (64 lanes: a whole warp), 4-way
+    //   (32 lanes), then 16, 8, 4 lanes at 8, 16, 32 words: 4-way each,
+    //   2 lanes 64 words apart: 2-way, one lane: 1+3+3+3+3+1+0 = 14;
+    //   256 threads, s = 1..128: 2, 4, 8-way on whole warps, then 16
+    //   lanes 16 words apart (banks 0, 16: 8 each), 8 lanes 32 apart,
+    //   4 lanes, 2 lanes: 1+3+7+7+7+3+1+0 = 29;
+    //   512 threads, s = 1..256: 2, 4, 8, 16-way (32 lanes 16 words apart),
+    //   16 lanes 32 words apart (16-way), then 8, 4, 2, 1 lanes:
+    //   1+3+7+15+15+7+3+1+0 = 52.
+    // Each entry runs each s once, so a warp pays at most the sum per
+    // access: 3·14 = 42, 3·29 = 87, 3·52 = 156 (the worst s times the
+    // trips was 3·3·7 = 63, 3·7·8 = 168, 3·15·9 = 405). Warp 0 runs
+    // every one of them, and the simulator counts as much.
+    for (threads, expected) in [(128, 42), (256, 87), (512, 156)] {
+        let (bound, sim) = reduce1_conflicts(threads);
+        assert_eq!(bound, expected.to_string(), "{threads} threads");
+        assert_eq!(sim, expected, "{threads} threads");
+    }
+}
+
+#[test]
+fn a_swept_loop_in_a_loop_pays_on_every_entry() {
+    // ladderRounds: reduce1's ladder inside `for (r = 0; r < rounds; r++)`:
+    // each round enters the ladder afresh and pays its 87 (256 threads)
+    // or 15 (64 threads: s = 1..32, 2-way on 32, 16, 8, 4 and 2 lanes,
+    // then one lane: 5 per access, 3 accesses).
+    let (bound, sim) = bound_and_simulated(
+        "cu/cost_sweep.cu",
+        "ladderRounds",
+        "conflicts",
+        &[
+            "--block-dim",
+            "256",
+            "--shared-bytes",
+            "1024",
+            "--param",
+            "rounds=3",
+        ],
+    );
+    assert_eq!(bound, "87·max(0, rounds)");
+    assert_eq!(sim, 3 * 87);
+    let (bound, sim) = bound_and_simulated(
+        "cu/cost_sweep.cu",
+        "ladderRounds",
+        "conflicts",
+        &[
+            "--block-dim",
+            "64",
+            "--shared-bytes",
+            "256",
+            "--param",
+            "rounds=2",
+        ],
+    );
+    assert_eq!(bound, "15·max(0, rounds)");
+    assert_eq!(sim, 2 * 15);
+}
+
+#[test]
+fn a_wide_swept_access_pays_its_wavefronts_past_the_ideal() {
+    // wideLadder: reduce1's ladder on doubles at 64 threads (s = 1..32).
+    // An 8-byte request goes in two phases of 16 lanes, one wavefront each
+    // when conflict-free; what a conflict adds is the wavefronts past
+    // those. w[2·s·tid] is 16·s bytes apart, words 4·s·t and 4·s·t + 1:
+    //   s = 1: 32 lanes; in each phase t and t + 8 share banks: 2-way,
+    //     2 + 2 wavefronts for an ideal 2: 2 extra;
+    //   s = 2: t < 16, one phase, 32 bytes apart: t, t+4, t+8, t+12 share
+    //     banks: 4-way, 3 extra;
+    //   s = 4: t < 8, 64 bytes apart: even t on banks 0-1, odd on 16-17:
+    //     4-way, 3; s = 8: t < 4, 128 bytes apart: 4-way, 3;
+    //   s = 16: 2 lanes: 2-way, 1; s = 32: one lane, 0.
+    // 12 per access, two loads and a store: 36 (per execution the worst
+    // row's 3 extra for 6 trips was 54).
+    let (bound, sim) = bound_and_simulated(
+        "cu/cost_sweep.cu",
+        "wideLadder",
+        "conflicts",
+        &["--block-dim", "64", "--shared-bytes", "512"],
+    );
+    assert_eq!(bound, "36");
+    assert_eq!(sim, 36);
+}
+
+#[test]
+fn an_access_run_twice_an_iteration_pays_per_execution() {
+    // twice at 32 threads, k = 1, 2, 4, 8, 16: odd lanes (`skip[t]` = 0)
+    // and even lanes reach `s[k·t] += 1` one after the other. Each half is
+    // 16 lanes at stride k: 0, 1, 3, 7, 15 extra, so an iteration costs a
+    // load and a store 2·(0+1+3+7+15) each = 104 in all. The rows (over
+    // all 32 lanes: 0, 1, 3, 7, 15) sum to 26 per access: 52 would be
+    // below the simulation, so the access pays its worst row, 15, per
+    // execution: 2 accesses × 2 halves × 5 iterations × 15 = 300.
+    let (bound, sim) = bound_and_simulated(
+        "cu/cost_sweep.cu",
+        "twice",
+        "conflicts",
+        &[
+            "--block-dim",
+            "32",
+            "--shared-bytes",
+            "2048",
+            "--arg",
+            "skip=buf:128:zero",
+        ],
+    );
+    assert_eq!(sim, 104);
+    assert_eq!(bound, "300");
+}
+
+#[test]
+fn a_swept_global_access_pays_its_sectors_once_per_entry() {
+    // sector_ladder.cu: the strided reduction in global memory
+    // (tests/sector_iterations.rs derives its rows). Per access and
+    // entry: 8+16+32+16+8+4+2+1 = 87 sectors at 256 threads, 8+8+8+4+2+1
+    // = 31 at 64; two loads and a store: 261 and 93 (the worst row times
+    // the trips was 3·32·8 = 768 and 3·8·6 = 144).
+    for (threads, expected) in [("256", 261), ("64", 93)] {
+        let (bound, sim) = bound_and_simulated(
+            "cu/sector_ladder.cu",
+            "global_ladder",
+            "sectors",
+            &["--block-dim", threads, "--grid", "2"],
+        );
+        assert_eq!(bound, expected.to_string(), "{threads} threads");
+        assert_eq!(sim, expected, "{threads} threads");
+    }
+}
+
+#[test]
+fn interleaved_reduction_divwarps_per_iteration() {
+    // reduce0: `if (tid % (2·s) == 0)` for s = 1, 2, ..., blockDim.x/2
+    // splits warp 0 on every value (lane 0 in, lane 1 out while 2·s ≤
+    // 32, lane 0 alone after): log2(blockDim.x) splits per entry. With
+    // the bounds check `i < n` and `tid == 0`, one split each: 6 + 2 = 8
+    // at 64 threads, 7 + 2 = 9 at 128, 8 + 2 = 10 at 256, 9 + 2 = 11 at
+    // 512. n = 5 puts the bounds check's split in warp 0 too.
+    for (threads, expected) in [(64u32, 8u64), (128, 9), (256, 10), (512, 11)] {
+        let (bound, sim) = bound_and_simulated(
+            "cu/cost_reduce.cu",
+            "reduce0",
+            "divwarps",
+            &[
+                "--block-dim",
+                &threads.to_string(),
+                "--shared-bytes",
+                &(4 * threads).to_string(),
+                "--param",
+                "n=5",
+                "--arg",
+                "g_idata=buf:4096:iota",
+            ],
+        );
+        assert_eq!(bound, expected.to_string(), "{threads} threads");
+        assert_eq!(sim, expected, "{threads} threads");
+    }
+    // reduce2 (`tid < s`, s = blockDim.x/2 down to 1) splits warp 0 only
+    // for s = 16..1: 5 + 2 = 7 at every size from 64 up.
+    for threads in [64u32, 128, 512] {
+        let (bound, sim) = bound_and_simulated(
+            "cu/cost_reduce.cu",
+            "reduce2",
+            "divwarps",
+            &[
+                "--block-dim",
+                &threads.to_string(),
+                "--shared-bytes",
+                &(4 * threads).to_string(),
+                "--param",
+                "n=5",
+                "--arg",
+                "g_idata=buf:4096:iota",
+            ],
+        );
+        assert_eq!(bound, "7", "{threads} threads");
+        assert_eq!(sim, 7, "{threads} threads");
+    }
+}

@@ -255,6 +255,43 @@ fn row_tiles(rng: &mut Rng, b: [u32; 3]) -> Launch {
     )
 }
 
+/// cost_sweep.cu's `ladderRounds`: `rounds` entries into reduce1's ladder.
+fn sweep_rounds(rng: &mut Rng, b: [u32; 3]) -> Launch {
+    Launch {
+        shared: 4 * u64::from(b[0]),
+        ..Launch::new(
+            [1, 1, 1],
+            vec![zeros("out", 16)],
+            &[("rounds", rng.range(0, 3))],
+        )
+    }
+}
+
+/// `wideLadder`: the ladder on doubles.
+fn sweep_wide(_rng: &mut Rng, b: [u32; 3]) -> Launch {
+    Launch {
+        shared: 8 * u64::from(b[0]),
+        ..Launch::new([1, 1, 1], vec![zeros("out", 8)], &[])
+    }
+}
+
+/// `twice`: each lane's `skip` drawn, so the odd lanes that reach the
+/// access apart from the even ones vary.
+fn sweep_twice(rng: &mut Rng, b: [u32; 3]) -> Launch {
+    let threads = u64::from(b[0]);
+    let skip = (0..threads)
+        .flat_map(|_| (rng.range(0, 1) as i32).to_le_bytes())
+        .collect();
+    Launch {
+        shared: 4 * threads * threads / 2,
+        ..Launch::new(
+            [1, 1, 1],
+            vec![data("skip", skip), zeros("out", 4 * threads)],
+            &[],
+        )
+    }
+}
+
 const ONE_D: &[[u32; 3]] = &[[64, 1, 1], [96, 1, 1], [48, 1, 1]];
 const REDUCE: &[[u32; 3]] = &[[256, 1, 1], [64, 1, 1]];
 
@@ -373,6 +410,22 @@ fn cases() -> Vec<Case> {
             } else {
                 unroll
             },
+            racuda: false,
+        });
+    }
+    let sweep_file = "tests/fixtures/cu/cost_sweep.cu";
+    type Draw = fn(&mut Rng, [u32; 3]) -> Launch;
+    let sweeps: [(&str, &'static [[u32; 3]], Draw); 3] = [
+        ("ladderRounds", &[[64, 1, 1], [256, 1, 1]], sweep_rounds),
+        ("wideLadder", &[[64, 1, 1], [256, 1, 1]], sweep_wide),
+        ("twice", &[[32, 1, 1], [64, 1, 1]], sweep_twice),
+    ];
+    for (k, blocks, draw) in sweeps {
+        v.push(Case {
+            file: sweep_file,
+            kernel: k,
+            blocks,
+            draw,
             racuda: false,
         });
     }

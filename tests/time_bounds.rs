@@ -403,3 +403,31 @@ fn simulated_cycles_respect_the_throughput_limits() {
     assert_eq!(j["limited_by"], "latency and issue");
     assert!(j["simulated_cycles"].as_u64().unwrap() < 110_592, "{j}");
 }
+
+/// reduce1 at 256 threads: its shared-memory traffic per warp is what
+/// each entry into the ladder pays, not the worst value's wavefronts on
+/// every iteration. Per access (two loads and a store of `sdata[2·s·tid]`)
+/// the values s = 1..128 take 2, 4, 8, 8, 8, 4, 2 and 1 wavefronts (the
+/// conflict degrees: tests/cost_bounds.rs derives them): 37, 111 for the
+/// three; with the conflict-free store `sdata[tid]` and the broadcast
+/// read of `sdata[0]`, 113 (8 on each of 8 iterations for 3 accesses was
+/// 194).
+#[test]
+fn a_swept_loop_pays_its_shared_wavefronts_once_per_entry() {
+    let j = time(
+        "tests/fixtures/cu/cost_reduce.cu",
+        &[
+            "--kernel",
+            "reduce1",
+            "--block-dim",
+            "256",
+            "--grid",
+            "1000",
+            "--param",
+            "n=256000",
+            "--shared-bytes",
+            "1024",
+        ],
+    );
+    assert_eq!(j["throughput"]["wavefronts_per_warp"], "113", "{j}");
+}

@@ -47,6 +47,12 @@ pub struct Conflict {
     pub full_max: u64,
     pub wavefronts: MinMax,
     pub ideal_wavefronts: u64,
+    /// The most wavefronts one warp's request takes past its ideal (one per
+    /// phase with an active lane), over the warps: what the simulator
+    /// counts as conflicts, and what the cost stage charges. Fewer lanes
+    /// never take more, so the warps' `may` lanes bound it.
+    #[serde(skip)]
+    pub excess: u64,
     /// In a loop whose counter the launch fixes: the degrees on each
     /// iteration.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -64,6 +70,13 @@ pub struct IterationRow {
     pub min: u64,
     pub max: u64,
     pub class: ConflictClass,
+    /// [`Conflict::excess`] on this iteration (the cost stage sums them).
+    #[serde(skip)]
+    pub excess: u64,
+    /// The most wavefronts a request takes on this iteration (the time
+    /// bounds' shared-memory traffic sums them).
+    #[serde(skip)]
+    pub wavefronts: u64,
 }
 
 impl Figure for Conflict {
@@ -197,6 +210,8 @@ fn conflict(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
                 min: x.min,
                 max: x.max,
                 class: x.class,
+                excess: x.excess,
+                wavefronts: x.wavefronts.max,
             }
         })
         .collect();
@@ -231,6 +246,7 @@ fn narrowed(plain: Conflict, swept: &Conflict) -> Conflict {
         },
         full_min: plain.full_min.min(full_max),
         full_max,
+        excess: plain.excess.min(swept.excess),
         wavefronts: MinMax {
             min: plain
                 .wavefronts
@@ -280,7 +296,7 @@ fn object_words(m: &Module, k: &KernelAnalysis, site: &Site) -> Option<u64> {
 /// an access into an array of `words` words when that is known.
 fn conflict_over(items: Vec<WarpAddresses>, bytes: u64, words: Option<u64>) -> Conflict {
     let (mut lo, mut hi, mut full_lo, mut full_hi) = (u64::MAX, 0, u64::MAX, 0);
-    let (mut wlo, mut whi, mut ideal) = (u64::MAX, 0, 0);
+    let (mut wlo, mut whi, mut ideal, mut excess) = (u64::MAX, 0, 0, 0);
     let mut classes = Vec::new();
     let mut seen: Vec<(WarpKey, WarpDegrees)> = Vec::new();
     for wa in items {
@@ -304,6 +320,7 @@ fn conflict_over(items: Vec<WarpAddresses>, bytes: u64, words: Option<u64>) -> C
                 wlo = wlo.min(1);
                 whi = whi.max(worst * phases);
                 ideal = ideal.max(phases);
+                excess = excess.max((worst - 1) * phases);
                 // At most one lane's words in a phase cannot conflict.
                 classes.push(if worst <= 1 {
                     ConflictClass::None
@@ -338,6 +355,7 @@ fn conflict_over(items: Vec<WarpAddresses>, bytes: u64, words: Option<u64>) -> C
                 wlo = wlo.min(w.waves_min).min(one_lane_waves);
                 whi = whi.max(w.waves_max);
                 ideal = ideal.max(w.ideal);
+                excess = excess.max(w.waves_max.saturating_sub(w.ideal));
                 classes.push(if fmax == 1 {
                     ConflictClass::None
                 } else if fmin > 1 {
@@ -363,6 +381,7 @@ fn conflict_over(items: Vec<WarpAddresses>, bytes: u64, words: Option<u64>) -> C
         full_max: full_hi.max(1),
         wavefronts: MinMax { min: wlo, max: whi },
         ideal_wavefronts: ideal,
+        excess,
         iterations: None,
     }
 }

@@ -9,10 +9,15 @@
 //!   for it ([`crate::checks::uncoalesced_access::Sectors`]`::max`); a
 //!   uniform access touches the sectors of one lane.
 //! * `conflicts`: per shared access, the extra wavefronts: at most the
-//!   check's largest wavefront count less the one a conflict-free access
-//!   needs; none for a uniform access (a broadcast).
+//!   check's most wavefronts past the ideal one per phase
+//!   ([`Conflict::excess`]); none for a uniform access (a broadcast).
 //! * `divwarps`: one per execution of a branch that can split the warp
 //!   (Q:If4, Q:While2); a branch proven uniform pays nothing.
+//!
+//! An access of a loop whose counter the launch fixes also has its figure
+//! per iteration, summed into a [`PerEntry`] cost that an entry into the
+//! loop may pay instead of one worst figure per execution
+//! ([`super::sweeps`] says where).
 
 use super::rat::Rat;
 use crate::analysis::KernelAnalysis;
@@ -21,6 +26,7 @@ use crate::checks::divergent_branch::{DivClass, Divergence};
 use crate::checks::uncoalesced_access::Sectors;
 use crate::checks::SiteFigures;
 use crate::dataflow::FastMap as HashMap;
+use crate::graph::LoopId;
 use crate::hw;
 use crate::ir::SiteKind;
 use crate::ir::{BlockId, Callee, InstId, InstKind, Intrinsic, Module, Opcode};
@@ -128,6 +134,23 @@ pub struct Costs {
     pub inst: HashMap<InstId, Rat>,
     pub phi: Rat,
     pub divergence: Rat,
+    /// Accesses of swept loops, costed per execution or per entry into
+    /// the loop (not in `inst`).
+    pub per_entry: Vec<PerEntry>,
+}
+
+/// An access of a loop whose counter the launch fixes (the ACF's ladder),
+/// with its figure on each value of the counter: `each` per execution (the
+/// worst value's), or `sum` (every value's) per entry into `lp`, where
+/// [`super::sweeps::swept_blocks`] shows a warp runs it at most once per
+/// iteration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PerEntry {
+    pub lp: LoopId,
+    pub inst: InstId,
+    pub block: BlockId,
+    pub each: Rat,
+    pub sum: Rat,
 }
 
 /// The blocks whose branch can split a warp: thread-dependent, and not
@@ -186,6 +209,7 @@ pub fn costs(
             Metric::Steps => weights.divergence,
             _ => Rat::ZERO,
         },
+        per_entry: Vec::new(),
     };
     for (s, fig) in k.sites.iter().zip(figures) {
         if s.func != k.kernel {
@@ -196,9 +220,24 @@ pub fn costs(
             continue;
         }
         let c = access_cost(m, s, fig, inst, metric)?;
-        if !c.is_zero() {
-            let e = out.inst.entry(s.inst).or_insert(Rat::ZERO);
-            *e = *e + c;
+        let rows = match (metric, s.space) {
+            (Metric::Sectors, Some(Space::Global)) => fig
+                .get::<Sectors>()
+                .and_then(|x| x.iterations.as_ref())
+                .map(|its| its.rows.iter().map(|r| r.max).collect()),
+            (Metric::Conflicts, Some(Space::Shared)) => fig
+                .get::<Conflict>()
+                .and_then(|x| x.iterations.as_ref())
+                .map(|its| its.rows.iter().map(|r| r.excess).collect()),
+            _ => None,
+        };
+        match per_entry(k, (s, inst.block), fig, (rows, c)) {
+            Some(p) => out.per_entry.push(p),
+            None if !c.is_zero() => {
+                let e = out.inst.entry(s.inst).or_insert(Rat::ZERO);
+                *e = *e + c;
+            }
+            None => {}
         }
     }
     for b in f.block_ids() {
@@ -267,13 +306,49 @@ fn access_cost(
         (Metric::Sectors, Space::Global) => fig.get::<Sectors>().map_or(worst_sectors, |x| x.max),
         (Metric::Sectors, Space::Unknown) => worst_sectors,
         (Metric::Conflicts, Space::Shared) if !s.thread_dependent => 0,
-        (Metric::Conflicts, Space::Shared) => fig
-            .get::<Conflict>()
-            .map_or(worst_conflicts, |c| c.wavefronts.max.saturating_sub(1)),
+        (Metric::Conflicts, Space::Shared) => {
+            fig.get::<Conflict>().map_or(worst_conflicts, |c| c.excess)
+        }
         (Metric::Conflicts, Space::Unknown) => worst_conflicts,
         _ => 0,
     };
     Ok(Rat::int(i128::from(v)))
+}
+
+/// Access `s` of a swept loop as a [`PerEntry`] cost: `each` per
+/// execution, or its figures per value of the counter (`rows`, one per
+/// value, as the check keeps them) summed per entry. A row above `each`,
+/// the cost of any one execution (the whole figure may know more than the
+/// rows: a guard `t <= m` whose `m` no row fixes), counts as `each`, so
+/// the sum is never above `each` times the rows.
+pub fn per_entry(
+    k: &KernelAnalysis,
+    (s, block): (&crate::analysis::Site, BlockId),
+    fig: &SiteFigures,
+    (rows, each): (Option<Vec<u64>>, Rat),
+) -> Option<PerEntry> {
+    if !s.thread_dependent || fig.reason.is_some() {
+        return None;
+    }
+    let acf = &k.acf;
+    let &[c] = acf.contexts(s.func) else {
+        return None;
+    };
+    let ladder = acf.ladder(c, block)?;
+    let rows = rows?;
+    if rows.len() != ladder.values.len() {
+        return None;
+    }
+    let sum = rows
+        .iter()
+        .fold(Rat::ZERO, |a, &x| a + Rat::int(i128::from(x)).min(each));
+    Some(PerEntry {
+        lp: ladder.lp,
+        inst: s.inst,
+        block,
+        each,
+        sum,
+    })
 }
 
 #[cfg(test)]

@@ -41,6 +41,7 @@ pub mod remainder;
 pub mod report;
 pub mod sanity;
 pub mod splits;
+pub mod sweeps;
 pub mod trips;
 pub mod values;
 pub mod warp_graph;
@@ -153,6 +154,8 @@ fn line_of(m: &Module, f: &crate::ir::Function, i: crate::ir::InstId) -> Option<
 /// metric (and by `timing` for its own per-instruction costs).
 pub struct Problem {
     pub graph: WarpGraph,
+    /// The swept accesses' blocks whose loop entries pay for them.
+    swept: sweeps::Swept,
     system: potential::System,
     /// Why each loop without a trip bound has none (why a solve fails).
     unbounded: Vec<String>,
@@ -241,6 +244,7 @@ fn problem(
     let mut splits = splits::exit_splits(env, (&k.acf, k.kernel), &is_divergent);
     splits::ladder_splits(&mut splits, env, k, figures, &is_divergent);
     let graph = WarpGraph::new(f, g, &is_divergent, &splits)?;
+    let swept = sweeps::swept_blocks(env, k, &is_divergent);
     // Facts per CFG edge, with the thread symbols weakened away; each edge
     // narrows its own ranges.
     let mut facts: HashMap<(BlockId, BlockId), Vec<Affine>> = HashMap::default();
@@ -291,6 +295,7 @@ fn problem(
         .collect();
     Ok(Problem {
         graph,
+        swept,
         system,
         unbounded,
         factors: Factors::default(),
@@ -345,7 +350,7 @@ impl Problem {
         costs: &metric::Costs,
         keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool,
     ) -> Vec<Rat> {
-        edge_costs(f, &self.graph, costs, keep)
+        edge_costs(f, (&self.graph, &self.swept), costs, keep)
     }
 
     /// Why each loop without a trip bound has none.
@@ -458,6 +463,7 @@ fn bound_kernel_unguarded(
             let mut lines: Vec<(FileId, u32)> = costs
                 .inst
                 .keys()
+                .chain(costs.per_entry.iter().map(|p| &p.inst))
                 .filter_map(|&i| line_of(m, f, i))
                 .collect();
             lines.sort();
@@ -491,26 +497,35 @@ fn finish(mut out: KernelBounds, start: Instant) -> KernelBounds {
 
 /// The cost of each warp-graph edge: the instructions of the block it
 /// leaves that `keep` selects, and what the edge itself pays (charged to
-/// the block it leaves).
+/// the block it leaves). A swept access (`costs.per_entry`) whose block is
+/// in `swept` for its loop is paid by the loop's entries, else per
+/// execution.
 fn edge_costs(
     f: &crate::ir::Function,
-    graph: &WarpGraph,
+    (graph, swept): (&WarpGraph, &sweeps::Swept),
     costs: &metric::Costs,
     keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool,
 ) -> Vec<Rat> {
+    let per_entry = |p: &metric::PerEntry| swept.get(&p.block) == Some(&p.lp);
     let mut block_cost: HashMap<BlockId, Rat> = HashMap::default();
+    let mut entry_cost: HashMap<LoopId, Rat> = HashMap::default();
     graph
         .edges
         .iter()
         .map(|e| {
             let b = graph.nodes[e.from].block;
             let base = *block_cost.entry(b).or_insert_with(|| {
+                let each = costs
+                    .per_entry
+                    .iter()
+                    .filter(|p| p.block == b && !per_entry(p) && keep(p.inst, b))
+                    .fold(Rat::ZERO, |a, p| a + p.each);
                 f.blocks[b.index()]
                     .insts
                     .iter()
                     .filter(|&&i| keep(i, b))
                     .filter_map(|i| costs.inst.get(i))
-                    .fold(Rat::ZERO, |a, &c| a + c)
+                    .fold(each, |a, &c| a + c)
             });
             let term = *f.blocks[b.index()]
                 .insts
@@ -522,6 +537,15 @@ fn edge_costs(
                 }
                 Pay::Divergence if keep(term, b) => a + costs.divergence,
                 Pay::Splits(n) if keep(term, b) => a + costs.divergence * Rat::int(i128::from(*n)),
+                Pay::Entry(l) => {
+                    a + *entry_cost.entry(*l).or_insert_with(|| {
+                        costs
+                            .per_entry
+                            .iter()
+                            .filter(|p| p.lp == *l && per_entry(p) && keep(p.inst, p.block))
+                            .fold(Rat::ZERO, |a, p| a + p.sum)
+                    })
+                }
                 _ => a,
             });
             base + pays

@@ -92,36 +92,14 @@ pub fn exit_splits(
     }
 }
 
-/// Whether block `b` of loop `l` runs at most once per iteration of a warp:
-/// every other branch of `l` that can split the warp either comes after
-/// `b` (`b` dominates it), or has reconverged before `b` (its immediate
-/// post-dominator dominates `b`), or leaves the loop. Otherwise the two
-/// sides of a split could each run `b` in the same iteration.
-fn once_per_iteration(
-    env: &Env<'_>,
-    l: LoopId,
-    b: BlockId,
-    divergent: &dyn Fn(BlockId) -> bool,
-) -> bool {
-    let (g, lp) = (env.g, env.g.loops.get(l));
-    env.f.block_ids().all(|d| {
-        d == b
-            || !lp.contains(d)
-            || !divergent(d)
-            || exit_of(g, d) == Some(l)
-            || g.dom.dominates(b, d)
-            || g.pdom.idom(d).is_some_and(|r| g.dom.dominates(r, b))
-    })
-}
-
 /// Adds the splits of branches inside a loop whose counter the block
 /// shape fixes (the ACF's ladder: `for (s = blockDim.x / 2; s > 0; s >>= 1)
 /// if (tid < s)`): the divergence check says, per value of the counter,
 /// whether the branch can split any warp, and each entry runs each value
 /// at most once, so the branch splits a warp at most on the rows that say
 /// it can (5 of 8 at 256 threads: s = 16..1), paid on entering the loop.
-/// Only for a branch whose innermost loop is the ladder's, so it runs once
-/// per iteration.
+/// Only for a branch whose innermost loop is the ladder's and that a warp
+/// runs once per iteration ([`super::sweeps::once_per_iteration`]).
 pub fn ladder_splits(
     splits: &mut Splits,
     env: &Env<'_>,
@@ -154,7 +132,7 @@ pub fn ladder_splits(
         if !distinct || env.g.loops.loop_of(b) != Some(ladder.lp) || fig.reason.is_some() {
             continue;
         }
-        if !once_per_iteration(env, ladder.lp, b, divergent) {
+        if !super::sweeps::once_per_iteration(env, ladder.lp, b, divergent) {
             continue;
         }
         let rows = its.rows.iter().filter(|r| r.split_max > 0).count() as u32;

@@ -13,7 +13,8 @@
 //!
 //! A split at a loop's exit is not paid there: the exits of one loop
 //! split a warp at most a few times per entry (`super::splits`), so each
-//! edge into the loop's header from outside pays those splits instead.
+//! edge into the loop's header from outside pays those splits instead,
+//! and the sums of its swept accesses (`super::sweeps`).
 //!
 //! Every node knows the loops whose iteration counters are in scope: its
 //! block's loops, plus, in a copy, those of the branch the copy was made
@@ -43,6 +44,9 @@ pub enum Pay {
     Divergence,
     /// The splits the entered loop's exits can make before the next entry.
     Splits(u32),
+    /// What the entered loop's swept accesses cost per entry
+    /// (`super::sweeps`).
+    Entry(LoopId),
 }
 
 #[derive(Clone, Debug)]
@@ -178,8 +182,11 @@ impl Builder<'_> {
                 // Entering `l` (and any loop it nests in with the same
                 // header; those are `l` itself in a reducible graph).
                 let n = self.splits.per_entry.get(l.index()).copied().unwrap_or(0);
-                if lp.header == b && !lp.contains(from_block) && n > 0 {
-                    pays.push(Pay::Splits(n));
+                if lp.header == b && !lp.contains(from_block) {
+                    pays.push(Pay::Entry(l));
+                    if n > 0 {
+                        pays.push(Pay::Splits(n));
+                    }
                 }
             }
         }

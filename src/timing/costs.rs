@@ -130,6 +130,7 @@ impl KernelCosts {
             inst,
             phi: Rat::int(i128::from(u64::from(machine.phi_latency()) + wait)),
             divergence: Rat::ZERO,
+            per_entry: Vec::new(),
         }
     }
 }
@@ -180,7 +181,9 @@ pub fn barriers_uniform(
 /// Per instruction, the most shared-memory wavefronts one execution by a
 /// warp takes (for the shared-memory throughput term): the bank-conflict
 /// check's figure, one broadcast per phase for a uniform address, every
-/// lane apart where the space or the figure is unknown.
+/// lane apart where the space or the figure is unknown. An access of a
+/// swept loop may pay its rows' wavefronts once per entry instead, as the
+/// cost stage's [`crate::cost::metric::PerEntry`] costs do.
 pub fn wavefront_costs(
     m: &Module,
     k: &KernelAnalysis,
@@ -188,6 +191,7 @@ pub fn wavefront_costs(
 ) -> Result<Costs, String> {
     let f = m.func(k.kernel);
     let mut inst: HashMap<InstId, u64> = HashMap::default();
+    let mut per_entry = Vec::new();
     for (s, fig) in k.sites.iter().zip(figures) {
         if s.func != k.kernel || s.kind == SiteKind::Branch {
             continue;
@@ -202,13 +206,21 @@ pub fn wavefront_costs(
         if block_copy && s.bytes == 0 {
             return Err("a block copy of unknown length may touch shared memory".into());
         }
+        let conflict = fig.get::<Conflict>();
         let w = match s.thread_dependent {
             false => uniform_wavefronts(s.bytes),
-            true => fig
-                .get::<Conflict>()
-                .map_or(worst_wavefronts(s.bytes), |c| c.wavefronts.max),
+            true => conflict.map_or(worst_wavefronts(s.bytes), |c| c.wavefronts.max),
         };
-        *inst.entry(s.inst).or_insert(0) += w;
+        let rows = conflict
+            .and_then(|c| c.iterations.as_ref())
+            .filter(|_| s.space == Some(Space::Shared))
+            .map(|its| its.rows.iter().map(|r| r.wavefronts).collect());
+        let each = Rat::int(i128::from(w));
+        let block = f.inst(s.inst).block;
+        match crate::cost::metric::per_entry(k, (s, block), fig, (rows, each)) {
+            Some(p) => per_entry.push(p),
+            None => *inst.entry(s.inst).or_insert(0) += w,
+        }
     }
     Ok(Costs {
         inst: inst
@@ -217,5 +229,6 @@ pub fn wavefront_costs(
             .collect(),
         phi: Rat::ZERO,
         divergence: Rat::ZERO,
+        per_entry,
     })
 }
