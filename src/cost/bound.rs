@@ -1,7 +1,8 @@
 //! Bounds as polynomials: rational coefficients over named factors
 //! (`max(0, h − 1)`, `⌈n/(256·gridDim.x)⌉`), printed for people, written
 //! as a machine form scripts can evaluate, and evaluated at given
-//! parameters by `warpcheck bound` and the tests.
+//! parameters by `warpcheck bound` and the tests. A [`Bound`] is the least
+//! of several such polynomials, each a bound on its own.
 
 use super::affine::{Affine, FactorId, Sym};
 use super::rat::Rat;
@@ -75,6 +76,84 @@ impl Poly {
 
     pub fn degree(&self) -> usize {
         self.terms.keys().map(Vec::len).max().unwrap_or(0)
+    }
+}
+
+/// Whether `p ≤ q` wherever both are defined, read off the coefficients:
+/// every monomial is a product of `max(0, ·)` atoms, so `q − p` with no
+/// negative coefficient is nonnegative everywhere.
+pub fn at_most(p: &Poly, q: &Poly) -> bool {
+    let monos = p.terms.keys().chain(q.terms.keys());
+    monos.into_iter().all(|m| {
+        let (a, b) = (p.terms.get(m), q.terms.get(m));
+        let (a, b) = (
+            a.copied().unwrap_or(Rat::ZERO),
+            b.copied().unwrap_or(Rat::ZERO),
+        );
+        a.is_finite() && b.is_finite() && a <= b
+    })
+}
+
+/// The least of several polynomials, each an upper bound on its own (the
+/// LP solved in different orders: the leading degree first is tight for
+/// large parameters, the constant first for small ones), so their
+/// pointwise minimum is one too. Never empty; no piece is at most another
+/// (see [`at_most`]), and the first is the leading-degree-first one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bound {
+    pieces: Vec<Poly>,
+}
+
+impl Bound {
+    pub fn new(p: Poly) -> Bound {
+        Bound { pieces: vec![p] }
+    }
+
+    /// Every piece, the leading-degree-first one first.
+    pub fn pieces(&self) -> &[Poly] {
+        &self.pieces
+    }
+
+    /// The leading-degree-first piece: a bound on its own.
+    pub fn first(&self) -> &Poly {
+        &self.pieces[0]
+    }
+
+    /// Adds `p` as a piece, unless a piece is already at most it; drops
+    /// the pieces it is at most.
+    pub fn push(&mut self, p: Poly) {
+        if self.pieces.iter().any(|q| at_most(q, &p)) {
+            return;
+        }
+        self.pieces.retain(|q| !at_most(&p, q));
+        self.pieces.push(p);
+    }
+
+    /// Zero everywhere (a zero piece is at most every other, so it is the
+    /// only one).
+    pub fn is_zero(&self) -> bool {
+        self.pieces.iter().any(Poly::is_zero)
+    }
+
+    /// `a·self + b·other` for `a, b ≥ 0`: the least of every `a·p + b·q`,
+    /// as `min_i p_i + min_j q_j = min_{i,j} (p_i + q_j)`.
+    pub fn combine(&self, a: Rat, other: &Bound, b: Rat) -> Bound {
+        let mut out: Option<Bound> = None;
+        for p in &self.pieces {
+            for q in &other.pieces {
+                let mut sum = Poly::default();
+                for (k, poly) in [(a, p), (b, q)] {
+                    for (mono, c) in &poly.terms {
+                        sum.add(mono.clone(), *c * k);
+                    }
+                }
+                match &mut out {
+                    Some(o) => o.push(sum),
+                    None => out = Some(Bound::new(sum)),
+                }
+            }
+        }
+        out.expect("a bound has a piece")
     }
 }
 
@@ -256,6 +335,17 @@ impl Names {
         out
     }
 
+    /// `p` for one piece, `min(p₁, p₂)` for several.
+    pub fn render_bound(&self, b: &Bound) -> String {
+        match b.pieces() {
+            [p] => self.render(p),
+            ps => {
+                let parts: Vec<String> = ps.iter().map(|p| self.render(p)).collect();
+                format!("min({})", parts.join(", "))
+            }
+        }
+    }
+
     /// The machine form: monomials with exact coefficients over factors a
     /// script can evaluate (`max0(h - 1)`, `ceil(max0(n) / (256*gridDim.x))`).
     pub fn machine(&self, p: &Poly) -> Vec<TermJson> {
@@ -294,6 +384,15 @@ impl Names {
             total += v;
         }
         Some(total)
+    }
+
+    /// The least bound at `at` of the pieces whose parameters all have a
+    /// value (each piece bounds on its own): `None` if no piece has.
+    pub fn eval_bound(&self, b: &Bound, at: &Params) -> Option<f64> {
+        b.pieces()
+            .iter()
+            .filter_map(|p| self.eval(p, at))
+            .reduce(f64::min)
     }
 }
 

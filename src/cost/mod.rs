@@ -15,7 +15,9 @@
 //! * [`warp_graph`]: the paths a warp takes, divergent branches serialised.
 //! * [`potential`]: templates of potential functions and the constraints
 //!   that make them pay; [`lp`] solves them (CBC, behind a trait).
-//! * [`bound`]: the result as a polynomial to print, write and evaluate.
+//! * [`bound`]: the result as a polynomial to print, write and evaluate,
+//!   or the least of two: the LP is solved leading degree first and, when
+//!   that bound has a parameter in it, constant first too.
 //!
 //! **Deviation from RaCuda, by design.** Potential is carried by one
 //! iteration counter per loop (the uniform `[i0]` of the ACF's split of a
@@ -52,9 +54,10 @@ use crate::dataflow::FastMap as HashMap;
 use crate::graph::{FunctionGraphs, LoopId};
 use crate::ir::{BlockId, FileId, Module};
 use affine::Affine;
-use bound::{Factors, Names, Poly};
+use bound::{Bound, Factors, Names, Poly};
 pub use cbc::Cbc;
 pub use metric::{Metric, Weights};
+use potential::Order;
 use rat::Rat;
 use std::time::Instant;
 use tracing::field::Empty;
@@ -84,7 +87,9 @@ impl Default for Options {
     }
 }
 
-/// Where part of a bound comes from: a loop or a source line.
+/// Where part of a bound comes from: a loop or a source line. Shares
+/// are the leading-degree-first solution's (one LP solve each), not the
+/// least of several like the whole bound.
 #[derive(Clone, Debug)]
 pub struct Share {
     pub file: Option<FileId>,
@@ -97,7 +102,7 @@ pub struct Share {
 pub struct MetricBound {
     pub metric: Metric,
     /// The per-warp bound, or why there is none.
-    pub bound: Result<Poly, String>,
+    pub bound: Result<Bound, String>,
     /// Per loop (by its header's line): the part of the bound spent in it.
     pub loops: Vec<Share>,
     /// Per source line with a cost: the part spent on it.
@@ -301,25 +306,74 @@ fn problem(
 
 impl Problem {
     /// The least bound on the costs `costs` of the instructions `keep`
-    /// selects, as a polynomial, or why there is none.
+    /// selects, or why there is none: the LP's leading-degree-first
+    /// solution and, where that has a parameter in it, the
+    /// constant-first one, each checked on its own; the bound is their
+    /// minimum. A second solve that fails leaves the first.
     pub fn solve(
         &self,
         f: &crate::ir::Function,
         costs: &metric::Costs,
         keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool,
         meter: &Meter,
+    ) -> Result<Bound, String> {
+        let edge_costs = self.checked_costs(f, costs, keep, meter)?;
+        let first = self.solve_in(f, &edge_costs, Order::HighestFirst, meter)?;
+        let mut bound = Bound::new(first);
+        // A constant bound is already least everywhere.
+        if bound.first().degree() >= 1 && meter.time().is_ok() {
+            if let Ok(p) = self.solve_in(f, &edge_costs, Order::LowestFirst, meter) {
+                bound.push(p);
+            }
+        }
+        Ok(bound)
+    }
+
+    /// The leading-degree-first bound alone (one LP solve): what the
+    /// per-loop and per-line shares use.
+    pub fn solve_first(
+        &self,
+        f: &crate::ir::Function,
+        costs: &metric::Costs,
+        keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool,
+        meter: &Meter,
     ) -> Result<Poly, String> {
+        let edge_costs = self.checked_costs(f, costs, keep, meter)?;
+        self.solve_in(f, &edge_costs, Order::HighestFirst, meter)
+    }
+
+    /// The edges' costs, if the time is not out and a float LP can take
+    /// them.
+    fn checked_costs(
+        &self,
+        f: &crate::ir::Function,
+        costs: &metric::Costs,
+        keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool,
+        meter: &Meter,
+    ) -> Result<Vec<Rat>, String> {
         if let Err(e) = meter.time() {
             return Err(format!("the {e} ran out"));
         }
         let edge_costs = self.edge_costs(f, costs, keep);
-        if let Some(why) = self.system.numeric_trouble(&edge_costs) {
-            return Err(why);
+        match self.system.numeric_trouble(&edge_costs) {
+            Some(why) => Err(why),
+            None => Ok(edge_costs),
         }
-        let lp = self.system.with_costs(&edge_costs);
+    }
+
+    /// One lexicographic solve in `order`, believed only once it pays
+    /// every row exactly and covers the cheapest path.
+    fn solve_in(
+        &self,
+        f: &crate::ir::Function,
+        edge_costs: &[Rat],
+        order: Order,
+        meter: &Meter,
+    ) -> Result<Poly, String> {
+        let lp = self.system.with_costs(edge_costs);
         let seconds = meter.seconds_left().unwrap_or(30.0).min(30.0);
         let solver = Cbc { seconds };
-        let x = lp::lexicographic(&solver, &lp, &self.system.rounds()).map_err(|e| {
+        let x = lp::lexicographic(&solver, &lp, &self.system.rounds(order)).map_err(|e| {
             if self.unbounded.is_empty() {
                 e
             } else {
@@ -329,9 +383,9 @@ impl Problem {
         // The solver works in floats: its answer is believed only once it
         // pays every row exactly, and only if it covers the cheapest path.
         let x = potential::rationals(&x);
-        self.system.verify(&edge_costs, &x)?;
+        self.system.verify(edge_costs, &x)?;
         let p = self.system.entry_poly(&x);
-        let cheapest = sanity::cheapest_path(f, &self.graph, &edge_costs);
+        let cheapest = sanity::cheapest_path(f, &self.graph, edge_costs);
         sanity::check(&p, &self.factors, cheapest)?;
         Ok(p)
     }
@@ -431,17 +485,17 @@ fn bound_kernel_unguarded(
                 continue;
             }
         };
+        let bound = problem.solve(f, &costs, &|_, _| true, meter);
         let solve = |keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool| {
-            problem.solve(f, &costs, keep, meter)
+            problem.solve_first(f, &costs, keep, meter)
         };
-        let bound = solve(&|_, _| true);
         let mut mb = MetricBound {
             metric,
             bound,
             loops: Vec::new(),
             lines: Vec::new(),
         };
-        if opts.attribution && mb.bound.as_ref().is_ok_and(|p| !p.is_zero()) {
+        if opts.attribution && mb.bound.as_ref().is_ok_and(|b| !b.is_zero()) {
             for (_, lp) in g.loops.iter() {
                 let inside = |_: crate::ir::InstId, b: BlockId| lp.contains(b);
                 if let Ok(p) = solve(&inside) {

@@ -487,12 +487,16 @@ impl System {
         lp
     }
 
-    /// The entry's objectives, highest degree first.
-    pub fn rounds(&self) -> Vec<Vec<(VarId, f64)>> {
+    /// The entry's objectives, one round per degree, in `order`.
+    pub fn rounds(&self, order: Order) -> Vec<Vec<(VarId, f64)>> {
         let t = &self.templates[self.entry.index()];
         let maxdeg = t.monos.iter().map(Vec::len).max().unwrap_or(0);
-        (0..=maxdeg)
-            .rev()
+        let degrees: Vec<usize> = match order {
+            Order::HighestFirst => (0..=maxdeg).rev().collect(),
+            Order::LowestFirst => (0..=maxdeg).collect(),
+        };
+        degrees
+            .into_iter()
             .map(|d| {
                 (0..t.monos.len())
                     .filter(|&m| t.monos[m].len() == d)
@@ -516,6 +520,18 @@ impl System {
         }
         p
     }
+}
+
+/// The order of the entry's lexicographic rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Leading degree first: never trades a smaller constant for a larger
+    /// leading term, so tight for large parameters.
+    HighestFirst,
+    /// Constant first: the least cost at small parameters, at the price of
+    /// a steeper slope (e.g. `7·n` for a loop unrolled by 8 whose rounds
+    /// alone would pay `21·n/8`, plus a remainder's constant).
+    LowestFirst,
 }
 
 /// The largest LP coefficient we trust a float solver with: CBC's
