@@ -308,8 +308,8 @@ impl Problem {
     /// The least bound on the costs `costs` of the instructions `keep`
     /// selects, or why there is none: the LP's leading-degree-first
     /// solution and, where that has a parameter in it, the
-    /// constant-first one, each checked on its own; the bound is their
-    /// minimum. A second solve that fails leaves the first.
+    /// constant-first one (see [`Order`]), each checked on its own; the
+    /// bound is their minimum. A second solve that fails leaves the first.
     pub fn solve(
         &self,
         f: &crate::ir::Function,
@@ -321,8 +321,10 @@ impl Problem {
         let first = self.solve_in(f, &edge_costs, Order::HighestFirst, meter)?;
         let mut bound = Bound::new(first);
         // A constant bound is already least everywhere.
-        if bound.first().degree() >= 1 && meter.time().is_ok() {
-            if let Ok(p) = self.solve_in(f, &edge_costs, Order::LowestFirst, meter) {
+        let max_degree = bound.first().degree();
+        if max_degree >= 1 && meter.time().is_ok() {
+            let order = Order::ConstantFirst { max_degree };
+            if let Ok(p) = self.solve_in(f, &edge_costs, order, meter) {
                 bound.push(p);
             }
         }
@@ -370,7 +372,7 @@ impl Problem {
         order: Order,
         meter: &Meter,
     ) -> Result<Poly, String> {
-        let lp = self.system.with_costs(edge_costs);
+        let lp = self.system.with_costs(edge_costs, order);
         let seconds = meter.seconds_left().unwrap_or(30.0).min(30.0);
         let solver = Cbc { seconds };
         let x = lp::lexicographic(&solver, &lp, &self.system.rounds(order)).map_err(|e| {

@@ -476,34 +476,52 @@ impl System {
         Ok(())
     }
 
-    /// The LP with each edge's cost on its constant row.
-    pub fn with_costs(&self, costs: &[Rat]) -> Lp {
+    /// The LP with each edge's cost on its constant row, for a solve in
+    /// `order`.
+    pub fn with_costs(&self, costs: &[Rat], order: Order) -> Lp {
         let mut lp = self.lp.clone();
         for (row, c) in self.const_rows.iter().zip(costs) {
             if let Some(r) = row {
                 lp.rows[*r].lo = c.to_f64();
             }
         }
+        if let Order::ConstantFirst { max_degree } = order {
+            let t = &self.templates[self.entry.index()];
+            for (m, mono) in t.monos.iter().enumerate() {
+                if mono.len() > max_degree {
+                    lp.rows.push(Row {
+                        terms: vec![(t.var(m), -1.0)],
+                        lo: 0.0,
+                    });
+                }
+            }
+        }
         lp
     }
 
-    /// The entry's objectives, one round per degree, in `order`.
+    /// The entry's objectives in `order`: one round per degree, and for
+    /// [`Order::ConstantFirst`] the sum of every coefficient after the
+    /// constant's.
     pub fn rounds(&self, order: Order) -> Vec<Vec<(VarId, f64)>> {
         let t = &self.templates[self.entry.index()];
         let maxdeg = t.monos.iter().map(Vec::len).max().unwrap_or(0);
-        let degrees: Vec<usize> = match order {
-            Order::HighestFirst => (0..=maxdeg).rev().collect(),
-            Order::LowestFirst => (0..=maxdeg).collect(),
+        let of_degree = |d: usize| -> Vec<(VarId, f64)> {
+            (0..t.monos.len())
+                .filter(|&m| t.monos[m].len() == d)
+                .map(|m| (t.var(m), 1.0))
+                .collect()
         };
-        degrees
-            .into_iter()
-            .map(|d| {
-                (0..t.monos.len())
-                    .filter(|&m| t.monos[m].len() == d)
-                    .map(|m| (t.var(m), 1.0))
+        let leading_first = (0..=maxdeg).rev().map(of_degree);
+        match order {
+            Order::HighestFirst => leading_first.collect(),
+            Order::ConstantFirst { .. } => {
+                let every = (0..t.monos.len()).map(|m| (t.var(m), 1.0)).collect();
+                [of_degree(0), every]
+                    .into_iter()
+                    .chain(leading_first)
                     .collect()
-            })
-            .collect()
+            }
+        }
     }
 
     /// The entry's potential in a solution.
@@ -528,10 +546,14 @@ pub enum Order {
     /// Leading degree first: never trades a smaller constant for a larger
     /// leading term, so tight for large parameters.
     HighestFirst,
-    /// Constant first: the least cost at small parameters, at the price of
-    /// a steeper slope (e.g. `7·n` for a loop unrolled by 8 whose rounds
-    /// alone would pay `21·n/8`, plus a remainder's constant).
-    LowestFirst,
+    /// The constant first, then the bound where every atom is 1 (the sum
+    /// of the coefficients), then leading degree first: the least cost
+    /// where the parameters are small, at the price of a steeper slope
+    /// (e.g. `7·n + 20` for a loop unrolled by 8 of 7 steps an
+    /// iteration, where the rounds alone pay `21·n/8 + 421/8`). The
+    /// entry's monomials above `max_degree` stay 0: otherwise the
+    /// constant moves into `n·n`, 0 at `n = 0`.
+    ConstantFirst { max_degree: usize },
 }
 
 /// The largest LP coefficient we trust a float solver with: CBC's
