@@ -455,4 +455,75 @@ mod tests {
         // ⌈1000/512⌉ = 2.
         assert_eq!(names.eval(&p, &at), Some(6.0));
     }
+
+    /// `c1·max(0, n) + c0` over the unsigned `n`.
+    fn line(c1: i128, c0: i128) -> Poly {
+        let mut p = Poly::constant(Rat::int(c0));
+        p.add(vec![Affine::sym(Sym::Param(1))], Rat::int(c1));
+        p
+    }
+
+    fn at_n(n: f64) -> Params {
+        Params {
+            values: BTreeMap::from([("n".to_string(), n)]),
+            grid: [1, 1, 1],
+        }
+    }
+
+    #[test]
+    fn a_bound_is_the_least_of_its_pieces() {
+        // A loop unrolled by 8 of 7 steps a trip (cost_unroll.cu's
+        // unrollChain): 21·n/8 + 421/8 and 7·n + 20 cross at
+        // 35·n/8 = 261/8, n = 261/35 ≈ 7.5.
+        let names = names();
+        let mut rounds = Poly::constant(Rat::new(421, 8));
+        rounds.add(vec![Affine::sym(Sym::Param(1))], Rat::new(21, 8));
+        let mut b = Bound::new(rounds);
+        b.push(line(7, 20));
+        assert_eq!(b.pieces().len(), 2);
+        assert_eq!(names.render_bound(&b), "min(21·n/8 + 421/8, 7·n + 20)");
+        // n = 5: min(65.75, 55); n = 15: min(92, 125); n = 0: min(52.625, 20).
+        assert_eq!(names.eval_bound(&b, &at_n(5.0)), Some(55.0));
+        assert_eq!(names.eval_bound(&b, &at_n(15.0)), Some(92.0));
+        assert_eq!(names.eval_bound(&b, &at_n(0.0)), Some(20.0));
+        // Without n neither piece has a value.
+        assert_eq!(names.eval_bound(&b, &Params::default()), None);
+        // One piece renders as itself.
+        assert_eq!(names.render_bound(&Bound::new(line(7, 20))), "7·n + 20");
+    }
+
+    #[test]
+    fn a_piece_at_least_another_is_dropped() {
+        // 7·n + 20 ≤ 7·n + 21 and ≤ 8·n + 20 everywhere (n ≥ 0 in every
+        // monomial); 7·n + 20 and 6·n + 30 cross, so both stay.
+        let mut b = Bound::new(line(7, 20));
+        b.push(line(7, 21));
+        b.push(line(8, 20));
+        b.push(line(7, 20));
+        assert_eq!(b.pieces(), [line(7, 20)]);
+        b.push(line(6, 30));
+        assert_eq!(b.pieces(), [line(7, 20), line(6, 30)]);
+        // A new piece below an old one replaces it.
+        b.push(line(6, 19));
+        assert_eq!(b.pieces(), [line(6, 19)]);
+        assert!(!b.is_zero());
+        b.push(Poly::default());
+        assert!(b.is_zero());
+    }
+
+    #[test]
+    fn combining_sums_every_pair_of_pieces() {
+        // 2·min(7n + 20, 6n + 30) + 3·min(n + 1, 5):
+        // min over (14n + 40 | 12n + 60) + (3n + 3 | 15), the four sums
+        // 17n + 43, 14n + 55, 15n + 63, 12n + 75; 15n + 63 is at least
+        // 14n + 55, so three stay. At n = 2: 77, 83, 99: 77, which is
+        // 2·min(34, 42) + 3·min(3, 5) = 68 + 9.
+        let mut a = Bound::new(line(7, 20));
+        a.push(line(6, 30));
+        let mut b = Bound::new(line(1, 1));
+        b.push(line(0, 5));
+        let c = a.combine(Rat::int(2), &b, Rat::int(3));
+        assert_eq!(c.pieces(), [line(17, 43), line(14, 55), line(12, 75)]);
+        assert_eq!(names().eval_bound(&c, &at_n(2.0)), Some(77.0));
+    }
 }
