@@ -322,10 +322,17 @@ impl Problem {
         let mut bound = Bound::new(first);
         // A constant bound is already least everywhere.
         let max_degree = bound.first().degree();
-        if max_degree >= 1 && meter.time().is_ok() {
-            let order = Order::ConstantFirst { max_degree };
-            if let Ok(p) = self.solve_in(f, &edge_costs, order, meter) {
-                bound.push(p);
+        if max_degree >= 1 {
+            for order in [
+                Order::ConstantFirst { max_degree },
+                Order::SumFirst { max_degree },
+            ] {
+                if meter.time().is_err() {
+                    break;
+                }
+                if let Ok(p) = self.solve_in(f, &edge_costs, order, meter) {
+                    bound.push(p);
+                }
             }
         }
         Ok(bound)
