@@ -79,8 +79,11 @@ fn triangular_loops_give_a_quadratic_bound() {
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let b = &kernel(&report, "triangular")["bounds"]["per_warp"]["sectors"];
+    // The leading-degree-first polynomial comes first (the bound may be
+    // the least of it and others), and it alone is `terms`.
     let bound = b["bound"].as_str().unwrap();
-    assert!(bound.starts_with("2·max(0, n)·max(0, n)"), "{bound}");
+    let first = bound.strip_prefix("min(").unwrap_or(bound);
+    assert!(first.starts_with("2·max(0, n)·max(0, n)"), "{bound}");
     let quadratic = b["terms"]
         .as_array()
         .unwrap()
@@ -451,14 +454,19 @@ fn an_unrolled_loop_and_its_remainder_pay_as_one_loop() {
 }
 
 #[test]
-fn an_unrolled_loop_gets_the_least_of_two_bounds() {
+fn an_unrolled_loop_gets_the_least_of_three_bounds() {
     // unrollChain (see above): with n = 8q + r the worst path is
-    // 22 + 21q + 7r for q ≥ 1 and 20 + 7r for q = 0, i.e. 20 + 7n below
-    // n = 8. The leading-degree-first bound 21·n/8 + 421/8 is exact at
-    // n = 15 and loose below 8; the constant-first one is 7·n + 20, which
-    // covers every n (22 + 21q + 7r ≤ 20 + 56q + 7r for q ≥ 1) and is
-    // exact below 8. At n = 5: (105 + 421)/8 = 65.75 against 55, so the
-    // bound is 55, the worst path; at n = 15 it is 92 (against 125).
+    // 22 + 21q + 7r for q ≥ 1 and 20 + 7r for 1 ≤ n < 8, i.e. 20 + 7n
+    // there; n ≤ 0 skips the loop: 10 steps before `n > 0` and 3 at the
+    // end, 13. Three LP orders give three lines:
+    // - leading degree first: 21·n/8 + 421/8, exact at n = 15 (92);
+    // - constant first: 13 at n = 0, then the least slope from there,
+    //   14·n + 13 (27 at n = 1, exact);
+    // - every atom at 1 first: the least value at n = 1 (27), then the
+    //   least slope: 7·n + 20, which covers every n (22 + 21q + 7r ≤
+    //   20 + 56q + 7r for q ≥ 1) and is exact for 1 ≤ n < 8.
+    // At n = 0: min(421/8, 13, 20) = 13; at n = 5: min(65.75, 83, 55) =
+    // 55; at n = 15: min(92, 223, 125) = 92: the worst path each time.
     let at = |n: &str| {
         bound_json(
             "cu/cost_unroll.cu",
@@ -475,9 +483,9 @@ fn an_unrolled_loop_gets_the_least_of_two_bounds() {
             ],
         )
     };
-    let (small, large) = (at("n=5"), at("n=15"));
+    let (zero, small, large) = (at("n=0"), at("n=5"), at("n=15"));
     // Each value is the least of its pieces, and covers the simulation.
-    for j in [&small, &large] {
+    for j in [&zero, &small, &large] {
         let least = j["pieces"].as_array().map(|ps| {
             ps.iter()
                 .filter_map(|p| p["value"].as_f64())
@@ -489,10 +497,16 @@ fn an_unrolled_loop_gets_the_least_of_two_bounds() {
     if warpcheck::ir::major::LLVM_MAJOR >= 22 {
         return; // clang 22's remainder is laid out differently (see above)
     }
-    let both = "min(21·max(0, n)/8 + 421/8, 7·max(0, n) + 20)";
-    assert_eq!(small["bound"], both, "{small}");
-    assert_eq!(small["pieces"][0]["value"], 65.75, "{small}");
-    assert_eq!(small["pieces"][1]["value"], 55.0, "{small}");
+    let all = "min(21·max(0, n)/8 + 421/8, 14·max(0, n) + 13, 7·max(0, n) + 20)";
+    assert_eq!(small["bound"], all, "{small}");
+    let values = |j: &Value| -> Vec<f64> {
+        let ps = j["pieces"].as_array().cloned().unwrap_or_default();
+        ps.iter().filter_map(|p| p["value"].as_f64()).collect()
+    };
+    assert_eq!(values(&zero), [52.625, 13.0, 20.0], "{zero}");
+    assert_eq!(zero["value"], 13.0, "{zero}");
+    assert_eq!(zero["simulated"], 13, "{zero}");
+    assert_eq!(values(&small), [65.75, 83.0, 55.0], "{small}");
     assert_eq!(small["value"], 55.0, "{small}");
     assert_eq!(small["simulated"], 55, "{small}");
     assert_eq!(large["value"], 92.0, "{large}");
@@ -503,9 +517,9 @@ fn an_unrolled_loop_gets_the_least_of_two_bounds() {
         .args(["--block-dim", "32", "--param", "n=5", "--param", "m=0"])
         .arg(fixture("cu/cost_unroll.cu")));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains(&format!("≤ {both}")), "{text}");
+    assert!(text.contains(&format!("≤ {all}")), "{text}");
     assert!(
-        text.contains("at these parameters: 55 (the least of 65.75, 55)"),
+        text.contains("at these parameters: 55 (the least of 65.75, 83, 55)"),
         "{text}"
     );
 }
