@@ -523,3 +523,38 @@ fn an_unrolled_loop_gets_the_least_of_three_bounds() {
         "{text}"
     );
 }
+
+#[test]
+fn a_launch_that_skips_the_loop_pays_only_what_it_runs() {
+    // addSub0 at w = 0: clang rotates `for (i = 0; i < w; i++)` behind the
+    // guard `w > 0`, so a warp runs the guard's icmp and br and the ret:
+    // 3 steps. The loop's atom starts at `w − 1` after the guard (it is at
+    // least 1 there), so the first iteration pays the setup and the
+    // constant-first piece is 3 + (its slope)·w: exactly 3 at w = 0.
+    let at = |w: &str| {
+        bound_json(
+            "cu/cost_addsub.cu",
+            "addSub0",
+            "steps",
+            &[
+                "--block-dim",
+                "64",
+                "--grid",
+                "2",
+                "--param",
+                w,
+                "--param",
+                "h=64",
+                "--simulate",
+            ],
+        )
+    };
+    let zero = at("w=0");
+    assert_eq!(zero["value"], 3.0, "{zero}");
+    assert_eq!(zero["simulated"], 3, "{zero}");
+    // Larger w: still the least of the pieces, above the simulation.
+    for w in ["w=1", "w=2", "w=5"] {
+        let j = at(w);
+        assert!(j["value"].as_f64() >= j["simulated"].as_f64(), "{j}");
+    }
+}
