@@ -165,6 +165,13 @@ pub struct Problem {
     factors: Factors,
     pub lp_vars: usize,
     pub lp_rows: usize,
+    /// Whether some loop's entry pays its exits' splits.
+    per_entry_splits: bool,
+    /// The same kernel with every divergent loop exit charged each time
+    /// it runs ([`splits::Splits::each_time`]), when some loop's entry
+    /// pays its exits' splits: where a loop runs fewer iterations than it
+    /// could split a warp, its bounds are the smaller ones.
+    each_time: Option<Box<Problem>>,
 }
 
 /// What [`prepare`] finds: the names bounds are written in, the trip
@@ -194,11 +201,19 @@ pub fn prepare(
         unsigned: names.unsigned.clone(),
     };
     let trips = trips::trip_bounds(&env, &mut names.factors);
-    let problem =
-        problem(&env, (k, figures), (&trips, &names.factors), degree, meter).map(|mut p| {
+    let build = |each_time| {
+        let inputs = (&trips[..], &names.factors);
+        problem(&env, (k, figures), inputs, (degree, each_time), meter).map(|mut p| {
             p.factors = names.factors.clone();
             p
-        });
+        })
+    };
+    let problem = build(false).map(|mut p| {
+        if p.per_entry_splits {
+            p.each_time = build(true).ok().map(Box::new);
+        }
+        p
+    });
     Prepared {
         names,
         trips,
@@ -234,7 +249,7 @@ fn problem(
     env: &values::Env<'_>,
     (k, figures): (&KernelAnalysis, &[SiteFigures]),
     (trips, factors): (&[Trip], &Factors),
-    degree: usize,
+    (degree, each_time): (usize, bool),
     meter: &Meter,
 ) -> Result<Problem, String> {
     let (m, f, g) = (env.m, env.f, env.g);
@@ -243,8 +258,13 @@ fn problem(
     }
     let divergent = metric::divergent_branches(m, k, figures);
     let is_divergent = |b: BlockId| divergent.contains(&b);
-    let mut splits = splits::exit_splits(env, (&k.acf, k.kernel), &is_divergent);
-    splits::ladder_splits(&mut splits, env, k, figures, &is_divergent);
+    let splits = if each_time {
+        splits::Splits::each_time()
+    } else {
+        let mut s = splits::exit_splits(env, (&k.acf, k.kernel), &is_divergent);
+        splits::ladder_splits(&mut s, env, k, figures, &is_divergent);
+        s
+    };
     let graph = WarpGraph::new(f, g, &is_divergent, &splits)?;
     // Facts per CFG edge, with the thread symbols weakened away; each edge
     // narrows its own ranges.
@@ -301,6 +321,8 @@ fn problem(
         factors: Factors::default(),
         lp_vars,
         lp_rows,
+        each_time: None,
+        per_entry_splits: splits.any_per_entry(),
     })
 }
 
@@ -332,6 +354,19 @@ impl Problem {
                 }
                 if let Ok(p) = self.solve_in(f, &edge_costs, order, meter) {
                     bound.push(p);
+                }
+            }
+        }
+        // Splits cost nothing in most metrics: then the other charge of
+        // them bounds the same.
+        if let Some(other) = self
+            .each_time
+            .as_ref()
+            .filter(|_| costs.divergence > Rat::ZERO)
+        {
+            if let Ok(b) = other.solve(f, costs, keep, meter) {
+                for p in b.pieces() {
+                    bound.push(p.clone());
                 }
             }
         }
