@@ -232,7 +232,11 @@ fn a_divergent_loop_exit_splits_a_warp_at_most_31_times_per_entry() {
         "divwarps",
         &["--block-dim", "32", "--param", "n=1000"],
     );
-    assert_eq!(j["bound"], "32");
+    // Charged each time instead, the guard and the tests after the first
+    // n − 1 iterations can split (after the n-th, `k < n` sends every
+    // lane out): n. The bound is the least of the two.
+    assert_eq!(j["bound"], "min(32, max(0, n))");
+    assert_eq!(j["value"], 32.0);
     // The simulator agrees: lanes with x = 0, 1, ..., 31 (iota) leave on
     // 32 different iterations (lane 0 at the guard): 31 splits.
     let out = run(warpcheck()
@@ -256,6 +260,29 @@ fn a_divergent_loop_exit_splits_a_warp_at_most_31_times_per_entry() {
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let j: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["simulated"], 31, "{j}");
+    // At n = 3 lanes 0, 1 and 2 leave at the guard and after iterations
+    // 1 and 2, the rest after the third: 3 splits, the bound's 3.
+    let out = run(warpcheck()
+        .args(["bound", "--format", "json", "--kernel", "escape"])
+        .args([
+            "--metric",
+            "divwarps",
+            "--block-dim",
+            "32",
+            "--param",
+            "n=3",
+        ])
+        .args([
+            "--simulate",
+            "--arg",
+            "v=buf:128:iota",
+            "--arg",
+            "out=buf:128",
+        ])
+        .arg(fixture("cu/cost_splits.cu")));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["value"], 3.0, "{j}");
+    assert_eq!(j["simulated"], 3, "{j}");
 }
 
 #[test]
@@ -557,4 +584,39 @@ fn a_launch_that_skips_the_loop_pays_only_what_it_runs() {
         let j = at(w);
         assert!(j["value"].as_f64() >= j["simulated"].as_f64(), "{j}");
     }
+}
+
+#[test]
+fn a_short_divergent_loop_splits_a_warp_at_most_once_per_iteration() {
+    // mandelbrot: one split where lanes past w return, then the escape
+    // loop, whose exit test (`x·x + y·y < 4`, per pixel) can split the
+    // warp once per iteration, at most max_iter of them; charged per
+    // entry instead, the loop's exits split it at most 31 times. So
+    // divwarps ≤ min(1 + 31, 1 + max_iter): 6 at max_iter = 5, 32 from
+    // max_iter = 31 on.
+    let at = |it: &str| {
+        bound_json(
+            "cu/cost_mandelbrot.cu",
+            "mandelbrot",
+            "divwarps",
+            &[
+                "--block-dim",
+                "32",
+                "--grid",
+                "2,2",
+                "--param",
+                "w=64",
+                "--param",
+                "h=2",
+                "--param",
+                it,
+                "--simulate",
+            ],
+        )
+    };
+    let short = at("max_iter=5");
+    assert_eq!(short["bound"], "min(32, max(0, max_iter) + 1)", "{short}");
+    assert_eq!(short["value"], 6.0, "{short}");
+    assert!(short["simulated"].as_f64() <= Some(6.0), "{short}");
+    assert_eq!(at("max_iter=100")["value"], 32.0);
 }

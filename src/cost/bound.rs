@@ -77,6 +77,11 @@ impl Poly {
     pub fn degree(&self) -> usize {
         self.terms.keys().map(Vec::len).max().unwrap_or(0)
     }
+
+    /// The value where every atom is 1: the sum of the coefficients.
+    pub fn at_ones(&self) -> Rat {
+        self.terms.values().fold(Rat::ZERO, |a, &c| a + c)
+    }
 }
 
 /// Whether `p ≤ q` wherever both are defined, read off the coefficients:

@@ -358,7 +358,9 @@ impl Problem {
             }
         }
         // Splits cost nothing in most metrics: then the other charge of
-        // them bounds the same.
+        // them bounds the same. Its pieces are for loops of a few
+        // iterations; one that is not below every piece where each atom
+        // is 1 would only win where the loops do not run.
         if let Some(other) = self
             .each_time
             .as_ref()
@@ -366,7 +368,9 @@ impl Problem {
         {
             if let Ok(b) = other.solve(f, costs, keep, meter) {
                 for p in b.pieces() {
-                    bound.push(p.clone());
+                    if bound.pieces().iter().all(|q| p.at_ones() < q.at_ones()) {
+                        bound.push(p.clone());
+                    }
                 }
             }
         }
