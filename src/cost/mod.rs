@@ -329,9 +329,11 @@ fn problem(
 impl Problem {
     /// The least bound on the costs `costs` of the instructions `keep`
     /// selects, or why there is none: the LP's leading-degree-first
-    /// solution and, where that has a parameter in it, the
-    /// constant-first one (see [`Order`]), each checked on its own; the
-    /// bound is their minimum. A second solve that fails leaves the first.
+    /// solution and, where that has a parameter in it, the constant-first
+    /// and every-atom-at-1-first ones (see [`Order`]), each checked on its
+    /// own, and where splits cost something the solutions of the
+    /// each-time charge; the bound is their minimum. An extra solve that
+    /// fails leaves the others.
     pub fn solve(
         &self,
         f: &crate::ir::Function,

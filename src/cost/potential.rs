@@ -143,7 +143,8 @@ fn apply(a: &Affine, u: &Updates) -> Affine {
 /// release `d` a unit (decrement by the fact) and the edges out pay it
 /// back only where the next atom is higher. The first iteration can then
 /// pay the loop's setup, and a launch that skips the loop does not
-/// (`3 + 41·w` rather than `29 + 31·w/2` where `w = 0` returns at once).
+/// (addSub0's steps: `57·w/2 + 3` beside `29·w/2 + 31`, and `w = 0`
+/// returns after 3).
 fn lower_offsets(g: &WarpGraph, inp: &Inputs<'_, '_>, templates: &mut [Template]) {
     let mut into: Vec<Vec<usize>> = vec![Vec::new(); templates.len()];
     for (i, e) in g.edges.iter().enumerate() {
