@@ -17,6 +17,16 @@ fn bound_json(file: &str, kernel: &str, metric: &str, extra: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("valid JSON")
 }
 
+/// `bound --format json`'s leading-degree-first polynomial: the bound
+/// itself when it has one piece, else its first piece.
+fn first_piece(j: &Value) -> String {
+    let b = match j.get("pieces") {
+        Some(ps) => &ps[0]["bound"],
+        None => &j["bound"],
+    };
+    b.as_str().unwrap_or_default().to_string()
+}
+
 #[test]
 fn vector_add_pays_three_aligned_requests_and_one_split() {
     // A[i], B[i], C[i] with i = 256·blockIdx.x + threadIdx.x: 32 lanes × 4
@@ -69,8 +79,11 @@ fn triangular_loops_give_a_quadratic_bound() {
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let b = &kernel(&report, "triangular")["bounds"]["per_warp"]["sectors"];
+    // The leading-degree-first polynomial comes first (the bound may be
+    // the least of it and others), and it alone is `terms`.
     let bound = b["bound"].as_str().unwrap();
-    assert!(bound.starts_with("2·max(0, n)·max(0, n)"), "{bound}");
+    let first = bound.strip_prefix("min(").unwrap_or(bound);
+    assert!(first.starts_with("2·max(0, n)·max(0, n)"), "{bound}");
     let quadratic = b["terms"]
         .as_array()
         .unwrap()
@@ -167,7 +180,10 @@ fn loop_facts_from_assume_shift_and_range_end() {
     // `(h − 1) >> 1 ≠ 0` guards the loop, so the even count
     // E = (((h − 1) >> 1) + 1) & −2 is at least 2; j = 0, 2, ... meets E
     // after E/2 ≤ ((h − 1)/2 + 1)/2 = (h + 1)/4 iterations: 4·(h + 1)/4.
-    assert_eq!(bound("pairs"), "max(0, h) + 1");
+    // The guard needs h ≥ 3, where (h + 1)/4 ≤ h/3: the constant-first
+    // piece 4·h/3 has no constant (the loop is not entered below 3), so
+    // it is the smaller one below h = 3 and both are 4 at h = 3.
+    assert_eq!(bound("pairs"), "min(max(0, h) + 1, 4·max(0, h)/3)");
 }
 
 #[test]
@@ -216,7 +232,11 @@ fn a_divergent_loop_exit_splits_a_warp_at_most_31_times_per_entry() {
         "divwarps",
         &["--block-dim", "32", "--param", "n=1000"],
     );
-    assert_eq!(j["bound"], "32");
+    // Charged each time instead, the guard and the tests after the first
+    // n − 1 iterations can split (after the n-th, `k < n` sends every
+    // lane out): n. The bound is the least of the two.
+    assert_eq!(j["bound"], "min(32, max(0, n))");
+    assert_eq!(j["value"], 32.0);
     // The simulator agrees: lanes with x = 0, 1, ..., 31 (iota) leave on
     // 32 different iterations (lane 0 at the guard): 31 splits.
     let out = run(warpcheck()
@@ -240,6 +260,29 @@ fn a_divergent_loop_exit_splits_a_warp_at_most_31_times_per_entry() {
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let j: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["simulated"], 31, "{j}");
+    // At n = 3 lanes 0, 1 and 2 leave at the guard and after iterations
+    // 1 and 2, the rest after the third: 3 splits, the bound's 3.
+    let out = run(warpcheck()
+        .args(["bound", "--format", "json", "--kernel", "escape"])
+        .args([
+            "--metric",
+            "divwarps",
+            "--block-dim",
+            "32",
+            "--param",
+            "n=3",
+        ])
+        .args([
+            "--simulate",
+            "--arg",
+            "v=buf:128:iota",
+            "--arg",
+            "out=buf:128",
+        ])
+        .arg(fixture("cu/cost_splits.cu")));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["value"], 3.0, "{j}");
+    assert_eq!(j["simulated"], 3, "{j}");
 }
 
 #[test]
@@ -426,13 +469,156 @@ fn an_unrolled_loop_and_its_remainder_pay_as_one_loop() {
         // Clang 22 lays the remainder out differently: the rounds still
         // pay 21/8 a trip, the constant is looser, and the bound still
         // covers the worst path.
-        let bound = j["bound"].as_str().unwrap_or_default();
+        let bound = first_piece(&j);
         assert!(bound.starts_with("21·max(0, n)/8 + "), "{j}");
         assert!(j["value"].as_f64().is_some_and(|v| v >= 92.0), "{j}");
         return;
     }
-    assert_eq!(j["bound"], "21·max(0, n)/8 + 421/8", "{j}");
+    // The leading-degree-first piece (the bound is the least of it and a
+    // constant-first one: see the next test).
+    assert_eq!(first_piece(&j), "21·max(0, n)/8 + 421/8", "{j}");
     assert_eq!(j["value"], 92.0, "{j}");
+}
+
+#[test]
+fn an_unrolled_loop_gets_the_least_of_three_bounds() {
+    // unrollChain (see above): with n = 8q + r the worst path is
+    // 22 + 21q + 7r for q ≥ 1 and 20 + 7r for 1 ≤ n < 8, i.e. 20 + 7n
+    // there; n ≤ 0 skips the loop: 10 steps before `n > 0` and 3 at the
+    // end, 13. Three LP orders give three lines:
+    // - leading degree first: 21·n/8 + 421/8, exact at n = 15 (92);
+    // - constant first: 13 at n = 0, then the least slope from there,
+    //   14·n + 13 (27 at n = 1, exact);
+    // - every atom at 1 first: the least value at n = 1 (27), then the
+    //   least slope: 7·n + 20, which covers every n (22 + 21q + 7r ≤
+    //   20 + 56q + 7r for q ≥ 1) and is exact for 1 ≤ n < 8.
+    // At n = 0: min(421/8, 13, 20) = 13; at n = 5: min(65.75, 83, 55) =
+    // 55; at n = 15: min(92, 223, 125) = 92: the worst path each time.
+    let at = |n: &str| {
+        bound_json(
+            "cu/cost_unroll.cu",
+            "unrollChain",
+            "steps",
+            &[
+                "--block-dim",
+                "32",
+                "--param",
+                n,
+                "--param",
+                "m=0",
+                "--simulate",
+            ],
+        )
+    };
+    let (zero, small, large) = (at("n=0"), at("n=5"), at("n=15"));
+    // Each value is the least of its pieces, and covers the simulation.
+    for j in [&zero, &small, &large] {
+        let least = j["pieces"].as_array().map(|ps| {
+            ps.iter()
+                .filter_map(|p| p["value"].as_f64())
+                .fold(f64::MAX, f64::min)
+        });
+        assert_eq!(j["value"].as_f64(), least, "{j}");
+        assert!(j["value"].as_f64() >= j["simulated"].as_f64(), "{j}");
+    }
+    if warpcheck::ir::major::LLVM_MAJOR >= 22 {
+        return; // clang 22's remainder is laid out differently (see above)
+    }
+    let all = "min(21·max(0, n)/8 + 421/8, 14·max(0, n) + 13, 7·max(0, n) + 20)";
+    assert_eq!(small["bound"], all, "{small}");
+    let values = |j: &Value| -> Vec<f64> {
+        let ps = j["pieces"].as_array().cloned().unwrap_or_default();
+        ps.iter().filter_map(|p| p["value"].as_f64()).collect()
+    };
+    assert_eq!(values(&zero), [52.625, 13.0, 20.0], "{zero}");
+    assert_eq!(zero["value"], 13.0, "{zero}");
+    assert_eq!(zero["simulated"], 13, "{zero}");
+    assert_eq!(values(&small), [65.75, 83.0, 55.0], "{small}");
+    assert_eq!(small["value"], 55.0, "{small}");
+    assert_eq!(small["simulated"], 55, "{small}");
+    assert_eq!(large["value"], 92.0, "{large}");
+    assert_eq!(large["simulated"], 92, "{large}");
+    // The text form says which pieces it took the least of.
+    let out = run(warpcheck()
+        .args(["bound", "--kernel", "unrollChain", "--metric", "steps"])
+        .args(["--block-dim", "32", "--param", "n=5", "--param", "m=0"])
+        .arg(fixture("cu/cost_unroll.cu")));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("≤ {all}")), "{text}");
+    assert!(
+        text.contains("at these parameters: 55 (the least of 65.75, 83, 55)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_launch_that_skips_the_loop_pays_only_what_it_runs() {
+    // addSub0 at w = 0: clang rotates `for (i = 0; i < w; i++)` behind the
+    // guard `w > 0`, so a warp runs the guard's icmp and br and the ret:
+    // 3 steps. The loop's atom starts at `w − 1` after the guard (it is at
+    // least 1 there), so the first iteration pays the setup and the
+    // constant-first piece is 3 + (its slope)·w: exactly 3 at w = 0.
+    let at = |w: &str| {
+        bound_json(
+            "cu/cost_addsub.cu",
+            "addSub0",
+            "steps",
+            &[
+                "--block-dim",
+                "64",
+                "--grid",
+                "2",
+                "--param",
+                w,
+                "--param",
+                "h=64",
+                "--simulate",
+            ],
+        )
+    };
+    let zero = at("w=0");
+    assert_eq!(zero["value"], 3.0, "{zero}");
+    assert_eq!(zero["simulated"], 3, "{zero}");
+    // Larger w: still the least of the pieces, above the simulation.
+    for w in ["w=1", "w=2", "w=5"] {
+        let j = at(w);
+        assert!(j["value"].as_f64() >= j["simulated"].as_f64(), "{j}");
+    }
+}
+
+#[test]
+fn a_short_divergent_loop_splits_a_warp_at_most_once_per_iteration() {
+    // mandelbrot: one split where lanes past w return, then the escape
+    // loop, whose exit test (`x·x + y·y < 4`, per pixel) can split the
+    // warp once per iteration, at most max_iter of them; charged per
+    // entry instead, the loop's exits split it at most 31 times. So
+    // divwarps ≤ min(1 + 31, 1 + max_iter): 6 at max_iter = 5, 32 from
+    // max_iter = 31 on.
+    let at = |it: &str| {
+        bound_json(
+            "cu/cost_mandelbrot.cu",
+            "mandelbrot",
+            "divwarps",
+            &[
+                "--block-dim",
+                "32",
+                "--grid",
+                "2,2",
+                "--param",
+                "w=64",
+                "--param",
+                "h=2",
+                "--param",
+                it,
+                "--simulate",
+            ],
+        )
+    };
+    let short = at("max_iter=5");
+    assert_eq!(short["bound"], "min(32, max(0, max_iter) + 1)", "{short}");
+    assert_eq!(short["value"], 6.0, "{short}");
+    assert!(short["simulated"].as_f64() <= Some(6.0), "{short}");
+    assert_eq!(at("max_iter=100")["value"], 32.0);
 }
 
 /// `bound --simulate` of `kernel` in `file` at `block` threads (one

@@ -51,6 +51,16 @@ struct Json {
     launch: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    /// When the bound is the least of several polynomials: each, with
+    /// its value at the parameters (`value` is the least of these).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pieces: Vec<PieceJson>,
+}
+
+#[derive(Serialize)]
+struct PieceJson {
+    bound: String,
+    value: Option<f64>,
 }
 
 fn usage(message: String) -> i32 {
@@ -98,8 +108,19 @@ fn run_inner(args: &BoundArgs) -> Result<i32, String> {
     let mb = kb.get(metric).ok_or("no bound computed")?;
     let at = Params { values, grid };
     let (text, value, reason) = match &mb.bound {
-        Ok(p) => (kb.names.render(p), kb.names.eval(p, &at), None),
+        Ok(b) => (kb.names.render_bound(b), kb.names.eval_bound(b, &at), None),
         Err(e) => ("no bound".to_string(), None, Some(e.clone())),
+    };
+    let pieces: Vec<PieceJson> = match &mb.bound {
+        Ok(b) if b.pieces().len() > 1 => b
+            .pieces()
+            .iter()
+            .map(|p| PieceJson {
+                bound: kb.names.render(p),
+                value: kb.names.eval(p, &at),
+            })
+            .collect(),
+        _ => Vec::new(),
     };
     let blocks: u64 = grid.iter().map(|&x| u64::from(x)).product();
     let launch = value.map(|v| v * f64::from(kb.warps_per_block) * blocks as f64);
@@ -130,6 +151,7 @@ fn run_inner(args: &BoundArgs) -> Result<i32, String> {
                 simulated,
                 launch,
                 reason,
+                pieces,
             };
             println!(
                 "{}",
@@ -142,6 +164,16 @@ fn run_inner(args: &BoundArgs) -> Result<i32, String> {
                 println!("  no bound: {r}");
             }
             match value {
+                Some(v) if pieces.len() > 1 => {
+                    let each: Vec<String> = pieces
+                        .iter()
+                        .map(|p| p.value.map_or("unknown".into(), |v| v.to_string()))
+                        .collect();
+                    println!(
+                        "  at these parameters: {v} (the least of {})",
+                        each.join(", ")
+                    )
+                }
                 Some(v) => println!("  at these parameters: {v}"),
                 None if mb.bound.is_ok() && !at.values.is_empty() => {
                     println!(

@@ -301,7 +301,11 @@ fn sweep(
             let Some(mb) = kb.metrics.iter().find(|b| b.metric.name() == ms.metric) else {
                 continue;
             };
-            let bound = mb.bound.as_ref().ok().and_then(|p| kb.names.eval(p, &at));
+            let bound = mb
+                .bound
+                .as_ref()
+                .ok()
+                .and_then(|b| kb.names.eval_bound(b, &at));
             ms.bound.push(bound);
             let value = simulated
                 .as_ref()

@@ -84,7 +84,7 @@ fn run_inner(args: &TimeArgs) -> Result<i32, String> {
                 .work_span
                 .as_ref()
                 .ok()
-                .map(|ws| tb.names.render(&ws.block_poly()));
+                .map(|ws| tb.names.render_bound(&ws.block_bound()));
             print!("{}", report::text(&j, poly));
             let note = report::note(&m, k, &tb, &machine);
             let mut cache = crate::diag::text::SourceCache::default();

@@ -1,7 +1,8 @@
 //! Bounds as polynomials: rational coefficients over named factors
 //! (`max(0, h − 1)`, `⌈n/(256·gridDim.x)⌉`), printed for people, written
 //! as a machine form scripts can evaluate, and evaluated at given
-//! parameters by `warpcheck bound` and the tests.
+//! parameters by `warpcheck bound` and the tests. A [`Bound`] is the least
+//! of several such polynomials, each a bound on its own.
 
 use super::affine::{Affine, FactorId, Sym};
 use super::rat::Rat;
@@ -75,6 +76,93 @@ impl Poly {
 
     pub fn degree(&self) -> usize {
         self.terms.keys().map(Vec::len).max().unwrap_or(0)
+    }
+
+    /// The value where every atom is 1: the sum of the coefficients.
+    pub fn at_ones(&self) -> Rat {
+        self.terms.values().fold(Rat::ZERO, |a, &c| a + c)
+    }
+}
+
+/// Whether `p ≤ q` wherever both are defined, read off the coefficients:
+/// every monomial is a product of `max(0, ·)` atoms, so `q − p` with no
+/// negative coefficient is nonnegative everywhere.
+pub fn at_most(p: &Poly, q: &Poly) -> bool {
+    let monos = p.terms.keys().chain(q.terms.keys());
+    monos.into_iter().all(|m| {
+        let (a, b) = (p.terms.get(m), q.terms.get(m));
+        let (a, b) = (
+            a.copied().unwrap_or(Rat::ZERO),
+            b.copied().unwrap_or(Rat::ZERO),
+        );
+        a.is_finite() && b.is_finite() && a <= b
+    })
+}
+
+/// The least of several polynomials, each an upper bound on its own (the
+/// LP solved in different orders: the leading degree first is tight for
+/// large parameters, the constant first for small ones), so their
+/// pointwise minimum is one too. Never empty; no piece is at most another
+/// (see [`at_most`]); the first is the leading-degree-first one (or one at
+/// most it everywhere, which replaced it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bound {
+    pieces: Vec<Poly>,
+}
+
+impl Bound {
+    pub fn new(p: Poly) -> Bound {
+        Bound { pieces: vec![p] }
+    }
+
+    /// Every piece, the leading-degree-first one first.
+    pub fn pieces(&self) -> &[Poly] {
+        &self.pieces
+    }
+
+    /// The leading-degree-first piece: a bound on its own.
+    pub fn first(&self) -> &Poly {
+        &self.pieces[0]
+    }
+
+    /// Adds `p` as a piece, unless a piece is already at most it; drops
+    /// the pieces it is at most.
+    pub fn push(&mut self, p: Poly) {
+        if self.pieces.iter().any(|q| at_most(q, &p)) {
+            return;
+        }
+        self.pieces.retain(|q| !at_most(&p, q));
+        self.pieces.push(p);
+    }
+
+    /// Zero everywhere (a zero piece is at most every other, so it is the
+    /// only one).
+    pub fn is_zero(&self) -> bool {
+        self.pieces.iter().any(Poly::is_zero)
+    }
+
+    /// At least `a·self + b·other` for `a, b ≥ 0`: the least of the sums
+    /// of the `k`-th pieces (a shorter side repeats its last). Any piece
+    /// of each side makes a sound sum; pieces of the same rank come from
+    /// the same LP order (both tight for large parameters, or both for
+    /// small ones), so every pair would add pieces to print, not tightness.
+    pub fn combine(&self, a: Rat, other: &Bound, b: Rat) -> Bound {
+        let (n, m) = (self.pieces.len(), other.pieces.len());
+        let mut out: Option<Bound> = None;
+        for k in 0..n.max(m) {
+            let (p, q) = (&self.pieces[k.min(n - 1)], &other.pieces[k.min(m - 1)]);
+            let mut sum = Poly::default();
+            for (c, poly) in [(a, p), (b, q)] {
+                for (mono, x) in &poly.terms {
+                    sum.add(mono.clone(), *x * c);
+                }
+            }
+            match &mut out {
+                Some(o) => o.push(sum),
+                None => out = Some(Bound::new(sum)),
+            }
+        }
+        out.expect("a bound has a piece")
     }
 }
 
@@ -256,6 +344,17 @@ impl Names {
         out
     }
 
+    /// `p` for one piece, `min(p₁, p₂)` for several.
+    pub fn render_bound(&self, b: &Bound) -> String {
+        match b.pieces() {
+            [p] => self.render(p),
+            ps => {
+                let parts: Vec<String> = ps.iter().map(|p| self.render(p)).collect();
+                format!("min({})", parts.join(", "))
+            }
+        }
+    }
+
     /// The machine form: monomials with exact coefficients over factors a
     /// script can evaluate (`max0(h - 1)`, `ceil(max0(n) / (256*gridDim.x))`).
     pub fn machine(&self, p: &Poly) -> Vec<TermJson> {
@@ -294,6 +393,15 @@ impl Names {
             total += v;
         }
         Some(total)
+    }
+
+    /// The least bound at `at` of the pieces whose parameters all have a
+    /// value (each piece bounds on its own): `None` if no piece has.
+    pub fn eval_bound(&self, b: &Bound, at: &Params) -> Option<f64> {
+        b.pieces()
+            .iter()
+            .filter_map(|p| self.eval(p, at))
+            .reduce(f64::min)
     }
 }
 
@@ -355,5 +463,79 @@ mod tests {
         };
         // ⌈1000/512⌉ = 2.
         assert_eq!(names.eval(&p, &at), Some(6.0));
+    }
+
+    /// `c1·max(0, n) + c0` over the unsigned `n`.
+    fn line(c1: i128, c0: i128) -> Poly {
+        let mut p = Poly::constant(Rat::int(c0));
+        p.add(vec![Affine::sym(Sym::Param(1))], Rat::int(c1));
+        p
+    }
+
+    fn at_n(n: f64) -> Params {
+        Params {
+            values: BTreeMap::from([("n".to_string(), n)]),
+            grid: [1, 1, 1],
+        }
+    }
+
+    #[test]
+    fn a_bound_is_the_least_of_its_pieces() {
+        // A loop unrolled by 8 of 7 steps a trip (cost_unroll.cu's
+        // unrollChain): 21·n/8 + 421/8 and 7·n + 20 cross at
+        // 35·n/8 = 261/8, n = 261/35 ≈ 7.5.
+        let names = names();
+        let mut rounds = Poly::constant(Rat::new(421, 8));
+        rounds.add(vec![Affine::sym(Sym::Param(1))], Rat::new(21, 8));
+        let mut b = Bound::new(rounds);
+        b.push(line(7, 20));
+        assert_eq!(b.pieces().len(), 2);
+        assert_eq!(names.render_bound(&b), "min(21·n/8 + 421/8, 7·n + 20)");
+        // n = 5: min(65.75, 55); n = 15: min(92, 125); n = 0: min(52.625, 20).
+        assert_eq!(names.eval_bound(&b, &at_n(5.0)), Some(55.0));
+        assert_eq!(names.eval_bound(&b, &at_n(15.0)), Some(92.0));
+        assert_eq!(names.eval_bound(&b, &at_n(0.0)), Some(20.0));
+        // Without n neither piece has a value.
+        assert_eq!(names.eval_bound(&b, &Params::default()), None);
+        // One piece renders as itself.
+        assert_eq!(names.render_bound(&Bound::new(line(7, 20))), "7·n + 20");
+    }
+
+    #[test]
+    fn a_piece_at_least_another_is_dropped() {
+        // 7·n + 20 ≤ 7·n + 21 and ≤ 8·n + 20 everywhere (n ≥ 0 in every
+        // monomial); 7·n + 20 and 6·n + 30 cross, so both stay.
+        let mut b = Bound::new(line(7, 20));
+        b.push(line(7, 21));
+        b.push(line(8, 20));
+        b.push(line(7, 20));
+        assert_eq!(b.pieces(), [line(7, 20)]);
+        b.push(line(6, 30));
+        assert_eq!(b.pieces(), [line(7, 20), line(6, 30)]);
+        // A new piece below an old one replaces it.
+        b.push(line(6, 19));
+        assert_eq!(b.pieces(), [line(6, 19)]);
+        assert!(!b.is_zero());
+        b.push(Poly::default());
+        assert!(b.is_zero());
+    }
+
+    #[test]
+    fn combining_sums_the_pieces_of_each_rank() {
+        // 2·min(7n + 20, 6n + 30) + 3·min(n + 1, 5): the first pieces
+        // give 14n + 40 + 3n + 3 = 17n + 43, the second 12n + 60 + 15 =
+        // 12n + 75. At n = 2: 77 = 2·34 + 3·3, the least at n = 2 too
+        // (2·min(34, 42) + 3·min(3, 5)); at n = 10: 195 = 2·90 + 15.
+        let mut a = Bound::new(line(7, 20));
+        a.push(line(6, 30));
+        let mut b = Bound::new(line(1, 1));
+        b.push(line(0, 5));
+        let c = a.combine(Rat::int(2), &b, Rat::int(3));
+        assert_eq!(c.pieces(), [line(17, 43), line(12, 75)]);
+        assert_eq!(names().eval_bound(&c, &at_n(2.0)), Some(77.0));
+        assert_eq!(names().eval_bound(&c, &at_n(10.0)), Some(195.0));
+        // One piece against two: the one repeats.
+        let d = Bound::new(line(1, 0)).combine(Rat::ONE, &a, Rat::ONE);
+        assert_eq!(d.pieces(), [line(8, 20), line(7, 30)]);
     }
 }

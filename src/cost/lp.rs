@@ -37,8 +37,9 @@ pub trait Solver {
 }
 
 /// Absynth's rounds: minimise the first objective, keep it at its
-/// optimum, minimise the next, and so on (highest degree first, so a bound
-/// never trades a smaller constant for a larger leading term).
+/// optimum, minimise the next, and so on (the caller orders them: highest
+/// degree first never trades a smaller constant for a larger leading
+/// term, lowest first is tight where the parameters are small).
 pub fn lexicographic(
     solver: &dyn Solver,
     lp: &Lp,

@@ -15,7 +15,9 @@
 //! * [`warp_graph`]: the paths a warp takes, divergent branches serialised.
 //! * [`potential`]: templates of potential functions and the constraints
 //!   that make them pay; [`lp`] solves them (CBC, behind a trait).
-//! * [`bound`]: the result as a polynomial to print, write and evaluate.
+//! * [`bound`]: the result as a polynomial to print, write and evaluate,
+//!   or the least of two: the LP is solved leading degree first and, when
+//!   that bound has a parameter in it, constant first too.
 //!
 //! **Deviation from RaCuda, by design.** Potential is carried by one
 //! iteration counter per loop (the uniform `[i0]` of the ACF's split of a
@@ -53,9 +55,10 @@ use crate::dataflow::FastMap as HashMap;
 use crate::graph::{FunctionGraphs, LoopId};
 use crate::ir::{BlockId, FileId, Module};
 use affine::Affine;
-use bound::{Factors, Names, Poly};
+use bound::{Bound, Factors, Names, Poly};
 pub use cbc::Cbc;
 pub use metric::{Metric, Weights};
+use potential::Order;
 use rat::Rat;
 use std::time::Instant;
 use tracing::field::Empty;
@@ -85,7 +88,9 @@ impl Default for Options {
     }
 }
 
-/// Where part of a bound comes from: a loop or a source line.
+/// Where part of a bound comes from: a loop or a source line. Shares
+/// are the leading-degree-first solution's (one LP solve each), not the
+/// least of several like the whole bound.
 #[derive(Clone, Debug)]
 pub struct Share {
     pub file: Option<FileId>,
@@ -98,7 +103,7 @@ pub struct Share {
 pub struct MetricBound {
     pub metric: Metric,
     /// The per-warp bound, or why there is none.
-    pub bound: Result<Poly, String>,
+    pub bound: Result<Bound, String>,
     /// Per loop (by its header's line): the part of the bound spent in it.
     pub loops: Vec<Share>,
     /// Per source line with a cost: the part spent on it.
@@ -163,6 +168,13 @@ pub struct Problem {
     factors: Factors,
     pub lp_vars: usize,
     pub lp_rows: usize,
+    /// Whether some loop's entry pays its exits' splits.
+    per_entry_splits: bool,
+    /// The same kernel with every divergent loop exit charged each time
+    /// it runs ([`splits::Splits::each_time`]), when some loop's entry
+    /// pays its exits' splits: where a loop runs fewer iterations than it
+    /// could split a warp, its bounds are the smaller ones.
+    each_time: Option<Box<Problem>>,
 }
 
 /// What [`prepare`] finds: the names bounds are written in, the trip
@@ -192,11 +204,19 @@ pub fn prepare(
         unsigned: names.unsigned.clone(),
     };
     let trips = trips::trip_bounds(&env, &mut names.factors);
-    let problem =
-        problem(&env, (k, figures), (&trips, &names.factors), degree, meter).map(|mut p| {
+    let build = |each_time| {
+        let inputs = (&trips[..], &names.factors);
+        problem(&env, (k, figures), inputs, (degree, each_time), meter).map(|mut p| {
             p.factors = names.factors.clone();
             p
-        });
+        })
+    };
+    let problem = build(false).map(|mut p| {
+        if p.per_entry_splits {
+            p.each_time = build(true).ok().map(Box::new);
+        }
+        p
+    });
     Prepared {
         names,
         trips,
@@ -232,7 +252,7 @@ fn problem(
     env: &values::Env<'_>,
     (k, figures): (&KernelAnalysis, &[SiteFigures]),
     (trips, factors): (&[Trip], &Factors),
-    degree: usize,
+    (degree, each_time): (usize, bool),
     meter: &Meter,
 ) -> Result<Problem, String> {
     let (m, f, g) = (env.m, env.f, env.g);
@@ -241,8 +261,13 @@ fn problem(
     }
     let divergent = metric::divergent_branches(m, k, figures);
     let is_divergent = |b: BlockId| divergent.contains(&b);
-    let mut splits = splits::exit_splits(env, (&k.acf, k.kernel), &is_divergent);
-    splits::ladder_splits(&mut splits, env, k, figures, &is_divergent);
+    let splits = if each_time {
+        splits::Splits::each_time()
+    } else {
+        let mut s = splits::exit_splits(env, (&k.acf, k.kernel), &is_divergent);
+        splits::ladder_splits(&mut s, env, k, figures, &is_divergent);
+        s
+    };
     let graph = WarpGraph::new(f, g, &is_divergent, &splits)?;
     let swept = sweeps::swept_blocks(env, k, &is_divergent);
     // Facts per CFG edge, with the thread symbols weakened away; each edge
@@ -301,30 +326,109 @@ fn problem(
         factors: Factors::default(),
         lp_vars,
         lp_rows,
+        each_time: None,
+        per_entry_splits: splits.any_per_entry(),
     })
 }
 
 impl Problem {
     /// The least bound on the costs `costs` of the instructions `keep`
-    /// selects, as a polynomial, or why there is none.
+    /// selects, or why there is none: the LP's leading-degree-first
+    /// solution and, where that has a parameter in it, the constant-first
+    /// and every-atom-at-1-first ones (see [`Order`]), each checked on its
+    /// own, and where splits cost something the solutions of the
+    /// each-time charge; the bound is their minimum. An extra solve that
+    /// fails leaves the others.
     pub fn solve(
         &self,
         f: &crate::ir::Function,
         costs: &metric::Costs,
         keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool,
         meter: &Meter,
+    ) -> Result<Bound, String> {
+        let edge_costs = self.checked_costs(f, costs, keep, meter)?;
+        let first = self.solve_in(f, &edge_costs, Order::HighestFirst, meter)?;
+        let mut bound = Bound::new(first);
+        // A constant bound is already least everywhere.
+        let max_degree = bound.first().degree();
+        if max_degree >= 1 {
+            for order in [
+                Order::ConstantFirst { max_degree },
+                Order::SumFirst { max_degree },
+            ] {
+                if meter.time().is_err() {
+                    break;
+                }
+                if let Ok(p) = self.solve_in(f, &edge_costs, order, meter) {
+                    bound.push(p);
+                }
+            }
+        }
+        // Splits cost nothing in most metrics: then the other charge of
+        // them bounds the same. Its pieces are for loops of a few
+        // iterations; one that is not below every piece where each atom
+        // is 1 would only win where the loops do not run.
+        if let Some(other) = self
+            .each_time
+            .as_ref()
+            .filter(|_| costs.divergence > Rat::ZERO)
+        {
+            if let Ok(b) = other.solve(f, costs, keep, meter) {
+                for p in b.pieces() {
+                    if bound.pieces().iter().all(|q| p.at_ones() < q.at_ones()) {
+                        bound.push(p.clone());
+                    }
+                }
+            }
+        }
+        Ok(bound)
+    }
+
+    /// The leading-degree-first bound alone (one LP solve): what the
+    /// per-loop and per-line shares use.
+    pub fn solve_first(
+        &self,
+        f: &crate::ir::Function,
+        costs: &metric::Costs,
+        keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool,
+        meter: &Meter,
     ) -> Result<Poly, String> {
+        let edge_costs = self.checked_costs(f, costs, keep, meter)?;
+        self.solve_in(f, &edge_costs, Order::HighestFirst, meter)
+    }
+
+    /// The edges' costs, if the time is not out and a float LP can take
+    /// them.
+    fn checked_costs(
+        &self,
+        f: &crate::ir::Function,
+        costs: &metric::Costs,
+        keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool,
+        meter: &Meter,
+    ) -> Result<Vec<Rat>, String> {
         if let Err(e) = meter.time() {
             return Err(format!("the {e} ran out"));
         }
         let edge_costs = self.edge_costs(f, costs, keep);
-        if let Some(why) = self.system.numeric_trouble(&edge_costs) {
-            return Err(why);
+        match self.system.numeric_trouble(&edge_costs) {
+            Some(why) => Err(why),
+            None => Ok(edge_costs),
         }
-        let lp = self.system.with_costs(&edge_costs);
+    }
+
+    /// One lexicographic solve in `order`, believed only once it pays
+    /// every row exactly and covers the cheapest path.
+    fn solve_in(
+        &self,
+        f: &crate::ir::Function,
+        edge_costs: &[Rat],
+        order: Order,
+        meter: &Meter,
+    ) -> Result<Poly, String> {
+        let lp = self.system.with_costs(edge_costs, order);
         let seconds = meter.seconds_left().unwrap_or(30.0).min(30.0);
         let solver = Cbc { seconds };
-        let x = lp::lexicographic(&solver, &lp, &self.system.rounds()).map_err(|e| {
+        let x = lp::lexicographic(&solver, &lp, &self.system.rounds(order)).map_err(|e| {
             if self.unbounded.is_empty() {
                 e
             } else {
@@ -334,9 +438,9 @@ impl Problem {
         // The solver works in floats: its answer is believed only once it
         // pays every row exactly, and only if it covers the cheapest path.
         let x = potential::rationals(&x);
-        self.system.verify(&edge_costs, &x)?;
+        self.system.verify(edge_costs, &x)?;
         let p = self.system.entry_poly(&x);
-        let cheapest = sanity::cheapest_path(f, &self.graph, &edge_costs);
+        let cheapest = sanity::cheapest_path(f, &self.graph, edge_costs);
         sanity::check(&p, &self.factors, cheapest)?;
         Ok(p)
     }
@@ -436,17 +540,17 @@ fn bound_kernel_unguarded(
                 continue;
             }
         };
+        let bound = problem.solve(f, &costs, &|_, _| true, meter);
         let solve = |keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool| {
-            problem.solve(f, &costs, keep, meter)
+            problem.solve_first(f, &costs, keep, meter)
         };
-        let bound = solve(&|_, _| true);
         let mut mb = MetricBound {
             metric,
             bound,
             loops: Vec::new(),
             lines: Vec::new(),
         };
-        if opts.attribution && mb.bound.as_ref().is_ok_and(|p| !p.is_zero()) {
+        if opts.attribution && mb.bound.as_ref().is_ok_and(|b| !b.is_zero()) {
             for (_, lp) in g.loops.iter() {
                 let inside = |_: crate::ir::InstId, b: BlockId| lp.contains(b);
                 if let Ok(p) = solve(&inside) {

@@ -137,6 +137,62 @@ fn apply(a: &Affine, u: &Updates) -> Affine {
     r
 }
 
+/// Lowers each atom `max(0, lin + o)` to `max(0, lin − d)` where every
+/// edge into its node has a fact `lin ≥ d` (a loop's guard `w > 0` in
+/// front of its preheader): there it is exactly `lin − d`, so the edges in
+/// release `d` a unit (decrement by the fact) and the edges out pay it
+/// back only where the next atom is higher. The first iteration can then
+/// pay the loop's setup, and a launch that skips the loop does not
+/// (addSub0's steps: `57·w/2 + 3` beside `29·w/2 + 31`, and `w = 0`
+/// returns after 3).
+fn lower_offsets(g: &WarpGraph, inp: &Inputs<'_, '_>, templates: &mut [Template]) {
+    let mut into: Vec<Vec<usize>> = vec![Vec::new(); templates.len()];
+    for (i, e) in g.edges.iter().enumerate() {
+        if let Some(to) = e.to {
+            into[to.index()].push(i);
+        }
+    }
+    for (n, t) in templates.iter_mut().enumerate() {
+        if into[n].is_empty() {
+            continue;
+        }
+        for a in &mut t.atoms {
+            let Some((lin, _, off)) = a.normalize() else {
+                continue;
+            };
+            // The least `d` with `lin ≥ d` after every edge in.
+            let mut least: Option<Rat> = None;
+            for &i in &into[n] {
+                let e = &g.edges[i];
+                let u = updates(g, inp, e.from, NodeId::new(n), e.logical);
+                let scope = &g.nodes[e.from].scope;
+                // `lin` after the edge, in the source's terms: λ·(l + o).
+                let d = apply(&lin, &u).normalize().and_then(|(l, lambda, o)| {
+                    let facts = inp.facts.get(&e.logical)?;
+                    facts
+                        .iter()
+                        .filter(|f| in_scope(f, scope))
+                        .filter_map(|f| f.normalize())
+                        .filter(|(fl, _, _)| *fl == l)
+                        // `l ≥ −fo`, so `lin = λ·(l + o) ≥ λ·(o − fo)`.
+                        .map(|(_, _, fo)| lambda * (o - fo))
+                        .max()
+                });
+                least = match (least, d) {
+                    (_, None) => Some(Rat::ZERO),
+                    (None, Some(d)) => Some(d),
+                    (Some(x), Some(d)) => Some(x.min(d)),
+                };
+            }
+            if let Some(d) = least.filter(|d| d.is_finite() && *d > Rat::ZERO) {
+                if -d < off {
+                    *a = lin.plus(-d);
+                }
+            }
+        }
+    }
+}
+
 /// Whether the symbols of `a` are all in `scope`.
 fn in_scope(a: &Affine, scope: &[LoopId]) -> bool {
     a.terms.keys().all(|s| match s {
@@ -233,6 +289,7 @@ impl System {
                 }
             }
         }
+        lower_offsets(g, inp, &mut templates);
         let mut first = 0;
         for t in &mut templates {
             t.build_monos(inp.degree);
@@ -476,30 +533,51 @@ impl System {
         Ok(())
     }
 
-    /// The LP with each edge's cost on its constant row.
-    pub fn with_costs(&self, costs: &[Rat]) -> Lp {
+    /// The LP with each edge's cost on its constant row, for a solve in
+    /// `order`.
+    pub fn with_costs(&self, costs: &[Rat], order: Order) -> Lp {
         let mut lp = self.lp.clone();
         for (row, c) in self.const_rows.iter().zip(costs) {
             if let Some(r) = row {
                 lp.rows[*r].lo = c.to_f64();
             }
         }
+        if let Order::ConstantFirst { max_degree } | Order::SumFirst { max_degree } = order {
+            let t = &self.templates[self.entry.index()];
+            for (m, mono) in t.monos.iter().enumerate() {
+                if mono.len() > max_degree {
+                    lp.rows.push(Row {
+                        terms: vec![(t.var(m), -1.0)],
+                        lo: 0.0,
+                    });
+                }
+            }
+        }
         lp
     }
 
-    /// The entry's objectives, highest degree first.
-    pub fn rounds(&self) -> Vec<Vec<(VarId, f64)>> {
+    /// The entry's objectives in `order`: one round per degree, and for
+    /// [`Order::ConstantFirst`] the sum of every coefficient after the
+    /// constant's.
+    pub fn rounds(&self, order: Order) -> Vec<Vec<(VarId, f64)>> {
         let t = &self.templates[self.entry.index()];
         let maxdeg = t.monos.iter().map(Vec::len).max().unwrap_or(0);
-        (0..=maxdeg)
-            .rev()
-            .map(|d| {
-                (0..t.monos.len())
-                    .filter(|&m| t.monos[m].len() == d)
-                    .map(|m| (t.var(m), 1.0))
-                    .collect()
-            })
-            .collect()
+        let of_degree = |d: usize| -> Vec<(VarId, f64)> {
+            (0..t.monos.len())
+                .filter(|&m| t.monos[m].len() == d)
+                .map(|m| (t.var(m), 1.0))
+                .collect()
+        };
+        let leading_first = (0..=maxdeg).rev().map(of_degree);
+        let every = || (0..t.monos.len()).map(|m| (t.var(m), 1.0)).collect();
+        match order {
+            Order::HighestFirst => leading_first.collect(),
+            Order::ConstantFirst { .. } => [of_degree(0), every()]
+                .into_iter()
+                .chain(leading_first)
+                .collect(),
+            Order::SumFirst { .. } => std::iter::once(every()).chain(leading_first).collect(),
+        }
     }
 
     /// The entry's potential in a solution.
@@ -516,6 +594,27 @@ impl System {
         }
         p
     }
+}
+
+/// The order of the entry's lexicographic rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Leading degree first: never trades a smaller constant for a larger
+    /// leading term, so tight for large parameters.
+    HighestFirst,
+    /// The constant first, then the bound where every atom is 1 (the sum
+    /// of the coefficients), then leading degree first: the least cost
+    /// where the parameters are small, at the price of a steeper slope
+    /// (e.g. `7·n + 20` for a loop unrolled by 8 of 7 steps an
+    /// iteration, where the rounds alone pay `21·n/8 + 421/8`). The
+    /// entry's monomials above `max_degree` stay 0: otherwise the
+    /// constant moves into `n·n`, 0 at `n = 0`.
+    ConstantFirst { max_degree: usize },
+    /// The bound where every atom is 1 first, then leading degree first,
+    /// capped like [`Order::ConstantFirst`]: between the two, where the
+    /// least constant costs a steep slope (`14·n + 13` against `7·n + 20`
+    /// when skipping the loop costs 13 and each of its first 7 trips 7).
+    SumFirst { max_degree: usize },
 }
 
 /// The largest LP coefficient we trust a float solver with: CBC's

@@ -3,7 +3,7 @@
 //! renamed) and the note at the kernel's line that text output and the
 //! plugin's remarks carry.
 
-use super::bound::{Names, Poly, TermJson};
+use super::bound::{Bound, Names, TermJson};
 use super::{KernelBounds, MetricBound, Share};
 use crate::analysis::KernelAnalysis;
 use crate::finding::{Finding, Kind, Severity};
@@ -33,9 +33,16 @@ pub struct MetricJson {
     /// The per-warp bound for people (`no bound` when there is none).
     pub bound: String,
     /// The machine form: monomials with `[num, den]` coefficients over
-    /// factors a script can evaluate; absent when there is no bound.
+    /// factors a script can evaluate; absent when there is no bound. When
+    /// the bound is the least of several polynomials, the first of them
+    /// (a bound on its own).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub terms: Option<Vec<TermJson>>,
+    /// When the bound is the least of several polynomials: each in the
+    /// machine form of `terms` (the first is `terms`); the bound is their
+    /// minimum. Absent for one polynomial.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pieces: Option<Vec<Vec<TermJson>>>,
     /// Why there is no bound.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -76,12 +83,19 @@ fn shares(m: &Module, names: &Names, list: &[Share]) -> Vec<ShareJson> {
 
 fn metric_json(m: &Module, names: &Names, mb: &MetricBound) -> MetricJson {
     let (bound, terms, reason) = match &mb.bound {
-        Ok(p) => (names.render(p), Some(names.machine(p)), None),
+        Ok(b) => (names.render_bound(b), Some(names.machine(b.first())), None),
         Err(e) => ("no bound".to_string(), None, Some(e.clone())),
     };
+    let pieces = mb
+        .bound
+        .as_ref()
+        .ok()
+        .filter(|b| b.pieces().len() > 1)
+        .map(|b| b.pieces().iter().map(|p| names.machine(p)).collect());
     MetricJson {
         bound,
         terms,
+        pieces,
         reason,
         loops: shares(m, names, &mb.loops),
         lines: shares(m, names, &mb.lines),
@@ -102,9 +116,9 @@ pub fn json(m: &Module, kb: &KernelBounds) -> BoundsJson {
     }
 }
 
-fn text(names: &Names, b: &Result<Poly, String>) -> String {
+fn text(names: &Names, b: &Result<Bound, String>) -> String {
     match b {
-        Ok(p) => names.render(p),
+        Ok(b) => names.render_bound(b),
         Err(_) => "no bound".into(),
     }
 }

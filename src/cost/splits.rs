@@ -56,6 +56,25 @@ pub struct Splits {
     /// [`exit_splits`]), and branches of a laddered loop
     /// ([`ladder_splits`]).
     pub covered_guards: Vec<BlockId>,
+    /// Every divergent exit pays each time it runs and no entry pays
+    /// (RaCuda's charge): looser for long loops, tighter for a loop of
+    /// fewer than 31 iterations, so the bound is the least of both.
+    pub each_time: bool,
+}
+
+impl Splits {
+    /// The charge of [`Splits::each_time`].
+    pub fn each_time() -> Splits {
+        Splits {
+            each_time: true,
+            ..Splits::default()
+        }
+    }
+
+    /// Whether an entry into some loop pays its exits' splits.
+    pub fn any_per_entry(&self) -> bool {
+        self.per_entry.iter().any(|&n| n > 0) || !self.covered_guards.is_empty()
+    }
 }
 
 /// The splits of each loop's exits among `divergent`.
@@ -89,6 +108,7 @@ pub fn exit_splits(
     Splits {
         per_entry,
         covered_guards,
+        each_time: false,
     }
 }
 

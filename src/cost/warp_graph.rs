@@ -228,8 +228,8 @@ impl Builder<'_> {
         let mut both = vec![Pay::Phis(u, s1), Pay::Phis(u, s2)];
         // A loop exit's splits were paid on entering the loop, and so
         // were a covered guard's.
-        let paid =
-            super::splits::exit_of(self.g, u).is_some() || self.splits.covered_guards.contains(&u);
+        let paid = (super::splits::exit_of(self.g, u).is_some() && !self.splits.each_time)
+            || self.splits.covered_guards.contains(&u);
         if !paid {
             both.push(Pay::Divergence);
         }

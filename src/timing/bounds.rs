@@ -31,7 +31,7 @@ use super::roofline::{self, Roofline, Shape};
 use crate::analysis::KernelAnalysis;
 use crate::budget::Meter;
 use crate::checks::SiteFigures;
-use crate::cost::bound::{Names, Params, Poly};
+use crate::cost::bound::{Bound, Names, Params};
 use crate::cost::metric::{self, Metric, Weights};
 use crate::cost::rat::Rat;
 use crate::graph::FunctionGraphs;
@@ -80,9 +80,9 @@ impl Cycles {
 #[derive(Clone, Debug)]
 pub struct WorkSpan {
     /// Warp instructions per warp, at most.
-    pub work: Poly,
+    pub work: Bound,
     /// A warp's chain of latencies, at most.
-    pub span: Poly,
+    pub span: Bound,
     /// Per block in its wave: `work_factor·work + span_factor·span`.
     pub work_factor: Rat,
     pub span_factor: Rat,
@@ -94,18 +94,10 @@ pub struct WorkSpan {
 }
 
 impl WorkSpan {
-    /// The block bound as one polynomial.
-    pub fn block_poly(&self) -> Poly {
-        let mut p = Poly::default();
-        for (k, poly) in [
-            (self.work_factor, &self.work),
-            (self.span_factor, &self.span),
-        ] {
-            for (mono, c) in &poly.terms {
-                p.add(mono.clone(), *c * k);
-            }
-        }
-        p
+    /// The block bound: the least of the sums of a work and a span piece.
+    pub fn block_bound(&self) -> Bound {
+        self.work
+            .combine(self.work_factor, &self.span, self.span_factor)
     }
 }
 
@@ -237,8 +229,8 @@ pub fn time_kernel(
         };
         let work_factor = Rat::new(i128::from(resident_warps), i128::from(p));
         Ok::<_, String>(WorkSpan {
-            work_value: out.names.eval(&work, req.at),
-            span_value: out.names.eval(&span, req.at),
+            work_value: out.names.eval_bound(&work, req.at),
+            span_value: out.names.eval_bound(&span, req.at),
             work,
             span,
             work_factor,
@@ -247,9 +239,12 @@ pub fn time_kernel(
         })
     })();
     out.work_span_cycles = ws.as_ref().map_err(Clone::clone).and_then(|ws| {
-        let block = out.names.eval(&ws.block_poly(), req.at).ok_or_else(|| {
-            "give every parameter the bound names a value (--param NAME=VALUE)".to_string()
-        })?;
+        let block = out
+            .names
+            .eval_bound(&ws.block_bound(), req.at)
+            .ok_or_else(|| {
+                "give every parameter the bound names a value (--param NAME=VALUE)".to_string()
+            })?;
         Ok(Cycles {
             block,
             launch: block * waves.waves as f64,

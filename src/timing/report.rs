@@ -166,8 +166,8 @@ pub fn json(
     simulated: Option<&Simulated>,
 ) -> TimeJson {
     let names = &tb.names;
-    let term = |p: Option<&crate::cost::bound::Poly>, v: Option<f64>, f: Option<f64>| TermJson {
-        per_warp: p.map_or_else(|| "no bound".into(), |p| names.render(p)),
+    let term = |b: Option<&crate::cost::bound::Bound>, v: Option<f64>, f: Option<f64>| TermJson {
+        per_warp: b.map_or_else(|| "no bound".into(), |b| names.render_bound(b)),
         value: v,
         factor: f,
     };
@@ -197,8 +197,8 @@ pub fn json(
         ),
         latency_cycles: tb.chosen.as_ref().map(|(_, c)| c.latency().ceil()),
         throughput: tb.roofline.as_ref().ok().map(|r| ThroughputJson {
-            sectors_per_warp: names.render(&r.sectors),
-            wavefronts_per_warp: names.render(&r.wavefronts),
+            sectors_per_warp: names.render_bound(&r.sectors),
+            wavefronts_per_warp: names.render_bound(&r.wavefronts),
             sectors: r.traffic.sectors,
             bytes: r.traffic.sectors * crate::hw::SECTOR_BYTES as f64,
             sm_wavefronts: r.traffic.sm_wavefronts,
@@ -369,7 +369,7 @@ pub fn note(m: &Module, k: &KernelAnalysis, tb: &TimeBound, machine: &Machine) -
         ),
         (None, Ok(ws)) => format!(
             "time per block ≤ {} cycles (work-span) on the {}",
-            tb.names.render(&ws.block_poly()),
+            tb.names.render_bound(&ws.block_bound()),
             machine.name
         ),
         (None, Err(_)) => format!("no time bound: {}", reason(tb)),

@@ -11,7 +11,7 @@ use super::costs::wavefront_costs;
 use crate::analysis::KernelAnalysis;
 use crate::budget::Meter;
 use crate::checks::SiteFigures;
-use crate::cost::bound::{Names, Params, Poly};
+use crate::cost::bound::{Bound, Names, Params};
 use crate::cost::metric::{self, Metric, Weights};
 use crate::cost::Problem;
 use crate::ir::Module;
@@ -21,9 +21,9 @@ use crate::machine::{Machine, Throughput, Traffic};
 #[derive(Clone, Debug)]
 pub struct Roofline {
     /// Global sectors per warp, at most.
-    pub sectors: Poly,
+    pub sectors: Bound,
     /// Shared-memory wavefronts per warp, at most.
-    pub wavefronts: Poly,
+    pub wavefronts: Bound,
     /// The launch's traffic, at most, at the parameters.
     pub traffic: Traffic,
     /// The cycles each limit needs for it.
@@ -54,8 +54,8 @@ pub fn roofline(
     let sector_costs = metric::costs(m, k, figures, Metric::Sectors, &Weights::default())?;
     let sectors = problem.solve(f, &sector_costs, &everything, meter)?;
     let wavefronts = problem.solve(f, &wavefront_costs(m, k, figures)?, &everything, meter)?;
-    let value = |p: &Poly| {
-        names.eval(p, at).ok_or_else(|| {
+    let value = |b: &Bound| {
+        names.eval_bound(b, at).ok_or_else(|| {
             "give every parameter the bytes moved depend on a value (--param NAME=VALUE)"
                 .to_string()
         })
