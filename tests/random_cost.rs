@@ -77,7 +77,7 @@ fn check(p: &random_kernel::ast::Program) -> Result<usize, String> {
         let at = Params { values, grid };
         for mb in &kb.metrics {
             let Ok(poly) = &mb.bound else { continue };
-            let Some(bound) = kb.names.eval(poly, &at) else {
+            let Some(bound) = kb.names.eval_bound(poly, &at) else {
                 continue;
             };
             checked += 1;
@@ -91,7 +91,7 @@ fn check(p: &random_kernel::ast::Program) -> Result<usize, String> {
                 return Err(format!(
                     "{block:?}: {} simulated {worst} > bound {bound} = {}",
                     mb.metric.name(),
-                    kb.names.render(poly)
+                    kb.names.render_bound(poly)
                 ));
             }
         }
