@@ -5,13 +5,16 @@
 # warp), as tests/cost_soundness.rs measures it (a launch whose simulated
 # cost is 0 has no ratio), then the mean over every kernel and metric.
 # The same run fails if any simulated warp exceeds its bound.
-# Usage: scripts/racuda-table.sh [--all]   (--all: our extra kernels too)
+# Usage: [CARGO_FLAGS=...] scripts/racuda-table.sh [--all]   (--all: our extra kernels too)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 all=${1:-}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-nice -n 10 cargo test --quiet --test cost_soundness -- --nocapture >"$log" 2>&1 || {
+# CARGO_FLAGS: more cargo flags, e.g. the LLVM 22 build's
+# "--no-default-features --features llvm22 --target-dir target/llvm22".
+# shellcheck disable=SC2086
+nice -n 10 cargo test --quiet ${CARGO_FLAGS:-} --test cost_soundness -- --nocapture >"$log" 2>&1 || {
   cat "$log"
   echo "racuda-table: tests/cost_soundness.rs failed" >&2
   exit 1
