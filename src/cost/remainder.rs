@@ -131,16 +131,32 @@ fn link(env: &Env<'_>, rem: LoopId) -> Option<Link> {
         (*mid, lr.header),
         Affine::sym(Sym::Rem(rem)).plus(-Rat::ONE),
     );
-    if !enters_when_nonzero(env, *mid, lr.header, t.bound) {
+    // clang 19 tests `x & (U − 1)` in X itself; clang 22 tests it in a
+    // block after the main loop and enters the remainder from X, which
+    // both that test and the guard reach, under `assume(x & (U−1) ≠ 0)`.
+    let tested_here = enters_when_nonzero(env, *mid, lr.header, t.bound);
+    if !tested_here && !assumes_nonzero(env, *mid, lr.header, t.bound) {
         return None;
     }
-    // X's predecessors: the main loop's latch and the guard.
+    // X's predecessors: the main loop's latch (or, in clang 22's shape,
+    // the test block right after it) and the guard.
     let [p, q] = cfg.preds(*mid) else { return None };
-    let (latch_m, main, guard) = [(*p, *q), (*q, *p)].into_iter().find_map(|(a, b)| {
-        let m = loops.loop_of(a)?;
-        (loops.get(m).latches.contains(&a) && !loops.contains(m, *mid) && !loops.contains(m, b))
-            .then_some((a, m, b))
-    })?;
+    let main_exit = |a: BlockId| -> Option<(BlockId, LoopId)> {
+        let latch = if tested_here {
+            a
+        } else {
+            let [l] = cfg.preds(a) else { return None };
+            enters_when_nonzero(env, a, *mid, t.bound).then_some(*l)?
+        };
+        let m = loops.loop_of(latch)?;
+        (loops.get(m).latches.contains(&latch) && (a == latch || !loops.contains(m, a)))
+            .then_some((latch, m))
+    };
+    let (latch_m, from_main, main, guard) =
+        [(*p, *q), (*q, *p)].into_iter().find_map(|(a, b)| {
+            let (latch, m) = main_exit(a)?;
+            (!loops.contains(m, *mid) && !loops.contains(m, b)).then_some((latch, a, m, b))
+        })?;
     let (tm, start_m, step_m) = counter_exit(env, exit_test_at(env, main, latch_m)?)?;
     let (xm, cmask, bits_m) = and_mask(env, tm.bound)?;
     let u = unroll as i128;
@@ -161,7 +177,8 @@ fn link(env: &Env<'_>, rem: LoopId) -> Option<Link> {
     let all = width & !mask;
     let no_sign = all & !(1u128 << (bits - 1));
     let mut at_exit = Values::new(env, Ranges::default());
-    values::edge_facts(&mut at_exit, latch_m, *mid);
+    let exit_to = if tested_here { *mid } else { from_main };
+    values::edge_facts(&mut at_exit, latch_m, exit_to);
     if !(cmask == all || cmask == no_sign && at_exit.ranges.nonneg(env, &x_aff)) {
         return None;
     }
@@ -177,8 +194,35 @@ fn link(env: &Env<'_>, rem: LoopId) -> Option<Link> {
     Some(Link {
         rem,
         trip: Affine::sym(Sym::Rem(rem)).plus(-Rat::ONE),
-        substs: vec![((latch_m, *mid), after_main), ((guard, *mid), x_aff)],
+        substs: vec![((from_main, *mid), after_main), ((guard, *mid), x_aff)],
         entry_fact,
+    })
+}
+
+/// Whether `mid` goes straight to `header` under `assume(bound ≠ 0)`.
+fn assumes_nonzero(env: &Env<'_>, mid: BlockId, header: BlockId, bound: Value) -> bool {
+    let Some(t) = env.f.terminator(mid) else {
+        return false;
+    };
+    let InstKind::Br { targets } = &t.kind else {
+        return false;
+    };
+    if targets.as_slice() != [header] {
+        return false;
+    }
+    env.f.blocks[mid.index()].insts.iter().any(|&i| {
+        let inst = env.f.inst(i);
+        if env.m.called_intrinsic(inst) != Some(crate::ir::Intrinsic::Assume) {
+            return false;
+        }
+        let Some(&Value::Inst(c)) = inst.operands.first() else {
+            return false;
+        };
+        let cmp = env.f.inst(c);
+        let zero = |v: Value| env.m.int_value(v) == Some(0);
+        matches!(cmp.kind, InstKind::ICmp(IntPred::Ne))
+            && ((cmp.operands[0] == bound && zero(cmp.operands[1]))
+                || (cmp.operands[1] == bound && zero(cmp.operands[0])))
     })
 }
 
