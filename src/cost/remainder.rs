@@ -132,8 +132,10 @@ fn link(env: &Env<'_>, rem: LoopId) -> Option<Link> {
         Affine::sym(Sym::Rem(rem)).plus(-Rat::ONE),
     );
     // clang 19 tests `x & (U − 1)` in X itself; clang 22 tests it in a
-    // block after the main loop and enters the remainder from X, which
-    // both that test and the guard reach, under `assume(x & (U−1) ≠ 0)`.
+    // block T after the main loop and enters the remainder from X, which
+    // both T and the guard reach, under `assume(x & (U−1) ≠ 0)`. There `r`
+    // is rewritten on the main loop's edge into T (where its counter is
+    // still in scope) and passes through T unchanged.
     let tested_here = enters_when_nonzero(env, *mid, lr.header, t.bound);
     if !tested_here && !assumes_nonzero(env, *mid, lr.header, t.bound) {
         return None;
@@ -194,7 +196,7 @@ fn link(env: &Env<'_>, rem: LoopId) -> Option<Link> {
     Some(Link {
         rem,
         trip: Affine::sym(Sym::Rem(rem)).plus(-Rat::ONE),
-        substs: vec![((from_main, *mid), after_main), ((guard, *mid), x_aff)],
+        substs: vec![((latch_m, exit_to), after_main), ((guard, *mid), x_aff)],
         entry_fact,
     })
 }
