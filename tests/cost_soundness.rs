@@ -14,7 +14,7 @@ use helpers::*;
 use std::collections::BTreeMap;
 use warpcheck::analysis::{self, BlockDim, BlockDimSource, Options};
 use warpcheck::cost::bound::Params;
-use warpcheck::cost::{self, Metric};
+use warpcheck::cost;
 use warpcheck::ir::Module;
 use warpcheck::machine::Machine;
 use warpcheck::sim::{ArgValue, Init, LaunchConfig};
@@ -443,15 +443,6 @@ fn cases() -> Vec<Case> {
 
 /// Launches per kernel and block shape.
 const DRAWS: usize = 6;
-
-fn counter(c: &warpcheck::sim::Counters, m: Metric) -> u64 {
-    match m {
-        Metric::Sectors => c.sectors,
-        Metric::Conflicts => c.conflicts,
-        Metric::Divwarps => c.divwarps,
-        Metric::Steps => c.steps,
-    }
-}
 
 #[derive(Default)]
 struct Ratios {

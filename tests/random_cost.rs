@@ -13,7 +13,7 @@ mod helpers;
 #[path = "common/random_kernel/mod.rs"]
 mod random_kernel;
 
-use helpers::{analyze_at, iota_arguments};
+use helpers::{analyze_at, counter, iota_arguments};
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use random_kernel::lower::{lower, KERNEL};
 use random_kernel::strategy::{program, Knobs};
@@ -25,15 +25,6 @@ const LAUNCHES: [([u32; 3], [u32; 3], i128); 2] =
     [([2, 1, 1], [64, 1, 1], 13), ([2, 2, 1], [16, 4, 2], 20)];
 const INT_ARG: i128 = 100;
 const SMALL_ARG: usize = 5;
-
-fn counter(c: &warpcheck::sim::Counters, m: Metric) -> u64 {
-    match m {
-        Metric::Sectors => c.sectors,
-        Metric::Conflicts => c.conflicts,
-        Metric::Divwarps => c.divwarps,
-        Metric::Steps => c.steps,
-    }
-}
 
 /// `Err` naming each metric whose bound a simulated warp exceeds; the
 /// number of bounds checked.

@@ -214,3 +214,14 @@ pub fn sim_key(s: &SiteJson) -> SiteKey {
         u64::from(s.column),
     )
 }
+
+/// A simulated warp's count of one cost metric.
+pub fn counter(c: &sim::Counters, m: warpcheck::cost::Metric) -> u64 {
+    use warpcheck::cost::Metric;
+    match m {
+        Metric::Sectors => c.sectors,
+        Metric::Conflicts => c.conflicts,
+        Metric::Divwarps => c.divwarps,
+        Metric::Steps => c.steps,
+    }
+}
