@@ -291,3 +291,14 @@ fn phis_are_selects_on_the_deciding_branches() {
         assert_eq!(d["split_max"], 1, "{d}");
     }
 }
+
+#[test]
+fn an_access_no_lane_runs_makes_no_request() {
+    // `never_run`: `if (t >= blockDim.x) s[2 * t] = 1` at 32 threads: no
+    // lane passes, so the store makes no request (0 wavefronts) and has no
+    // conflict, though its stride would be 2-way if it ran.
+    let r = check_json("cu/acf_shared.cu", &[]);
+    let c = &site(&r, "never_run", "store", 91, 0)["conflict"];
+    assert_eq!(c["class"], "none", "{c}");
+    assert_eq!(c["wavefronts"]["max"], 0, "{c}");
+}

@@ -368,6 +368,8 @@ fn conflict_over(items: Vec<WarpAddresses>, bytes: u64, words: Option<u64>) -> C
     }
     let class = match classes.first() {
         Some(&c) if classes.iter().all(|&x| x == c) => c,
+        // No warp can run it at this shape: no request, no conflict.
+        None => ConflictClass::None,
         _ => ConflictClass::Unknown,
     };
     if lo == u64::MAX {

@@ -318,6 +318,9 @@ fn sectors_of(items: &[WarpAddresses], bytes: i128, cap: &dyn Fn() -> Option<u64
     }
     let class = match classes.first() {
         Some(&c) if classes.iter().all(|&x| x == c) => c,
+        // No warp can run it at this shape (a copy clang made for
+        // iterations the shape never reaches): no request, no excess.
+        None => SectorClass::Coalesced,
         _ => SectorClass::Unknown,
     };
     if lo == u64::MAX {
