@@ -641,25 +641,34 @@ fn bound_and_simulated(file: &str, kernel: &str, metric: &str, extra: &[&str]) -
     (j["bound"].clone(), sim)
 }
 
-/// reduce1 at `threads`: its conflicts bound and the simulated worst warp.
-fn reduce1_conflicts(threads: u32) -> (Value, u64) {
+/// A reduction of `cost_reduce.cu` at `threads` (one int of dynamic
+/// shared memory per thread) over `n` inputs 0, 1, 2, ...: its `metric`
+/// bound and the simulated worst warp.
+fn reduction(kernel: &str, metric: &str, threads: u32, n: u32) -> (Value, u64) {
     let shared = (4 * threads).to_string();
     let block = threads.to_string();
+    let n_param = format!("n={n}");
+    let input = format!("g_idata=buf:{}:iota", 4 * n.max(1024));
     bound_and_simulated(
         "cu/cost_reduce.cu",
-        "reduce1",
-        "conflicts",
+        kernel,
+        metric,
         &[
             "--block-dim",
             &block,
             "--shared-bytes",
             &shared,
             "--param",
-            "n=4096",
+            &n_param,
             "--arg",
-            "g_idata=buf:16384:iota",
+            &input,
         ],
     )
+}
+
+/// reduce1 at `threads`: its conflicts bound and the simulated worst warp.
+fn reduce1_conflicts(threads: u32) -> (Value, u64) {
+    reduction("reduce1", "conflicts", threads, 4096)
 }
 
 #[test]
@@ -808,42 +817,14 @@ fn interleaved_reduction_divwarps_per_iteration() {
     // at 64 threads, 7 + 2 = 9 at 128, 8 + 2 = 10 at 256, 9 + 2 = 11 at
     // 512. n = 5 puts the bounds check's split in warp 0 too.
     for (threads, expected) in [(64u32, 8u64), (128, 9), (256, 10), (512, 11)] {
-        let (bound, sim) = bound_and_simulated(
-            "cu/cost_reduce.cu",
-            "reduce0",
-            "divwarps",
-            &[
-                "--block-dim",
-                &threads.to_string(),
-                "--shared-bytes",
-                &(4 * threads).to_string(),
-                "--param",
-                "n=5",
-                "--arg",
-                "g_idata=buf:4096:iota",
-            ],
-        );
+        let (bound, sim) = reduction("reduce0", "divwarps", threads, 5);
         assert_eq!(bound, expected.to_string(), "{threads} threads");
         assert_eq!(sim, expected, "{threads} threads");
     }
     // reduce2 (`tid < s`, s = blockDim.x/2 down to 1) splits warp 0 only
     // for s = 16..1: 5 + 2 = 7 at every size from 64 up.
     for threads in [64u32, 128, 512] {
-        let (bound, sim) = bound_and_simulated(
-            "cu/cost_reduce.cu",
-            "reduce2",
-            "divwarps",
-            &[
-                "--block-dim",
-                &threads.to_string(),
-                "--shared-bytes",
-                &(4 * threads).to_string(),
-                "--param",
-                "n=5",
-                "--arg",
-                "g_idata=buf:4096:iota",
-            ],
-        );
+        let (bound, sim) = reduction("reduce2", "divwarps", threads, 5);
         assert_eq!(bound, "7", "{threads} threads");
         assert_eq!(sim, 7, "{threads} threads");
     }

@@ -605,12 +605,7 @@ fn simulated_warps_stay_within_their_bounds() {
                         .names
                         .eval_bound(b, &at)
                         .expect("every parameter has a value");
-                    let worst = o
-                        .warps
-                        .iter()
-                        .map(|w| counter(&w.counters, mb.metric))
-                        .max()
-                        .unwrap_or(0);
+                    let worst = worst_warp(&o, mb.metric);
                     if worst as f64 > bound + 1e-6 {
                         violations.push(format!(
                             "{} block {:?} grid {:?} {:?}: {} simulated {worst} > bound {bound} = {}",

@@ -13,7 +13,7 @@ mod helpers;
 #[path = "common/random_kernel/mod.rs"]
 mod random_kernel;
 
-use helpers::{analyze_at, counter, iota_arguments};
+use helpers::{analyze_at, iota_arguments, worst_warp};
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use random_kernel::lower::{lower, KERNEL};
 use random_kernel::strategy::{program, Knobs};
@@ -72,12 +72,7 @@ fn check(p: &random_kernel::ast::Program) -> Result<usize, String> {
                 continue;
             };
             checked += 1;
-            let worst = o
-                .warps
-                .iter()
-                .map(|w| counter(&w.counters, mb.metric))
-                .max()
-                .unwrap_or(0);
+            let worst = worst_warp(&o, mb.metric);
             if worst as f64 > bound + 1e-6 {
                 return Err(format!(
                     "{block:?}: {} simulated {worst} > bound {bound} = {}",

@@ -842,7 +842,7 @@ impl<'a> Builder<'a> {
                 .map(|e| e.1)
                 .try_fold(None, |acc: Option<BlockId>, b| match acc {
                     None => Some(Some(b)),
-                    Some(a) => common_dominator(&g.dom, a, b).map(Some),
+                    Some(a) => g.dom.common_dominator(a, b).map(Some),
                 })??;
         let term = func.terminator(root)?;
         let InstKind::Br { targets } = &term.kind else {
@@ -913,18 +913,6 @@ impl<'a> Builder<'a> {
 
 /// How many nested branches a phi's selects may follow.
 const GATE_DEPTH: u32 = 8;
-
-/// The nearest block that dominates both `a` and `b`.
-fn common_dominator(dom: &crate::graph::dom::DomTree, a: BlockId, b: BlockId) -> Option<BlockId> {
-    let mut x = Some(a);
-    while let Some(d) = x {
-        if dom.dominates(d, b) {
-            return Some(d);
-        }
-        x = dom.idom(d);
-    }
-    None
-}
 
 pub fn dim_index(d: Dim) -> usize {
     match d {

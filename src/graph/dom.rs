@@ -132,6 +132,18 @@ impl DomTree {
         }
     }
 
+    /// The nearest block that (post-)dominates both `a` and `b`.
+    pub fn common_dominator(&self, a: BlockId, b: BlockId) -> Option<BlockId> {
+        let mut x = Some(a);
+        while let Some(d) = x {
+            if self.dominates(d, b) {
+                return Some(d);
+            }
+            x = self.idom(d);
+        }
+        None
+    }
+
     pub fn strictly_dominates(&self, a: BlockId, b: BlockId) -> bool {
         a != b && self.dominates(a, b)
     }

@@ -225,3 +225,12 @@ pub fn counter(c: &sim::Counters, m: warpcheck::cost::Metric) -> u64 {
         Metric::Steps => c.steps,
     }
 }
+
+/// The most any simulated warp counted of one cost metric.
+pub fn worst_warp(o: &sim::Outcome, m: warpcheck::cost::Metric) -> u64 {
+    o.warps
+        .iter()
+        .map(|w| counter(&w.counters, m))
+        .max()
+        .unwrap_or(0)
+}
