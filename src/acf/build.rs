@@ -958,7 +958,7 @@ impl Arena {
         let congruence = if thread {
             Congruence::UNKNOWN
         } else {
-            self.op_congruence(op, &x, k)
+            self.op_congruence(op, &args, &x, k)
         };
         let atom = if thread {
             Atom::Op(op, args)
@@ -968,8 +968,16 @@ impl Arena {
         Poly::atom(self.intern_atom(atom, congruence))
     }
 
-    /// What is known of a uniform `op(x, k)` modulo small numbers.
-    fn op_congruence(&self, op: Op, x: &Poly, k: Option<i128>) -> Congruence {
+    /// What is known of a uniform `op(x, k)` modulo small numbers; of a
+    /// select, min or max, what holds of both choices.
+    fn op_congruence(&self, op: Op, args: &[ExprId], x: &Poly, k: Option<i128>) -> Congruence {
+        let of = |e: ExprId| self.congruence(self.poly(e));
+        match (op, args) {
+            (Op::Select, &[_, a, b]) | (Op::Min { .. } | Op::Max { .. }, &[a, b]) => {
+                return of(a).either(of(b))
+            }
+            _ => {}
+        }
         let (Op::Div(_), Some(k)) = (op, k) else {
             return Congruence::UNKNOWN;
         };

@@ -167,6 +167,12 @@ impl Congruence {
         )
     }
 
+    /// What holds of a value that is one of two: `self` or `o`.
+    pub fn either(self, o: Congruence) -> Congruence {
+        let m = gcd(gcd(self.modulus, o.modulus), self.residue - o.residue);
+        Congruence::new(m, self.residue)
+    }
+
     /// The residue modulo `m`, if this congruence decides it.
     pub fn residue_mod(self, m: i128) -> Option<i128> {
         (self.modulus == 0 || self.modulus % m == 0).then(|| self.residue.rem_euclid(m))

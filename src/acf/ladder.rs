@@ -192,6 +192,18 @@ impl Arena {
         v: i128,
         memo: &mut HashMap<ExprId, ExprId>,
     ) -> ExprId {
+        self.replace(e, a, &Poly::constant(v), memo)
+    }
+
+    /// `e` with atom `a` replaced by the polynomial `with`, operators
+    /// folded again.
+    pub fn replace(
+        &mut self,
+        e: ExprId,
+        a: AtomId,
+        with: &Poly,
+        memo: &mut HashMap<ExprId, ExprId>,
+    ) -> ExprId {
         if let Some(&x) = memo.get(&e) {
             return x;
         }
@@ -203,13 +215,13 @@ impl Arena {
             for &b in &mono {
                 let p = if b == a {
                     changed = true;
-                    Poly::constant(v)
+                    with.clone()
                 } else {
                     match self.atom(b).clone() {
                         Atom::Op(op, args) | Atom::Uniform(Uniform::Op(op, args)) => {
                             let new: Vec<ExprId> = args
                                 .iter()
-                                .map(|&x| self.substitute(x, a, v, memo))
+                                .map(|&x| self.replace(x, a, with, memo))
                                 .collect();
                             if new == args {
                                 Poly::atom(b)

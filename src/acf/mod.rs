@@ -18,6 +18,7 @@
 
 mod active;
 pub mod build;
+mod cases;
 pub mod display;
 pub mod expr;
 mod invariance;
@@ -78,6 +79,9 @@ pub struct KernelAcf {
     ladders: HashMap<(CtxId, BlockId), ladder::Ladder>,
     /// Per value at such a site, its expression on each iteration.
     iter_exprs: HashMap<(CtxId, Value), Vec<ExprId>>,
+    /// Per value whose lanes some warp cannot place, its cases (see
+    /// [`cases`]).
+    cases: HashMap<(CtxId, Value), Vec<ExprId>>,
     /// Expressions that fell back to leaves on a budget.
     pub over_budget: usize,
 }
@@ -277,6 +281,16 @@ impl KernelAcf {
             sweeps.run(&mut arena, ev, wf, (m, graphs), (&ctl, &entries));
             check(&arena)?;
         }
+        // In the order the sites were given, each (context, value) once.
+        let mut seen = std::collections::HashSet::new();
+        let sites: Vec<((CtxId, Value), ExprId)> = values
+            .iter()
+            .flat_map(|&(f, v, _)| contexts.get(&f).into_iter().flatten().map(move |&c| (c, v)))
+            .filter(|k| seen.insert(*k))
+            .filter_map(|k| Some((k, *exprs.get(&k)?)))
+            .collect();
+        let cases = cases::find(&mut arena, &mut evs, &warps, sites);
+        check(&arena)?;
         for (ev, wf) in evs.into_iter().zip(&mut facts) {
             wf.values = ev.into_values();
         }
@@ -294,6 +308,7 @@ impl KernelAcf {
             facts,
             ladders: sweeps.ladders,
             iter_exprs: sweeps.iter_exprs,
+            cases,
             over_budget,
         })
     }
@@ -312,6 +327,7 @@ impl KernelAcf {
             warps,
             ladders: HashMap::default(),
             iter_exprs: HashMap::default(),
+            cases: HashMap::default(),
             over_budget: 0,
         }
     }
@@ -376,6 +392,15 @@ impl KernelAcf {
     pub fn iteration_lanes(&self, w: usize, c: CtxId, v: Value, k: usize) -> Option<&Lanes> {
         let e = *self.iter_exprs.get(&(c, v))?.get(k)?;
         self.facts[w].values.get(e).map(|l| &**l)
+    }
+
+    /// `v` instantiated for warp `w` in each of its cases, when its lanes
+    /// are not placed in some warp and it has cases (see [`cases`]).
+    pub fn case_lanes(&self, w: usize, c: CtxId, v: Value) -> Option<Vec<&Lanes>> {
+        let es = self.cases.get(&(c, v))?;
+        es.iter()
+            .map(|&e| self.facts[w].values.get(e).map(|l| &**l))
+            .collect()
     }
 
     /// `(may, must)` active lanes of block `b` in warp `w`.

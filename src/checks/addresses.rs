@@ -127,14 +127,52 @@ fn per_warp_in(m: &Module, k: &KernelAnalysis, site: &Site, swept: bool) -> Vec<
     for &c in contexts {
         match per_iteration(acf, site, c, block).filter(|_| swept) {
             Some(its) => out.extend(its.into_iter().flatten()),
-            None => out.extend((0..acf.warps.len()).map(|w| {
-                let (may, _) = acf.active(w, c, block);
-                let must = acf.active_strict(w, c, block);
-                warp_addresses(acf, w, (may, must), acf.lanes(w, c, site.value), site.align)
-            })),
+            None => {
+                for w in 0..acf.warps.len() {
+                    let (may, _) = acf.active(w, c, block);
+                    let must = acf.active_strict(w, c, block);
+                    let plain = warp_addresses(
+                        acf,
+                        w,
+                        (may, must),
+                        acf.lanes(w, c, site.value),
+                        site.align,
+                    );
+                    out.extend(
+                        match plain {
+                            WarpAddresses::Unknown { .. } => {
+                                placed_cases(acf, w, c, site, (may, must))
+                            }
+                            _ => None,
+                        }
+                        .unwrap_or_else(|| vec![plain]),
+                    );
+                }
+            }
         }
     }
     out
+}
+
+/// The warp's addresses in each case of the site's value (see
+/// [`crate::acf::cases`]), when every case places its lanes: together they
+/// cover what the warp can do.
+fn placed_cases(
+    acf: &KernelAcf,
+    w: usize,
+    c: CtxId,
+    site: &Site,
+    active: (u32, u32),
+) -> Option<Vec<WarpAddresses>> {
+    let cases: Vec<WarpAddresses> = acf
+        .case_lanes(w, c, site.value)?
+        .into_iter()
+        .map(|l| warp_addresses(acf, w, active, Some(l), site.align))
+        .collect();
+    cases
+        .iter()
+        .all(|x| !matches!(x, WarpAddresses::Unknown { .. }))
+        .then_some(cases)
 }
 
 /// Per iteration of the ladder of the site's block (see
