@@ -176,6 +176,15 @@ fn bank_conflict_degrees() {
 }
 
 #[test]
+fn whole_warps_decide_a_conflict_that_a_partial_warp_escapes() {
+    // `partial_last_warp`: 2-way in warps 0-2, 1 in the four-lane warp 3.
+    let r = check_json("cu/acf_shared.cu", &[]);
+    let c = &site(&r, "partial_last_warp", "store", 103, 0)["conflict"];
+    assert_eq!(c["class"], "conflict", "{c}");
+    assert_eq!((c["min"].as_u64(), c["max"].as_u64()), (Some(1), Some(2)), "{c}");
+}
+
+#[test]
 fn warnings_carry_the_numbers() {
     let out = run(warpcheck()
         .args(["check", "--block-dim", "32,32"])

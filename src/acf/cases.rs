@@ -21,9 +21,9 @@ use crate::dataflow::FastMap as HashMap;
 
 /// At most this many cases per value: the product over its splits.
 const MAX_CASES: usize = 512;
-/// At most this many values split per kernel (each case is evaluated in
-/// every warp).
-const MAX_VALUES: usize = 64;
+/// At most this many cases evaluated in a warp, per kernel: each keeps its
+/// lanes.
+const MAX_EVALS: usize = 1 << 16;
 
 /// How one atom of a value is split.
 enum Split {
@@ -92,17 +92,15 @@ fn splits(arena: &Arena, e: ExprId, found: &mut Vec<AtomId>) {
             let (Atom::Op(op, args) | Atom::Uniform(Uniform::Op(op, args))) = arena.atom(a) else {
                 continue;
             };
-            let wanted = match (op, args.as_slice()) {
-                (Op::Cmp(_), _) => !arena.is_thread(e) || !arena.facts(a).thread,
-                (Op::Min { .. } | Op::Max { .. }, [x, y]) => {
-                    arena.is_thread(*x) != arena.is_thread(*y)
-                }
-                _ => false,
-            };
-            if wanted && !found.contains(&a) {
+            let clamp = matches!((op, args.as_slice()), (Op::Min { .. } | Op::Max { .. }, [x, y])
+                if arena.is_thread(*x) != arena.is_thread(*y));
+            let flag = matches!(op, Op::Cmp(_)) && !arena.facts(a).thread;
+            if (clamp || flag) && !found.contains(&a) {
                 found.push(a);
             }
-            for &x in args {
+            // A clamp's cases cover every value of its bound: what the
+            // bound is made of need not be split.
+            for &x in args.iter().filter(|&&x| !clamp || arena.is_thread(x)) {
                 splits(arena, x, found);
             }
         }
@@ -120,7 +118,7 @@ fn split_of(
         return None;
     };
     match (op, args.as_slice()) {
-        (Op::Cmp(_), _) => Some(Split::Flag(a)),
+        (Op::Cmp(_), _) if !arena.facts(a).thread => Some(Split::Flag(a)),
         (Op::Min { signed } | Op::Max { signed }, &[x, y]) => {
             let (lane, bound) = if arena.is_thread(x) { (x, y) } else { (y, x) };
             // `lane` is `u + d[l]` with the same uniform `u` in every warp.
@@ -207,10 +205,8 @@ pub fn find<K: Copy + Eq + std::hash::Hash>(
     values: impl IntoIterator<Item = (K, ExprId)>,
 ) -> HashMap<K, Vec<ExprId>> {
     let mut out = HashMap::default();
+    let mut evals = 0;
     for (key, e) in values {
-        if out.len() >= MAX_VALUES {
-            break;
-        }
         if !arena.is_thread(e) {
             continue;
         }
@@ -224,6 +220,10 @@ pub fn find<K: Copy + Eq + std::hash::Hash>(
         let Some(cases) = cases_of(arena, e, evs, warps) else {
             continue;
         };
+        evals += cases.len() * warps.len();
+        if evals > MAX_EVALS {
+            break;
+        }
         for ev in evs.iter_mut() {
             for &x in &cases {
                 ev.eval(arena, x);

@@ -322,11 +322,12 @@ fn conflict_over(items: Vec<WarpAddresses>, bytes: u64, words: Option<u64>) -> C
                 ideal = ideal.max(phases);
                 excess = excess.max((worst - 1) * phases);
                 // At most one lane's words in a phase cannot conflict.
-                classes.push(if worst <= 1 {
+                let c = if worst <= 1 {
                     ConflictClass::None
                 } else {
                     ConflictClass::Unknown
-                });
+                };
+                classes.push((c, may.count_ones()));
             }
             WarpAddresses::Offsets {
                 may, must, d, base, ..
@@ -356,22 +357,20 @@ fn conflict_over(items: Vec<WarpAddresses>, bytes: u64, words: Option<u64>) -> C
                 whi = whi.max(w.waves_max);
                 ideal = ideal.max(w.ideal);
                 excess = excess.max(w.waves_max.saturating_sub(w.ideal));
-                classes.push(if fmax == 1 {
+                let c = if fmax == 1 {
                     ConflictClass::None
                 } else if fmin > 1 {
                     ConflictClass::Conflict
                 } else {
                     ConflictClass::Unknown
-                });
+                };
+                classes.push((c, may.count_ones()));
             }
         }
     }
-    let class = match classes.first() {
-        Some(&c) if classes.iter().all(|&x| x == c) => c,
-        // No warp can run it at this shape: no request, no conflict.
-        None => ConflictClass::None,
-        _ => ConflictClass::Unknown,
-    };
+    // No warp can run it at this shape: no request, no conflict.
+    use ConflictClass::{Conflict as Worse, None as Fine, Unknown};
+    let class = super::figures::site_class(&classes, [Fine, Worse, Unknown, Fine]);
     if lo == u64::MAX {
         (lo, full_lo, wlo) = (1, 1, 0);
     }

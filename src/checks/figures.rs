@@ -121,3 +121,55 @@ mod tests {
         assert_eq!(serde_json::to_string(&none).unwrap(), "{}");
     }
 }
+
+/// A site's class from its warps' `(class, lanes that can be active)`:
+/// the class they all have, `empty` when none runs it. Classes are claims
+/// about warps running whole, so where the warps with the most lanes all
+/// have the `worse` class and the others (fewer lanes, under a bound or a
+/// partial loop) the `fine` one, the site has the `worse` class: a warp
+/// left a few lanes does not undo its neighbours' conflict. Any other mix
+/// is `unknown`.
+pub fn site_class<C: Copy + PartialEq>(
+    warps: &[(C, u32)],
+    [fine, worse, unknown, empty]: [C; 4],
+) -> C {
+    let Some(&(first, _)) = warps.first() else {
+        return empty;
+    };
+    if warps.iter().all(|&(c, _)| c == first) {
+        return first;
+    }
+    let most = warps.iter().map(|&(_, n)| n).max().unwrap_or(0);
+    let fullest_worse = warps.iter().all(|&(c, n)| {
+        if n == most {
+            c == worse
+        } else {
+            c == worse || c == fine
+        }
+    });
+    if fullest_worse {
+        worse
+    } else {
+        unknown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::site_class;
+
+    const CLASSES: [char; 4] = ['n', 'c', '?', '-'];
+
+    #[test]
+    fn whole_warps_decide_the_class() {
+        assert_eq!(site_class(&[], CLASSES), '-');
+        assert_eq!(site_class(&[('n', 32), ('n', 4)], CLASSES), 'n');
+        // Full warps conflict, a four-lane one cannot: a conflict.
+        assert_eq!(site_class(&[('c', 32), ('c', 32), ('n', 4)], CLASSES), 'c');
+        // A full warp without one: not every whole warp conflicts.
+        assert_eq!(site_class(&[('c', 32), ('n', 32), ('n', 4)], CLASSES), '?');
+        // Only the small warp conflicts: no claim.
+        assert_eq!(site_class(&[('n', 32), ('c', 4)], CLASSES), '?');
+        assert_eq!(site_class(&[('c', 32), ('?', 4)], CLASSES), '?');
+    }
+}

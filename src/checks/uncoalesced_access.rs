@@ -273,7 +273,7 @@ fn sectors_of(items: &[WarpAddresses], bytes: i128, cap: &dyn Fn() -> Option<u64
                 full_lo = full_lo.min(per_lane);
                 full_hi = full_hi.max(most);
                 ideal = ideal.max(ceil_div(n as i128 * bytes, SECTOR) as u64);
-                classes.push(SectorClass::Unknown);
+                classes.push((SectorClass::Unknown, may.count_ones()));
             }
             WarpAddresses::Offsets {
                 may,
@@ -306,23 +306,21 @@ fn sectors_of(items: &[WarpAddresses], bytes: i128, cap: &dyn Fn() -> Option<u64
                 full_lo = full_lo.min(fmin);
                 full_hi = full_hi.max(fmax);
                 ideal = ideal.max(id);
-                classes.push(if fmax <= id + 1 {
+                let c = if fmax <= id + 1 {
                     SectorClass::Coalesced
                 } else if fmin > id + 1 {
                     SectorClass::Uncoalesced
                 } else {
                     SectorClass::Unknown
-                });
+                };
+                classes.push((c, may.count_ones()));
             }
         }
     }
-    let class = match classes.first() {
-        Some(&c) if classes.iter().all(|&x| x == c) => c,
-        // No warp can run it at this shape (a copy clang made for
-        // iterations the shape never reaches): no request, no excess.
-        None => SectorClass::Coalesced,
-        _ => SectorClass::Unknown,
-    };
+    // No warp can run it at this shape (a copy clang made for iterations
+    // the shape never reaches): no request, no excess.
+    use SectorClass::{Coalesced, Uncoalesced, Unknown};
+    let class = super::figures::site_class(&classes, [Coalesced, Uncoalesced, Unknown, Coalesced]);
     if lo == u64::MAX {
         (lo, full_lo) = (0, 0);
     }
