@@ -181,7 +181,11 @@ fn whole_warps_decide_a_conflict_that_a_partial_warp_escapes() {
     let r = check_json("cu/acf_shared.cu", &[]);
     let c = &site(&r, "partial_last_warp", "store", 103, 0)["conflict"];
     assert_eq!(c["class"], "conflict", "{c}");
-    assert_eq!((c["min"].as_u64(), c["max"].as_u64()), (Some(1), Some(2)), "{c}");
+    assert_eq!(
+        (c["min"].as_u64(), c["max"].as_u64()),
+        (Some(1), Some(2)),
+        "{c}"
+    );
 }
 
 #[test]

@@ -91,37 +91,6 @@ impl Serialize for SiteFigures {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[derive(Serialize, Debug, PartialEq)]
-    struct Width {
-        lanes: u32,
-    }
-
-    impl Figure for Width {
-        const KEY: &'static str = "width";
-    }
-
-    #[test]
-    fn figures_are_found_by_type_and_shown_under_their_key() {
-        let mut fig = SiteFigures {
-            reason: Some(BUDGET),
-            ..SiteFigures::default()
-        };
-        fig.push(Width { lanes: 32 });
-        assert_eq!(fig.get::<Width>(), Some(&Width { lanes: 32 }));
-        assert_eq!(
-            serde_json::to_string(&fig).unwrap(),
-            r#"{"width":{"lanes":32},"reason":"budget"}"#
-        );
-        let none = SiteFigures::default();
-        assert_eq!(none.get::<Width>(), None);
-        assert_eq!(serde_json::to_string(&none).unwrap(), "{}");
-    }
-}
-
 /// A site's class from its warps' `(class, lanes that can be active)`:
 /// the class they all have, `empty` when none runs it. Classes are claims
 /// about warps running whole, so where the warps with the most lanes all
@@ -156,7 +125,33 @@ pub fn site_class<C: Copy + PartialEq>(
 
 #[cfg(test)]
 mod tests {
-    use super::site_class;
+    use super::*;
+
+    #[derive(Serialize, Debug, PartialEq)]
+    struct Width {
+        lanes: u32,
+    }
+
+    impl Figure for Width {
+        const KEY: &'static str = "width";
+    }
+
+    #[test]
+    fn figures_are_found_by_type_and_shown_under_their_key() {
+        let mut fig = SiteFigures {
+            reason: Some(BUDGET),
+            ..SiteFigures::default()
+        };
+        fig.push(Width { lanes: 32 });
+        assert_eq!(fig.get::<Width>(), Some(&Width { lanes: 32 }));
+        assert_eq!(
+            serde_json::to_string(&fig).unwrap(),
+            r#"{"width":{"lanes":32},"reason":"budget"}"#
+        );
+        let none = SiteFigures::default();
+        assert_eq!(none.get::<Width>(), None);
+        assert_eq!(serde_json::to_string(&none).unwrap(), "{}");
+    }
 
     const CLASSES: [char; 4] = ['n', 'c', '?', '-'];
 
