@@ -30,6 +30,9 @@ const LOADS: &[(&str, u64, &str, u64, u64)] = &[
     ("clamp_global", 54, "coalesced", 1, 4),
     ("clamp_strided", 65, "unknown", 1, 2),
     ("clamp_rows", 77, "none", 1, 1),
+    // The least is loose (see the fixture): 1 where 4 is right.
+    ("boundary_west", 91, "coalesced", 1, 5),
+    ("boundary_east", 101, "coalesced", 4, 5),
 ];
 
 #[test]

@@ -572,19 +572,34 @@ impl<'a> Builder<'a> {
                     true => Op::Max { signed: mm.signed },
                 };
                 let ops = inst.operands.clone();
-                let (a, b) = (self.poly(c, ops[0]), self.poly(c, ops[1]));
-                let wraps = !(self.non_negative(&a) && self.non_negative(&b));
-                if matches!(op, Op::Min { signed: false } | Op::Max { signed: false }) && wraps {
-                    // The result is one of the operands read as unsigned:
-                    // back to the signed reading the other operations use.
-                    let r = self.unsigned_binop(c, &ops, op);
-                    self.signed(c, ops[0], r)
-                } else {
-                    self.binop(c, &ops, op)
-                }
+                self.min_max(c, &ops, op)
+            }
+            Intrinsic::Pure { .. }
+                if inst.operands.len() == 2
+                    && self.m.func(callee).name.starts_with("llvm.usub.sat.") =>
+            {
+                // `a − b`, or 0 where that would wrap: `umax(a, b) − b`
+                // (clang's `i == 0 ? 0 : i − 1`).
+                let ops = inst.operands.clone();
+                let b = self.poly(c, ops[1]);
+                self.min_max(c, &ops, Op::Max { signed: false }).sub(&b)
             }
             _ => return None,
         })
+    }
+
+    /// `op` (a min or max) of the two operands `ops`.
+    fn min_max(&mut self, c: CtxId, ops: &[Value], op: Op) -> Poly {
+        let (a, b) = (self.poly(c, ops[0]), self.poly(c, ops[1]));
+        let wraps = !(self.non_negative(&a) && self.non_negative(&b));
+        if matches!(op, Op::Min { signed: false } | Op::Max { signed: false }) && wraps {
+            // The result is one of the operands read as unsigned: back to
+            // the signed reading the other operations use.
+            let r = self.unsigned_binop(c, ops, op);
+            self.signed(c, ops[0], r)
+        } else {
+            self.binop(c, ops, op)
+        }
     }
 
     /// An asm call whose one output is a copy of a register the ACF knows
@@ -928,6 +943,14 @@ impl Arena {
         let consts: Option<Vec<i128>> = args.iter().map(|&e| self.poly(e).as_const()).collect();
         if let Some(c) = consts.as_deref().and_then(|c| fold(op, c)) {
             return Poly::constant(c);
+        }
+        if let (Op::Cmp(p @ (crate::ir::IntPred::Eq | crate::ir::IntPred::Ne)), [a, b]) =
+            (op, args.as_slice())
+        {
+            // Equal exactly when the difference is 0, overflow or not.
+            if let Some(d) = self.poly(*a).sub(self.poly(*b)).as_const() {
+                return Poly::constant(i128::from((d == 0) == (p == crate::ir::IntPred::Eq)));
+            }
         }
         let k = args.get(1).and_then(|&e| self.poly(e).as_const());
         let x = self.poly(args[0]).clone();

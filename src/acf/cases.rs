@@ -4,11 +4,15 @@
 //! A warp's lanes of `select([c], A, B)` are unknown when the uniform
 //! condition `[c]` is: `(blockIdx.y == 0) ? north : south`. Yet every lane
 //! takes the same arm, so the value is `A` in every lane or `B` in every
-//! lane, and each of those is placed. Likewise a clamp to a uniform bound,
-//! `min(threadIdx.x + 1, [n])`: whatever `[n]` is, it either clamps no
-//! lane (the value is `threadIdx.x + 1`), every lane (the value is `[n]`,
-//! the same in all), or it lies among the lanes' own values, each of which
-//! is tried as a number.
+//! lane, and each of those is placed.
+//!
+//! Likewise an operator between a lane value `x = u + d[l]` (`u` uniform,
+//! the same in every warp, `d[l]` a number per lane) and a uniform `y`:
+//! a clamp `min(threadIdx.x + 1, [n])` or a boundary test `i == 0`,
+//! `i != [nx] - 1`, `i < [n]`. Whatever `y` is, it cuts the lanes at one
+//! place: beyond them all (no lane clamped, no lane equal, every lane
+//! below), or at `u + v` for one `v` among the lanes' offsets, each of
+//! which is tried as a number (then `x − y = d[l] − v` in every lane).
 //!
 //! The cases together cover every value the unknowns can take, so a
 //! figure's least and greatest over the cases bound it: the memory checks
@@ -18,6 +22,7 @@
 use super::expr::{Arena, Atom, AtomId, ExprId, Op, Poly, Uniform};
 use super::warp::{Evaluator, Warp};
 use crate::dataflow::FastMap as HashMap;
+use crate::ir::IntPred;
 
 /// At most this many cases per value: the product over its splits.
 const MAX_CASES: usize = 512;
@@ -27,60 +32,125 @@ const MAX_EVALS: usize = 1 << 16;
 
 /// How one atom of a value is split.
 enum Split {
-    /// A uniform 0/1 condition of a select: it is 0 or 1.
+    /// A uniform comparison: it is 0 or 1.
     Flag(AtomId),
-    /// `min`/`max` of a thread-dependent `lane` argument, `base + d[l]`
-    /// with `base` uniform and the same in every warp and `d[l]` within
-    /// `range`, and a uniform `bound`.
-    Clamp {
+    /// `op(x, y)` (in that order when `lane_first`) of a thread-dependent
+    /// `lane` argument, `base + d[l]` with `d[l]` within `range` in every
+    /// warp, and a uniform `other`: the atom is one of `beyond`, or the
+    /// operator with `other` set to `base + v` for a `v` around `range`.
+    Cut {
         atom: AtomId,
         op: Op,
         lane: ExprId,
-        bound: ExprId,
+        lane_first: bool,
+        other: ExprId,
         base: Poly,
         range: (i128, i128),
+        beyond: Vec<Poly>,
     },
 }
 
 impl Split {
     fn atom(&self) -> AtomId {
         match *self {
-            Split::Flag(a) | Split::Clamp { atom: a, .. } => a,
+            Split::Flag(a) | Split::Cut { atom: a, .. } => a,
         }
     }
 
     fn count(&self) -> usize {
-        match *self {
+        match self {
             Split::Flag(_) => 2,
-            Split::Clamp {
-                range: (lo, hi), ..
-            } => (hi - lo + 3) as usize,
+            Split::Cut {
+                range: (lo, hi),
+                beyond,
+                ..
+            } => (hi - lo + 3) as usize + beyond.len(),
         }
     }
 
-    /// What the atom is in each case.
-    fn replacements(&self, arena: &mut Arena) -> Vec<Poly> {
-        match *self {
-            Split::Flag(_) => vec![Poly::constant(0), Poly::constant(1)],
-            Split::Clamp {
+    /// Each case: what the atom is, and what the case says of another
+    /// atom. A cut at `v` is `other = base + v`, which may pin a uniform
+    /// unknown: `i == 0` at the lane with `threadIdx.x == v` needs
+    /// `256·[blockIdx.x] = −v`. Cases that cannot happen (no integer
+    /// solves that) are left out.
+    fn replacements(&self, arena: &mut Arena) -> Vec<Vec<(AtomId, Poly)>> {
+        match self {
+            Split::Flag(a) => vec![vec![(*a, Poly::constant(0))], vec![(*a, Poly::constant(1))]],
+            Split::Cut {
+                atom,
                 op,
                 lane,
-                bound,
-                ref base,
+                lane_first,
+                other,
+                base,
                 range: (lo, hi),
-                ..
+                beyond,
             } => {
-                // No lane clamped, every lane clamped, or the bound among
-                // the lanes' values.
-                let mut out = vec![arena.poly(lane).clone(), arena.poly(bound).clone()];
-                for v in lo..=hi {
+                let mut out: Vec<Vec<(AtomId, Poly)>> =
+                    beyond.iter().map(|p| vec![(*atom, p.clone())]).collect();
+                let gap = arena.poly(*other).sub(base);
+                // One past each end: `x < y` with `y` just above every lane.
+                for v in lo - 1..=hi + 1 {
                     let k = arena.intern(base.add(&Poly::constant(v)));
-                    out.push(arena.op(op, vec![lane, k]));
+                    let args = if *lane_first {
+                        vec![*lane, k]
+                    } else {
+                        vec![k, *lane]
+                    };
+                    let mut case = vec![(*atom, arena.op(*op, args))];
+                    // This case is `other = base + v` exactly.
+                    match solve(arena, &gap, v) {
+                        Solved::Atom(a, p) => case.push((a, p)),
+                        Solved::Never => continue,
+                        Solved::Open => {}
+                    }
+                    out.push(case);
                 }
                 out
             }
         }
     }
+}
+
+/// What `gap = v` says of the atoms in `gap`.
+enum Solved {
+    /// Atom = polynomial.
+    Atom(AtomId, Poly),
+    /// No integer values make it hold.
+    Never,
+    /// Nothing usable.
+    Open,
+}
+
+/// Solves `gap = v` for an atom that `gap` holds once, linearly: `k·a + r
+/// = v` gives `a = (v − r) / k`, a number when `r` is one (or no integer,
+/// then the case cannot happen), else a polynomial when `k` is ±1.
+fn solve(arena: &Arena, gap: &Poly, v: i128) -> Solved {
+    for (mono, k) in &gap.terms {
+        let [a] = mono.as_slice() else {
+            continue;
+        };
+        let rest = gap.sub(&Poly::atom(*a).scale(*k));
+        let elsewhere = rest.terms.iter().any(|(m, _)| {
+            m.iter().any(|&b| {
+                b == *a
+                    || matches!(arena.atom(b), Atom::Op(_, args) | Atom::Uniform(Uniform::Op(_, args))
+                        if args.iter().any(|&x| arena.mentions(x, *a)))
+            })
+        });
+        if elsewhere {
+            continue;
+        }
+        let num = Poly::constant(v).sub(&rest);
+        return match (num.as_const(), *k) {
+            (Some(n), k) if n % k == 0 => Solved::Atom(*a, Poly::constant(n / k)),
+            (Some(_), _) => Solved::Never,
+            (None, 1) => Solved::Atom(*a, num),
+            (None, -1) => Solved::Atom(*a, num.scale(-1)),
+            _ => continue,
+        };
+    }
+    Solved::Open
 }
 
 /// The atoms of `e` (operator arguments included) that can be split: its
@@ -92,7 +162,7 @@ fn splits(arena: &Arena, e: ExprId, found: &mut Vec<AtomId>) {
             let (Atom::Op(op, args) | Atom::Uniform(Uniform::Op(op, args))) = arena.atom(a) else {
                 continue;
             };
-            let clamp = matches!((op, args.as_slice()), (Op::Min { .. } | Op::Max { .. }, [x, y])
+            let clamp = matches!((op, args.as_slice()), (Op::Min { .. } | Op::Max { .. } | Op::Cmp(_), [x, y])
                 if arena.is_thread(*x) != arena.is_thread(*y));
             let flag = matches!(op, Op::Cmp(_)) && !arena.facts(a).thread;
             if (clamp || flag) && !found.contains(&a) {
@@ -119,8 +189,9 @@ fn split_of(
     };
     match (op, args.as_slice()) {
         (Op::Cmp(_), _) if !arena.facts(a).thread => Some(Split::Flag(a)),
-        (Op::Min { signed } | Op::Max { signed }, &[x, y]) => {
-            let (lane, bound) = if arena.is_thread(x) { (x, y) } else { (y, x) };
+        (Op::Min { .. } | Op::Max { .. } | Op::Cmp(_), &[x, y]) => {
+            let lane_first = arena.is_thread(x);
+            let (lane, other) = if lane_first { (x, y) } else { (y, x) };
             // `lane` is `u + d[l]` with the same uniform `u` in every warp.
             let mut base: Option<Poly> = None;
             let (mut lo, mut hi) = (i128::MAX, i128::MIN);
@@ -135,18 +206,35 @@ fn split_of(
                 }
             }
             let base = base?;
-            // Unsigned order is the numbers' order only when none is
-            // negative (and the uniform part adds nothing unknown).
-            if lo > hi || (!signed && (lo < 0 || !base.terms.is_empty())) {
+            // Unsigned order is the numbers' order where the lane values
+            // cannot be negative (an `other` that reads as negative is
+            // beyond them all).
+            let unsigned = match op {
+                Op::Min { signed } | Op::Max { signed } => !signed,
+                Op::Cmp(p) => p.is_unsigned(),
+                _ => false,
+            };
+            if lo > hi || (unsigned && !arena.non_negative(arena.poly(lane))) {
                 return None;
             }
-            Some(Split::Clamp {
+            // Beyond every lane: a clamp leaves the lane value or gives
+            // `other` to all; a comparison holds in every lane or none.
+            let beyond = match op {
+                // At most the lanes of one offset are equal: none is.
+                Op::Cmp(IntPred::Eq) if lo < hi => vec![Poly::constant(0)],
+                Op::Cmp(IntPred::Ne) if lo < hi => vec![Poly::constant(1)],
+                Op::Cmp(_) => vec![Poly::constant(0), Poly::constant(1)],
+                _ => vec![arena.poly(lane).clone(), arena.poly(other).clone()],
+            };
+            Some(Split::Cut {
                 atom: a,
                 op,
                 lane,
-                bound,
+                lane_first,
+                other,
                 base,
                 range: (lo, hi),
+                beyond,
             })
         }
         _ => None,
@@ -181,13 +269,15 @@ fn cases_of(
     let mut out = Vec::with_capacity(total);
     let mut exprs = vec![e];
     for s in &splits {
-        let atom = s.atom();
         let with = s.replacements(arena);
         let mut next = Vec::with_capacity(exprs.len() * with.len());
         for &x in &exprs {
-            for p in &with {
-                let mut memo = HashMap::default();
-                next.push(arena.replace(x, atom, p, &mut memo));
+            for case in &with {
+                let mut y = x;
+                for (atom, p) in case {
+                    y = arena.replace(y, *atom, p, &mut HashMap::default());
+                }
+                next.push(y);
             }
         }
         exprs = next;
@@ -232,4 +322,41 @@ pub fn find<K: Copy + Eq + std::hash::Hash>(
         out.insert(key, cases);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::acf::expr::Congruence;
+    use crate::ir::intrinsics::Dim;
+
+    fn atom(arena: &mut Arena, u: Uniform) -> AtomId {
+        arena.intern_atom(Atom::Uniform(u), Congruence::UNKNOWN)
+    }
+
+    #[test]
+    fn a_cut_pins_the_unknown_it_solves_for() {
+        let mut arena = Arena::default();
+        let b = atom(&mut arena, Uniform::BlockIdx(Dim::X));
+        let n = atom(&mut arena, Uniform::Param(0, crate::acf::expr::Pointer::No));
+        // `256·[b] + t == 0` at the lane with t = v: 256·[b] = −v.
+        let gap = Poly::atom(b).scale(-256);
+        assert!(
+            matches!(solve(&arena, &gap, 0), Solved::Atom(a, p) if a == b && p.as_const() == Some(0))
+        );
+        assert!(
+            matches!(solve(&arena, &gap, -512), Solved::Atom(a, p) if a == b && p.as_const() == Some(2))
+        );
+        assert!(matches!(solve(&arena, &gap, 3), Solved::Never));
+        // `i == [n] − 1` with i = [b] + t: [n] − 1 − [b] = v, so [n] = v + 1 + [b].
+        let gap = Poly::atom(n).add(&Poly::constant(-1)).sub(&Poly::atom(b));
+        let Solved::Atom(a, p) = solve(&arena, &gap, 5) else {
+            panic!("unsolved");
+        };
+        assert_eq!(a, b, "the first atom held once is solved for");
+        assert_eq!(p, Poly::atom(n).add(&Poly::constant(-6)));
+        // `[b]·[n]` holds no atom linearly.
+        let gap = Poly::atom(b).mul(&Poly::atom(n));
+        assert!(matches!(solve(&arena, &gap, 1), Solved::Open));
+    }
 }

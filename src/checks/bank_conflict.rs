@@ -450,18 +450,8 @@ impl Check for BankConflict {
 
     fn judge(s: &Site, c: &Conflict) -> Option<Verdict> {
         let (severity, message) = match c.class {
-            ConflictClass::Conflict => (
-                Severity::Warning,
-                format!(
-                    "{}-way bank conflict on a shared {}: {} wavefronts per request (ideal {})",
-                    c.full_max,
-                    s.kind.name(),
-                    c.wavefronts.max,
-                    c.ideal_wavefronts
-                ),
-            ),
-            ConflictClass::None => return None,
-            ConflictClass::Unknown
+            // A loop whose counter the launch fixes: its worst iterations.
+            ConflictClass::Conflict | ConflictClass::Unknown
                 if c.iterations.as_ref().and_then(worst_iterations).is_some() =>
             {
                 let (worst, at) = c.iterations.as_ref().and_then(worst_iterations).unwrap();
@@ -473,6 +463,17 @@ impl Check for BankConflict {
                     ),
                 )
             }
+            ConflictClass::Conflict => (
+                Severity::Warning,
+                format!(
+                    "{}-way bank conflict on a shared {}: {} wavefronts per request (ideal {})",
+                    c.full_max,
+                    s.kind.name(),
+                    c.wavefronts.max,
+                    c.ideal_wavefronts
+                ),
+            ),
+            ConflictClass::None => return None,
             ConflictClass::Unknown => (
                 Severity::Note,
                 format!(
