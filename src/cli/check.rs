@@ -537,14 +537,7 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
                     .count();
                 warnings += findings.iter().filter(is_warning).count();
                 if r.format == ReportFormat::Text {
-                    // A kernel left unanalysed is always said.
-                    let shown = |f: &&Finding| {
-                        r.notes
-                            || is_warning(f)
-                            || f.check == crate::checks::notes::ANALYSIS_BUDGET.kind.name
-                            || f.check == crate::cost::report::COST_BOUND.name
-                    };
-                    for f in findings.iter().filter(shown) {
+                    for f in findings.iter().filter(|f| r.notes || shown(f)) {
                         emit(&text::render_styled(f, r.explain, &mut cache, colour));
                     }
                 }
@@ -572,6 +565,13 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
         summary.rank(&report.findings);
         summary
     });
+    // Every format says the same findings: notes with `--notes` (or in the
+    // full dump `--sites` asks for).
+    if !(r.notes || r.sites) {
+        report
+            .findings
+            .retain(|f| always_said(f.severity != Severity::Note.name(), &f.check));
+    }
     let written = match (r.format, sink) {
         (ReportFormat::Text, _) => {
             if let Some(s) = &summary {
@@ -627,6 +627,19 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
         warnings,
         findings_fail,
     }
+}
+
+/// Whether a finding is shown without `--notes`: warnings and errors, and
+/// the notes that are always said (a kernel left unanalysed, a cost bound
+/// asked for).
+fn shown(f: &&Finding) -> bool {
+    always_said(f.severity != Severity::Note, f.check)
+}
+
+fn always_said(warning: bool, check: &str) -> bool {
+    warning
+        || check == crate::checks::notes::ANALYSIS_BUDGET.kind.name
+        || check == crate::cost::report::COST_BOUND.name
 }
 
 /// Clang's closing count: "2 warnings and 1 error generated.", or none.
