@@ -255,6 +255,14 @@ def site_class(s):
     return None
 
 
+# The Rodinia benchmarks of GPUCheck's Tables 1 and 2 (it could not
+# compile cfd, hybridsort, kmeans, mummergpu and dwt2d).
+GPUCHECK_RODINIA = {
+    "backprop", "bfs", "b+tree", "gaussian", "heartwall", "hotspot3D", "hotspot", "huffman",
+    "lavaMD", "leukocyte", "lud", "myocyte", "nn", "nw", "pathfinder", "srad", "streamcluster",
+}
+
+
 def add_locations(into, doc):
     """Thread-dependent branches and global or shared accesses of a check
     report by source location (file, line, column, kind): the copies of
@@ -268,13 +276,23 @@ def add_locations(into, doc):
             if kind == "access" and s.get("space") not in ("global", "shared"):
                 continue
             key = (kind, s.get("file"), s.get("line"), s.get("column"))
-            into[key] = into.get(key, False) or site_class(s) == "unknown"
+            unknown = site_class(s) == "unknown"
+            was_unknown, was_opaque = into.get(key, (False, False))
+            into[key] = (was_unknown or unknown, was_opaque or (unknown and opaque(s)))
+
+
+def opaque(site):
+    """Whether a site's value reads a per-thread leaf the ACF cannot see
+    through (`?(the load at 25:25)`: a load, a float result, a value data
+    carries round a loop); a `?` that is a ternary has a space after it."""
+    return re.search(r"\?[^\s]", site.get("acf") or "") is not None
 
 
 def location_counts(locs, kind):
-    """(dependent, unknown) locations of `kind`."""
-    mine = [u for (k, *_), u in locs.items() if k == kind]
-    return len(mine), sum(mine)
+    """(dependent, unknown, unknown through an opaque leaf) locations of
+    `kind`."""
+    mine = [v for (k, *_), v in locs.items() if k == kind]
+    return len(mine), sum(u for u, _ in mine), sum(o for _, o in mine)
 
 
 def pct(part, whole):
@@ -386,8 +404,8 @@ def report(out):
         acc = sum(b["global"].values()) + sum(b["shared"].values())
         acc_unknown = b["global"].get("unknown", 0) + b["shared"].get("unknown", 0)
         low_dep = sum(v for k, v in b["lowered_branches"].items() if k != "uniform")
-        loc_br, loc_br_unknown = location_counts(b["locations"], "branch")
-        loc_acc, loc_acc_unknown = location_counts(b["locations"], "access")
+        loc_br, loc_br_unknown, loc_br_opaque = location_counts(b["locations"], "branch")
+        loc_acc, loc_acc_unknown, loc_acc_opaque = location_counts(b["locations"], "access")
         row = {
             "suite": suite,
             "bench": bench,
@@ -414,6 +432,8 @@ def report(out):
             "loc_unknown_branches": loc_br_unknown,
             "loc_dep_accesses": loc_acc,
             "loc_unknown_accesses": loc_acc_unknown,
+            "loc_opaque_branches": loc_br_opaque,
+            "loc_opaque_accesses": loc_acc_opaque,
             "lowered_branches": b["lowered_branches"],
             "lowered_dep_branches": low_dep,
             "lowered_unknown_branches": b["lowered_branches"].get("unknown", 0),
@@ -529,6 +549,25 @@ def write_outputs(out, rows):
         f"{totals['loc_unknown_accesses']}/{totals['loc_dep_accesses']} accesses "
         f"({pct(totals['loc_unknown_accesses'], totals['loc_dep_accesses'])})."
     )
+    gpucheck = [r for r in rows if r["suite"] == "rodinia" and r["bench"] in GPUCHECK_RODINIA]
+    if gpucheck:
+        t = Counter()
+        for r in gpucheck:
+            for k in ("loc_dep_branches", "loc_unknown_branches", "loc_opaque_branches",
+                      "loc_dep_accesses", "loc_unknown_accesses", "loc_opaque_accesses"):
+                t[k] += r[k]
+        missing = sorted(GPUCHECK_RODINIA - {r["bench"] for r in gpucheck if r["compiled"]})
+        md.append(
+            f"\nRodinia, GPUCheck's {len(GPUCHECK_RODINIA)} benchmarks"
+            f"{' (not compiled: ' + ', '.join(missing) + ')' if missing else ''}, per source "
+            f"location: unknown {t['loc_unknown_branches']}/{t['loc_dep_branches']} thread-dependent "
+            f"branches ({pct(t['loc_unknown_branches'], t['loc_dep_branches'])}; "
+            f"{t['loc_opaque_branches']} of them read a per-thread value the ACF cannot see through: "
+            f"a load, a float, data carried round a loop), {t['loc_unknown_accesses']}/"
+            f"{t['loc_dep_accesses']} thread-dependent accesses "
+            f"({pct(t['loc_unknown_accesses'], t['loc_dep_accesses'])}; {t['loc_opaque_accesses']} "
+            f"through such a value)."
+        )
     ours = [r for r in rows if any(r["uniformity"][v]["ours_only_branches"] for v in r["uniformity"])]
     if ours:
         md.append("\n### Branches warpcheck calls dependent and LLVM uniform\n")

@@ -353,3 +353,41 @@ fn guards_on_a_constant_loop_counter_bound_the_lanes() {
         }
     }
 }
+
+#[test]
+fn a_second_counter_of_the_loop_is_swept_with_the_first() {
+    // `upsweep`: offset doubles beside d. Rows per value of d, derived in
+    // the fixture: at 256 threads 2, 4, 8, 16, 16, 8, 4, 2, 1-way; at 128
+    // threads the stride of 16 words meets 16 lanes in two banks (8-way)
+    // and the stride of 32 words 8 lanes in one (8-way).
+    for (threads, ways) in [
+        (256, vec![2, 4, 8, 16, 16, 8, 4, 2, 1]),
+        (128, vec![2, 4, 8, 8, 8, 4, 2, 1]),
+    ] {
+        let r = check_json("cu/acf_loops.cu", &["--block-dim", &threads.to_string()]);
+        let s = sites(&r, "upsweep", "load", 129);
+        assert_eq!(s.len(), 2, "{s:#?}");
+        for s in s {
+            let c = &s["conflict"];
+            let rows: Vec<(i64, u64, u64)> = c["iterations"]["rows"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{c}"))
+                .iter()
+                .map(|x| {
+                    (
+                        x["value"].as_i64().unwrap(),
+                        x["min"].as_u64().unwrap(),
+                        x["max"].as_u64().unwrap(),
+                    )
+                })
+                .collect();
+            let expected: Vec<(i64, u64, u64)> = ways
+                .iter()
+                .enumerate()
+                .map(|(k, &w)| ((threads >> k) as i64, w, w))
+                .collect();
+            assert_eq!(rows, expected, "{threads} threads: {c}");
+            assert_eq!(c["max"], 16.min(threads / 16), "{c}");
+        }
+    }
+}

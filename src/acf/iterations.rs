@@ -126,15 +126,23 @@ impl Ladders {
     /// values.
     pub fn substitute(mut self, arena: &mut Arena) -> Self {
         for ls in &mut self.loops {
-            let atom = ls.counter.atom;
-            for k in 0..ls.counter.values.len() {
-                let v = ls.counter.values[k];
-                let mut memo = HashMap::default();
+            let ctr = &ls.counter;
+            for k in 0..ctr.values.len() {
+                // The counter and its companions, each with its own memo.
+                let mut subs: Vec<(AtomId, i128, HashMap<ExprId, ExprId>)> =
+                    std::iter::once((ctr.atom, ctr.values[k]))
+                        .chain(ctr.companions.iter().map(|(a, vs)| (*a, vs[k])))
+                        .map(|(a, v)| (a, v, HashMap::default()))
+                        .collect();
+                let mut at_k = |arena: &mut Arena, e: ExprId| {
+                    subs.iter_mut()
+                        .fold(e, |x, (a, v, memo)| arena.substitute(x, *a, *v, memo))
+                };
                 for (_, e, per) in &mut ls.branches {
-                    per.push(arena.substitute(*e, atom, v, &mut memo));
+                    per.push(at_k(arena, *e));
                 }
                 for &(val, e) in &ls.values {
-                    let ek = arena.substitute(e, atom, v, &mut memo);
+                    let ek = at_k(arena, e);
                     self.iter_exprs.entry((ls.c, val)).or_default().push(ek);
                 }
             }
@@ -232,14 +240,15 @@ fn read_in_loop(
     used_at: &UsedAt,
 ) -> bool {
     let lp = g.loops.get(ctr.lp);
+    let needs = |arena: &Arena, e: ExprId| ctr.atoms().any(|a| needs_sweep(arena, e, a));
     let branch = branches
         .iter()
-        .any(|&(x, blk, e)| x == c && lp.contains(blk) && needs_sweep(&b.arena, e, ctr.atom));
+        .any(|&(x, blk, e)| x == c && lp.contains(blk) && needs(&b.arena, e));
     branch
         || used_at.iter().any(|(&(x, v), at)| {
             x == c && at.iter().any(|&blk| lp.contains(blk)) && {
                 let e = b.value(c, v);
-                needs_sweep(&b.arena, e, ctr.atom)
+                needs(&b.arena, e)
             }
         })
 }
@@ -255,7 +264,9 @@ fn loop_branches(
     let lp = g.loops.get(ctr.lp);
     branches
         .iter()
-        .filter(|&&(x, blk, e)| x == c && lp.contains(blk) && b.arena.mentions(e, ctr.atom))
+        .filter(|&&(x, blk, e)| {
+            x == c && lp.contains(blk) && ctr.atoms().any(|a| b.arena.mentions(e, a))
+        })
         .map(|&(_, blk, e)| (blk, e, Vec::new()))
         .collect()
 }

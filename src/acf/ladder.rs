@@ -39,6 +39,17 @@ pub struct Counter {
     /// `h_0 ..= h_K`.
     pub values: Vec<i128>,
     pub exit: BlockId,
+    /// The loop's other counters with a constant start and step, each
+    /// with its value on the same iterations (`offset *= 2` beside `d >>=
+    /// 1` in a scan's up-sweep).
+    pub companions: Vec<(AtomId, Vec<i128>)>,
+}
+
+impl Counter {
+    /// The counter's atom and its companions'.
+    pub fn atoms(&self) -> impl Iterator<Item = AtomId> + '_ {
+        std::iter::once(self.atom).chain(self.companions.iter().map(|(a, _)| *a))
+    }
 }
 
 /// The values a counter takes where one block runs.
@@ -102,19 +113,7 @@ pub fn counter(
     }
     let bits = m.types.int_bits(func.inst(ct.phi).ty)?.min(64);
     let (lo, hi) = (-(1i128 << (bits - 1)), 1i128 << (bits - 1));
-    let next = |h: i128| -> Option<i128> {
-        let v = match step.op {
-            StepOp::Add => h + amount,
-            StepOp::Sub => h - amount,
-            StepOp::Mul => h * amount,
-            StepOp::Shl => h.checked_shl(u32::try_from(amount).ok().filter(|&s| s < 64)?)?,
-            StepOp::LShr | StepOp::AShr | StepOp::UDiv if h < 0 => return None,
-            StepOp::LShr | StepOp::AShr => h >> u32::try_from(amount).ok().filter(|&s| s < 64)?,
-            StepOp::UDiv | StepOp::SDiv if amount <= 0 => return None,
-            StepOp::UDiv | StepOp::SDiv => h / amount,
-        };
-        (lo..hi).contains(&v).then_some(v)
-    };
+    let next = |h: i128| step_value(step.op, amount, h, bits);
     let unsigned = matches!(
         ct.pred,
         IntPred::Ult | IntPred::Ule | IntPred::Ugt | IntPred::Uge
@@ -142,13 +141,59 @@ pub fn counter(
         h = next(h)?;
         values.push(h);
     }
+    let companions = facts
+        .counters_of(l)
+        .filter(|x| x.phi != ct.phi)
+        .filter_map(|x| {
+            let step = x.step?;
+            let amount = match step.amount {
+                Amount::Const(k) => k,
+                Amount::Invariant(v) => konst(b, v)?,
+            };
+            let mut h = konst(b, x.start)?;
+            let bits = m.types.int_bits(func.inst(x.phi).ty)?.min(64);
+            let e = b.value(c, Value::Inst(x.phi));
+            let a = single_atom(b.arena.poly(e))?;
+            if !matches!(
+                b.arena.atom(a),
+                Atom::Uniform(Uniform::LoopPhi(..) | Uniform::Value(..))
+            ) {
+                return None;
+            }
+            let mut vals = Vec::with_capacity(values.len());
+            for k in 0..values.len() {
+                if k > 0 {
+                    h = step_value(step.op, amount, h, bits)?;
+                }
+                vals.push(h);
+            }
+            Some((a, vals))
+        })
+        .collect();
     Some(Counter {
         lp: l,
         phi: ct.phi,
         atom,
         values,
+        companions,
         exit: exit.block,
     })
+}
+
+/// A counter's next value, `h op amount`, if it stays within `bits`.
+fn step_value(op: StepOp, amount: i128, h: i128, bits: u32) -> Option<i128> {
+    let (lo, hi) = (-(1i128 << (bits - 1)), 1i128 << (bits - 1));
+    let v = match op {
+        StepOp::Add => h + amount,
+        StepOp::Sub => h - amount,
+        StepOp::Mul => h.checked_mul(amount)?,
+        StepOp::Shl => h.checked_shl(u32::try_from(amount).ok().filter(|&s| s < 64)?)?,
+        StepOp::LShr | StepOp::AShr | StepOp::UDiv if h < 0 => return None,
+        StepOp::LShr | StepOp::AShr => h >> u32::try_from(amount).ok().filter(|&s| s < 64)?,
+        StepOp::UDiv | StepOp::SDiv if amount <= 0 => return None,
+        StepOp::UDiv | StepOp::SDiv => h / amount,
+    };
+    (lo..hi).contains(&v).then_some(v)
 }
 
 fn single_atom(p: &Poly) -> Option<AtomId> {
