@@ -255,12 +255,19 @@ def site_class(s):
     return None
 
 
-# The Rodinia benchmarks of GPUCheck's Tables 1 and 2 (it could not
-# compile cfd, hybridsort, kmeans, mummergpu and dwt2d).
-GPUCHECK_RODINIA = {
-    "backprop", "bfs", "b+tree", "gaussian", "heartwall", "hotspot3D", "hotspot", "huffman",
-    "lavaMD", "leukocyte", "lud", "myocyte", "nn", "nw", "pathfinder", "srad", "streamcluster",
+# GPUCheck's Tables 1 and 2 (Lloyd et al. 2019), per Rodinia benchmark:
+# (thread-dependent branches, of them unknown, thread-dependent accesses,
+# of them unknown). It could not compile cfd, hybridsort, kmeans,
+# mummergpu and dwt2d.
+GPUCHECK_TABLES = {
+    "backprop": (4, 2, 18, 17), "bfs": (6, 6, 14, 4), "b+tree": (14, 12, 25, 1),
+    "gaussian": (1, 0, 7, 6), "heartwall": (90, 53, 81, 18), "hotspot3D": (4, 2, 21, 11),
+    "hotspot": (16, 5, 3, 0), "huffman": (13, 7, 28, 13), "lavaMD": (6, 3, 9, 0),
+    "leukocyte": (15, 10, 3, 3), "lud": (5, 0, 11, 0), "myocyte": (27, 25, 19, 16),
+    "nn": (1, 1, 5, 0), "nw": (6, 1, 10, 8), "pathfinder": (10, 6, 3, 0),
+    "srad": (18, 2, 25, 8), "streamcluster": (2, 2, 9, 3),
 }
+GPUCHECK_RODINIA = set(GPUCHECK_TABLES)
 
 
 def add_locations(into, doc):
@@ -557,6 +564,28 @@ def write_outputs(out, rows):
                       "loc_dep_accesses", "loc_unknown_accesses", "loc_opaque_accesses"):
                 t[k] += r[k]
         missing = sorted(GPUCHECK_RODINIA - {r["bench"] for r in gpucheck if r["compiled"]})
+        md.append(
+            "\n| benchmark | dep. branches | unknown | through data | GPUCheck | "
+            "dep. accesses | unknown | through data | GPUCheck |\n|---|---|---|---|---|---|---|---|---|"
+        )
+        g = Counter()
+        for r in sorted(gpucheck, key=lambda r: r["bench"].lower()):
+            gb, gu, ga, gau = GPUCHECK_TABLES[r["bench"]]
+            g.update({"b": gb, "u": gu, "a": ga, "au": gau})
+            md.append(
+                f"| {r['bench']} | {r['loc_dep_branches']} | {r['loc_unknown_branches']} "
+                f"({pct(r['loc_unknown_branches'], r['loc_dep_branches'])}) | "
+                f"{r['loc_opaque_branches']} | {gu}/{gb} | {r['loc_dep_accesses']} | "
+                f"{r['loc_unknown_accesses']} ({pct(r['loc_unknown_accesses'], r['loc_dep_accesses'])}) | "
+                f"{r['loc_opaque_accesses']} | {gau}/{ga} |"
+            )
+        md.append(
+            f"| **total** | {t['loc_dep_branches']} | {t['loc_unknown_branches']} "
+            f"({pct(t['loc_unknown_branches'], t['loc_dep_branches'])}) | {t['loc_opaque_branches']} | "
+            f"{g['u']}/{g['b']} ({pct(g['u'], g['b'])}) | {t['loc_dep_accesses']} | "
+            f"{t['loc_unknown_accesses']} ({pct(t['loc_unknown_accesses'], t['loc_dep_accesses'])}) | "
+            f"{t['loc_opaque_accesses']} | {g['au']}/{g['a']} ({pct(g['au'], g['a'])}) |"
+        )
         md.append(
             f"\nRodinia, GPUCheck's {len(GPUCHECK_RODINIA)} benchmarks"
             f"{' (not compiled: ' + ', '.join(missing) + ')' if missing else ''}, per source "

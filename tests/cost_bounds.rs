@@ -360,8 +360,16 @@ fn a_symbolic_row_stride_costs_each_row_its_sectors() {
     // each row starts at its own unknown 4-aligned address, so 64 bytes
     // span at most 3 sectors: 6 per request (not 32, one per lane). The
     // same for B[b + wB·ty + tx] and the store C[c + wB·ty + tx].
+    // Unknown alignment: notes, which the JSON carries with --notes.
     let out = run(warpcheck()
-        .args(["check", "--format", "json", "--block-dim", "16,16"])
+        .args([
+            "check",
+            "--format",
+            "json",
+            "--notes",
+            "--block-dim",
+            "16,16",
+        ])
         .arg(fixture("cu/cost_tiled.cu")));
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -21,11 +21,13 @@
 
 use super::expr::{Arena, Atom, AtomId, ExprId, Op, Poly, Uniform};
 use super::warp::{Evaluator, Warp};
-use crate::dataflow::FastMap as HashMap;
+use crate::dataflow::{FastMap as HashMap, FastSet as HashSet};
 use crate::ir::IntPred;
 
 /// At most this many cases per value: the product over its splits.
 const MAX_CASES: usize = 512;
+/// At most this many atoms split in one value (each has at least 2 cases).
+const MAX_SPLITS: usize = 9;
 /// At most this many cases evaluated in a warp, per kernel: each keeps its
 /// lanes.
 const MAX_EVALS: usize = 1 << 16;
@@ -131,11 +133,11 @@ fn solve(arena: &Arena, gap: &Poly, v: i128) -> Solved {
             continue;
         };
         let rest = gap.sub(&Poly::atom(*a).scale(*k));
+        // Only plain atoms besides it (an operator may hold `a`, and
+        // walking operators' operands can take exponential time).
         let elsewhere = rest.terms.iter().any(|(m, _)| {
             m.iter().any(|&b| {
-                b == *a
-                    || matches!(arena.atom(b), Atom::Op(_, args) | Atom::Uniform(Uniform::Op(_, args))
-                        if args.iter().any(|&x| arena.mentions(x, *a)))
+                b == *a || matches!(arena.atom(b), Atom::Op(..) | Atom::Uniform(Uniform::Op(..)))
             })
         });
         if elsewhere {
@@ -156,22 +158,30 @@ fn solve(arena: &Arena, gap: &Poly, v: i128) -> Solved {
 /// The atoms of `e` (operator arguments included) that can be split: its
 /// uniform comparisons (0 or 1: a select's condition, a shift by a flag)
 /// and its clamps of a lane value to a uniform bound.
-fn splits(arena: &Arena, e: ExprId, found: &mut Vec<AtomId>) {
+fn splits(arena: &Arena, e: ExprId, found: &mut Vec<AtomId>, seen: &mut HashSet<AtomId>) {
     for (mono, _) in &arena.poly(e).terms {
         for &a in mono {
+            // Operands are shared: each atom once (a mirrored index
+            // unrolled 32 times is a chain, walked as a tree 2^32 times).
+            if !seen.insert(a) {
+                continue;
+            }
             let (Atom::Op(op, args) | Atom::Uniform(Uniform::Op(op, args))) = arena.atom(a) else {
                 continue;
             };
             let clamp = matches!((op, args.as_slice()), (Op::Min { .. } | Op::Max { .. } | Op::Cmp(_), [x, y])
                 if arena.is_thread(*x) != arena.is_thread(*y));
             let flag = matches!(op, Op::Cmp(_)) && !arena.facts(a).thread;
-            if (clamp || flag) && !found.contains(&a) {
+            if clamp || flag {
                 found.push(a);
+                if found.len() > MAX_SPLITS {
+                    return;
+                }
             }
             // A clamp's cases cover every value of its bound: what the
             // bound is made of need not be split.
             for &x in args.iter().filter(|&&x| !clamp || arena.is_thread(x)) {
-                splits(arena, x, found);
+                splits(arena, x, found, seen);
             }
         }
     }
@@ -250,7 +260,10 @@ fn cases_of(
     warps: &[Warp],
 ) -> Option<Vec<ExprId>> {
     let mut atoms = Vec::new();
-    splits(arena, e, &mut atoms);
+    splits(arena, e, &mut atoms, &mut HashSet::default());
+    if atoms.len() > MAX_SPLITS {
+        return None;
+    }
     let mut splits: Vec<Split> = Vec::new();
     for a in atoms {
         // Selects on one condition split once.
