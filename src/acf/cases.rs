@@ -31,6 +31,10 @@ const MAX_SPLITS: usize = 9;
 /// At most this many cases evaluated in a warp, per kernel: each keeps its
 /// lanes.
 const MAX_EVALS: usize = 1 << 16;
+/// At most this many expressions made for cases, per kernel: each changed
+/// operand of a case is a new expression, with its lanes in every warp
+/// (dwt2d's deep index arithmetic took 500 MB without it).
+const MAX_EXPRS: usize = 1 << 14;
 
 /// How one atom of a value is split.
 enum Split {
@@ -309,6 +313,7 @@ pub fn find<K: Copy + Eq + std::hash::Hash>(
 ) -> HashMap<K, Vec<ExprId>> {
     let mut out = HashMap::default();
     let mut evals = 0;
+    let first = arena.num_exprs();
     for (key, e) in values {
         if !arena.is_thread(e) {
             continue;
@@ -324,7 +329,7 @@ pub fn find<K: Copy + Eq + std::hash::Hash>(
             continue;
         };
         evals += cases.len() * warps.len();
-        if evals > MAX_EVALS {
+        if evals > MAX_EVALS || arena.num_exprs() - first > MAX_EXPRS {
             break;
         }
         for ev in evs.iter_mut() {
