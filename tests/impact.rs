@@ -133,9 +133,10 @@ fn min_impact_in_the_configuration() {
     let src = dir.path().join("k.cu");
     std::fs::copy(fixture("impact/idioms.cu"), &src).unwrap();
     std::fs::write(dir.path().join(".warpcheck.yaml"), "MinImpact: 0\n").unwrap();
+    // Notes too: whether the halo branch is one is the point.
     let json = |extra: &[&str]| -> Value {
         let out = run(warpcheck()
-            .args(["check", "--format", "json"])
+            .args(["check", "--format", "json", "--notes"])
             .args(extra)
             .arg(&src));
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

@@ -21,7 +21,13 @@ fn check(args: &[&str], files: &[&Path]) -> (Value, String) {
 #[test]
 fn kernels_are_headers_unless_sites_are_asked_for() {
     let file = fixture("cu/branches.cu");
-    let (plain, _) = check(&[], &[&file]);
+    // Without --notes the JSON says what text says: no notes (odd_even's
+    // cheap branch is one).
+    let (quiet, _) = check(&[], &[&file]);
+    let findings = quiet["findings"].as_array().unwrap();
+    assert!(findings.iter().all(|f| f["severity"] != "note"), "{quiet:#}");
+    // With the notes, as text shows them with --notes.
+    let (plain, _) = check(&["--notes"], &[&file]);
     let k = kernel(&plain, "odd_even");
     assert!(k.get("sites").is_none(), "{k:#}");
     for field in [
