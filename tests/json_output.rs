@@ -25,7 +25,10 @@ fn kernels_are_headers_unless_sites_are_asked_for() {
     // cheap branch is one).
     let (quiet, _) = check(&[], &[&file]);
     let findings = quiet["findings"].as_array().unwrap();
-    assert!(findings.iter().all(|f| f["severity"] != "note"), "{quiet:#}");
+    assert!(
+        findings.iter().all(|f| f["severity"] != "note"),
+        "{quiet:#}"
+    );
     // With the notes, as text shows them with --notes.
     let (plain, _) = check(&["--notes"], &[&file]);
     let k = kernel(&plain, "odd_even");
