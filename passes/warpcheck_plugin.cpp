@@ -7,6 +7,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instruction.h"
 #include "llvm/IR/LLVMContext.h"
@@ -39,6 +40,20 @@ struct WarpcheckPass : PassInfoMixin<WarpcheckPass> {
   static bool isRequired() { return true; }
 };
 
+// A note under the warning before it (a hint): a plugin diagnostic of
+// note severity, which clang shows as "note:" and hides with the warning
+// it follows.
+struct WarpcheckNote : DiagnosticInfo {
+  std::string Text;
+  explicit WarpcheckNote(std::string T)
+      : DiagnosticInfo(kind(), DS_Note), Text(std::move(T)) {}
+  static int kind() {
+    static const int K = getNextAvailablePluginDiagnosticKind();
+    return K;
+  }
+  void print(DiagnosticPrinter &DP) const override { DP << Text; }
+};
+
 } // namespace
 
 extern "C" {
@@ -49,11 +64,13 @@ extern "C" {
 // Severity 0 is a warning (shown by clang as [-Wpass-failed]); 1 is a note;
 // 2 an error (a warning the configuration's WarningsAsErrors names); 3 a
 // finding an earlier warning already stands for (src/diag/fold.rs). Suffix
-// is added to the warning only. Every finding is also an analysis remark,
-// for -Rpass-analysis=warpcheck and -fsave-optimization-record.
+// is added to the warning only, and Notes (hints) follow it. Every finding
+// is also an analysis remark, for -Rpass-analysis=warpcheck and
+// -fsave-optimization-record.
 void warpcheck_emit(LLVMValueRef Fn, LLVMValueRef Inst, unsigned InlinedHops,
                     int Severity, const char *Check, const char *Message,
-                    const char *Suffix) {
+                    const char *Suffix, const char *const *Notes,
+                    unsigned NoteCount) {
   auto *F = unwrap<Function>(Fn);
   auto *I = Inst ? unwrap<Instruction>(Inst) : nullptr;
   DILocation *DL = I ? I->getDebugLoc().get() : nullptr;
@@ -69,6 +86,8 @@ void warpcheck_emit(LLVMValueRef Fn, LLVMValueRef Inst, unsigned InlinedHops,
       Ctx.diagnose(DiagnosticInfoOptimizationFailure(*F, Loc, Text));
     else
       Ctx.diagnose(DiagnosticInfoUnsupported(*F, Text, Loc, DS_Error));
+    for (unsigned K = 0; K < NoteCount; ++K)
+      Ctx.diagnose(WarpcheckNote(Notes[K]));
   }
   const BasicBlock *Region = I ? I->getParent() : &F->getEntryBlock();
   OptimizationRemarkAnalysis Remark("warpcheck", Check, Loc, Region);

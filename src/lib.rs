@@ -25,6 +25,7 @@ pub mod hw;
 pub mod ir;
 pub mod machine;
 pub mod memory;
+pub mod pipeline;
 pub mod plugin;
 pub mod ptx;
 pub mod sim;

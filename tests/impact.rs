@@ -218,7 +218,7 @@ fn accesses_of_one_line_with_one_cause_are_one_warning() {
     assert!(f["message"]
         .as_str()
         .unwrap()
-        .contains("3 accesses of this line, one cause"));
+        .contains("3 accesses of p on this line, one cause"));
     assert_eq!(f["impact"]["inputs"]["grouped_accesses"], 3.0);
     assert_eq!(f["impact"]["inputs"]["excess_sectors"], 60.0);
     // The other line (a plain copy, coalesced) has no finding.

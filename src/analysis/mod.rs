@@ -55,9 +55,13 @@ impl Options {
             .enumerate()
             .filter_map(|(i, p)| {
                 let bits = m.types.int_bits(p.ty)?;
-                // An unnamed parameter is `argN`, as `simulate` calls it.
-                let name = p.name.clone().unwrap_or_else(|| format!("arg{i}"));
-                let (_, v) = self.params.iter().rev().find(|(n, _)| *n == name)?;
+                // A parameter is also `argN`, as `simulate` calls it.
+                let positional = format!("arg{i}");
+                let (_, v) = self
+                    .params
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| Some(n) == p.name.as_ref() || *n == positional)?;
                 Some((i as u32, wrap_signed(*v, bits)))
             })
             .collect()

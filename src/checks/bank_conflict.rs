@@ -215,7 +215,7 @@ fn conflict(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
             }
         })
         .collect();
-    let counter = m.ir_label(m.func(site.func), crate::ir::Value::Inst(ladder.phi));
+    let counter = m.counter_label(m.func(site.func), ladder.phi);
     Conflict {
         iterations: Some(Iterations {
             counter: super::divergent_branch::source_name(&counter),

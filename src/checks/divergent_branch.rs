@@ -165,7 +165,7 @@ fn iteration_table(
         })
         .collect();
     let func = m.func(site.func);
-    let mut counter = m.ir_label(func, crate::ir::Value::Inst(ladder.phi));
+    let mut counter = m.counter_label(func, ladder.phi);
     // Show what the condition compares (`s` rather than a rotated loop's
     // previous `s`) when it reads the counter through one expression.
     let shown = acf

@@ -1,92 +1,216 @@
-//! One warning for several accesses of one line with one cause, as clang
-//! groups notes under a warning: `p[i].x += p[i].vx * dt` loads `x` and
-//! `vx` and stores `x` with the same stride, and the fix (a structure of
-//! arrays) is one. The first access (by column, then order) keeps its
-//! place, fingerprint and NOLINT; its message lists the accesses, its data
-//! holds each one's figures under `accesses`, its impact is their sum.
+//! One warning for several accesses with one cause, as clang groups notes
+//! under a warning. `p[i].x += p[i].vx * dt` loads `x` and `vx` and
+//! stores `x` with the same stride between lanes, and so do the next
+//! lines for `y` and `z`: the fix (a structure of arrays) is one. Accesses
+//! of one kernel are one cause when they reach the same array (a kernel
+//! parameter, a global, a local array: `memory::origin`'s root) with the
+//! same lane stride and hint; where the array is not known, only the
+//! accesses of one line with the same worst figure are. The first access
+//! (by line, column, then order) keeps its place, fingerprint and NOLINT;
+//! its message lists the accesses, its data holds each one's line, column
+//! and figures under `accesses`, its impact is their sum.
 
-use crate::analysis::ModuleAnalysis;
+use crate::analysis::{KernelAnalysis, ModuleAnalysis};
 use crate::dataflow::FastMap as HashMap;
 use crate::finding::{Finding, Impact, Severity};
 use crate::ir::{FuncId, InstId, SiteKind};
+use crate::memory::Root;
 
 /// The checks whose findings are grouped: access checks, whose cause is
 /// the address's shape (their hint names it).
 const GROUPED: [&str; 2] = ["uncoalesced-access", "bank-conflict"];
 
-/// Groups warnings of [`GROUPED`] checks at one kernel, file and line with
-/// the same hint, stride and worst figure; the others keep their order.
+/// What one access site is, for grouping: its kind, and the array its
+/// address reaches when that is known.
+#[derive(Clone, Copy)]
+struct SiteInfo {
+    kind: SiteKind,
+    root: Option<Root>,
+}
+
+/// What makes two findings one cause.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Cause {
+    /// One array, one stride between lanes, one hint, in one kernel.
+    Array {
+        check: &'static str,
+        kernel: String,
+        root: Root,
+        stride: String,
+        hint: String,
+    },
+    /// One line, one hint, one stride and worst figure, in one kernel.
+    Line {
+        check: &'static str,
+        kernel: String,
+        file: String,
+        line: u32,
+        hint: String,
+        shape: String,
+    },
+}
+
+/// Groups warnings of [`GROUPED`] checks of one cause ([`Cause`]); the
+/// others keep their order.
 pub fn group(a: &ModuleAnalysis<'_>, findings: Vec<Finding>) -> Vec<Finding> {
-    let kinds: HashMap<(FuncId, InstId), SiteKind> = a
-        .kernels
-        .iter()
-        .flat_map(|k| &k.sites)
-        .map(|s| ((s.func, s.inst), s.kind))
-        .collect();
-    // The cause: the check, its hint, and the figure's shape (the stride
-    // between lanes and the worst sectors or degree).
-    type Key = (&'static str, String, String, u32, String, String);
-    let key = |f: &Finding| -> Option<Key> {
+    let sites = site_infos(a);
+    let info = |f: &Finding| {
+        f.inst
+            .and_then(|i| sites.get(&(f.kernel.as_str(), f.func, i)).copied())
+    };
+    let cause = |f: &Finding| -> Option<Cause> {
         let p = f.pos.as_ref()?;
-        let hint = f.notes.iter().find(|n| n.starts_with("hint:"))?;
-        let shape = f.data.as_ref().map_or(String::new(), |d| {
-            format!("{} {}", d["stride"], d["full_max"])
-        });
-        (GROUPED.contains(&f.check) && f.severity == Severity::Warning && p.line > 0).then(|| {
-            (
-                f.check,
-                f.kernel.clone(),
-                p.file.clone(),
-                p.line,
-                hint.clone(),
-                shape,
-            )
+        let hint = f.notes.iter().find(|n| n.starts_with("hint:"))?.clone();
+        if !(GROUPED.contains(&f.check) && f.severity == Severity::Warning && p.line > 0) {
+            return None;
+        }
+        let field = |k: &str| f.data.as_ref().map_or(String::new(), |d| d[k].to_string());
+        Some(match info(f).and_then(|i| i.root) {
+            Some(root) => Cause::Array {
+                check: f.check,
+                kernel: f.kernel.clone(),
+                root,
+                stride: field("stride"),
+                hint,
+            },
+            None => Cause::Line {
+                check: f.check,
+                kernel: f.kernel.clone(),
+                file: p.file.clone(),
+                line: p.line,
+                hint,
+                shape: format!("{} {}", field("stride"), field("full_max")),
+            },
         })
     };
-    let mut members: HashMap<Key, Vec<usize>> = HashMap::default();
+    let mut members: HashMap<Cause, Vec<usize>> = HashMap::default();
     for (i, f) in findings.iter().enumerate() {
-        if let Some(k) = key(f) {
+        if let Some(k) = cause(f) {
             members.entry(k).or_default().push(i);
         }
     }
-    let mut lead: HashMap<usize, Vec<usize>> = HashMap::default();
+    let mut lead: HashMap<usize, (Option<Root>, Vec<usize>)> = HashMap::default();
     let mut dropped = vec![false; findings.len()];
-    for mut group in members.into_values().filter(|g| g.len() > 1) {
-        let col = |i: &usize| findings[*i].pos.as_ref().map_or(0, |p| p.col);
-        group.sort_by_key(|i| (col(i), *i));
+    for (cause, mut group) in members.into_iter().filter(|(_, g)| g.len() > 1) {
+        let at = |i: &usize| {
+            let p = findings[*i].pos.as_ref();
+            (p.map_or(0, |p| p.line), p.map_or(0, |p| p.col), *i)
+        };
+        group.sort_by_key(at);
         for &i in &group[1..] {
             dropped[i] = true;
         }
-        lead.insert(group[0], group);
+        let root = match cause {
+            Cause::Array { root, .. } => Some(root),
+            Cause::Line { .. } => None,
+        };
+        lead.insert(group[0], (root, group));
     }
-    let kind = |f: &Finding| {
-        f.inst
-            .and_then(|i| kinds.get(&(f.func, i)))
-            .map_or("access", |k| k.name())
-    };
+    let kind = |f: &Finding| info(f).map_or("access", |i| i.kind.name());
     let mut out = Vec::with_capacity(findings.len());
     for (i, f) in findings.iter().enumerate() {
         if dropped[i] {
             continue;
         }
-        let Some(group) = lead.get(&i) else {
+        let Some((root, group)) = lead.get(&i) else {
             out.push(f.clone());
             continue;
         };
         let parts: Vec<&Finding> = group.iter().map(|&j| &findings[j]).collect();
-        out.push(merged(&parts, &kind));
+        let array = root.and_then(|r| array_name(a, f, r));
+        out.push(merged(&parts, &kind, array.as_deref()));
     }
     out
 }
 
-/// The group's one finding, led by `parts[0]`.
-fn merged(parts: &[&Finding], kind: &dyn Fn(&Finding) -> &'static str) -> Finding {
-    let lead = parts[0];
-    let where_ = |f: &Finding| {
-        let col = f.pos.as_ref().map_or(0, |p| p.col);
-        format!("{} at column {col}", kind(f))
+/// Each access site of each kernel, by kernel name, function and
+/// instruction.
+fn site_infos<'a>(a: &'a ModuleAnalysis<'_>) -> HashMap<(&'a str, FuncId, InstId), SiteInfo> {
+    let m = a.module;
+    let mut out = HashMap::default();
+    for k in &a.kernels {
+        let name = m.func(k.kernel).demangled.as_str();
+        for s in k.sites.iter().filter(|s| s.kind != SiteKind::Branch) {
+            out.entry((name, s.func, s.inst))
+                .or_insert_with(|| SiteInfo {
+                    kind: s.kind,
+                    root: root_of(a, k, s),
+                });
+        }
+    }
+    out
+}
+
+/// The array an access's address reaches, when one is known.
+fn root_of(a: &ModuleAnalysis<'_>, k: &KernelAnalysis, s: &crate::analysis::Site) -> Option<Root> {
+    match k.spaces.origin(a.module, s.func, s.value).root {
+        Root::Unknown => None,
+        r => Some(r),
+    }
+}
+
+/// The array's name as the source calls it (`p`, `the shared array tile`).
+fn array_name(a: &ModuleAnalysis<'_>, f: &Finding, root: Root) -> Option<String> {
+    let m = a.module;
+    let k = a
+        .kernels
+        .iter()
+        .find(|k| m.func(k.kernel).demangled == f.kernel)?;
+    let kernel = m.func(k.kernel);
+    let label = match root {
+        Root::KernelParam(i) => m.value_label(kernel, crate::ir::Value::Arg(i)),
+        Root::Global(g) => m.value_label(kernel, crate::ir::Value::Global(g)),
+        Root::Alloca(func, inst) => m.value_label(m.func(func), crate::ir::Value::Inst(inst)),
+        Root::Unknown => return None,
     };
-    let list: Vec<String> = parts.iter().map(|f| where_(f)).collect();
+    Some(label)
+}
+
+/// Ranges of lines shown in a message; the rest are counted (every line
+/// is in the data's `lines`).
+const SHOWN_RANGES: usize = 6;
+
+/// Lines as ranges: `13-15, 20`, at most [`SHOWN_RANGES`] of them.
+fn line_ranges(lines: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let mut j = i;
+        while j + 1 < lines.len() && lines[j + 1] == lines[j] + 1 {
+            j += 1;
+        }
+        out.push(if j > i {
+            format!("{}-{}", lines[i], lines[j])
+        } else {
+            lines[i].to_string()
+        });
+        i = j + 1;
+    }
+    if out.len() > SHOWN_RANGES {
+        let rest = out.len() - SHOWN_RANGES;
+        out.truncate(SHOWN_RANGES);
+        out.push(format!("and {rest} more"));
+    }
+    out.join(", ")
+}
+
+/// The group's one finding, led by `parts[0]`; `array` names the array
+/// they share, when known.
+fn merged(
+    parts: &[&Finding],
+    kind: &dyn Fn(&Finding) -> &'static str,
+    array: Option<&str>,
+) -> Finding {
+    let lead = parts[0];
+    let line = |f: &Finding| f.pos.as_ref().map_or(0, |p| p.line);
+    let col = |f: &Finding| f.pos.as_ref().map_or(0, |p| p.col);
+    let mut lines: Vec<u32> = parts.iter().map(|f| line(f)).collect();
+    lines.dedup();
+    let one_line = lines.len() == 1;
+    let where_ = |f: &Finding| match one_line {
+        true => format!("{} at column {}", kind(f), col(f)),
+        false => format!("{} at {}:{}", kind(f), line(f), col(f)),
+    };
     let mut notes = lead.notes.clone();
     for f in &parts[1..] {
         notes.push(format!("also the {}: {}", where_(f), f.message));
@@ -96,7 +220,8 @@ fn merged(parts: &[&Finding], kind: &dyn Fn(&Finding) -> &'static str) -> Findin
         .map(|f| {
             serde_json::json!({
                 "kind": kind(f),
-                "column": f.pos.as_ref().map_or(0, |p| p.col),
+                "line": line(f),
+                "column": col(f),
                 "message": f.message,
                 "data": f.data,
             })
@@ -105,14 +230,27 @@ fn merged(parts: &[&Finding], kind: &dyn Fn(&Finding) -> &'static str) -> Findin
     let mut data = lead.data.clone().unwrap_or_else(|| serde_json::json!({}));
     if let Some(obj) = data.as_object_mut() {
         obj.insert("accesses".into(), serde_json::Value::Array(accesses));
+        obj.insert("lines".into(), serde_json::json!(lines));
     }
-    Finding {
-        message: format!(
-            "{} ({} accesses of this line, one cause: {})",
+    let of = array.map_or(String::new(), |a| format!(" of {a}"));
+    let message = if one_line {
+        let list: Vec<String> = parts.iter().map(|f| where_(f)).collect();
+        format!(
+            "{} ({} accesses{of} on this line, one cause: {})",
             lead.message,
             parts.len(),
             list.join(", ")
-        ),
+        )
+    } else {
+        format!(
+            "{} ({} accesses{of} on lines {}, one cause)",
+            lead.message,
+            parts.len(),
+            line_ranges(&lines)
+        )
+    };
+    Finding {
+        message,
         notes,
         data: Some(data),
         impact: summed(parts),
@@ -147,6 +285,14 @@ fn summed(parts: &[&Finding]) -> Option<Impact> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_read_as_ranges() {
+        assert_eq!(line_ranges(&[13, 14, 15, 20]), "13-15, 20");
+        assert_eq!(line_ranges(&[7]), "7");
+        let many: Vec<u32> = (0..10).map(|i| 10 * i).collect();
+        assert_eq!(line_ranges(&many), "0, 10, 20, 30, 40, 50, and 4 more");
+    }
     use crate::ir::FuncId;
 
     fn access(cycles: f64, share: f64, excess: f64) -> Finding {

@@ -8,6 +8,7 @@ use crate::config::{Config, Selection};
 use crate::diag::{json, text};
 use crate::finding::{Finding, Severity};
 use crate::frontend::{self, CompileOptions};
+use crate::pipeline;
 use crate::taint::ifds::IfdsTaint;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -882,22 +883,64 @@ fn check_file(
     // Worst first within a file, after the fingerprints (which count
     // repeats in file order, so ordering never changes them); the fixes
     // name their findings by index in that order.
-    let order = crate::diag::order::by_impact(&out.findings);
+    let order = pipeline::report_order(&out.findings);
     out.findings = crate::diag::order::permute(std::mem::take(&mut out.findings), &order);
     out.prints = crate::diag::order::permute(std::mem::take(&mut out.prints), &order);
     if want.report {
         let file_findings = std::mem::take(&mut out.report.findings);
         out.report.findings = crate::diag::order::permute(file_findings, &order);
     }
+    fold_repeats(&mut out, want.report);
     out.fixes = super::fixes::of(&m, &out.findings);
     Ok(out)
 }
 
-/// One batch of a file's kernels: their findings (with their impact on
-/// `machine`), NOLINT applied, their bounds (when asked for), their
-/// findings' JSON, summary counts and fingerprints, added to `out`, their
-/// kernels' JSON handed to the sink; the NOLINT problems not yet seen
-/// added to `problems`.
+/// One warning for the findings that say the same at one place (each
+/// instantiation of a template), as the plugin shows them: the first, in
+/// report order, with how many it stands for and in which kernels; the
+/// others are left out of the report.
+fn fold_repeats(out: &mut FileOutcome, report: bool) {
+    use crate::diag::fold::{Fold, Place};
+    let places: Vec<Place> = out
+        .findings
+        .iter()
+        .map(|f| Place::of(f, f.pos.clone()))
+        .collect();
+    let folds = pipeline::folds(&out.findings, &places);
+    if folds.iter().all(|f| *f == Fold::Show(String::new())) {
+        return;
+    }
+    let keep: Vec<bool> = folds.iter().map(|f| *f != Fold::Folded).collect();
+    for (i, fold) in folds.into_iter().enumerate() {
+        if let Fold::Show(suffix) = fold {
+            if !suffix.is_empty() {
+                out.findings[i].message.push_str(&suffix);
+                if let Some(j) = report.then(|| out.report.findings.get_mut(i)).flatten() {
+                    j.message.push_str(&suffix);
+                }
+            }
+        }
+    }
+    retain_kept(&mut out.findings, &keep);
+    retain_kept(&mut out.prints, &keep);
+    if report {
+        retain_kept(&mut out.report.findings, &keep);
+    }
+}
+
+/// The items whose `keep` is true, in order.
+fn retain_kept<T>(items: &mut Vec<T>, keep: &[bool]) {
+    let mut at = 0;
+    items.retain(|_| {
+        at += 1;
+        keep.get(at - 1).copied().unwrap_or(true)
+    });
+}
+
+/// One batch of a file's kernels, checked as every front door checks it
+/// ([`pipeline::batch`]): their findings, bounds, JSON, summary counts
+/// and fingerprints added to `out`, their kernels' JSON handed to the
+/// sink; the NOLINT problems not yet seen added to `problems`.
 fn check_batch(
     a: &analysis::ModuleAnalysis<'_>,
     settings: &Settings,
@@ -905,39 +948,25 @@ fn check_batch(
     out: &mut FileOutcome,
     problems: &mut Vec<String>,
 ) {
-    let opts = &settings.analysis;
-    let (figures, findings) = info_span!("checks").in_scope(|| {
-        let figures = crate::checks::measure_all(a);
-        let findings = findings_with_impact(a, &figures, settings, machine);
-        (figures, findings)
-    });
-    let serious = |fs: &[Finding]| fs.iter().filter(|f| f.severity != Severity::Note).count();
-    let before = serious(&findings);
-    let (mut findings, found) =
-        crate::diag::suppress::filter(findings, settings.report.bare_nolint);
-    out.suppressed += before - serious(&findings);
+    let copts = crate::cost::Options::default();
+    let run = pipeline::Run {
+        selection: &settings.report,
+        machine,
+        bounds: want.bounds.then_some(&copts),
+        budget: &settings.analysis.budget,
+    };
+    let pipeline::Batch {
+        figures,
+        findings,
+        kernel_bounds,
+        suppressed,
+        problems: found,
+    } = info_span!("checks").in_scope(|| pipeline::batch(a, &run));
+    out.suppressed += suppressed;
     for p in found {
         if !problems.contains(&p) {
             problems.push(p);
         }
-    }
-    let bounds = want.bounds;
-    let kernel_bounds = if bounds {
-        let copts = crate::cost::Options::default();
-        crate::cost::bound_module(a, &figures, &copts, &opts.budget)
-    } else {
-        Vec::new()
-    };
-    for (k, kb) in a.kernels.iter().zip(&kernel_bounds) {
-        findings.push(crate::cost::report::note(a.module, k, kb));
-    }
-    if bounds {
-        findings.extend(crate::timing::report::module_notes(
-            a,
-            &figures,
-            machine,
-            &opts.budget,
-        ));
     }
     if want.report {
         out.report.add(a, &figures, &findings);
@@ -1013,28 +1042,14 @@ pub(super) fn machine_for(file: &std::path::Path, settings: &Settings) -> crate:
         .unwrap_or_default()
 }
 
-/// The findings `settings` selects, each with its impact estimate on
-/// `machine`, accesses of one cause grouped, and the warnings under the
-/// `--min-impact` threshold made notes.
+/// [`pipeline::findings_with_impact`] with `settings`' selection.
 pub(super) fn findings_with_impact(
     a: &analysis::ModuleAnalysis<'_>,
     figures: &[Vec<crate::checks::SiteFigures>],
     settings: &Settings,
     machine: &crate::machine::Machine,
 ) -> Vec<Finding> {
-    let min_impact = settings
-        .report
-        .min_impact
-        .unwrap_or(crate::timing::impact::DEFAULT_MIN_IMPACT);
-    settings.report.findings_with(
-        a,
-        figures,
-        |fs| crate::timing::impact::annotate(a, figures, machine, fs),
-        |fs| {
-            *fs = crate::checks::group::group(a, std::mem::take(fs));
-            crate::timing::impact::settle(fs, min_impact);
-        },
-    )
+    pipeline::findings_with_impact(a, figures, &settings.report, machine)
 }
 
 /// `--compare-uniformity`: per file, the functions where LLVM and warpcheck

@@ -57,7 +57,12 @@ pub fn fold(findings: &[Finding], places: &[Place]) -> Vec<Fold> {
             continue;
         }
         let lead = *first
-            .entry((place, f.check, f.severity, f.message.as_str()))
+            .entry((
+                place,
+                f.check,
+                f.severity,
+                crate::timing::impact::without_share(&f.message),
+            ))
             .or_insert(i);
         let g = groups.entry(lead).or_default();
         g.0 += 1;
@@ -74,7 +79,7 @@ pub fn fold(findings: &[Finding], places: &[Place]) -> Vec<Fold> {
         if count > 1 {
             out[lead] = Fold::Show(suffix(
                 count,
-                kernels.len(),
+                &kernels,
                 matches!(places[lead], Place::Decl(_)),
             ));
         }
@@ -82,17 +87,46 @@ pub fn fold(findings: &[Finding], places: &[Place]) -> Vec<Fold> {
     out
 }
 
-/// ` (and 809 more like it in 120 kernels; …)`.
-fn suffix(count: usize, kernels: usize, lineless: bool) -> String {
+/// Kernels named in a folded warning, at most.
+const NAMED_KERNELS: usize = 4;
+
+/// ` (and 2 more like it in 3 kernels: halve<8>, halve<16>, halve<64>)`,
+/// the kernels named up to [`NAMED_KERNELS`] and counted beyond.
+fn suffix(count: usize, kernels: &[&str], lineless: bool) -> String {
     let mut s = format!(" (and {} more like it", count - 1);
-    if kernels > 1 {
-        s += &format!(" in {kernels} kernels");
+    if kernels.len() > 1 {
+        s += &format!(" in {} kernels", kernels.len());
+        if kernels.len() <= NAMED_KERNELS {
+            let names: Vec<String> = kernels.iter().map(|k| instantiation(k)).collect();
+            s += &format!(": {}", names.join(", "));
+        }
     }
     if lineless {
         s += "; compile with -gline-tables-only to see their lines";
     }
     s.push(')');
     s
+}
+
+/// A kernel's name with its template arguments, without its return type
+/// and parameters: `void halve<8>(float*)` gives `halve<8>`.
+fn instantiation(demangled: &str) -> String {
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut end = demangled.len();
+    for (i, c) in demangled.bytes().enumerate() {
+        match c {
+            b'<' => depth += 1,
+            b'>' => depth -= 1,
+            b' ' if depth == 0 => start = i + 1,
+            b'(' if depth == 0 => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    demangled[start.min(end)..end].to_string()
 }
 
 #[cfg(test)]
@@ -142,13 +176,32 @@ mod tests {
         ];
         let places: Vec<Place> = fs.iter().map(|f| Place::of(f, None)).collect();
         let out = fold(&fs, &places);
-        let lead = " (and 4 more like it in 2 kernels; compile with -gline-tables-only to see \
-                    their lines)";
+        let lead = " (and 4 more like it in 2 kernels: reduce<64>, reduce<128>; compile with \
+                    -gline-tables-only to see their lines)";
         assert_eq!(out[0], Fold::Show(lead.into()));
         assert_eq!(out[3], Fold::Show(String::new()));
         for i in [1, 2, 4, 5] {
             assert_eq!(out[i], Fold::Folded, "{i}");
         }
+    }
+
+    #[test]
+    fn shares_do_not_keep_instantiations_apart() {
+        let w = Severity::Warning;
+        let a = "void halve<8>(float*)";
+        let b = "void halve<16>(float*)";
+        let fs = [
+            finding(a, a, "1 of 8 (~2.5% of the kernel's time)", w),
+            finding(b, b, "1 of 8 (~1.7% of the kernel's time)", w),
+        ];
+        let places = vec![line(6), line(6)];
+        let out = fold(&fs, &places);
+        let lead = " (and 1 more like it in 2 kernels: halve<8>, halve<16>)";
+        assert_eq!(out, [Fold::Show(lead.into()), Fold::Folded]);
+        assert_eq!(
+            instantiation("void ns::k<int, 2>(float*, S<3>)"),
+            "ns::k<int, 2>"
+        );
     }
 
     #[test]

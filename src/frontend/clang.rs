@@ -12,26 +12,14 @@ use std::process::Command;
 /// machines without a CUDA toolkit.
 pub const CUDA_HEADER: &str = include_str!("warpcheck_cuda.h");
 
-/// Toolkit headers that user files include by name; without a toolkit they
-/// are empty, because the force-included header already declares it all.
-const STUB_HEADERS: &[&str] = &[
-    "cuda.h",
-    "cuda_runtime.h",
-    "cuda_runtime_api.h",
-    "device_launch_parameters.h",
-    "device_functions.h",
-    "device_atomic_functions.h",
-    "sm_20_atomic_functions.h",
-    "sm_60_atomic_functions.h",
-    "vector_types.h",
-    "vector_functions.h",
-    "driver_types.h",
-    "cuda_device_runtime_api.h",
-];
-
-/// Headers user files include by name that warpcheck implements itself
-/// (in `src/frontend/include/`), by their path under the include dir.
+/// The headers user files include by name that warpcheck provides without
+/// a toolkit (`src/frontend/include/`, installed as
+/// `share/warpcheck/include/`), by their path under that directory: the
+/// toolkit's own names (`cuda_runtime.h`, whose declarations the
+/// force-included header already holds), `math_constants.h`, and
+/// warpcheck's `cooperative_groups`.
 pub const OWN_HEADERS: &[(&str, &str)] = &[
+    ("builtin_types.h", include_str!("include/builtin_types.h")),
     (
         "cooperative_groups.h",
         include_str!("include/cooperative_groups.h"),
@@ -40,6 +28,48 @@ pub const OWN_HEADERS: &[(&str, &str)] = &[
         "cooperative_groups/reduce.h",
         include_str!("include/cooperative_groups/reduce.h"),
     ),
+    ("cuda.h", include_str!("include/cuda.h")),
+    (
+        "cuda_device_runtime_api.h",
+        include_str!("include/cuda_device_runtime_api.h"),
+    ),
+    (
+        "cuda_profiler_api.h",
+        include_str!("include/cuda_profiler_api.h"),
+    ),
+    ("cuda_runtime.h", include_str!("include/cuda_runtime.h")),
+    (
+        "cuda_runtime_api.h",
+        include_str!("include/cuda_runtime_api.h"),
+    ),
+    (
+        "device_atomic_functions.h",
+        include_str!("include/device_atomic_functions.h"),
+    ),
+    (
+        "device_functions.h",
+        include_str!("include/device_functions.h"),
+    ),
+    (
+        "device_launch_parameters.h",
+        include_str!("include/device_launch_parameters.h"),
+    ),
+    ("driver_types.h", include_str!("include/driver_types.h")),
+    ("host_defines.h", include_str!("include/host_defines.h")),
+    ("math_constants.h", include_str!("include/math_constants.h")),
+    (
+        "sm_20_atomic_functions.h",
+        include_str!("include/sm_20_atomic_functions.h"),
+    ),
+    (
+        "sm_60_atomic_functions.h",
+        include_str!("include/sm_60_atomic_functions.h"),
+    ),
+    (
+        "vector_functions.h",
+        include_str!("include/vector_functions.h"),
+    ),
+    ("vector_types.h", include_str!("include/vector_types.h")),
 ];
 
 #[derive(Clone, Debug)]
@@ -255,17 +285,11 @@ pub(super) fn side_arguments(
 }
 
 /// Writes the force-included header beside `stubs/`, the include dir of
-/// the empty toolkit headers and of [`OWN_HEADERS`].
+/// [`OWN_HEADERS`].
 fn write_headers(header: &Path) -> std::io::Result<()> {
     std::fs::write(header, CUDA_HEADER)?;
     let stubs = header.with_file_name("stubs");
     std::fs::create_dir_all(&stubs)?;
-    for name in STUB_HEADERS {
-        std::fs::write(
-            stubs.join(name),
-            "#pragma once\n// Declared by warpcheck's force-included warpcheck_cuda.h.\n",
-        )?;
-    }
     for (name, text) in OWN_HEADERS {
         let path = stubs.join(name);
         if let Some(dir) = path.parent() {
@@ -352,7 +376,7 @@ impl Setup {
         // Our headers live in the cache, named by their contents, so that
         // the precompiled header made from them stays valid; in the temp
         // dir if the cache cannot be written.
-        let shared = pch::shared_dir("headers", (CUDA_HEADER, STUB_HEADERS, OWN_HEADERS), |d| {
+        let shared = pch::shared_dir("headers", (CUDA_HEADER, OWN_HEADERS), |d| {
             write_headers(&d.join("warpcheck_cuda.h"))
         });
         let headers = match shared {

@@ -204,6 +204,9 @@ pub fn translate_command(args: &[String], dir: &Path) -> Option<Translated> {
     }
 }
 
+/// The file name of warpcheck's force-included header.
+const CUDA_HEADER_NAME: &str = "warpcheck_cuda.h";
+
 /// From a clang CUDA command, what the device compile shares with it.
 fn clang_options(args: &[String], dir: &Path) -> Translated {
     let mut t = Translated::default();
@@ -231,6 +234,24 @@ fn clang_options(args: &[String], dir: &Path) -> Translated {
             t.options
                 .extra
                 .extend(["-isystem".into(), abs(&v).display().to_string()]);
+        } else if a.starts_with("-include-pch") {
+            // A precompiled header of the build's own: not ours to read.
+            it.next_if(|_| a == "-include-pch");
+        } else if let Some(v) = value("-include") {
+            // warpcheck's own header stands for a toolkit the build lacks:
+            // the compile brings its own (`no_toolkit`); another is kept.
+            if Path::new(&v)
+                .file_name()
+                .is_some_and(|n| n == CUDA_HEADER_NAME)
+            {
+                t.options.no_toolkit = true;
+            } else {
+                t.options
+                    .extra
+                    .extend(["-include".into(), abs(&v).display().to_string()]);
+            }
+        } else if a == "-nocudainc" {
+            t.options.no_toolkit = true;
         } else if a.starts_with("-std=") || a.starts_with("-U") || a == "-fgpu-rdc" {
             t.options.extra.push(a.clone());
         } else if a.ends_with(".cu") && !a.starts_with('-') {

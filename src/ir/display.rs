@@ -35,6 +35,16 @@ impl Module {
     /// that read a loop counter's variable from clang's phi names, where
     /// `.in` marks a rotated loop's value before the step); users read
     /// [`Module::value_label`].
+    /// A loop counter's name: the source variable the debug info or the
+    /// source text names it after, else its IR name ([`Self::ir_label`],
+    /// whose `%s.in` and `%k.027` forms the checks read).
+    pub fn counter_label(&self, func: &Function, phi: InstId) -> String {
+        match func.source_names.get(&phi) {
+            Some(n) if func.inst(phi).name.is_none() => n.clone(),
+            _ => self.ir_label(func, Value::Inst(phi)),
+        }
+    }
+
     pub fn ir_label(&self, func: &Function, v: Value) -> String {
         match v {
             Value::Inst(i) => {

@@ -111,6 +111,7 @@ fn parse_buffer(buffer: MemoryBuffer, name: &str) -> Result<Module, LoadError> {
             }
         }
     }
+    super::source_text::fill_names(&mut ours);
     Ok(ours)
 }
 

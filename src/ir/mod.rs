@@ -15,6 +15,7 @@ pub mod launch;
 pub mod llvm;
 pub mod major;
 mod opcode;
+pub mod source_text;
 mod types;
 pub mod upgrade;
 

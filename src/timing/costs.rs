@@ -50,10 +50,22 @@ pub fn kernel_costs(
     figures: &[SiteFigures],
     machine: &Machine,
 ) -> Result<KernelCosts, String> {
-    let f = m.func(k.kernel);
+    function_costs(m, k, k.kernel, figures, machine)
+}
+
+/// [`kernel_costs`] of one function the kernel reaches (`func`): its
+/// instructions, its accesses at the kernel's figures for them.
+pub fn function_costs(
+    m: &Module,
+    k: &KernelAnalysis,
+    func: crate::ir::FuncId,
+    figures: &[SiteFigures],
+    machine: &Machine,
+) -> Result<KernelCosts, String> {
+    let f = m.func(func);
     let mut memory: HashMap<InstId, u64> = HashMap::default();
     for (s, fig) in k.sites.iter().zip(figures) {
-        if s.func != k.kernel || s.kind == SiteKind::Branch {
+        if s.func != func || s.kind == SiteKind::Branch {
             continue;
         }
         let inst = f.inst(s.inst);

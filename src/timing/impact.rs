@@ -36,7 +36,7 @@
 //! function (not inlined) has no estimate. It ranks findings; the time
 //! bounds (`warpcheck time`) are the sound numbers.
 
-use super::costs::{kernel_costs, KernelCosts};
+use super::costs::{function_costs, KernelCosts};
 use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
 use crate::checks::bank_conflict::Conflict;
 use crate::checks::divergent_branch::Divergence;
@@ -69,13 +69,31 @@ pub const NOMINAL_TRIPS: f64 = 100.0;
 /// array-of-structures access is 15% or more.
 pub const DEFAULT_MIN_IMPACT: f64 = 0.05;
 
+/// One function's part of a kernel's time model: the kernel itself, or a
+/// device function it calls that was not inlined.
+struct Part<'a> {
+    g: &'a FunctionGraphs,
+    /// Per CFG block: executions by one warp per call of the function,
+    /// issue slots, latency cycles.
+    exec: Vec<f64>,
+    issues: Vec<f64>,
+    latency: Vec<f64>,
+    /// Calls of the function per warp of the kernel (1 for the kernel).
+    calls: f64,
+}
+
+impl Part<'_> {
+    /// How many times one warp of the kernel runs block `b`.
+    fn runs(&self, b: BlockId) -> f64 {
+        self.calls * self.exec[b.index()]
+    }
+}
+
 /// One kernel's time model.
 struct Model<'a> {
     m: &'a Module,
-    g: &'a FunctionGraphs,
-    /// Per CFG block: executions by one warp, issue slots, latency cycles.
-    exec: Vec<f64>,
-    issues: Vec<f64>,
+    /// The kernel's part and those of the functions it calls.
+    parts: BTreeMap<crate::ir::FuncId, Part<'a>>,
     /// Warps in the block, issue rate.
     warps: f64,
     p: f64,
@@ -87,7 +105,8 @@ struct Model<'a> {
     w: f64,
     s: f64,
     mem: f64,
-    /// Some loop took [`NOMINAL_TRIPS`].
+    /// Some loop took [`NOMINAL_TRIPS`], or a recursive call was counted
+    /// once.
     nominal: bool,
     /// Blocks resident on an SM at once: they share its issue slots and
     /// bandwidth, while one warp's chain `s` is not repeated.
@@ -138,9 +157,6 @@ pub fn annotate(
         let site = &k.sites[si];
         let impact = match model {
             Err(why) => Impact::unknown(format!("the time model cannot cost this kernel: {why}")),
-            Ok(_) if site.func != k.kernel => {
-                Impact::unknown("in a called function, which the time model does not cost")
-            }
             Ok(md) => estimate(md, site, &figures[ki][si]),
         };
         f.impact = Some(impact);
@@ -175,6 +191,15 @@ fn apply(f: &mut Finding, mut impact: Impact, min_share: f64) {
         }
     }
     f.impact = Some(impact);
+}
+
+/// A message without the share [`settle`] adds to a warning's end: the
+/// words that are the same for every instantiation of one template.
+pub fn without_share(message: &str) -> &str {
+    match message.rfind(" (") {
+        Some(at) if message.ends_with(" of the kernel's time)") => &message[..at],
+        _ => message,
+    }
 }
 
 /// "~12%", "~1.5%", "<0.1%".
@@ -231,19 +256,25 @@ fn times(n: f64) -> String {
 
 /// The estimate for one site's finding.
 fn estimate(md: &Model<'_>, site: &Site, fig: &SiteFigures) -> Impact {
+    let Some(part) = md.parts.get(&site.func) else {
+        return Impact::unknown("in a function the kernel's time model does not reach");
+    };
     let f_block = md.m.func(site.func).inst(site.inst).block;
-    let exec = md.exec[f_block.index()];
+    let exec = part.runs(f_block);
     let mut inputs = BTreeMap::new();
     inputs.insert("executions", exec);
     inputs.insert("warps", md.warps);
     inputs.insert("kernel_cycles", md.cycles().round());
     inputs.insert("resident_blocks", md.resident);
+    if !md.m.func(site.func).is_kernel {
+        inputs.insert("calls", part.calls);
+    }
     if md.nominal {
         inputs.insert("nominal_trips", NOMINAL_TRIPS);
     }
     let cycles = if let Some(d) = fig.get::<Divergence>() {
         let splits = f64::from(d.split_max);
-        let side = side_issues(md, f_block);
+        let side = side_issues(part, f_block);
         inputs.insert("splitting_warps", splits);
         inputs.insert("side_issues", side);
         inputs.insert("issue_rate", md.p);
@@ -276,17 +307,19 @@ fn estimate(md: &Model<'_>, site: &Site, fig: &SiteFigures) -> Impact {
 
 /// Issue slots of every side of the branch at `b`, each block weighted by
 /// its executions per execution of the branch (its inner loops' trips).
-fn side_issues(md: &Model<'_>, b: BlockId) -> f64 {
-    let succs = md.g.cfg.succs(b);
-    let per = md.exec[b.index()].max(1.0);
+fn side_issues(part: &Part<'_>, b: BlockId) -> f64 {
+    let succs = part.g.cfg.succs(b);
+    let per = part.exec[b.index()].max(1.0);
     succs
         .iter()
-        .flat_map(|&s| md.g.branch_side(b, s))
-        .map(|x| md.issues[x.index()] * md.exec[x.index()] / per)
+        .flat_map(|&s| part.g.branch_side(b, s))
+        .map(|x| part.issues[x.index()] * part.exec[x.index()] / per)
         .sum()
 }
 
-/// `k`'s time model.
+/// `k`'s time model: the kernel and every function it reaches, each
+/// block weighted by how often one warp runs it (a called function's
+/// blocks by its calls).
 fn model<'a>(
     a: &'a ModuleAnalysis<'_>,
     k: &'a KernelAnalysis,
@@ -294,17 +327,36 @@ fn model<'a>(
     machine: &Machine,
 ) -> Result<Model<'a>, String> {
     let m = a.module;
-    let f = m.func(k.kernel);
-    let g = a.graphs.get(k.kernel).ok_or("a declaration")?;
-    let costs: KernelCosts = kernel_costs(m, k, figures, machine)?;
-    let (exec, nominal) = executions(a, k, g)?;
-    let n = f.blocks.len();
-    let (mut issues, mut latency) = (vec![0.0; n], vec![0.0; n]);
-    for (&i, c) in &costs.insts {
-        let b = f.inst(i).block.index();
-        issues[b] += c.issues() as f64;
-        latency[b] += c.latency as f64;
+    let mut parts = BTreeMap::new();
+    let mut nominal = false;
+    for &func in &k.reached {
+        let Some(g) = a.graphs.get(func) else {
+            continue;
+        };
+        let f = m.func(func);
+        let costs: KernelCosts = function_costs(m, k, func, figures, machine)?;
+        let (exec, guessed) = executions(a, k, func, g)?;
+        nominal |= guessed;
+        let n = f.blocks.len();
+        let (mut issues, mut latency) = (vec![0.0; n], vec![0.0; n]);
+        for (&i, c) in &costs.insts {
+            let b = f.inst(i).block.index();
+            issues[b] += c.issues() as f64;
+            latency[b] += c.latency as f64;
+        }
+        let calls = if func == k.kernel { 1.0 } else { 0.0 };
+        parts.insert(
+            func,
+            Part {
+                g,
+                exec,
+                issues,
+                latency,
+                calls,
+            },
+        );
     }
+    nominal |= count_calls(a, &mut parts);
     let warps = k.acf.warps.len().max(1) as f64;
     let p = f64::from(machine.issue_rate.max(1));
     // An SM's share of DRAM, in bytes per cycle.
@@ -322,10 +374,13 @@ fn model<'a>(
     };
     let mut mem = 0.0;
     for (s, fig) in k.sites.iter().zip(figures) {
-        if s.func != k.kernel || s.kind == SiteKind::Branch {
+        let Some(part) = parts.get(&s.func) else {
+            continue;
+        };
+        if s.kind == SiteKind::Branch {
             continue;
         }
-        let e = exec[f.inst(s.inst).block.index()] * warps;
+        let e = part.runs(m.func(s.func).inst(s.inst).block) * warps;
         match s.space {
             Some(Space::Global) => {
                 let n = fig
@@ -346,14 +401,23 @@ fn model<'a>(
     let resident = machine
         .residency(threads, crate::machine::static_shared_bytes(m))
         .map_or(1.0, |r| f64::from(r.blocks_per_sm.max(1)));
-    let dot = |v: &[f64]| v.iter().zip(&exec).map(|(x, e)| x * e).sum::<f64>();
+    let total = |latency: bool| -> f64 {
+        parts
+            .values()
+            .map(|part| {
+                let per_block = if latency { &part.latency } else { &part.issues };
+                let per_call: f64 = per_block.iter().zip(&part.exec).map(|(x, e)| x * e).sum();
+                part.calls * per_call
+            })
+            .sum()
+    };
+    let w = total(false) * warps;
+    let chain = total(true);
     Ok(Model {
         m,
-        g,
-        w: dot(&issues) * warps,
-        s: dot(&latency),
-        exec,
-        issues,
+        w,
+        s: chain,
+        parts,
         warps,
         p,
         sector,
@@ -364,15 +428,55 @@ fn model<'a>(
     })
 }
 
-/// Per CFG block, how many times one warp runs it: the product of
-/// `iterations` over the loops around it (trip bound plus one).
+/// Fills each part's calls per warp from its callers', callers first: a
+/// call site contributes its caller's calls times the executions of its
+/// block. A call back into a recursive group counts once (said as a
+/// nominal figure: `true`).
+fn count_calls(a: &ModuleAnalysis<'_>, parts: &mut BTreeMap<crate::ir::FuncId, Part<'_>>) -> bool {
+    let m = a.module;
+    let cg = &a.graphs.calls;
+    let mut recursive = false;
+    let order: Vec<_> = cg.bottom_up().collect();
+    for &caller in order.iter().rev() {
+        let Some(from) = parts.get(&caller) else {
+            continue;
+        };
+        let f = m.func(caller);
+        let adds: Vec<(crate::ir::FuncId, f64)> = cg
+            .call_sites(caller)
+            .iter()
+            .filter_map(|site| match site.callee {
+                crate::ir::Callee::Direct(g) => Some((g, from.runs(f.inst(site.inst).block))),
+                _ => None,
+            })
+            .collect();
+        for (callee, n) in adds {
+            if cg.is_recursive(callee) && cg.is_recursive(caller) {
+                recursive = true;
+                // Within a recursive group: the entry's calls stand for it.
+                if let Some(p) = parts.get_mut(&callee) {
+                    p.calls = p.calls.max(1.0);
+                }
+                continue;
+            }
+            if let Some(p) = parts.get_mut(&callee) {
+                p.calls += n;
+            }
+        }
+    }
+    recursive
+}
+
+/// Per CFG block of `func`, how many times one warp runs it per call: the
+/// product of `iterations` over the loops around it (trip bound plus one).
 fn executions(
     a: &ModuleAnalysis<'_>,
     k: &KernelAnalysis,
+    func: crate::ir::FuncId,
     g: &FunctionGraphs,
 ) -> Result<(Vec<f64>, bool), String> {
     let m = a.module;
-    let f = m.func(k.kernel);
+    let f = m.func(func);
     let mut names = crate::cost::names_of(f);
     let env = values::Env {
         m,
@@ -444,6 +548,16 @@ mod tests {
             reason: None,
         };
         (f, i)
+    }
+
+    #[test]
+    fn the_share_comes_off_a_message() {
+        assert_eq!(without_share("m (~20% of the kernel's time)"), "m");
+        assert_eq!(
+            without_share("m (3 accesses) (<0.1% of the kernel's time)"),
+            "m (3 accesses)"
+        );
+        assert_eq!(without_share("m (3 accesses)"), "m (3 accesses)");
     }
 
     #[test]

@@ -1,0 +1,4 @@
+/* cuda.h without a CUDA toolkit: warpcheck_cuda.h, which the build
+ * force-includes (-include), declares what this header would. */
+#pragma once
+#include "../warpcheck_cuda.h"

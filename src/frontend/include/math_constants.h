@@ -1,0 +1,31 @@
+/* math_constants.h without a CUDA toolkit: the CUDART_* constants CUDA
+ * code names, as plain literals (single precision with an F suffix). */
+#pragma once
+
+#define CUDART_INF_F __builtin_huge_valf()
+#define CUDART_NAN_F __builtin_nanf("")
+#define CUDART_MIN_DENORM_F 1.40129846e-45F
+#define CUDART_MAX_NORMAL_F 3.40282347e+38F
+#define CUDART_ZERO_F 0.0F
+#define CUDART_ONE_F 1.0F
+#define CUDART_PI_F 3.14159265F
+#define CUDART_PIO2_F 1.57079633F
+#define CUDART_PIO4_F 0.785398163F
+#define CUDART_3PIO4_F 2.35619449F
+#define CUDART_2_OVER_PI_F 0.636619772F
+#define CUDART_SQRT_HALF_F 0.707106781F
+#define CUDART_L2E_F 1.44269504F
+#define CUDART_LN2_F 0.693147181F
+
+#define CUDART_INF __builtin_huge_val()
+#define CUDART_NAN __builtin_nan("")
+#define CUDART_ZERO 0.0
+#define CUDART_ONE 1.0
+#define CUDART_PI 3.14159265358979324
+#define CUDART_PIO2 1.57079632679489662
+#define CUDART_PIO4 0.785398163397448310
+#define CUDART_3PIO4 2.35619449019234492
+#define CUDART_2_OVER_PI 0.636619772367581343
+#define CUDART_SQRT_HALF 0.707106781186547524
+#define CUDART_L2E 1.44269504088896341
+#define CUDART_LN2 0.693147180559945309
