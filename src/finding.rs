@@ -73,7 +73,20 @@ impl Impact {
     }
 }
 
+/// How a note under a warning starts when the kernel's block shape was
+/// assumed, not known: said with every warning, as hints are.
+pub const ASSUMED_SHAPE: &str = "block shape assumed:";
+
 impl Finding {
+    /// The notes shown under the warning wherever it is shown (a compiler
+    /// note each): its hints and an assumed block shape. The others (the
+    /// dependence chain) need `--explain`.
+    pub fn shown_notes(&self) -> impl Iterator<Item = &String> {
+        self.notes
+            .iter()
+            .filter(|n| n.starts_with("hint:") || n.starts_with(ASSUMED_SHAPE))
+    }
+
     /// The flag-style name shown in brackets: `warpcheck-<check>`.
     pub fn tag(&self) -> String {
         tag(self.check)

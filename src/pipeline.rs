@@ -122,3 +122,27 @@ pub fn in_batches<'m>(
 ) -> usize {
     analysis::in_batches(m, opts, &crate::taint::ifds::IfdsTaint, each)
 }
+
+/// The environment variable `warpcheck build` sets to a file where each
+/// compile it wraps (through `launch` or the plugin) appends a line per
+/// translation unit: its warnings, a tab, its file.
+pub const BUILD_LOG: &str = "WARPCHECK_BUILD_LOG";
+
+/// Appends `units` (warnings, file) to the build log, when `build` asked
+/// for one. One write per line: appends from parallel compiles do not mix.
+pub fn log_for_build(units: &[(usize, &std::path::Path)]) {
+    use std::io::Write;
+    let Some(log) = std::env::var_os(BUILD_LOG) else {
+        return;
+    };
+    let Ok(mut f) = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(log)
+    else {
+        return;
+    };
+    for (n, file) in units {
+        let _ = f.write_all(format!("{n}\t{}\n", file.display()).as_bytes());
+    }
+}

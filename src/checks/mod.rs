@@ -142,6 +142,7 @@ pub fn run_all_with(
                 figures: figs,
             };
             let shape = k.shapes.shape_note(&k.block_dim);
+            let assumed = assumed_shape(k);
             for (mut f, rank) in check.run(&cx) {
                 if no_notes && f.severity == Severity::Note {
                     continue;
@@ -151,6 +152,9 @@ pub fn run_all_with(
                 if let Some(shape) = &shape {
                     f.message = format!("{}; {shape}", f.message);
                 }
+                if let Some(note) = &assumed {
+                    f.notes.push(note.clone());
+                }
                 all.push((f, rank));
             }
         }
@@ -158,6 +162,27 @@ pub fn run_all_with(
     let (mut findings, ranks): (Vec<Finding>, Vec<i64>) = all.into_iter().unzip();
     adjust(&mut findings);
     dedup(a, findings, &ranks)
+}
+
+/// What every finding of a kernel analysed at the default shape says
+/// under it: that shape, why nothing gave one, and how to give it.
+fn assumed_shape(k: &crate::analysis::KernelAnalysis) -> Option<String> {
+    if k.block_dim.source != crate::analysis::BlockDimSource::Default {
+        return None;
+    }
+    let why = match k.shapes.unknown_blocks().next() {
+        Some(l) => format!(
+            "the launch at {}:{} computes its block at run time",
+            l.file, l.line
+        ),
+        None => "no launch of it in its file gives a constant block".to_string(),
+    };
+    Some(format!(
+        "{} {} ({why}); give the real one with `--block-dim`, `Kernels:` in .warpcheck.yaml \
+         or `__launch_bounds__`",
+        crate::finding::ASSUMED_SHAPE,
+        crate::analysis::shape_text(k.block_dim.dims),
+    ))
 }
 
 /// The checks `disabled` leaves on, in report order.

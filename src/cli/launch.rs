@@ -19,12 +19,12 @@ use super::exit;
 use super::jobs::Job;
 use crate::frontend::compdb;
 use clap::Args;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Where `launch` appends one line per translation unit for `build`.
-const BUILD_LOG: &str = "WARPCHECK_BUILD_LOG";
+/// Where `launch` and the plugin append one line per translation unit for
+/// `build`.
+use crate::pipeline::BUILD_LOG;
 
 #[derive(Args, Debug)]
 pub struct LaunchArgs {
@@ -145,22 +145,7 @@ pub fn launch(args: &LaunchArgs) -> i32 {
 /// (`-fpass-plugin=…/libwarpcheck….so`, also behind `-Xarch_device`, or
 /// `-Xclang -load-pass-plugin …`).
 fn loads_our_plugin(cmd: &[String]) -> bool {
-    let ours = |path: &str| {
-        Path::new(path)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("libwarpcheck") && n.contains(".so"))
-    };
-    cmd.iter().enumerate().any(|(i, a)| {
-        let value = a
-            .strip_prefix("-fpass-plugin=")
-            .or_else(|| a.strip_prefix("-load-pass-plugin="))
-            .or_else(|| a.strip_prefix("-fplugin="));
-        let next = (a == "-load-pass-plugin" || a == "-load")
-            .then(|| cmd[i + 1..].iter().find(|n| *n != "-Xclang"))
-            .flatten();
-        value.is_some_and(ours) || next.is_some_and(|n| ours(n))
-    })
+    !crate::frontend::flags::own_plugin_words(cmd).is_empty()
 }
 
 /// With `--analyze-only`, the build still expects the outputs.
@@ -183,23 +168,14 @@ fn touch_outputs(cmd: &[String], dir: &Path) {
     }
 }
 
+/// The launch's warnings for `build`, on its first unit's line.
 fn log_for_build(jobs: &[Job], warnings: usize) {
-    let Some(log) = std::env::var_os(BUILD_LOG) else {
-        return;
-    };
-    let Ok(mut f) = std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(log)
-    else {
-        return;
-    };
-    for (i, j) in jobs.iter().enumerate() {
-        // The launch's warnings go on its first unit's line. One write per
-        // line: appends from parallel compiles do not mix.
-        let n = if i == 0 { warnings } else { 0 };
-        let _ = f.write_all(format!("{n}\t{}\n", j.file.display()).as_bytes());
-    }
+    let units: Vec<(usize, &Path)> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (if i == 0 { warnings } else { 0 }, j.file.as_path()))
+        .collect();
+    crate::pipeline::log_for_build(&units);
 }
 
 /// The options given to `build` before `--`, minus its own: passed on to
@@ -272,32 +248,5 @@ pub fn build(args: &BuildArgs) -> i32 {
         exit::WARNINGS
     } else {
         status
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::loads_our_plugin;
-
-    fn words(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
-    }
-
-    #[test]
-    fn the_plugin_in_a_compile_command() {
-        for yes in [
-            "clang++ -x cuda -fpass-plugin=/opt/wc/lib/libwarpcheck-llvm19.so -c k.cu",
-            "clang++ -Xarch_device -fpass-plugin=libwarpcheck.so -c k.cu",
-            "clang++ -Xclang -load-pass-plugin -Xclang /x/libwarpcheck.so -c k.cu",
-        ] {
-            assert!(loads_our_plugin(&words(yes)), "{yes}");
-        }
-        for no in [
-            "clang++ -fpass-plugin=/x/libother.so -c k.cu",
-            "nvcc -c libwarpcheck.cu",
-            "clang++ -Xclang -load-pass-plugin",
-        ] {
-            assert!(!loads_our_plugin(&words(no)), "{no}");
-        }
     }
 }

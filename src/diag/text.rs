@@ -141,8 +141,13 @@ pub fn render_styled(
             }
         }
     }
-    // Hints always; the dependence chain with `--explain`.
-    for n in f.notes.iter().filter(|n| explain || n.starts_with("hint:")) {
+    // Hints and an assumed shape always; the dependence chain with
+    // `--explain`.
+    let shown: Vec<&String> = match explain {
+        true => f.notes.iter().collect(),
+        false => f.shown_notes().collect(),
+    };
+    for n in shown {
         let _ = writeln!(
             out,
             "{}: {} {n}",

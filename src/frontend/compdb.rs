@@ -48,14 +48,30 @@ pub fn read(build: &Path, allow_unsafe: bool) -> Result<Database, InputError> {
     let text = std::fs::read_to_string(&path).map_err(|e| InputError {
         message: format!("{}: cannot read the compile database: {e}", path.display()),
     })?;
-    let entries: Vec<Entry> = serde_json::from_str(&text).map_err(|e| InputError {
+    let not_a_database = |e: serde_json::Error| InputError {
         message: format!(
             "{}:{}:{}: not a compile database: {e}",
             path.display(),
             e.line(),
             e.column()
         ),
-    })?;
+    };
+    // Each entry with where its text starts, so that a problem with an
+    // entry names the entry's own line.
+    let raw: Vec<&serde_json::value::RawValue> =
+        serde_json::from_str(&text).map_err(not_a_database)?;
+    let mut entries = Vec::with_capacity(raw.len());
+    for r in raw {
+        let start = r.get().as_ptr() as usize - text.as_ptr() as usize;
+        let entry: Entry = serde_json::from_str(r.get()).map_err(|e| InputError {
+            message: format!(
+                "{}:{}: not a compile database entry: {e}",
+                path.display(),
+                text[..start].matches('\n').count() + e.line()
+            ),
+        })?;
+        entries.push((start, entry));
+    }
     if entries.is_empty() {
         return Err(InputError {
             message: format!(
@@ -69,8 +85,10 @@ pub fn read(build: &Path, allow_unsafe: bool) -> Result<Database, InputError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let project = dir.parent().unwrap_or(dir);
     let mut db = Database::default();
-    for (n, e) in entries.into_iter().enumerate() {
-        let at = format!("{} (entry {})", path.display(), n + 1);
+    for (n, (start, e)) in entries.into_iter().enumerate() {
+        let entry_text = &text[start..];
+        let entry_line = text[..start].matches('\n').count() + 1;
+        let at = format!("{}:{entry_line}: entry {}", path.display(), n + 1);
         let file = e.directory.join(&e.file);
         let vetted = job(&e).and_then(|j| match j {
             Some(j) if !allow_unsafe => vet(j, &e, project).map(Some).map_err(|r| format!("{r}")),
@@ -80,7 +98,7 @@ pub fn read(build: &Path, allow_unsafe: bool) -> Result<Database, InputError> {
             Some(flag) => format!(
                 "{}:{}: entry {}: {m}",
                 path.display(),
-                line_of(&text, flag),
+                entry_line + line_of(entry_text, flag) - 1,
                 n + 1
             ),
             None => format!("{at}: {m}"),
@@ -116,7 +134,26 @@ fn vet(
     e: &Entry,
     project: &Path,
 ) -> Result<(Job, Vec<String>), flags::Refusal> {
-    let args = command_words(e).unwrap_or_default();
+    let mut args = command_words(e).unwrap_or_default();
+    // The build's own warpcheck plugin (the CMake package and the Make
+    // snippet put it on every compile line) is ours, not foreign code.
+    let own = flags::own_plugin_words(&args);
+    if !own.is_empty() {
+        tracing::debug!(
+            "{}: dropped warpcheck's own plugin flag {}",
+            e.file.display(),
+            own.iter()
+                .map(|&i| args[i].as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        args = args
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| !own.contains(i))
+            .map(|(_, a)| a)
+            .collect();
+    }
     if let Some(r) = flags::first_always_refused(&args)
         .or_else(|| flags::first_always_refused(&job.options.extra))
     {
@@ -151,7 +188,8 @@ fn flag_in(message: &str) -> Option<&str> {
     flag.split(' ').next()
 }
 
-/// The 1-based line of the first place `needle` appears (1 if nowhere).
+/// The 1-based line of the first place `needle` appears in `text` (1 if
+/// nowhere).
 fn line_of(text: &str, needle: &str) -> usize {
     text.find(needle)
         .map_or(1, |at| text[..at].matches('\n').count() + 1)
@@ -294,7 +332,44 @@ mod tests {
         assert_eq!(db.errors.len(), 2, "{:?}", db.errors);
         assert!(db.errors[0].1.message.contains("gone.cu: no such file"));
         assert_eq!(db.errors[1].0, d.join("c.cu"));
-        assert!(db.errors[1].1.message.contains("(entry 5): neither"));
+        assert!(db.errors[1].1.message.contains(": entry 5: neither"));
+    }
+
+    #[test]
+    fn our_plugin_is_dropped_and_a_foreign_one_refused_at_its_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for f in ["a.cu", "b.cu", "c.cu"] {
+            std::fs::write(d.join(f), "").unwrap();
+        }
+        let entry = |file: &str, flags: &str| {
+            format!(
+                "{{\"directory\": \"{}\",\n  \"file\": \"{file}\",\n  \"command\": \"clang++ -x cuda {flags} -c {file}\"}}",
+                d.display()
+            )
+        };
+        let text = format!(
+            "[\n{},\n{},\n{}\n]\n",
+            entry(
+                "a.cu",
+                "-fpass-plugin=/opt/wc/lib/libwarpcheck-llvm19.so -gline-tables-only"
+            ),
+            entry(
+                "b.cu",
+                "-Xarch_device -fpass-plugin=/opt/wc/lib/libwarpcheck.so"
+            ),
+            entry("c.cu", "-fpass-plugin=/tmp/libevil.so")
+        );
+        std::fs::write(d.join("compile_commands.json"), &text).unwrap();
+        let db = read(d, false).unwrap();
+        assert_eq!(db.jobs.len(), 2, "{:?}", db.errors);
+        assert_eq!(db.errors.len(), 1);
+        // Entry 3 opens on line 8; its command is its third line.
+        let e = &db.errors[0].1.message;
+        assert!(
+            e.contains("compile_commands.json:10: entry 3: '-fpass-plugin=/tmp/libevil.so'"),
+            "{e}"
+        );
     }
 
     #[test]

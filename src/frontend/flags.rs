@@ -178,6 +178,51 @@ const F_OPTIONS: &[&str] = &[
     "openmp",
 ];
 
+/// Whether `path` names one of warpcheck's own plugins
+/// (`libwarpcheck.so`, `libwarpcheck-llvm19.so`).
+pub fn is_own_plugin(path: &str) -> bool {
+    Path::new(path)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("libwarpcheck") && n.contains(".so"))
+}
+
+/// The positions of the words that load warpcheck's own plugin:
+/// `-fpass-plugin=…/libwarpcheck….so` (with an `-Xarch_device` or
+/// `-Xarch_host` before it), `-fplugin=…`, and `-Xclang -load-pass-plugin
+/// -Xclang …` (or `-load`). A build that uses warpcheck's CMake package or
+/// Make snippet has them on every compile line.
+pub fn own_plugin_words(args: &[String]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        let joined = ["-fpass-plugin=", "-fplugin=", "-load-pass-plugin="]
+            .iter()
+            .find_map(|p| a.strip_prefix(p));
+        if joined.is_some_and(is_own_plugin) {
+            if i > 0 && args[i - 1].starts_with("-Xarch_") {
+                out.push(i - 1);
+            }
+            out.push(i);
+            continue;
+        }
+        if a == "-load-pass-plugin" || a == "-load" {
+            // `-Xclang -load-pass-plugin -Xclang PATH`.
+            let value = (i + 1..args.len()).find(|&j| args[j] != "-Xclang");
+            if let Some(v) = value.filter(|&v| is_own_plugin(&args[v])) {
+                let from = if i > 0 && args[i - 1] == "-Xclang" {
+                    i - 1
+                } else {
+                    i
+                };
+                out.extend(from..=v);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// Checks every flag of a list given by a file, `project` the directory an
 /// `-include`d file must lie under. The first refused flag is the error.
 pub fn vet(flags: &[String], project: &Path) -> Result<(), Refusal> {
@@ -386,6 +431,33 @@ fn inside(file: &Path, project: &Path) -> bool {
     match (real(&file), real(project)) {
         (Some(f), Some(p)) => f.starts_with(p),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod own_plugin_tests {
+    use super::own_plugin_words;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn warpcheck_s_own_plugin_flags_are_found() {
+        let w = words("clang++ -x cuda -fpass-plugin=/opt/wc/lib/libwarpcheck-llvm19.so -c k.cu");
+        assert_eq!(own_plugin_words(&w), [3]);
+        let w =
+            words("clang++ -Xarch_device -fpass-plugin=libwarpcheck.so -gline-tables-only k.cu");
+        assert_eq!(own_plugin_words(&w), [1, 2]);
+        let w = words("clang++ -Xclang -load-pass-plugin -Xclang /x/libwarpcheck.so -c k.cu");
+        assert_eq!(own_plugin_words(&w), [1, 2, 3, 4]);
+        for other in [
+            "clang++ -fpass-plugin=/x/libother.so -c k.cu",
+            "nvcc -c libwarpcheck.cu",
+            "clang++ -Xclang -load-pass-plugin",
+        ] {
+            assert!(own_plugin_words(&words(other)).is_empty(), "{other}");
+        }
     }
 }
 

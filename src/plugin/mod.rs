@@ -185,7 +185,11 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
         })
         .unzip();
     let folds = pipeline::folds(&findings, &places);
+    let mut warnings = 0;
     for ((f, (anchor, hops)), folded) in findings.iter().zip(anchors).zip(folds) {
+        if folded != Fold::Folded && shown_severity(f) != Severity::Note {
+            warnings += 1;
+        }
         let inst = anchor
             .map(|i| origins.insts[f.func.index()][i.index()] as LLVMValueRef)
             .unwrap_or(std::ptr::null_mut());
@@ -197,7 +201,21 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
             folded,
         );
     }
+    // Under `warpcheck build`, this compile's warnings count in its summary.
+    if let Ok(file) = std::path::absolute(source) {
+        pipeline::log_for_build(&[(warnings, &file)]);
+    }
     Ok(())
+}
+
+/// The severity a finding is shown with in a build, where a kernel left
+/// unanalysed is worth a warning.
+fn shown_severity(f: &Finding) -> Severity {
+    if f.check == crate::checks::notes::ANALYSIS_BUDGET.kind.name {
+        Severity::Warning
+    } else {
+        f.severity
+    }
 }
 
 /// Hands one finding to the C++ half: a warning (or error) with its hints
@@ -206,21 +224,12 @@ unsafe fn analyze(module: LLVMModuleRef) -> Result<(), String> {
 unsafe fn emit(f: &Finding, func: LLVMValueRef, inst: LLVMValueRef, hops: u32, folded: Fold) {
     let check = cstring(f.check);
     let message = cstring(&f.message);
-    // In a build, a kernel left unanalysed is worth a warning.
-    let severity = if f.check == crate::checks::notes::ANALYSIS_BUDGET.kind.name {
-        Severity::Warning
-    } else {
-        f.severity
-    };
+    let severity = shown_severity(f);
     let (severity, suffix, notes) = match folded {
         Fold::Show(suffix) => {
-            // What `check` prints under a warning: its hints.
-            let notes: Vec<CString> = f
-                .notes
-                .iter()
-                .filter(|n| n.starts_with("hint:"))
-                .map(|n| cstring(n))
-                .collect();
+            // What `check` prints under a warning: its hints and an
+            // assumed block shape.
+            let notes: Vec<CString> = f.shown_notes().map(|n| cstring(n)).collect();
             (severity as c_int, suffix, notes)
         }
         Fold::Folded => (REMARK_ONLY, String::new(), Vec::new()),
