@@ -194,17 +194,19 @@ fn passed_options() -> Vec<String> {
 pub fn build(args: &BuildArgs) -> i32 {
     // The real nvcc, looked for where the build would look.
     let real = super::shim::real_nvcc();
-    let target = match (&real, args.analyze_only) {
-        (_, true) => "nvcc".to_string(),
+    // Without an nvcc, nvcc compiles can only be analysed (a clang build
+    // with the plugin needs none: it reports through the build log).
+    let analyze_only = args.analyze_only || real.is_none();
+    if real.is_none() && !args.analyze_only {
+        eprintln!("warpcheck: note: no nvcc on PATH, in $NVCC, $CUDACXX, $CUDA_HOME/bin or $CUDA_PATH/bin: nvcc compiles are analysed, not compiled (as with --analyze-only)");
+    }
+    let target = match (&real, analyze_only) {
         (Some(p), false) => p.display().to_string(),
-        (None, false) => {
-            eprintln!("warpcheck: error: no nvcc on PATH, in $NVCC, $CUDACXX, $CUDA_HOME/bin or $CUDA_PATH/bin to run; use `build --analyze-only` to analyse without compiling");
-            return exit::INPUT;
-        }
+        _ => "nvcc".to_string(),
     };
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("warpcheck"));
     let mut launch = vec![exe.display().to_string(), "launch".into()];
-    if args.analyze_only {
+    if analyze_only {
         launch.push("--analyze-only".into());
     }
     launch.extend(passed_options());

@@ -228,3 +228,25 @@ pub fn cuda_toolkit() -> Result<PathBuf, String> {
         .map(|l| PathBuf::from(l.trim()))
         .ok_or_else(|| "cuda-toolkit.sh printed no root".to_string())
 }
+
+/// Installs this build into a fresh prefix (`scripts/install.sh`).
+pub fn install() -> tempfile::TempDir {
+    let prefix = tempfile::tempdir().unwrap();
+    let build = Path::new(env!("CARGO_BIN_EXE_warpcheck")).parent().unwrap();
+    let out = run(Command::new("bash")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install.sh"))
+        .arg(prefix.path())
+        .arg(build));
+    assert!(out.status.success(), "{}", stderr(&out));
+    prefix
+}
+
+/// A fixture project copied into a fresh directory.
+pub fn project(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for f in std::fs::read_dir(fixture(&format!("projects/{name}"))).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
+    }
+    dir
+}
