@@ -11,11 +11,14 @@
 #          "CUDA;CXX") says which languages' Clang compilers get it.
 #   WARPCHECK_NO_TOOLKIT_FLAGS
 #       -> compile options for Clang CUDA compiles without a CUDA toolkit:
-#          warpcheck's own CUDA header, force-included, and its
-#          cooperative_groups headers (installed in share/warpcheck, or in the
-#          source tree), e.g.
-#            target_compile_options(k PRIVATE -x cuda --cuda-gpu-arch=sm_80
+#          warpcheck's own CUDA header, force-included, and its include
+#          directory: the toolkit headers files include by name
+#          (<cuda_runtime.h>, <cuda.h>, ...) and cooperative_groups
+#          (installed in share/warpcheck, or in the source tree), e.g.
+#            target_compile_options(k PRIVATE -x cuda --cuda-device-only
+#                                   -emit-llvm --cuda-gpu-arch=sm_80
 #                                   ${WARPCHECK_NO_TOOLKIT_FLAGS})
+#          (-emit-llvm, not -S: CMake compiles objects with -c.)
 #          WARPCHECK_CUDA_HEADER and WARPCHECK_INCLUDE_DIR name the two.
 #   warpcheck_add_check_target(name [TARGET tgt] SOURCES a.cu ... [ARGS ...])
 #       -> a `warpcheck_<name>` target running `warpcheck check` with the

@@ -12,8 +12,11 @@
 #   WARPCHECK_NO_TOOLKIT_FLAGS
 #                         flags for clang CUDA compiles without a CUDA
 #                         toolkit: warpcheck's own CUDA header, force-included,
-#                         and its cooperative_groups headers (installed
-#                         beside this file, or in the source tree).
+#                         and its include directory: the toolkit headers files
+#                         include by name (<cuda_runtime.h>, <cuda.h>, ...)
+#                         and cooperative_groups (installed beside this file,
+#                         or in the source tree). Compile with
+#                         --cuda-device-only and -S (or -emit-llvm -c).
 #   make warpcheck        runs `warpcheck check` over WARPCHECK_DB (a
 #                         compile_commands.json, e.g. from `bear -- make`)
 #                         when it exists, else over WARPCHECK_SOURCES;
