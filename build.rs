@@ -90,4 +90,50 @@ fn main() {
         build.file(s);
     }
     build.compile("warpcheck_shim");
+
+    // The frontend action that reads launches from the AST (-fplugin)
+    // needs clang's libraries, which must never be loaded into opt (both
+    // define some of the same command-line options): it is a library of its
+    // own, `libwarpcheck-frontend.so`, put beside the binary and the pass
+    // plugin as cargo puts those.
+    let frontend = PathBuf::from("passes/frontend/launches.cpp");
+    println!("cargo:rerun-if-changed={}", frontend.display());
+    let mut fe = cc::Build::new();
+    fe.cpp(true)
+        .warnings(false)
+        .flag("-fno-rtti")
+        .pic(true)
+        .cargo_metadata(false);
+    for flag in query("--cxxflags").split_whitespace() {
+        if !(flag.starts_with("-O") || flag.starts_with("-W") || flag == "-g") {
+            fe.flag(flag);
+        }
+    }
+    let objects = fe.file(&frontend).compile_intermediates();
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    let lib = out.join("libwarpcheck-frontend.so");
+    let libdir = query("--libdir");
+    let status = fe
+        .get_compiler()
+        .to_command()
+        .arg("-shared")
+        .arg("-o")
+        .arg(&lib)
+        .args(&objects)
+        .arg(format!("-L{libdir}"))
+        .arg(format!("-Wl,-rpath,{libdir}"))
+        .args(["-lclang-cpp", "-lLLVM"])
+        .status()
+        .unwrap_or_else(|e| fail(&format!("cannot link {}: {e}", lib.display())));
+    if !status.success() {
+        fail(&format!(
+            "linking {} failed; install libclang-{major}-dev and libclang-cpp{major}-dev \
+             (scripts/setup.sh)",
+            lib.display()
+        ));
+    }
+    // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out.
+    if let Some(profile) = out.ancestors().nth(3) {
+        let _ = std::fs::copy(&lib, profile.join("libwarpcheck-frontend.so"));
+    }
 }

@@ -6,7 +6,8 @@
 #       -> a target `warpcheck_my_kernels` (and part of `warpcheck_all`) that runs
 #          `warpcheck check` on the sources with the target's include dirs and definitions.
 #   warpcheck_enable_plugin(my_target)
-#       -> when CUDA is compiled by clang, adds -fpass-plugin=<plugin> so warnings
+#       -> when CUDA is compiled by clang, adds -fplugin=<plugin> (launch shapes
+#          from the AST) and -fpass-plugin=<plugin> so warnings
 #          appear in the normal build; the plugin is the one built for that clang's
 #          LLVM major, and configuring stops when there is none.
 #   warpcheck_plugin_for(compiler out_var)
@@ -51,18 +52,25 @@ function(warpcheck_add_check name)
   add_dependencies(warpcheck_all warpcheck_${name})
 endfunction()
 
+# The pass plugin for a clang, or with FRONTEND as a third argument the
+# frontend action (-fplugin) for it.
 function(warpcheck_plugin_for compiler out_var)
-  execute_process(COMMAND ${WARPCHECK_EXECUTABLE} print-plugin-path --clang ${compiler}
+  set(kind "")
+  if(ARGV2 STREQUAL "FRONTEND")
+    set(kind --frontend)
+  endif()
+  execute_process(COMMAND ${WARPCHECK_EXECUTABLE} print-plugin-path ${kind} --clang ${compiler}
     OUTPUT_VARIABLE plugin ERROR_VARIABLE why
     OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "warpcheck: no pass plugin for ${compiler}: ${why}")
+    message(FATAL_ERROR "warpcheck: no plugin for ${compiler}: ${why}")
   endif()
   set(${out_var} "${plugin}" PARENT_SCOPE)
 endfunction()
 
 function(warpcheck_enable_plugin target)
   warpcheck_plugin_for("${CMAKE_CUDA_COMPILER}" plugin)
+  warpcheck_plugin_for("${CMAKE_CUDA_COMPILER}" frontend FRONTEND)
   target_compile_options(${target} PRIVATE
-    $<$<COMPILE_LANGUAGE:CUDA>:-fpass-plugin=${plugin} -gline-tables-only>)
+    $<$<COMPILE_LANGUAGE:CUDA>:-fplugin=${frontend} -fpass-plugin=${plugin} -gline-tables-only>)
 endfunction()

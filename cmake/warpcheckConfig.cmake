@@ -3,7 +3,8 @@
 #   find_package(warpcheck REQUIRED CONFIG PATHS /path/to/warpcheck/cmake)
 #   target_link_libraries(my_kernels PRIVATE warpcheck::plugin)
 #       -> CUDA sources compiled by Clang (language CUDA, or CXX with -x cuda)
-#          get -fpass-plugin=<plugin> and line tables, so findings are
+#          get -fplugin=<plugin> (the launches' block shapes, read from the
+#          AST), -fpass-plugin=<plugin> and line tables, so findings are
 #          warnings in the normal build. The plugin is the one built for the
 #          compiler's LLVM major (`warpcheck print-plugin-path --clang`, e.g.
 #          libwarpcheck-llvm22.so for clang 22); configuring stops with
@@ -69,13 +70,14 @@ if(NOT TARGET warpcheck::plugin)
       continue()
     endif()
     warpcheck_plugin_for("${CMAKE_${_lang}_COMPILER}" _wc_plugin)
+    warpcheck_plugin_for("${CMAKE_${_lang}_COMPILER}" _wc_frontend FRONTEND)
     set(WARPCHECK_PLUGIN_${_lang} "${_wc_plugin}" CACHE FILEPATH
       "The warpcheck pass plugin for the ${_lang} compiler")
     if(NOT WARPCHECK_PLUGIN)
       set(WARPCHECK_PLUGIN "${_wc_plugin}" CACHE FILEPATH "The warpcheck pass plugin")
     endif()
     list(APPEND _wc_options
-      "$<$<COMPILE_LANGUAGE:${_lang}>:-fpass-plugin=${_wc_plugin};-gline-tables-only>")
+      "$<$<COMPILE_LANGUAGE:${_lang}>:-fplugin=${_wc_frontend};-fpass-plugin=${_wc_plugin};-gline-tables-only>")
   endforeach()
   if(_wc_options)
     set_property(TARGET warpcheck::plugin PROPERTY INTERFACE_COMPILE_OPTIONS "${_wc_options}")

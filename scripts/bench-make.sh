@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # What the Make snippet (scripts/warpcheck.mk) costs a real build: a
-# generated project of FILES .cu files (default 40, copies of the examples),
+# generated project of FILES .cu files (default 40, copies of the examples
+# and of tests/fixtures/projects/app, whose files launch their kernels from
+# host code, so the plugin compiles their host side for the shapes),
 # built with `make -j JOBS` (default 4) by clang-19, without and then with
 # $(WARPCHECK_CUDAFLAGS) (the plugin on the device side, line tables),
 # RUNS times each (default 5), the two builds of a run back to back in
@@ -29,7 +31,8 @@ root=$PWD
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-examples=(examples/*.cu)
+examples=(examples/*.cu tests/fixtures/projects/app/*.cu)
+cp tests/fixtures/projects/app/app.h "$dir/"
 for i in $(seq 1 "$files"); do
   cp "${examples[$((i % ${#examples[@]}))]}" "$dir/f$i.cu"
 done

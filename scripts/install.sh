@@ -6,7 +6,9 @@
 #
 # Each BUILD_DIR holds a built `warpcheck` and `libwarpcheck.so` (default:
 # target/release and target/llvm22/release, those that exist). Installs
-#   PREFIX/bin/warpcheck-llvmN, PREFIX/lib/libwarpcheck-llvmN.so  (each build)
+#   PREFIX/bin/warpcheck-llvmN, PREFIX/lib/libwarpcheck-llvmN.so and
+#   PREFIX/lib/libwarpcheck-frontend-llvmN.so  (each build: the pass and
+#   the frontend action that reads launches from the AST)
 #   PREFIX/bin/warpcheck, PREFIX/lib/libwarpcheck.so  (the first build's)
 #   PREFIX/lib/cmake/warpcheck/  (find_package(warpcheck CONFIG))
 #   PREFIX/share/warpcheck/warpcheck.mk
@@ -38,11 +40,15 @@ for d in "${builds[@]}"; do
   [ -n "$major" ] || { echo "install: cannot tell the LLVM major of $d/libwarpcheck.so" >&2; exit 2; }
   install -m 755 "$d/warpcheck" "$prefix/bin/warpcheck-llvm$major"
   install -m 755 "$d/libwarpcheck.so" "$prefix/lib/libwarpcheck-llvm$major.so"
+  [ -f "$d/libwarpcheck-frontend.so" ] ||
+    { echo "install: $d has no libwarpcheck-frontend.so" >&2; exit 2; }
+  install -m 755 "$d/libwarpcheck-frontend.so" "$prefix/lib/libwarpcheck-frontend-llvm$major.so"
   echo "install: LLVM $major from $d"
   [ -n "$first" ] || first="$major"
 done
 ln -sf "warpcheck-llvm$first" "$prefix/bin/warpcheck"
 ln -sf "libwarpcheck-llvm$first.so" "$prefix/lib/libwarpcheck.so"
+ln -sf "libwarpcheck-frontend-llvm$first.so" "$prefix/lib/libwarpcheck-frontend.so"
 install -m 644 "$root"/cmake/*.cmake "$prefix/lib/cmake/warpcheck/"
 install -m 644 "$root/scripts/warpcheck.mk" "$prefix/share/warpcheck/"
 install -m 644 "$root/src/frontend/warpcheck_cuda.h" "$prefix/share/warpcheck/"

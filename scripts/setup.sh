@@ -14,16 +14,20 @@ for arg in "$@"; do
   esac
 done
 
-packages=(llvm-19-dev llvm-19 clang-19 coinor-libcbc-dev pkg-config zlib1g-dev libzstd-dev g++ cmake make)
+# libclang-*-dev: the headers and library of warpcheck's frontend action
+# (the launches' block shapes, read from the AST with -fplugin).
+packages=(llvm-19-dev llvm-19 clang-19 libclang-19-dev libclang-cpp19-dev coinor-libcbc-dev pkg-config zlib1g-dev libzstd-dev g++ cmake make)
 # The HTML report's test renders the page with headless Chromium.
 packages+=(chromium)
-[ "$llvm22" = 1 ] && packages+=(llvm-22-dev llvm-22 clang-22)
+[ "$llvm22" = 1 ] && packages+=(llvm-22-dev llvm-22 clang-22 libclang-22-dev libclang-cpp22-dev)
 # The CUDA-toolkit tests fetch header wheels with pip.
 python3 -m pip --version >/dev/null 2>&1 || packages+=(python3 python3-pip)
 
 have_llvm() {
   command -v "clang-$1" >/dev/null && command -v "opt-$1" >/dev/null &&
-    [ -x "/usr/lib/llvm-$1/bin/llvm-config" ]
+    [ -x "/usr/lib/llvm-$1/bin/llvm-config" ] &&
+    [ -f "/usr/lib/llvm-$1/include/clang/Frontend/FrontendPluginRegistry.h" ] &&
+    [ -e "/usr/lib/llvm-$1/lib/libclang-cpp.so" ]
 }
 
 have_all() {

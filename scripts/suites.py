@@ -325,6 +325,8 @@ def report(out):
             "shared": {},
             "lowered_branches": {},
             "locations": {},
+            "warnings": 0,
+            "warnings_no_share": [],
             "uniformity": {
                 v: {"ours_only": Counter(), "llvm_only": Counter(), "items": [], "skipped": 0}
                 for v in ("plain", "lowered")
@@ -376,6 +378,14 @@ def report(out):
                         total = doc.get("summary", {}).get("total", {})
                         if variant == "plain":
                             add_locations(b["locations"], doc)
+                            for f in doc.get("findings", []):
+                                if f.get("severity") == "note":
+                                    continue
+                                b["warnings"] += 1
+                                if (f.get("impact") or {}).get("share") is None:
+                                    b["warnings_no_share"].append(
+                                        f"{f.get('file')}:{f.get('line')} {f.get('check')}"
+                                    )
                             b["kernels"] += len(doc.get("kernels", []))
                             add_counts(b["branches"], total.get("branches", {}))
                             add_counts(b["global"], total.get("global", {}))
@@ -441,6 +451,8 @@ def report(out):
             "loc_unknown_accesses": loc_acc_unknown,
             "loc_opaque_branches": loc_br_opaque,
             "loc_opaque_accesses": loc_acc_opaque,
+            "warnings": b["warnings"],
+            "warnings_no_share": b["warnings_no_share"],
             "lowered_branches": b["lowered_branches"],
             "lowered_dep_branches": low_dep,
             "lowered_unknown_branches": b["lowered_branches"].get("unknown", 0),
@@ -545,6 +557,8 @@ def write_outputs(out, rows):
         totals["compiled"] += r["compiled"]
         totals["kernels"] += r["kernels"]
         totals["failures"] += len(r["failures"])
+        totals["warnings"] += r["warnings"]
+        totals["no_share"] += len(r["warnings_no_share"])
     md.append(
         f"\nTotal: {totals['compiled']}/{totals['tus']} translation units compiled, "
         f"{totals['kernels']} kernels, {totals['failures']} failed runs (exit ≥ 2, a signal or "
@@ -554,7 +568,9 @@ def write_outputs(out, rows):
         f"location {totals['loc_unknown_branches']}/{totals['loc_dep_branches']} branches "
         f"({pct(totals['loc_unknown_branches'], totals['loc_dep_branches'])}), "
         f"{totals['loc_unknown_accesses']}/{totals['loc_dep_accesses']} accesses "
-        f"({pct(totals['loc_unknown_accesses'], totals['loc_dep_accesses'])})."
+        f"({pct(totals['loc_unknown_accesses'], totals['loc_dep_accesses'])}). "
+        f"{totals['warnings']} warnings, {totals['no_share']} of them without an estimated "
+        f"share of their kernel's time."
     )
     gpucheck = [r for r in rows if r["suite"] == "rodinia" and r["bench"] in GPUCHECK_RODINIA]
     if gpucheck:

@@ -2,9 +2,11 @@
 #
 #   include /path/to/warpcheck/scripts/warpcheck.mk
 #
-#   WARPCHECK_CUDAFLAGS   flags for clang CUDA compiles: the plugin on the
-#                         device side only, and line tables, so findings are
-#                         warnings of the normal build:
+#   WARPCHECK_CUDAFLAGS   flags for clang CUDA compiles: the plugin's
+#                         frontend action (-fplugin: the launches' block
+#                         shapes, read from the AST), its pass on the device
+#                         side (-fpass-plugin), and line tables, so findings
+#                         are warnings of the normal build:
 #                           NVCCFLAGS += $(WARPCHECK_CUDAFLAGS)   (with clang)
 #                         The plugin is the one built for the LLVM major of
 #                         WARPCHECK_CLANG (default $(CLANG), else $(CXX)); the
@@ -34,7 +36,13 @@ warpcheck_plugin_for = $(strip $(eval WARPCHECK_PLUGIN_OUT := $(shell $(WARPCHEC
 ifeq ($(origin WARPCHECK_PLUGIN),undefined)
 WARPCHECK_PLUGIN = $(eval WARPCHECK_PLUGIN := $(call warpcheck_plugin_for,$(WARPCHECK_CLANG)))$(WARPCHECK_PLUGIN)
 endif
-WARPCHECK_CUDAFLAGS = -Xarch_device -fpass-plugin=$(WARPCHECK_PLUGIN) -gline-tables-only
+# The frontend action for the same clang, found the same way.
+warpcheck_frontend_for = $(strip $(eval WARPCHECK_FRONTEND_OUT := $(shell $(WARPCHECK) print-plugin-path --frontend --clang '$(1)' 2>&1))$(if $(filter 0,$(.SHELLSTATUS)),$(WARPCHECK_FRONTEND_OUT),$(error $(WARPCHECK_FRONTEND_OUT))))
+ifeq ($(origin WARPCHECK_FRONTEND),undefined)
+WARPCHECK_FRONTEND = $(eval WARPCHECK_FRONTEND := $(call warpcheck_frontend_for,$(WARPCHECK_CLANG)))$(WARPCHECK_FRONTEND)
+endif
+WARPCHECK_CUDAFLAGS = -fplugin=$(WARPCHECK_FRONTEND) -Xarch_device -fpass-plugin=$(WARPCHECK_PLUGIN) \
+                      -gline-tables-only
 # Installed: share/warpcheck/{warpcheck_cuda.h,include}; in the source tree:
 # src/frontend/.
 WARPCHECK_HEADERS_DIR ?= $(patsubst %/,%,$(dir $(firstword $(wildcard \

@@ -112,7 +112,7 @@ fn the_make_build_reports_what_check_reports() {
     ];
     let out = run(Command::new("make")
         .current_dir(dir.path())
-        .args(["-j2", "-s"])
+        .args(["-j2", "-s", "--output-sync=target"])
         .args(&vars));
     let build = stderr(&out);
     assert!(out.status.success(), "{build}");

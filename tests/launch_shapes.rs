@@ -360,3 +360,35 @@ fn a_launch_under_a_destructor_is_read() {
     assert_eq!(k[0]["block_dim"], json!([16, 16, 1]));
     assert_eq!(k[0]["block_dim_source"]["line"], 3);
 }
+
+/// `launch_ast.cu` launches `halves` with 64 threads from host code that
+/// only the device compile sees (under `#ifdef __CUDA_ARCH__`): `check`
+/// reads it from the device compile's AST with warpcheck's plugin
+/// (`-fplugin`), so `threadIdx.x < 16` splits warp 0 of 2. Without the
+/// plugin the host-side compile cannot see that launch: the default 256
+/// threads, warp 0 of 8.
+#[test]
+fn launches_come_from_the_device_compile_s_ast() {
+    let src = fixture("cu/launch_ast.cu");
+    let with = ok_json(&run(warpcheck()
+        .args(["check", "--format", "json", "--sites", "--min-impact=0"])
+        .arg(&src)));
+    let k = analyses(&with, "halves");
+    assert_eq!(k[0]["block_dim"], json!([64, 1, 1]), "{with:#}");
+    let d = divergence(k[0], 7);
+    assert_eq!(
+        (d["warps"].as_u64(), d["split_max"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let without = ok_json(&run(warpcheck()
+        .env("WARPCHECK_NO_FRONTEND_PLUGIN", "1")
+        .args(["check", "--format", "json", "--sites", "--min-impact=0"])
+        .arg(&src)));
+    let k = analyses(&without, "halves");
+    assert_eq!(k[0]["block_dim_source"], "default");
+    let d = divergence(k[0], 7);
+    assert_eq!(
+        (d["warps"].as_u64(), d["split_max"].as_u64()),
+        (Some(8), Some(1))
+    );
+}

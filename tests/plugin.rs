@@ -396,3 +396,26 @@ fn a_module_of_more_kernels_than_a_batch_is_reported_whole() {
     assert_eq!(lines, (1..=40).collect::<Vec<_>>(), "{err}");
     assert!(err.contains("sectors per request 32 (ideal 4"), "{err}");
 }
+
+/// `launch_ast.cu` launches `halves` with 64 threads from host code only
+/// the device compile parses (`#ifdef __CUDA_ARCH__`). With `-fplugin` the
+/// library's frontend action reads that launch from the AST: 64 threads,
+/// `threadIdx.x < 16` splits warp 0 of 2. With the pass alone, its own
+/// host-side compile cannot see the launch: 256 threads, warp 0 of 8, and
+/// the warning says the shape is assumed.
+#[test]
+fn the_frontend_action_gives_the_launches_from_the_ast() {
+    let src = fixture("cu/launch_ast.cu");
+    let p = format!("-fplugin={}", frontend_plugin().display());
+    let env = [("WARPCHECK_MIN_IMPACT", "0")];
+    let with = clang_with_plugin(&src, &["--cuda-device-only", &p], &env);
+    let err = stderr(&with);
+    assert_eq!(with.status.code(), Some(0), "{err}");
+    assert!(err.contains("launch_ast.cu:7:"), "{err}");
+    assert!(err.contains("branch diverges in 1 of 2 warps"), "{err}");
+    assert!(!err.contains("block shape assumed"), "{err}");
+    let without = clang_with_plugin(&src, &["--cuda-device-only"], &env);
+    let err = stderr(&without);
+    assert!(err.contains("branch diverges in 1 of 8 warps"), "{err}");
+    assert!(err.contains("note: block shape assumed: 256×1×1"), "{err}");
+}

@@ -846,13 +846,7 @@ fn check_file(
         full_debug: compile.full_debug || !settings.analysis.no_explanations,
         ..compile.clone()
     };
-    // The host side compiles beside the device side: it only adds the
-    // longer of the two to the file's time.
-    let (m, launches) = std::thread::scope(|s| {
-        let host = s.spawn(in_span(|| host_launches(file, compile, settings)));
-        let m = info_span!("load").in_scope(|| frontend::load(file, &full));
-        (m, host.join().unwrap_or_default())
-    });
+    let (m, launches) = load_with_launches(file, compile, &full, settings);
     let m = m?;
     require_nvptx(file, &m)?;
     let mut opts = settings.analysis.clone();
@@ -1001,6 +995,65 @@ fn check_batch(
     out.findings.extend(findings);
 }
 
+/// Loads `file` with the options `full` and reads the launches of its
+/// host code ([`host_launches`]). With warpcheck's plugin for the clang,
+/// the device compile reads them from the AST (`-fplugin`); without it,
+/// the host side compiles beside the device side, which only adds the
+/// longer of the two to the file's time.
+pub(super) fn load_with_launches(
+    file: &std::path::Path,
+    compile: &CompileOptions,
+    full: &CompileOptions,
+    settings: &Settings,
+) -> (
+    Result<crate::ir::Module, frontend::InputError>,
+    Vec<crate::ir::launch::HostLaunch>,
+) {
+    if !wants_launches(file, settings) {
+        return (
+            info_span!("load").in_scope(|| frontend::load(file, full)),
+            Vec::new(),
+        );
+    }
+    let clang = compile
+        .clang
+        .clone()
+        .or_else(|| std::env::var_os("WARPCHECK_CLANG").map(Into::into));
+    if let Some(plugin) = super::plugin_path::for_clang(clang.as_deref()) {
+        let with = CompileOptions {
+            frontend_plugin: Some(plugin),
+            ..full.clone()
+        };
+        match info_span!("load").in_scope(|| frontend::load_with_launches(file, &with)) {
+            Ok((m, recorded)) => {
+                let launches = host_launches_of(file, compile, recorded);
+                return (Ok(m), launches);
+            }
+            // A plugin this clang cannot load: the way without it.
+            Err(e) if e.message.contains("unable to load plugin") => {
+                tracing::debug!("no launches from the AST: {e}");
+            }
+            Err(e) => return (Err(e), Vec::new()),
+        }
+    }
+    std::thread::scope(|s| {
+        let host = s.spawn(in_span(|| host_launches(file, compile, settings)));
+        let m = info_span!("load").in_scope(|| frontend::load(file, full));
+        (m, host.join().unwrap_or_default())
+    })
+}
+
+/// Whether the launches in `file`'s host code are worth reading: a `.cu`
+/// file, without `--no-host-launches`, and no `--block-dim` for every
+/// kernel.
+fn wants_launches(file: &std::path::Path, settings: &Settings) -> bool {
+    let is_cuda = matches!(
+        file.extension().and_then(|e| e.to_str()),
+        Some("cu" | "cuh")
+    );
+    is_cuda && !settings.no_host_launches && settings.analysis.block_dim.is_none()
+}
+
 /// The launches in a `.cu` file's host code; none for IR input, with
 /// `--no-host-launches`, or where `--block-dim` gives every kernel its
 /// shape; none (said at debug level) when the host side does not compile:
@@ -1010,15 +1063,21 @@ pub(super) fn host_launches(
     compile: &CompileOptions,
     settings: &Settings,
 ) -> Vec<crate::ir::launch::HostLaunch> {
-    let is_cuda = matches!(
-        file.extension().and_then(|e| e.to_str()),
-        Some("cu" | "cuh")
-    );
-    if !is_cuda || settings.no_host_launches || settings.analysis.block_dim.is_some() {
+    if !wants_launches(file, settings) {
         return Vec::new();
     }
+    host_launches_of(file, compile, None)
+}
+
+/// The launches the frontend action `recorded`, else those of a host-side
+/// compile.
+fn host_launches_of(
+    file: &std::path::Path,
+    compile: &CompileOptions,
+    recorded: Option<Vec<crate::ir::launch::HostLaunch>>,
+) -> Vec<crate::ir::launch::HostLaunch> {
     let _span = info_span!("host").entered();
-    frontend::host_launches(file, compile).unwrap_or_else(|e| {
+    frontend::launches_unless_recorded(file, compile, recorded).unwrap_or_else(|e| {
         tracing::debug!("no launch shapes from the host side: {e}");
         Vec::new()
     })

@@ -15,6 +15,28 @@ pub struct PluginPathArgs {
     /// warpcheck's own LLVM major).
     #[arg(long, value_name = "PATH")]
     pub clang: Option<PathBuf>,
+    /// The frontend action (`-fplugin=`) instead of the pass
+    /// (`-fpass-plugin=`): it reads the launches' block shapes from the AST.
+    #[arg(long)]
+    pub frontend: bool,
+}
+
+/// Which of warpcheck's two libraries clang loads.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Library {
+    /// The pass (`-fpass-plugin=`, `opt -load-pass-plugin=`).
+    Pass,
+    /// The frontend action (`-fplugin=`), linked with clang's libraries.
+    Frontend,
+}
+
+impl Library {
+    fn stem(self) -> &'static str {
+        match self {
+            Library::Pass => "libwarpcheck",
+            Library::Frontend => "libwarpcheck-frontend",
+        }
+    }
 }
 
 pub fn run(args: &PluginPathArgs) -> i32 {
@@ -45,7 +67,12 @@ pub fn run(args: &PluginPathArgs) -> i32 {
         eprintln!("warpcheck: error: cannot tell where the warpcheck binary is");
         return exit::INPUT;
     };
-    let candidates = candidates(exe.parent().unwrap_or(Path::new(".")), major);
+    let library = if args.frontend {
+        Library::Frontend
+    } else {
+        Library::Pass
+    };
+    let candidates = candidates(exe.parent().unwrap_or(Path::new(".")), major, library);
     match candidates.iter().find(|p| fits(p, major)) {
         Some(p) => {
             println!(
@@ -75,6 +102,35 @@ pub fn run(args: &PluginPathArgs) -> i32 {
     }
 }
 
+/// warpcheck's frontend action for `clang` (default: the clang of this
+/// build's LLVM major), if one is found where `print-plugin-path
+/// --frontend` looks; asked once per clang and run. `WARPCHECK_NO_FRONTEND_PLUGIN=1` says none (the
+/// launches then come from a host-side compile).
+pub fn for_clang(clang: Option<&Path>) -> Option<PathBuf> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static FOUND: Mutex<Option<HashMap<Option<PathBuf>, Option<PathBuf>>>> = Mutex::new(None);
+    if std::env::var_os("WARPCHECK_NO_FRONTEND_PLUGIN").is_some_and(|v| v == "1") {
+        return None;
+    }
+    let key = clang.map(Path::to_path_buf);
+    let mut found = FOUND.lock().unwrap_or_else(|p| p.into_inner());
+    found
+        .get_or_insert_with(HashMap::new)
+        .entry(key)
+        .or_insert_with(|| {
+            let major = match clang {
+                None => LLVM_MAJOR,
+                Some(c) => crate::frontend::clang_major(&crate::frontend::on_path(c)).ok()?,
+            };
+            let exe = std::env::current_exe().ok()?;
+            candidates(exe.parent()?, major, Library::Frontend)
+                .into_iter()
+                .find(|p| fits(p, major))
+        })
+        .clone()
+}
+
 fn majors_text() -> String {
     SUPPORTED_MAJORS
         .iter()
@@ -87,9 +143,10 @@ fn majors_text() -> String {
 /// `../lib` (an install prefix, where plugins are named for their major),
 /// then the other cargo build of this tree (`target/<profile>` is the
 /// default LLVM 19 build, `target/llvm22/<profile>` the LLVM 22 one).
-fn candidates(dir: &Path, major: u32) -> Vec<PathBuf> {
-    let named = format!("libwarpcheck-llvm{major}.so");
-    let plain = "libwarpcheck.so";
+fn candidates(dir: &Path, major: u32, library: Library) -> Vec<PathBuf> {
+    let named = format!("{}-llvm{major}.so", library.stem());
+    let plain = format!("{}.so", library.stem());
+    let plain = plain.as_str();
     let mut v = vec![
         dir.join(&named),
         dir.join(plain),
@@ -128,7 +185,7 @@ fn fits(path: &Path, major: u32) -> bool {
         None => path
             .file_name()
             .and_then(|n| n.to_str())
-            .is_some_and(|n| n == format!("libwarpcheck-llvm{major}.so")),
+            .is_some_and(|n| n.ends_with(&format!("-llvm{major}.so"))),
     }
 }
 
@@ -172,7 +229,7 @@ mod tests {
 
     #[test]
     fn looks_beside_the_binary_then_the_prefix_then_the_other_build() {
-        let c = candidates(Path::new("/w/target/debug"), 22);
+        let c = candidates(Path::new("/w/target/debug"), 22, Library::Pass);
         assert_eq!(c[0], Path::new("/w/target/debug/libwarpcheck-llvm22.so"));
         assert_eq!(c[1], Path::new("/w/target/debug/libwarpcheck.so"));
         assert_eq!(
@@ -184,10 +241,17 @@ mod tests {
             Path::new("/w/target/llvm22/debug/libwarpcheck.so")
         );
         // From the LLVM 22 build, the LLVM 19 plugin is the default build's.
-        let c = candidates(Path::new("/w/target/llvm22/release"), 19);
+        let c = candidates(Path::new("/w/target/llvm22/release"), 19, Library::Pass);
         assert_eq!(
             c.last().unwrap(),
             Path::new("/w/target/release/libwarpcheck.so")
         );
+        // The frontend action is looked for the same way, by its own name.
+        let c = candidates(Path::new("/w/target/debug"), 19, Library::Frontend);
+        assert_eq!(
+            c[0],
+            Path::new("/w/target/debug/libwarpcheck-frontend-llvm19.so")
+        );
+        assert_eq!(c[1], Path::new("/w/target/debug/libwarpcheck-frontend.so"));
     }
 }

@@ -11,7 +11,6 @@ use crate::cost::bound::Params;
 use crate::cost::KernelBounds;
 use crate::diag::html::{self, FileResult, KernelSweep, MetricSweep};
 use crate::diag::json;
-use crate::frontend;
 use crate::ir::{FuncId, Module, TypeKind};
 use crate::sim::{self, ArgValue, BufferSpec, Init, LaunchConfig};
 use crate::taint::ifds::IfdsTaint;
@@ -200,10 +199,11 @@ fn report_file(job: &Job, settings: &Settings, plan: &SweepPlan) -> Result<FileR
     check::fits_in_memory(&job.file, &settings).map_err(|e| e.to_string())?;
     // Full debug info names the parameters the bounds are written in.
     compile.full_debug = true;
-    let m = frontend::load(&job.file, &compile).map_err(|e| e.to_string())?;
+    let (m, launches) = check::load_with_launches(&job.file, &compile, &compile, &settings);
+    let m = m.map_err(|e| e.to_string())?;
     check::require_nvptx(&job.file, &m).map_err(|e| e.to_string())?;
     let mut opts = settings.analysis.clone();
-    opts.launches = check::host_launches(&job.file, &compile, &settings);
+    opts.launches = launches;
     let opts = &opts;
     let machine = check::machine_for(&job.file, &settings);
     let mut report = json::Report::new();

@@ -3,6 +3,7 @@
 //! `--clang`/`$WARPCHECK_CLANG` names.
 
 use super::{pch, InputError, Toolkit};
+use crate::ir::launch::HostLaunch;
 use crate::ir::major::LLVM_MAJOR;
 use crate::ir::{self, Module};
 use std::path::{Path, PathBuf};
@@ -90,6 +91,10 @@ pub struct CompileOptions {
     /// `--allow-unsafe-flags`: pass configuration and compile-database
     /// flags that load code or change the toolchain (never set by a file).
     pub allow_unsafe_flags: bool,
+    /// warpcheck's own plugin for this clang: loaded into the device
+    /// compile (`-fplugin`), its frontend action reads the file's kernel
+    /// launches from the AST, so no host-side compile is needed.
+    pub frontend_plugin: Option<PathBuf>,
 }
 
 impl Default for CompileOptions {
@@ -104,6 +109,7 @@ impl Default for CompileOptions {
             extra: Vec::new(),
             clang: None,
             allow_unsafe_flags: false,
+            frontend_plugin: None,
         }
     }
 }
@@ -324,7 +330,13 @@ fn use_pch(clang: &Path, header: &Path, scratch: &Path, args: &mut [String]) {
     let flags: Vec<String> = args[..n - 3]
         .iter()
         .enumerate()
-        .filter(|(i, a)| *i != at && *i != at + 1 && *a != "-emit-llvm" && *a != "-c")
+        .filter(|(i, a)| {
+            *i != at
+                && *i != at + 1
+                && *a != "-emit-llvm"
+                && *a != "-c"
+                && !a.starts_with("-fplugin=")
+        })
         .map(|(_, a)| a.clone())
         .collect();
     if let Some(p) = pch::precompiled(clang, header, &flags, scratch) {
@@ -401,15 +413,27 @@ impl Setup {
     /// where our header is included.
     pub fn run(
         &self,
+        args: Vec<String>,
+        out: &Path,
+        src: &Path,
+    ) -> Result<std::process::Output, InputError> {
+        self.run_with(args, out, src, &[])
+    }
+
+    /// [`Setup::run`] with these environment variables set for clang.
+    pub fn run_with(
+        &self,
         mut args: Vec<String>,
         out: &Path,
         src: &Path,
+        env: &[(&str, &Path)],
     ) -> Result<std::process::Output, InputError> {
         if self.tk.is_none() {
             use_pch(&self.clang, &self.header, self.dir.path(), &mut args);
         }
         let n = args.len();
         Command::new(&self.clang)
+            .envs(env.iter().copied())
             .args(&args[..n - 2])
             .arg(out)
             .arg(src)
@@ -424,15 +448,44 @@ impl Setup {
     }
 }
 
+/// Compiles a `.cu` file and loads the device module, with the kernel
+/// launches of its host code when `opts.frontend_plugin` reads them from
+/// the AST (`None` without the plugin, or when it recorded nothing).
+pub fn compile_with_launches(
+    src: &Path,
+    opts: &CompileOptions,
+) -> Result<(Module, Option<Vec<HostLaunch>>), InputError> {
+    let (m, _, launches) = compile_full(src, opts, false)?;
+    Ok((m, launches))
+}
+
 fn compile_in(
     src: &Path,
     opts: &CompileOptions,
     keep_bitcode: bool,
 ) -> Result<(Module, Option<Vec<u8>>), InputError> {
+    compile_full(src, opts, keep_bitcode).map(|(m, bc, _)| (m, bc))
+}
+
+/// The variable the frontend action writes a file's launches to.
+const LAUNCHES_OUT: &str = "WARPCHECK_LAUNCHES_OUT";
+
+#[allow(clippy::type_complexity)]
+fn compile_full(
+    src: &Path,
+    opts: &CompileOptions,
+    keep_bitcode: bool,
+) -> Result<(Module, Option<Vec<u8>>, Option<Vec<HostLaunch>>), InputError> {
     let setup = Setup::new(src, opts)?;
     let out = setup.dir.path().join("device.bc");
-    let args = arguments(src, &out, &setup.header, setup.tk.as_ref(), opts);
-    let output = setup.run(args, &out, src)?;
+    let mut args = arguments(src, &out, &setup.header, setup.tk.as_ref(), opts);
+    let recorded = setup.dir.path().join("launches.txt");
+    let mut env: Vec<(&str, &Path)> = Vec::new();
+    if let Some(p) = &opts.frontend_plugin {
+        args.insert(0, format!("-fplugin={}", p.display()));
+        env.push((LAUNCHES_OUT, recorded.as_path()));
+    }
+    let output = setup.run_with(args, &out, src, &env)?;
     let (clang, tk) = (&setup.clang, &setup.tk);
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -466,7 +519,12 @@ fn compile_in(
     } else {
         None
     };
-    Ok((m, bitcode))
+    let launches = opts
+        .frontend_plugin
+        .as_ref()
+        .and_then(|_| std::fs::read_to_string(&recorded).ok())
+        .map(|text| crate::ir::launch::parse_recorded(&text));
+    Ok((m, bitcode, launches))
 }
 
 #[cfg(test)]

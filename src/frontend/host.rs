@@ -42,6 +42,22 @@ pub fn launches(src: &Path, opts: &CompileOptions) -> Result<Vec<HostLaunch>, In
     Ok(launch::read_file(&out)?)
 }
 
+/// The launches of `src`: those the frontend action `recorded` from the
+/// device compile's AST when it ran and saw any, else [`launches`]. A file
+/// whose AST shows none although its text has `<<<` (host code the device
+/// compile skips, under `#ifndef __CUDA_ARCH__`) is compiled for its host
+/// side after all.
+pub fn launches_unless_recorded(
+    src: &Path,
+    opts: &CompileOptions,
+    recorded: Option<Vec<HostLaunch>>,
+) -> Result<Vec<HostLaunch>, InputError> {
+    match recorded {
+        Some(r) if !r.is_empty() => Ok(r),
+        _ => launches(src, opts),
+    }
+}
+
 /// The user's flags the host compile keeps: not those that pick the other
 /// side, or an optimisation level that would stop `-O1`'s folding.
 fn keeps(flag: &str) -> bool {

@@ -12,7 +12,7 @@ pub mod pch;
 mod toolkit;
 
 pub use clang::{clang_major, find_clang, find_llvm_tool, on_path, CompileOptions};
-pub use host::launches as host_launches;
+pub use host::{launches as host_launches, launches_unless_recorded};
 pub use opt::{find_opt, print_uniformity};
 pub use toolkit::Toolkit;
 
@@ -43,6 +43,19 @@ pub fn load(path: &Path, opts: &CompileOptions) -> Result<Module, InputError> {
     match input_kind(path)? {
         InputKind::Ir => Ok(ir::llvm::load_file(path)?),
         InputKind::Cuda => clang::compile(path, opts),
+    }
+}
+
+/// Like [`load`], with the kernel launches the frontend action read from a
+/// `.cu` file's AST when `opts.frontend_plugin` names warpcheck's plugin
+/// (`None` for IR, without the plugin, or when it recorded nothing).
+pub fn load_with_launches(
+    path: &Path,
+    opts: &CompileOptions,
+) -> Result<(Module, Option<Vec<ir::launch::HostLaunch>>), InputError> {
+    match input_kind(path)? {
+        InputKind::Ir => Ok((ir::llvm::load_file(path)?, None)),
+        InputKind::Cuda => clang::compile_with_launches(path, opts),
     }
 }
 

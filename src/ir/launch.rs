@@ -249,6 +249,68 @@ pub fn kernel_of_stub(name: &str) -> Option<String> {
     ))
 }
 
+/// The launches warpcheck's frontend action recorded from a file's AST
+/// (`passes/frontend/launches.cpp`): a line each, `kernel`, grid and block
+/// as `x,y,z` or `-`, shared bytes or `-`, file and line, separated by
+/// tabs. Lines that do not read so are skipped.
+pub fn parse_recorded(text: &str) -> Vec<HostLaunch> {
+    let dims = |s: &str| -> Option<[u32; 3]> {
+        let v: Vec<u32> = s
+            .split(',')
+            .map(|x| x.parse().ok())
+            .collect::<Option<_>>()?;
+        <[u32; 3]>::try_from(v).ok()
+    };
+    text.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            let [kernel, grid, block, shared, file, line] = f[..] else {
+                return None;
+            };
+            (!kernel.is_empty()).then(|| HostLaunch {
+                kernel: kernel.to_string(),
+                grid: dims(grid),
+                block: dims(block),
+                shared_bytes: shared.parse().ok(),
+                file: file.to_string(),
+                line: line.parse().unwrap_or(0),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod recorded_tests {
+    use super::{parse_recorded, HostLaunch};
+
+    #[test]
+    fn recorded_launches_read_back() {
+        let text = "_Z4tilePf\t4,1,1\t16,16,1\t0\tk.cu\t37\n\
+                    k2\t-\t-\t-\tk.cu\t40\nbroken line\n";
+        assert_eq!(
+            parse_recorded(text),
+            [
+                HostLaunch {
+                    kernel: "_Z4tilePf".into(),
+                    grid: Some([4, 1, 1]),
+                    block: Some([16, 16, 1]),
+                    shared_bytes: Some(0),
+                    file: "k.cu".into(),
+                    line: 37,
+                },
+                HostLaunch {
+                    kernel: "k2".into(),
+                    grid: None,
+                    block: None,
+                    shared_bytes: None,
+                    file: "k.cu".into(),
+                    line: 40,
+                },
+            ]
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::kernel_of_stub;

@@ -2,20 +2,51 @@
 //!
 //! A device compile sees only the kernels; the `<<<grid, block>>>`
 //! launches that give their block shapes are host code, which this compile
-//! parses but does not emit. So the plugin compiles the host side of its
-//! main file itself, as `check` does beside its own device compile: with
-//! the data flags of the command line that runs it (clang's driver, which
-//! runs its compile jobs in its own process, or a `clang -cc1` of its own),
-//! read from `/proc/self/cmdline`, by the clang that is running. A file
-//! whose text launches nothing is not compiled; neither is anything under
-//! `opt`, which, like `check` on an IR file, has no source to compile.
+//! parses but does not emit. When the build loads warpcheck's frontend
+//! action with `-fplugin=…/libwarpcheck-frontend.so` (the CMake package
+//! and the Make snippet do), the action (`passes/frontend/launches.cpp`)
+//! reads the launches from the AST before code generation and keeps them
+//! for this pass: they cost nothing more. Otherwise the
+//! plugin compiles the host side of its main file itself, as `check` does
+//! without the action: with the data flags of the command line that runs
+//! it (clang's driver, which runs its compile jobs in its own process, or
+//! a `clang -cc1` of its own), read from `/proc/self/cmdline`, by the clang
+//! that is running. A file whose text launches nothing is not compiled;
+//! neither is anything under `opt`, which, like `check` on an IR file, has
+//! no source to compile.
 
 use crate::analysis::Options;
 use crate::frontend::{self, compdb};
-use crate::ir::launch::HostLaunch;
+use crate::ir::launch::{self, HostLaunch};
 use crate::ir::Module;
+use std::ffi::{c_char, CStr};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+/// What warpcheck's frontend action (`libwarpcheck-frontend.so`, loaded
+/// by `-fplugin`) read from the AST of `file`'s device compile, if it ran
+/// on it in this process. It keeps the launches of the last file it saw;
+/// clang loads plugins globally, so its getter is found by name.
+fn recorded(file: &str) -> Option<Vec<HostLaunch>> {
+    type Getter = unsafe extern "C" fn(*const c_char) -> *const c_char;
+    let name = c"warpcheck_frontend_launches";
+    // SAFETY: dlsym with RTLD_DEFAULT only looks a name up.
+    let sym = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+    if sym.is_null() {
+        return None;
+    }
+    // SAFETY: the symbol is the frontend action's getter, of this type
+    // (passes/frontend/launches.cpp).
+    let get: Getter = unsafe { std::mem::transmute::<*mut std::ffi::c_void, Getter>(sym) };
+    let key = std::ffi::CString::new(file).ok()?;
+    // SAFETY: the getter takes a NUL-terminated string and returns null or
+    // a NUL-terminated string valid until the next device compile.
+    let text = unsafe {
+        let p = get(key.as_ptr());
+        (!p.is_null()).then(|| CStr::from_ptr(p).to_string_lossy().into_owned())
+    }?;
+    Some(launch::parse_recorded(&text))
+}
 
 /// The arguments of this process, when it is a clang.
 fn clang_command_line() -> Option<Vec<String>> {
@@ -68,7 +99,15 @@ pub fn host_launches(m: &Module, opts: &Options) -> Vec<HostLaunch> {
     if opts.block_dim.is_some() {
         return Vec::new();
     }
-    let (Some(args), Some(file)) = (clang_command_line(), main_file(m)) else {
+    let Some(file) = main_file(m) else {
+        return Vec::new();
+    };
+    // The action's launches; none seen (host code the device compile
+    // skips), or no action: a host-side compile, as `check` does.
+    if let Some(launches) = recorded(&m.source_file).filter(|l| !l.is_empty()) {
+        return launches;
+    }
+    let Some(args) = clang_command_line() else {
         return Vec::new();
     };
     let is_cuda = matches!(

@@ -39,6 +39,15 @@ pub fn plugin() -> PathBuf {
     p
 }
 
+/// `libwarpcheck-frontend.so` (the frontend action, `-fplugin`), built
+/// beside the binary.
+pub fn frontend_plugin() -> PathBuf {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_warpcheck"));
+    let p = exe.parent().unwrap().join("libwarpcheck-frontend.so");
+    assert!(p.is_file(), "frontend action not built at {}", p.display());
+    p
+}
+
 pub fn run(cmd: &mut Command) -> Output {
     cmd.output().expect("run command")
 }
