@@ -251,3 +251,85 @@ fn a_file_of_more_kernels_than_a_batch_is_reported_whole() {
         assert!(html.contains(&format!("k{i}(float*)")), "no kernel k{i}");
     }
 }
+
+/// The shares of the kernel's time in the ranked list's warnings, in the
+/// page's order.
+fn ranked_shares(html: &str) -> Vec<f64> {
+    let start = html.find("Findings, worst first").unwrap();
+    let end = start + html[start..].find("</section>").unwrap();
+    html[start..end]
+        .split("<tr>")
+        .filter(|row| row.contains("class=\"warning\""))
+        .filter_map(|row| {
+            let at = row.find("(~")? + 2;
+            row[at..at + row[at..].find('%')?].parse().ok()
+        })
+        .collect()
+}
+
+/// The application's files give warnings from about 10% to about 80% of
+/// their kernels' time: the ranked list reads them largest first, whatever
+/// file they are in, and the first kernel card is the top warning's.
+#[test]
+fn the_ranked_list_and_the_cards_are_in_order_of_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("r.html");
+    let app = fixture("projects/app");
+    let files: Vec<_> = ["vecadd.cu", "transpose.cu", "particles.cu", "reduce.cu"]
+        .iter()
+        .map(|f| app.join(f))
+        .collect();
+    let out = run(warpcheck()
+        .args(["report", "--no-simulate", "-o"])
+        .arg(&page)
+        .args(&files));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let shares = ranked_shares(&html);
+    assert!(shares.len() >= 4, "{shares:?}");
+    assert!(shares.windows(2).all(|w| w[0] >= w[1]), "{shares:?}");
+    // particles.cu's array of structures is the costliest: its kernel's
+    // card comes first although vecadd.cu and transpose.cu sort before it.
+    let first_card = html.find("<section class=\"kernel\"").unwrap();
+    assert!(
+        html[first_card..first_card + 400].contains("advance("),
+        "{}",
+        &html[first_card..first_card + 400]
+    );
+}
+
+/// `reduce.cu` sums into `extern __shared__ float sdata[]`, launched with
+/// 512 × 4 bytes of it: the report simulates the kernel with the launch's
+/// shared memory (it used to have none, and every point failed), and
+/// `--shared-bytes` gives it where the host code does not.
+#[test]
+fn an_extern_shared_reduction_is_simulated_with_its_launch_s_shared_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("r.html");
+    let src = fixture("projects/app/reduce.cu");
+    let out = run(warpcheck()
+        .args(["report", "--sweep", "32,64", "-o"])
+        .arg(&page)
+        .arg(&src));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("not simulated"), "{html}");
+    assert!(html.contains("Bound vs simulated, sweeping n"), "{html}");
+    // The same kernel at a block given on the command line has no launch
+    // to take the bytes from: without them no point simulates, with them
+    // every one does.
+    let base = ["report", "--sweep", "32,64", "--block-dim", "512", "-o"];
+    let out = run(warpcheck().args(base).arg(&page).arg(&src));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("not simulated at every point"), "{html}");
+    assert!(html.contains("0 bytes of shared memory"), "{html}");
+    let out = run(warpcheck()
+        .args(base)
+        .arg(&page)
+        .args(["--shared-bytes", "2048"])
+        .arg(&src));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("not simulated"), "{html}");
+}

@@ -49,6 +49,11 @@ pub struct ReportArgs {
     /// The most `--buffer-bytes` may be (1 GiB by default).
     #[arg(long, value_name = "BYTES", default_value_t = kernel::DEFAULT_MAX_BUFFER_BYTES)]
     pub max_buffer_bytes: u64,
+    /// Bytes of dynamic shared memory (`extern __shared__`) of each
+    /// simulated launch, where the launch in the host code does not give
+    /// them.
+    #[arg(long, value_name = "BYTES")]
+    pub shared_bytes: Option<u64>,
     /// Wall-clock limit of one simulated launch, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     pub sim_timeout: f64,
@@ -80,6 +85,8 @@ struct SweepPlan {
     xs: Vec<f64>,
     grid: [u32; 3],
     buffer_bytes: u64,
+    /// `--shared-bytes`.
+    shared_bytes: Option<u64>,
     timeout: Duration,
     simulate: bool,
     /// `--sites`: each kernel's table of sites.
@@ -183,6 +190,10 @@ fn plan(args: &ReportArgs) -> Result<SweepPlan, String> {
             args.buffer_bytes,
             args.max_buffer_bytes,
         )?,
+        shared_bytes: args
+            .shared_bytes
+            .map(|b| kernel::within_cap("--shared-bytes", b, args.max_buffer_bytes))
+            .transpose()?,
         timeout: Duration::from_secs_f64(args.sim_timeout),
         simulate: !args.no_simulate,
         sites: args.sites,
@@ -335,6 +346,20 @@ fn sweep(
     })
 }
 
+/// The dynamic shared memory of a simulated launch: what the host code's
+/// launch of this block shape gives (the most, if several of that shape
+/// give different amounts), else `--shared-bytes`, else none.
+fn dynamic_shared(k: &KernelAnalysis, plan: &SweepPlan) -> u64 {
+    k.shapes
+        .sites
+        .iter()
+        .filter(|l| l.block == Some(k.block_dim.dims))
+        .filter_map(|l| l.shared_bytes)
+        .max()
+        .or(plan.shared_bytes)
+        .unwrap_or(0)
+}
+
 /// One launch with every integer parameter at `x`, zeroed buffers for
 /// pointers and 1.0 for floating-point parameters.
 fn simulate(
@@ -364,6 +389,7 @@ fn simulate(
     let config = LaunchConfig {
         grid: plan.grid,
         block: k.block_dim.dims,
+        dynamic_shared: dynamic_shared(k, plan),
         budget: sim::budget::Budget {
             timeout: Some(plan.timeout),
             ..Default::default()

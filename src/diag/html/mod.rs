@@ -187,20 +187,36 @@ fn card_of(f: &FileResult, fi: usize, finding: &Finding) -> Option<(usize, usize
     Some((fi, ki))
 }
 
-/// The kernel cards, those with the worst findings (then the most of
-/// them) first, otherwise in file order: a kernel with only notes never
+/// The share of its kernel's time a finding is estimated to cost, -1
+/// when there is no estimate: the order findings are worth fixing in.
+fn share(x: &Finding) -> f64 {
+    x.impact.as_ref().and_then(|i| i.share).unwrap_or(-1.0)
+}
+
+/// The kernel cards in the order of their worst finding: by severity, then
+/// by the share of the kernel's time it costs, then by how many warnings
+/// the kernel has, otherwise in file order: a kernel with only notes never
 /// opens the page.
 fn cards_in_order(p: &Page) -> Vec<(usize, usize)> {
-    let mut cards: Vec<((u8, usize), (usize, usize))> = Vec::new();
+    let mut cards: Vec<((u8, f64, usize), (usize, usize))> = Vec::new();
     for (fi, f) in p.files.iter().enumerate() {
         for (ki, k) in f.kernels.iter().enumerate() {
             let mine = f.findings.iter().filter(|x| x.kernel == k.name);
             let worst = mine.clone().map(|x| badness(x.severity)).min().unwrap_or(3);
+            let top = mine
+                .clone()
+                .filter(|x| badness(x.severity) == worst)
+                .map(share)
+                .fold(-1.0, f64::max);
             let serious = mine.filter(|x| x.severity != Severity::Note).count();
-            cards.push(((worst, usize::MAX - serious), (fi, ki)));
+            cards.push(((worst, top, serious), (fi, ki)));
         }
     }
-    cards.sort_by_key(|c| c.0);
+    // Stable: equal keys keep the file order.
+    cards.sort_by(|a, b| {
+        let ((wa, sa, na), (wb, sb, nb)) = (a.0, b.0);
+        wa.cmp(&wb).then(sb.total_cmp(&sa)).then(nb.cmp(&na))
+    });
     cards.into_iter().map(|c| c.1).collect()
 }
 
@@ -218,8 +234,9 @@ fn files_in_order(p: &Page) -> Vec<(usize, Vec<usize>)> {
 }
 
 /// The first section: every error and warning of the project, worst
-/// first (by severity, then in file and line order), each linking to its
-/// kernel's card; the notes are counted and left to the cards.
+/// first (by severity, then by the share of its kernel's time, then in
+/// file and line order), each linking to its kernel's card; the notes are
+/// counted and left to the cards.
 fn overview(s: &mut String, p: &Page) {
     let mut list: Vec<(usize, &Finding)> = p
         .files
@@ -228,12 +245,12 @@ fn overview(s: &mut String, p: &Page) {
         .flat_map(|(fi, f)| f.findings.iter().map(move |x| (fi, x)))
         .filter(|(_, x)| x.severity != Severity::Note)
         .collect();
-    list.sort_by_key(|(fi, x)| {
-        (
-            badness(x.severity),
-            *fi,
-            x.pos.as_ref().map(|p| (p.line, p.col)),
-        )
+    let place = |(fi, x): &(usize, &Finding)| (*fi, x.pos.as_ref().map(|p| (p.line, p.col)));
+    list.sort_by(|a, b| {
+        badness(a.1.severity)
+            .cmp(&badness(b.1.severity))
+            .then(share(b.1).total_cmp(&share(a.1)))
+            .then(place(a).cmp(&place(b)))
     });
     let notes = p
         .files
