@@ -198,7 +198,9 @@ fn share(x: &Finding) -> f64 {
 /// the kernel has, otherwise in file order: a kernel with only notes never
 /// opens the page.
 fn cards_in_order(p: &Page) -> Vec<(usize, usize)> {
-    let mut cards: Vec<((u8, f64, usize), (usize, usize))> = Vec::new();
+    /// Worst severity, its largest share, warnings; the card.
+    type Ranked = ((u8, f64, usize), (usize, usize));
+    let mut cards: Vec<Ranked> = Vec::new();
     for (fi, f) in p.files.iter().enumerate() {
         for (ki, k) in f.kernels.iter().enumerate() {
             let mine = f.findings.iter().filter(|x| x.kernel == k.name);
