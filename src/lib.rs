@@ -17,6 +17,7 @@ pub mod config;
 pub mod cost;
 pub mod dataflow;
 pub mod diag;
+pub mod files;
 pub mod finding;
 pub mod frontend;
 pub mod glob;

@@ -129,6 +129,10 @@ pub fn main() -> i32 {
 
 fn dump_config(file: Option<&std::path::Path>) -> i32 {
     use crate::config::Config;
+    if let Some(f) = file.filter(|f| !f.exists()) {
+        eprintln!("warpcheck: error: {}: no such file", f.display());
+        return exit::INPUT;
+    }
     let at = file.map_or_else(|| PathBuf::from("./-"), PathBuf::from);
     let found = Config::find_for(&at);
     let config = match &found {
@@ -145,7 +149,7 @@ fn dump_config(file: Option<&std::path::Path>) -> i32 {
         Some(p) => println!("# from {}", p.display()),
         None => println!("# no {} found: the defaults", crate::config::FILE_NAME),
     }
-    match serde_yaml::to_string(&config) {
+    match serde_saphyr::to_string(&config) {
         Ok(s) => {
             print!("{s}");
             exit::OK
