@@ -78,6 +78,11 @@ pub enum Command {
         #[command(flatten)]
         compile: check::CompileArgs,
     },
+    /// Read a `.ll` or `.bc` file and exit 0, or 2 with the reason: what
+    /// the other commands run in a child before they read such a file, so
+    /// that a file that crashes LLVM's reader costs only itself.
+    #[command(name = crate::frontend::untrusted::READ_IR, hide = true)]
+    ReadIr { file: PathBuf },
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -95,7 +100,15 @@ pub fn main() -> i32 {
             };
         }
     };
+    if !matches!(cli.command, Command::ReadIr { .. }) {
+        // What killed runs left behind goes; untrusted IR is read in a child.
+        crate::temp::sweep();
+        if let Ok(me) = std::env::current_exe() {
+            crate::frontend::untrusted::read_in_children_of(me);
+        }
+    }
     match cli.command {
+        Command::ReadIr { file } => crate::frontend::untrusted::child_main(&file),
         Command::Check(args) => check::run(&args),
         Command::Simulate(args) => simulate::run(&args),
         Command::Launch(args) => launch::launch(&args),
