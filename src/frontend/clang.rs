@@ -280,12 +280,9 @@ fn write_headers(header: &Path) -> std::io::Result<()> {
 /// and returns the PCH.
 fn use_pch(clang: &Path, header: &Path, scratch: &Path, args: &mut [String]) -> Option<PathBuf> {
     let header_arg = header.display().to_string();
-    let Some(at) = args
+    let at = args
         .windows(2)
-        .position(|w| w[0] == "-include" && w[1] == header_arg)
-    else {
-        return None;
-    };
+        .position(|w| w[0] == "-include" && w[1] == header_arg)?;
     // Another pre-included file would be parsed into the PCH, which then
     // depends on that file (and on the directory it was found from): no PCH.
     if args
