@@ -126,7 +126,8 @@ pub fn main() -> i32 {
         }
         Command::Explain { check } => explain(&check),
         Command::PrintPluginPath(args) => plugin_path::run(&args),
-        Command::DumpIr { file, compile } => match crate::frontend::load(&file, &compile.options())
+        Command::DumpIr { file, compile } => match kernel::configured_options(&file, &compile)
+            .and_then(|o| crate::frontend::load(&file, &o).map_err(|e| e.to_string()))
         {
             Ok(m) => {
                 print!("{m}");
