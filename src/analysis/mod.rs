@@ -142,7 +142,7 @@ pub fn in_batches<'m>(
 ) -> usize {
     let todo = kernels(m);
     let mut graphs = graphs(m);
-    for batch in todo.chunks(BATCH.max(opts.jobs * 4)) {
+    for batch in todo.chunks(BATCH.max(opts.jobs.saturating_mul(4))) {
         let a = analyze_kernels(m, graphs, opts, deps, batch);
         each(&a);
         graphs = a.into_graphs();

@@ -55,6 +55,10 @@ pub struct SimBudgetArgs {
     /// Stop the launch after this many seconds of wall-clock time (0: no limit).
     #[arg(long, value_name = "SECONDS", default_value_t = sim::budget::DEFAULT_TIMEOUT.as_secs_f64())]
     pub timeout: f64,
+    /// Stop the launch once its per-block and per-warp records take this
+    /// many MiB (0: no limit).
+    #[arg(long, value_name = "MB", default_value_t = sim::budget::DEFAULT_MAX_MEMORY >> 20)]
+    pub max_memory: u64,
 }
 
 impl SimBudgetArgs {
@@ -70,9 +74,17 @@ impl SimBudgetArgs {
                 ))
             }
         };
+        let max_memory = match self.max_memory {
+            0 => None,
+            mb => Some(
+                mb.checked_mul(1 << 20)
+                    .ok_or_else(|| format!("--max-memory: {mb} MB is more than any machine has"))?,
+            ),
+        };
         Ok(sim::Budget {
             max_steps: (self.max_steps > 0).then_some(self.max_steps),
             timeout,
+            max_memory,
         })
     }
 }

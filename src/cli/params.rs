@@ -57,7 +57,7 @@ fn integer(text: &str) -> Option<i128> {
 }
 
 /// A piece of the command line for a message: at most 64 characters.
-fn shown(text: &str) -> String {
+pub(super) fn shown(text: &str) -> String {
     match text.char_indices().nth(64) {
         Some((i, _)) => format!("{}… ({} bytes)", &text[..i], text.len()),
         None => text.to_string(),
