@@ -30,6 +30,17 @@ fn kind(t: std::fs::FileType) -> &'static str {
     }
 }
 
+/// The largest source file read: as a `.cu` input, or as the file debug
+/// information names (for excerpts, `NOLINT` comments and fixes).
+pub const MAX_SOURCE_BYTES: u64 = 256 << 20;
+
+/// The text of a source file that a module's debug information names:
+/// `None` unless it is a regular UTF-8 file within [`MAX_SOURCE_BYTES`].
+/// The IR names it, so a hostile module could name a FIFO or a device.
+pub fn source_text(path: &Path) -> Option<String> {
+    read_text(path, "source", MAX_SOURCE_BYTES).ok()
+}
+
 /// `path`'s size, after checking that it names (through any symlinks) a
 /// regular file of at most `limit` bytes; `what` says what the file is
 /// for, in messages ("configuration", "input").

@@ -173,6 +173,14 @@ fn configurations_and_weights_are_read_only_from_regular_files() {
             .arg(&good),
     );
     refused(&out, "pipe.yaml");
+    let out = within(
+        30,
+        warpcheck()
+            .args(["check", "--no-cuda", "--baseline"])
+            .arg(d.join("pipe.yaml"))
+            .arg(&good),
+    );
+    refused(&out, "pipe.yaml");
     for weights in [d.join("pipe.yaml"), PathBuf::from("/dev/zero")] {
         let out = within(
             30,
@@ -539,4 +547,62 @@ fn a_buffer_the_machine_cannot_hold_is_a_usage_error() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn a_source_file_that_debug_information_names_is_read_only_if_regular() {
+    // A module whose debug information places its finding in a FIFO, then
+    // in /dev/zero: the finding is reported without an excerpt, NOLINT
+    // comments and fixes are looked for in no such file, and nothing
+    // blocks or grows.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cu = d.join("k.cu");
+    std::fs::write(
+        &cu,
+        "__global__ void k(float *a) { a[threadIdx.x * 32] = 1.0f; }\n",
+    )
+    .unwrap();
+    let ll = d.join("k.ll");
+    let built = Command::new(clang())
+        .args([
+            "-x",
+            "cuda",
+            "--cuda-device-only",
+            "--cuda-gpu-arch=sm_80",
+            "-O2",
+        ])
+        .args(["-gline-tables-only", "-S", "-emit-llvm"])
+        .args(no_toolkit_flags())
+        .arg("-o")
+        .arg(&ll)
+        .arg(&cu)
+        .status()
+        .unwrap();
+    assert!(built.success());
+    let text = std::fs::read_to_string(&ll).unwrap();
+    fifo(&d.join("pipe.cu"));
+    std::os::unix::fs::symlink("/dev/zero", d.join("zero.cu")).unwrap();
+    for name in ["pipe.cu", "zero.cu"] {
+        let moved = d.join(format!("moved-{name}.ll"));
+        let named = text.replace(
+            &format!("filename: \"{}\"", cu.display()),
+            &format!("filename: \"{}\"", d.join(name).display()),
+        );
+        assert_ne!(named, text);
+        std::fs::write(&moved, named).unwrap();
+        let out = within(
+            60,
+            warpcheck()
+                .args(["check", "--export-fixes"])
+                .arg(d.join("fixes.yaml"))
+                .arg(&moved),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(
+            stdout(&out).contains(&format!("{name}:1:")) && stdout(&out).contains("uncoalesced"),
+            "{}",
+            stdout(&out)
+        );
+    }
 }

@@ -137,11 +137,11 @@ impl KernelAcf {
         let mut b = build::Builder::new(m, graphs, deps, kernel, Some(block));
         b.pin(pinned);
         let (order, calls) = discover_contexts(&mut b, m, graphs, kernel, reached);
-        // Each built value is bounded (depth and size); the kernel's total
-        // and time are checked between them.
+        // Each built value is bounded (depth and size); the kernel's total,
+        // time and the process's memory are checked between them.
         let check = |arena: &Arena| -> Result<(), Exhausted> {
             meter.acf_exprs(arena.num_exprs())?;
-            meter.time()
+            meter.time_and_memory()
         };
         let mut exprs = HashMap::default();
         let mut branches = Vec::new();
@@ -262,6 +262,8 @@ impl KernelAcf {
                 };
                 if used_at.get(&(c, v)).is_none_or(|at| at.iter().any(runs)) {
                     ev.eval(&mut arena, e);
+                    // A warp's values are most of what the ACF holds.
+                    meter.memory()?;
                 }
             }
             check(&arena)?;

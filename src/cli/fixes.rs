@@ -78,7 +78,7 @@ fn padding(m: &Module, f: &Finding) -> Option<Fix> {
         return None;
     }
     let pos = f.pos.as_ref()?;
-    let text = std::fs::read_to_string(&pos.path).ok()?;
+    let text = crate::files::source_text(&pos.path)?;
     let at = inner_dimension_end(&text, &m.global_label(g), owner_line(m, g))?;
     Some(Fix {
         name: f.tag(),

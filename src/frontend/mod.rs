@@ -84,7 +84,7 @@ enum InputKind {
 /// budget refuses most of this size first, from the file's size).
 pub const MAX_IR_BYTES: u64 = 4 << 30;
 /// The largest `.cu` input.
-pub const MAX_SOURCE_BYTES: u64 = 256 << 20;
+pub const MAX_SOURCE_BYTES: u64 = crate::files::MAX_SOURCE_BYTES;
 
 /// What `path` is, after checking that it is a regular file within its
 /// kind's size limit: a FIFO, a device or a directory is refused before
