@@ -296,7 +296,7 @@ impl Meter {
         let n = self
             .asked
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if n % MEMORY_EVERY != 0 {
+        if !n.is_multiple_of(MEMORY_EVERY) {
             return Ok(());
         }
         self.budget.memory_for(0)
