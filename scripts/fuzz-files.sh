@@ -66,7 +66,8 @@ run_tool() {
     local keep
     keep="$OUT/failures/$(basename "$input")-$tool-$RANDOM"
     mkdir -p "$keep"
-    cp -P "$input" "$keep/" 2>/dev/null
+    # A FIFO or a device is described, never copied (cp would read it).
+    if [ -f "$input" ] && [ ! -L "$input" ]; then cp "$input" "$keep/"; else ls -l "$input" >"$keep/input"; fi
     cp "$log" "$keep/$tool.log"
   fi
 }
