@@ -68,30 +68,53 @@ impl TempDir {
 }
 
 /// A new temporary directory under `$TMPDIR`, named for this process
-/// (`warpcheck-PID-…`) so that [`sweep`] can tell when it is left over.
+/// (`warpcheck-PID@HOST-…`) so that [`sweep`] can tell when it is left
+/// over.
 pub fn tempdir() -> std::io::Result<TempDir> {
     let dir = tempfile::Builder::new()
-        .prefix(&format!("{PREFIX}{}-", std::process::id()))
+        .prefix(&format!("{PREFIX}{}@{}-", std::process::id(), host()))
         .tempdir()?;
     let _registered = Registration::new(dir.path());
     Ok(TempDir { dir, _registered })
 }
 
+/// This machine's name (a container's own), so that runs on machines
+/// that share a `$TMPDIR` never judge each other's process ids.
+fn host() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname(2) writes at most `buf.len()` bytes into it.
+    let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let name: String = String::from_utf8_lossy(&buf[..end])
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '_')
+        .collect();
+    if ok && !name.is_empty() {
+        name
+    } else {
+        "localhost".into()
+    }
+}
+
 /// Removes the temporary directories of earlier runs that were killed
 /// (SIGKILL, a power cut) before they could: those under `$TMPDIR` named
-/// for a process that no longer runs. A directory of a live process, or
-/// of one whose id was reused, is left alone; it goes the next time.
+/// for a process of this machine that no longer runs. A directory of a
+/// live process, or of one whose id was reused, is left alone; it goes
+/// the next time.
 pub fn sweep() {
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
         return;
     };
+    let here = host();
     for e in entries.flatten() {
         let name = e.file_name();
         let Some(pid) = name
             .to_str()
             .and_then(|n| n.strip_prefix(PREFIX))
             .and_then(|rest| rest.split('-').next())
-            .and_then(|p| p.parse::<i32>().ok())
+            .and_then(|owner| owner.split_once('@'))
+            .filter(|(_, h)| *h == here)
+            .and_then(|(p, _)| p.parse::<i32>().ok())
         else {
             continue;
         };
@@ -250,11 +273,16 @@ mod tests {
         // A directory named for a process that cannot exist (ids stop
         // below 2^22), and one for this process.
         let tmp = std::env::temp_dir();
-        let dead = tmp.join(format!("{PREFIX}999999999-test"));
+        let dead = tmp.join(format!("{PREFIX}999999999@{}-test", host()));
+        // Another machine's run, which this one cannot judge.
+        let elsewhere = tmp.join(format!("{PREFIX}999999999@elsewhere.example-test"));
+        std::fs::create_dir_all(&elsewhere).unwrap();
         std::fs::create_dir_all(dead.join("inner")).unwrap();
         let mine = tempdir().unwrap();
         sweep();
         assert!(!dead.exists());
+        assert!(elsewhere.is_dir());
+        std::fs::remove_dir(&elsewhere).unwrap();
         assert!(mine.path().is_dir());
         assert!(!alive(999_999_999));
         assert!(alive(std::process::id() as i32));
