@@ -191,8 +191,7 @@ if [[ " $MODES " == *" huge "* ]]; then
   h=$(mktemp -d)
   k=$PWD/examples/vector_add.cu
   big=18446744073709551615
-  sim=(simulate "$k" --kernel vec_add --arg a=buf:4096 --arg b=buf:4096 --arg c=buf:4096 --arg n=1000
-    --timeout 10)
+  sim=(simulate "$k" --kernel vector_add --arg a=buf:4096 --arg b=buf:4096 --arg c=buf:4096 --arg n=1000)
   {
     i=0
     while read -r -a v; do
@@ -201,28 +200,30 @@ if [[ " $MODES " == *" huge "* ]]; then
     done <<EOF
 ${sim[*]} --grid $big
 ${sim[*]} --grid 2147483647,65535,65535 --max-steps 100000
+${sim[*]} --grid 2147483647,65535,65535 --timeout 2
 ${sim[*]} --grid 2147483647 --blocks 0-300000000 --timeout 2
 ${sim[*]} --grid 2147483647 --blocks 0-$big
 ${sim[*]} --grid 2147483647 --blocks $big-0
+${sim[*]} --grid 2147483647 --max-memory 1 --timeout 20
 ${sim[*]} --blocks 99999999999999999999999
 ${sim[*]} --block-dim $big
 ${sim[*]} --block-dim 1025
 ${sim[*]} --block-dim 0
 ${sim[*]} --shared-bytes $big
 ${sim[*]} --max-buffer-bytes $big --shared-bytes $big
-${sim[*]} --max-steps $big
+${sim[*]} --max-steps $big --timeout 10
 ${sim[*]} --timeout 1e400
 ${sim[*]} --timeout -1
 ${sim[*]} --timeout nan
-${sim[*]} --max-memory $big
+${sim[*]} --max-memory $big --timeout 10
 ${sim[*]} --seed $big
 ${sim[*]} --dump a:f32 --dump nope
 ${sim[*]} --cycles --machine sms=$big
 ${sim[*]} --cycles --machine issue_rate=1e400
-simulate $k --kernel vec_add --arg a=buf:$big --arg b=buf:1 --arg c=buf:1 --arg n=1
-simulate $k --kernel vec_add --arg a=buf:$big --arg b=buf:1 --arg c=buf:1 --arg n=1 --max-buffer-bytes $big
-simulate $k --kernel vec_add --arg a=buf:1 --arg b=buf:1 --arg c=buf:1 --arg n=1e400
-simulate $k --kernel vec_add --arg a=buf:1 --arg b=buf:1 --arg c=buf:1 --arg n=$big$big
+simulate $k --kernel vector_add --arg a=buf:$big --arg b=buf:1 --arg c=buf:1 --arg n=1
+simulate $k --kernel vector_add --arg a=buf:$big --arg b=buf:1 --arg c=buf:1 --arg n=1 --max-buffer-bytes $big
+simulate $k --kernel vector_add --arg a=buf:1 --arg b=buf:1 --arg c=buf:1 --arg n=1e400
+simulate $k --kernel vector_add --arg a=buf:1 --arg b=buf:1 --arg c=buf:1 --arg n=$big$big
 check $k --param n=1.5
 check $k --param n=1e400
 check $k --param =5
@@ -235,16 +236,16 @@ check $k --budget time=1e400
 check $k --budget acf-exprs=$big$big
 check $k --min-impact 1e400
 check $k --min-impact nan
-bound $k --kernel vec_add --param n=1.5
-bound $k --kernel vec_add --param n=1e400
-bound $k --kernel vec_add --param =5
-bound $k --kernel vec_add --degree $big
-bound $k --kernel vec_add --grid $big
-bound $k --kernel vec_add --buffer-bytes $big --simulate
-time $k --kernel vec_add --param n=1.5
-time $k --kernel vec_add --param =5
-time $k --kernel vec_add --grid 2147483647,65535,65535 --param n=$big
-time $k --kernel vec_add --machine issue_rate=$big
+bound $k --kernel vector_add --param n=1.5
+bound $k --kernel vector_add --param n=1e400
+bound $k --kernel vector_add --param =5
+bound $k --kernel vector_add --degree $big
+bound $k --kernel vector_add --grid $big
+bound $k --kernel vector_add --buffer-bytes $big --simulate
+time $k --kernel vector_add --param n=1.5
+time $k --kernel vector_add --param =5
+time $k --kernel vector_add --grid 2147483647,65535,65535 --param n=$big
+time $k --kernel vector_add --machine issue_rate=$big
 report $k -o $h/r.html --sweep $big
 report $k -o $h/r.html --sweep 0
 report $k -o $h/r.html -j $big

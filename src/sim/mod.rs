@@ -195,10 +195,17 @@ pub fn simulate(
     let mut objects = launch::module_objects(m, &program.layout)?;
     let (words, buffers) = launch::bind_arguments(m, kernel, config, arguments, &mut objects)?;
     let user_shared = program.layout.shared_bytes(config.dynamic_shared);
+    if user_shared > crate::hw::MAX_SHARED_PER_BLOCK {
+        return Err(SimError::usage(format!(
+            "a block of this launch needs {user_shared} bytes of shared memory, more than any GPU gives one ({} KiB)",
+            crate::hw::MAX_SHARED_PER_BLOCK >> 10
+        )));
+    }
     let env = launch::asm_env(&program, config, user_shared, &mut objects);
     let shared = env
         .reserved_smem
         .map_or(user_shared, |begin| begin + exec::asm::RESERVED_SMEM);
+
     let mut machine = Machine::new(
         m,
         &program,
