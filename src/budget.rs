@@ -171,9 +171,16 @@ impl Budget {
         if self.memory == usize::MAX {
             return Ok(());
         }
+        let over = |now: usize| now.saturating_add(more) > self.memory;
         match resident_bytes() {
-            Some(now) if now.saturating_add(more) > self.memory => {
-                Err(Exhausted::Memory(self.memory))
+            // What was freed (a kernel stopped and dropped) may still be
+            // held by the heaps: handed back, then asked again.
+            Some(now) if over(now) => {
+                crate::allocator::release_free();
+                match resident_bytes() {
+                    Some(now) if over(now) => Err(Exhausted::Memory(self.memory)),
+                    _ => Ok(()),
+                }
             }
             _ => Ok(()),
         }

@@ -7,7 +7,7 @@
 //! table that `tests/layering.rs` enforces.
 
 pub mod acf;
-mod allocator;
+pub mod allocator;
 pub mod analysis;
 pub mod budget;
 pub mod checks;

@@ -606,3 +606,91 @@ fn a_source_file_that_debug_information_names_is_read_only_if_regular() {
         );
     }
 }
+
+/// Runs `cmd` to its end and returns its output with its peak resident
+/// memory in MiB (its own high-water mark, read from /proc as it runs).
+fn peak_of(cmd: &mut Command) -> (Output, u64) {
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let watch = std::thread::spawn(move || {
+        let mut peak = 0;
+        while let Ok(text) = std::fs::read_to_string(&status) {
+            match text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            {
+                Some(kb) => peak = peak.max(kb >> 10),
+                None => break,
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        peak
+    });
+    let out = child.wait_with_output().unwrap();
+    (out, watch.join().unwrap())
+}
+
+#[test]
+fn the_memory_budget_binds_inside_a_kernel_and_the_file_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // `small` strides 32 floats between lanes: one uncoalesced store.
+    let small = "__global__ void small(float *a) { a[threadIdx.x * 32] = 1.0f; }\n";
+    std::fs::write(d.join("small.cu"), small).unwrap();
+    // `unrolled` has 600 guarded loads for 32 warps: tens of MB of ACF.
+    std::fs::write(
+        d.join("both.cu"),
+        format!(
+            "__global__ void __launch_bounds__(1024) unrolled(const float *a, float *out, int n) {{\n\
+             \x20 float s = 0.0f;\n\
+             #pragma unroll\n\
+             \x20 for (int i = 0; i < 600; i++)\n\
+             \x20   if (threadIdx.x + i < n) s += a[threadIdx.x + i * 32];\n\
+             \x20 out[threadIdx.x] = s;\n\
+             }}\n{small}"
+        ),
+    )
+    .unwrap();
+    let check = |file: &str, budget: &str| {
+        peak_of(
+            warpcheck()
+                .current_dir(d)
+                .args(["check", "--no-cuda", "--no-host-launches", "-j", "1"])
+                .args(["--budget", budget, file]),
+        )
+    };
+    let (alone, small_peak) = check("small.cu", "memory=none");
+    assert_eq!(alone.status.code(), Some(0), "{}", stderr(&alone));
+    let (whole, whole_peak) = check("both.cu", "memory=none");
+    assert!(
+        !stdout(&whole).contains("analysis-budget"),
+        "{}",
+        stdout(&whole)
+    );
+    assert!(
+        whole_peak > small_peak + 30,
+        "the unrolled kernel should take tens of MB: {whole_peak} vs {small_peak} MiB"
+    );
+    // A budget the unrolled kernel passes midway: it stops with its note,
+    // its memory goes back, and `small` is still analysed.
+    let budget = (small_peak + whole_peak) / 2;
+    let (out, peak) = check("both.cu", &format!("memory={budget}"));
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        text.contains(
+            "both.cu:1: note: analysis of this kernel stopped on its module memory budget"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("both.cu:8:") && text.contains("uncoalesced"),
+        "{text}"
+    );
+    assert!(peak < whole_peak, "{peak} MiB, unbounded {whole_peak} MiB");
+}
