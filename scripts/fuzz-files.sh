@@ -148,8 +148,8 @@ export SEED=${SEED:-1}
 if [[ " $MODES " == *" corrupt "* ]]; then
   for cu in examples/*.cu; do
     clang-19 -x cuda --cuda-device-only --cuda-gpu-arch=sm_80 -nocudainc -nocudalib \
-      -include "$HEADER" -O2 -g -emit-llvm -c -o "$out/seeds/$(basename "$cu" .cu).bc" "$cu" ||
-      exit 2
+      -Xclang -target-feature -Xclang +ptx75 -include "$HEADER" -isystem src/frontend/include \
+      -O2 -g -emit-llvm -c -o "$out/seeds/$(basename "$cu" .cu).bc" "$cu" || exit 2
   done
   seq 1 "$n" | xargs -P "${JOBS:-2}" -I{} bash -c 'corrupt_one {}'
 fi
