@@ -152,11 +152,13 @@ pub fn status(cmd: &mut std::process::Command) -> std::io::Result<std::process::
     child.wait()
 }
 
-/// A running child, ended on SIGINT/SIGTERM while this lives.
-struct ChildRegistration(u32);
+/// A running child, ended on SIGINT/SIGTERM while this lives (drop it
+/// only once the child has been waited for).
+#[derive(Debug)]
+pub struct ChildRegistration(u32);
 
 impl ChildRegistration {
-    fn new(pid: u32) -> Self {
+    pub fn new(pid: u32) -> Self {
         children().push(pid);
         ChildRegistration(pid)
     }

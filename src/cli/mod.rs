@@ -82,7 +82,12 @@ pub enum Command {
     /// the other commands run in a child before they read such a file, so
     /// that a file that crashes LLVM's reader costs only itself.
     #[command(name = crate::frontend::untrusted::READ_IR, hide = true)]
-    ReadIr { file: PathBuf },
+    ReadIr {
+        /// Read the files sent on stdin, one after another, answering each.
+        #[arg(long)]
+        serve: bool,
+        file: Option<PathBuf>,
+    },
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -108,7 +113,9 @@ pub fn main() -> i32 {
         }
     }
     match cli.command {
-        Command::ReadIr { file } => crate::frontend::untrusted::child_main(&file),
+        Command::ReadIr { serve, file } => {
+            crate::frontend::untrusted::child_main(serve, file.as_deref())
+        }
         Command::Check(args) => check::run(&args),
         Command::Simulate(args) => simulate::run(&args),
         Command::Launch(args) => launch::launch(&args),
