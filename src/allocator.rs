@@ -65,6 +65,24 @@ unsafe impl GlobalAlloc for Mimalloc {
     }
 }
 
+extern "C" {
+    /// mimalloc's own: frees what its heaps hold empty (declared here, as
+    /// the `-sys` crate declares it only with a feature we do not need).
+    fn mi_collect(force: bool);
+}
+
+/// Hands the memory both heaps hold free back to the system: mimalloc's
+/// (Rust's) and the C heap (LLVM's). Asked when the process is over its
+/// memory budget, before the budget refuses the next kernel: a kernel that
+/// was just stopped and dropped has freed what it held.
+pub fn release_free() {
+    // SAFETY: both only return free memory to the system.
+    unsafe {
+        mi_collect(true);
+        libc::malloc_trim(0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -171,9 +171,16 @@ impl Budget {
         if self.memory == usize::MAX {
             return Ok(());
         }
+        let over = |now: usize| now.saturating_add(more) > self.memory;
         match resident_bytes() {
-            Some(now) if now.saturating_add(more) > self.memory => {
-                Err(Exhausted::Memory(self.memory))
+            // What was freed (a kernel stopped and dropped) may still be
+            // held by the heaps: handed back, then asked again.
+            Some(now) if over(now) => {
+                crate::allocator::release_free();
+                match resident_bytes() {
+                    Some(now) if over(now) => Err(Exhausted::Memory(self.memory)),
+                    _ => Ok(()),
+                }
             }
             _ => Ok(()),
         }
@@ -184,6 +191,7 @@ impl Budget {
         Meter {
             budget: *self,
             deadline: self.time.map(|t| Instant::now() + t),
+            asked: Default::default(),
         }
     }
 }
@@ -231,11 +239,28 @@ impl fmt::Display for Exhausted {
 }
 
 /// One kernel's running budget: the stages ask it whether they may go on.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Meter {
     budget: Budget,
     deadline: Option<Instant>,
+    /// Calls of [`Meter::memory`], which reads the process's memory only
+    /// every [`MEMORY_EVERY`]th time.
+    asked: std::sync::atomic::AtomicU32,
 }
+
+impl Clone for Meter {
+    fn clone(&self) -> Self {
+        Meter {
+            budget: self.budget,
+            deadline: self.deadline,
+            asked: Default::default(),
+        }
+    }
+}
+
+/// How often [`Meter::memory`] reads `/proc/self/statm` (some microseconds
+/// a reading): often enough that a stage cannot grow far between two.
+const MEMORY_EVERY: u32 = 16;
 
 impl Meter {
     /// A meter that never runs out (tests, and stages run on their own).
@@ -249,6 +274,7 @@ impl Meter {
                 memory: usize::MAX,
             },
             deadline: None,
+            asked: Default::default(),
         }
     }
 
@@ -263,6 +289,31 @@ impl Meter {
             (Some(d), Some(t)) if Instant::now() >= d => Err(Exhausted::Time(t)),
             _ => Ok(()),
         }
+    }
+
+    /// Fails once the process holds more than the module's memory budget:
+    /// asked inside the stages that grow within one kernel (the ACF, its
+    /// sweeps and cases, the cost bounds), so that one kernel cannot take
+    /// the memory that the budget refuses to the next. The process's
+    /// memory is read every few calls.
+    pub fn memory(&self) -> Result<(), Exhausted> {
+        if self.budget.memory == usize::MAX {
+            return Ok(());
+        }
+        let n = self
+            .asked
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if !n.is_multiple_of(MEMORY_EVERY) {
+            return Ok(());
+        }
+        self.budget.memory_for(0)
+    }
+
+    /// [`Meter::time`] and [`Meter::memory`] together: what a loop that
+    /// builds something asks between two steps.
+    pub fn time_and_memory(&self) -> Result<(), Exhausted> {
+        self.time()?;
+        self.memory()
     }
 
     pub fn ifds_facts(&self, facts: usize) -> Result<(), Exhausted> {
@@ -356,5 +407,16 @@ mod tests {
         assert_eq!(m.acf_exprs(6), Err(Exhausted::AcfExprs(5)));
         assert_eq!(m.time(), Err(Exhausted::Time(Duration::ZERO)));
         assert_eq!(Meter::unlimited().time(), Ok(()));
+        // Memory: read on the first call and every 16th after it.
+        b.memory = 4096;
+        let m = b.start();
+        if resident_bytes().is_some() {
+            assert_eq!(m.memory(), Err(Exhausted::Memory(4096)));
+            for _ in 1..MEMORY_EVERY {
+                assert_eq!(m.memory(), Ok(()));
+            }
+            assert_eq!(m.memory(), Err(Exhausted::Memory(4096)));
+        }
+        assert_eq!(Meter::unlimited().memory(), Ok(()));
     }
 }

@@ -27,6 +27,98 @@ use std::path::{Path, PathBuf};
 /// The file name looked for.
 pub const FILE_NAME: &str = ".warpcheck.yaml";
 
+/// The largest configuration read: far above any real one (a few
+/// hundred lines), far below what would cost memory to parse.
+pub const MAX_BYTES: u64 = 1 << 20;
+
+/// The deepest nesting of mappings and sequences a configuration may
+/// have; the deepest real one (`Kernels: {k: {block: [..]}}`) has 3.
+pub const MAX_DEPTH: usize = 16;
+
+/// The longest piece of the file an error message quotes.
+const MAX_QUOTED: usize = 64;
+
+/// The parser's settings: the size, nesting and alias limits of a file a
+/// person writes, so that a hostile file fails fast instead of taking
+/// memory or time.
+fn yaml_options() -> serde_saphyr::Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_depth = MAX_DEPTH;
+    budget.flow_nesting_limit = MAX_DEPTH;
+    budget.max_aliases = 1_000;
+    budget.max_anchors = 1_000;
+    budget.max_nodes = 100_000;
+    budget.max_events = 200_000;
+    budget.max_total_scalar_bytes = MAX_BYTES as usize;
+    budget.max_reader_input_bytes = Some(MAX_BYTES as usize);
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    options
+}
+
+/// A parser error as `line:column: key: message`: the message without
+/// the source excerpt or a second copy of the position, the key written
+/// before the position on its line, and any long piece of the file in it
+/// shortened.
+fn yaml_error(e: &serde_saphyr::Error, text: &str) -> String {
+    let (line, column) = e
+        .location()
+        .map_or((1, 1), |l| (l.line().max(1), l.column().max(1)));
+    let mut message = e.without_snippet().to_string();
+    if let Some(at) = message.find(" at line ") {
+        message.truncate(at);
+    }
+    let message = shorten(&message);
+    match key_before(text, line, column) {
+        Some(key) if !message.contains(key) => format!("{line}:{column}: {key}: {message}"),
+        _ => format!("{line}:{column}: {message}"),
+    }
+}
+
+/// The last `key:` written on line `line` (1-based) before `column`.
+fn key_before(text: &str, line: u64, column: u64) -> Option<&str> {
+    let l = text
+        .lines()
+        .nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
+    let end = l
+        .char_indices()
+        .nth(usize::try_from(column).ok()?.saturating_sub(1))
+        .map_or(l.len(), |(i, _)| i);
+    let before = &l[..end];
+    let colon = before.rfind(':')?;
+    let key = before[..colon]
+        .rsplit(|c: char| c.is_whitespace() || matches!(c, '{' | ',' | '-'))
+        .next()?
+        .trim_matches(|c| c == '"' || c == '\'');
+    (!key.is_empty() && key.len() <= MAX_QUOTED).then_some(key)
+}
+
+/// `message` with every quoted piece longer than [`MAX_QUOTED`] cut to
+/// its start and its length: an unknown key of a megabyte is not echoed.
+fn shorten(message: &str) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        if word.chars().count() > MAX_QUOTED {
+            let head: String = word.chars().take(MAX_QUOTED).collect();
+            out.push_str(&format!("{head}… ({} bytes)", word.len()));
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for c in message.chars() {
+        if c.is_whitespace() || matches!(c, '`' | '\'' | '"' | ',') {
+            flush(&mut word, &mut out);
+            out.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
 /// What a run reports, as `--disable`, `--checks`, the plugin's settings
 /// and the configuration choose it; the analysis never sees it.
 #[derive(Clone, Debug, Default)]
@@ -194,17 +286,18 @@ pub struct Config {
     #[serde(rename = "CompileFlags", default)]
     pub compile_flags: CompileFlags,
     /// Overrides of the time model's constants (see [`crate::machine`]),
-    /// `preset` first whatever its place.
+    /// `preset` first whatever its place. A number or a name each, read
+    /// as text.
     #[serde(
         rename = "Machine",
         default,
-        skip_serializing_if = "serde_yaml::Mapping::is_empty"
+        skip_serializing_if = "BTreeMap::is_empty"
     )]
-    pub machine: serde_yaml::Mapping,
+    pub machine: BTreeMap<String, String>,
     /// The share of a kernel's estimated time under which a warning is a
     /// note: a percentage, `2` or `"2%"` (as `--min-impact`).
     #[serde(rename = "MinImpact", default, skip_serializing_if = "Option::is_none")]
-    pub min_impact: Option<serde_yaml::Value>,
+    pub min_impact: Option<String>,
     /// Integer kernel parameters' values by name, as `--param` gives
     /// them (the command line's win).
     #[serde(rename = "Params", default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -241,24 +334,30 @@ fn enabled(list: &str, name: &str) -> Option<bool> {
 }
 
 impl Config {
-    /// Reads a config file; errors name the file, line and key.
+    /// Reads a config file; errors name the file, line and key. Only a
+    /// regular file of at most [`MAX_BYTES`] is read.
     pub fn read(path: &Path) -> Result<Config, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let text = crate::files::read_text(path, "configuration", MAX_BYTES)?;
         let mut c = Config::parse(&text).map_err(|e| format!("{}:{e}", path.display()))?;
         c.compile_flags.project = path.parent().map(Path::to_path_buf);
         Ok(c)
     }
 
     /// Parses a config's text; an error starts with `line:column: `.
+    /// Text over [`MAX_BYTES`] is refused before it is parsed, and the
+    /// parser stops at [`MAX_DEPTH`] levels of nesting and at alias bombs.
     pub fn parse(text: &str) -> Result<Config, String> {
+        if text.len() as u64 > MAX_BYTES {
+            return Err(format!(
+                "1:1: a configuration larger than the limit of {}",
+                crate::files::bytes(MAX_BYTES)
+            ));
+        }
         if text.trim().is_empty() {
             return Ok(Config::default());
         }
-        let mut c: Config = serde_yaml::from_str(text).map_err(|e| match e.location() {
-            Some(l) => format!("{}:{}: {e}", l.line(), l.column()),
-            None => format!("1:1: {e}"),
-        })?;
+        let mut c: Config = serde_saphyr::from_str_with_options(text, yaml_options())
+            .map_err(|e| yaml_error(&e, text))?;
         c.validate(text)?;
         c.compile_flags.add_lines = add_lines(text, &c.compile_flags.add);
         // The line of a top-level key, for messages serde cannot place.
@@ -312,19 +411,8 @@ impl Config {
     /// The time model: the defaults with `Machine:` applied.
     pub fn machine(&self) -> Result<crate::machine::Machine, String> {
         let mut m = crate::machine::Machine::default();
-        let text = |v: &serde_yaml::Value| match v {
-            serde_yaml::Value::String(s) => Ok(s.clone()),
-            serde_yaml::Value::Number(n) => Ok(n.to_string()),
-            other => Err(format!("expected a number or a name, got {other:?}")),
-        };
-        let mut entries: Vec<(String, String)> = Vec::new();
-        for (k, v) in &self.machine {
-            let key = k
-                .as_str()
-                .ok_or_else(|| format!("expected a key name, got {k:?}"))?;
-            entries.push((key.to_string(), text(v).map_err(|e| format!("{key}: {e}"))?));
-        }
-        entries.sort_by_key(|(k, _)| k != "preset");
+        let mut entries: Vec<(&String, &String)> = self.machine.iter().collect();
+        entries.sort_by_key(|(k, _)| *k != "preset");
         for (k, v) in &entries {
             m.set(k, v)?;
         }
@@ -353,13 +441,10 @@ impl Config {
 
     /// `MinImpact` as a share, if set.
     pub fn min_impact(&self) -> Result<Option<f64>, String> {
-        let text = match &self.min_impact {
-            None => return Ok(None),
-            Some(serde_yaml::Value::Number(n)) => n.to_string(),
-            Some(serde_yaml::Value::String(s)) => s.clone(),
-            Some(_) => return Err("expected a percentage (e.g. 2 or \"0.5%\")".into()),
-        };
-        parse_min_impact(&text).map(Some)
+        match &self.min_impact {
+            None => Ok(None),
+            Some(text) => parse_min_impact(text).map(Some),
+        }
     }
 
     /// Applies the checks to report (`Checks`, `WarningsAsErrors`,
@@ -547,11 +632,9 @@ mod tests {
         let e = Config::parse("Checks: '*'\nKernel:\n  k: {}\n").unwrap_err();
         assert!(e.starts_with("2:1: unknown field `Kernel`"), "{e}");
         let e = Config::parse("Kernels:\n  k: {block: x}\n").unwrap_err();
-        assert!(e.starts_with("2:"), "{e}");
-        assert!(
-            e.contains("Kernels.k.block") || e.contains("invalid type"),
-            "{e}"
-        );
+        // `x` starts at column 14, where a list was wanted.
+        assert!(e.starts_with("2:14: block: "), "{e}");
+        assert!(e.contains("sequence"), "{e}");
         let e = Config::parse("Checks: '*'\nMachine: {issue_rate: 0}\n").unwrap_err();
         assert!(
             e.starts_with("2:1: Machine: issue_rate: must be at least 1"),
@@ -611,6 +694,41 @@ mod tests {
         // `--disable` wins over any list.
         sel.disabled.push("warpcheck-bank-conflict".into());
         assert!(sel.off().contains(&"bank-conflict".to_string()));
+    }
+
+    #[test]
+    fn hostile_files_fail_fast_with_short_messages() {
+        let start = std::time::Instant::now();
+        // Nested 100,000 deep, in both YAML syntaxes: refused at the
+        // depth limit, in time linear in the text.
+        let flow = format!("Kernels: {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+        let e = Config::parse(&flow).unwrap_err();
+        assert!(e.starts_with("1:"), "{e}");
+        let block: String = (0..100_000)
+            .map(|i| format!("{}- \n", " ".repeat(i % 2_000)))
+            .collect();
+        assert!(Config::parse(&format!("Kernels:\n{block}")).is_err());
+        // A billion laughs: nine levels of ten aliases each.
+        let mut laughs = String::from("a0: &a0 [lol]\n");
+        for i in 1..10 {
+            let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+            laughs.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+        }
+        assert!(Config::parse(&format!("Kernels:\n  {}", laughs.replace('\n', "\n  "))).is_err());
+        assert!(start.elapsed() < std::time::Duration::from_secs(20));
+        // Over the size limit: refused before parsing.
+        let huge = format!("Checks: '*'\n#{}\n", "x".repeat(MAX_BYTES as usize));
+        let e = Config::parse(&huge).unwrap_err();
+        assert_eq!(e, "1:1: a configuration larger than the limit of 1 MiB");
+        // An unknown key of 1,000 bytes is named by its start and its
+        // size; one of 100 KB is past what the parser takes for a key.
+        let e = Config::parse(&format!("Checks: '*'\n{}: 1\n", "k".repeat(1_000))).unwrap_err();
+        assert!(e.starts_with("2:1: unknown field `kkkk"), "{e}");
+        assert!(e.contains("… (1000 bytes)"), "{e}");
+        assert!(e.len() < 300, "{e}");
+        let e = Config::parse(&format!("Checks: '*'\n{}: 1\n", "k".repeat(100_000))).unwrap_err();
+        assert!(e.starts_with("2:"), "{e}");
+        assert!(e.len() < 200, "{e}");
     }
 
     #[test]

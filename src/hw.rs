@@ -20,6 +20,9 @@ pub const LINE_BYTES: u64 = 128;
 pub const SHARED_BANKS: u64 = 32;
 /// Bytes per shared-memory bank word.
 pub const BANK_WIDTH_BYTES: u64 = 4;
+/// The most shared memory one block can have on any CUDA GPU (227 KiB,
+/// sm_90's opt-in maximum; sm_80 has 163 KiB).
+pub const MAX_SHARED_PER_BLOCK: u64 = 227 << 10;
 /// Alignment `cudaMalloc` guarantees for buffers.
 pub const MALLOC_ALIGN: u64 = 256;
 /// How a warp's shared-memory access is split into phases of consecutive

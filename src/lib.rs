@@ -7,7 +7,7 @@
 //! table that `tests/layering.rs` enforces.
 
 pub mod acf;
-mod allocator;
+pub mod allocator;
 pub mod analysis;
 pub mod budget;
 pub mod checks;
@@ -17,6 +17,7 @@ pub mod config;
 pub mod cost;
 pub mod dataflow;
 pub mod diag;
+pub mod files;
 pub mod finding;
 pub mod frontend;
 pub mod glob;

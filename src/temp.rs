@@ -1,11 +1,16 @@
-//! Temporary files and directories that a signal does not leave behind.
+//! Temporary files and directories, and child processes, that a signal
+//! does not leave behind.
 //!
 //! `timeout` and CI runners stop a run with SIGTERM, a terminal with
 //! SIGINT; either kills the process before `Drop` removes its temporary
-//! directories. Every temporary path is registered here while it lives,
-//! and [`install`] (the CLI calls it; the plugin, living in clang's
-//! process, never does) makes those signals remove them all before the
-//! process dies of the signal as it would have.
+//! directories, and neither reaches the compilers it started (`timeout`
+//! signals one process). Every temporary path and every child process is
+//! registered here while it lives, and [`install`] (the CLI calls it; the
+//! plugin, living in clang's process, never does) makes those signals end
+//! the children and remove the paths before the process dies of the
+//! signal as it would have. SIGKILL leaves the paths behind: each run's
+//! directory is named for its process, and [`sweep`] removes those whose
+//! process is gone.
 //!
 //! A signal handler may only do async-signal-safe things, so it writes the
 //! signal's number to a pipe; a thread waiting on the pipe removes the
@@ -17,6 +22,10 @@ use std::sync::{Mutex, Once};
 
 /// The live temporary paths, each with its registration's id.
 static LIVE: Mutex<Vec<(u64, PathBuf)>> = Mutex::new(Vec::new());
+/// The running child processes, by process id.
+static CHILDREN: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+/// The start of every temporary directory's name; the process id follows.
+const PREFIX: &str = "warpcheck-";
 static NEXT: AtomicU64 = AtomicU64::new(0);
 /// The pipe's write end, for the handler (an atomic load is
 /// async-signal-safe).
@@ -58,11 +67,127 @@ impl TempDir {
     }
 }
 
-/// A new temporary directory under `$TMPDIR`.
+/// A new temporary directory under `$TMPDIR`, named for this process
+/// (`warpcheck-PID@HOST-…`) so that [`sweep`] can tell when it is left
+/// over.
 pub fn tempdir() -> std::io::Result<TempDir> {
-    let dir = tempfile::tempdir()?;
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("{PREFIX}{}@{}-", std::process::id(), host()))
+        .tempdir()?;
     let _registered = Registration::new(dir.path());
     Ok(TempDir { dir, _registered })
+}
+
+/// This machine's name (a container's own), so that runs on machines
+/// that share a `$TMPDIR` never judge each other's process ids.
+fn host() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname(2) writes at most `buf.len()` bytes into it.
+    let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let name: String = String::from_utf8_lossy(&buf[..end])
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '_')
+        .collect();
+    if ok && !name.is_empty() {
+        name
+    } else {
+        "localhost".into()
+    }
+}
+
+/// Removes the temporary directories of earlier runs that were killed
+/// (SIGKILL, a power cut) before they could: those under `$TMPDIR` named
+/// for a process of this machine that no longer runs. A directory of a
+/// live process, or of one whose id was reused, is left alone; it goes
+/// the next time.
+pub fn sweep() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    let here = host();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|owner| owner.split_once('@'))
+            .filter(|(_, h)| *h == here)
+            .and_then(|(p, _)| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if pid > 0 && !alive(pid) && e.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// Whether process `pid` exists (ours or another user's).
+fn alive(pid: i32) -> bool {
+    // SAFETY: kill(2) with signal 0 only checks that the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// Runs `cmd` to its end as [`std::process::Command::output`] does, with
+/// the child registered so that SIGINT/SIGTERM end it too.
+pub fn output(cmd: &mut std::process::Command) -> std::io::Result<std::process::Output> {
+    use std::process::Stdio;
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let _registered = ChildRegistration::new(child.id());
+    child.wait_with_output()
+}
+
+/// Runs `cmd` to its end as [`std::process::Command::status`] does (its
+/// output and input are ours), with the child registered.
+pub fn status(cmd: &mut std::process::Command) -> std::io::Result<std::process::ExitStatus> {
+    let mut child = cmd.spawn()?;
+    let _registered = ChildRegistration::new(child.id());
+    child.wait()
+}
+
+/// A running child, ended on SIGINT/SIGTERM while this lives (drop it
+/// only once the child has been waited for).
+#[derive(Debug)]
+pub struct ChildRegistration(u32);
+
+impl ChildRegistration {
+    pub fn new(pid: u32) -> Self {
+        children().push(pid);
+        ChildRegistration(pid)
+    }
+}
+
+impl Drop for ChildRegistration {
+    fn drop(&mut self) {
+        children().retain(|&p| p != self.0);
+    }
+}
+
+fn children() -> std::sync::MutexGuard<'static, Vec<u32>> {
+    CHILDREN.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Ends every registered child with `sig` and waits for each (a signal is
+/// ending the process; the paths they write go next).
+fn end_children(sig: libc::c_int) {
+    for &pid in children().iter() {
+        let Ok(pid) = i32::try_from(pid) else {
+            continue;
+        };
+        // SAFETY: signals and reaps our own child; the registration is
+        // dropped only after its wait, so the id is not yet reused.
+        unsafe {
+            libc::kill(pid, sig);
+            libc::waitpid(pid, std::ptr::null_mut(), 0);
+        }
+    }
 }
 
 /// Removes every registered path (a signal is ending the process).
@@ -115,8 +240,9 @@ pub fn install() {
                 if n != 1 {
                     return;
                 }
-                remove_all();
                 let sig = libc::c_int::from(byte);
+                end_children(sig);
+                remove_all();
                 // SAFETY: back to the default action, then die of it.
                 unsafe {
                     libc::signal(sig, libc::SIG_DFL);
@@ -143,6 +269,33 @@ pub fn install() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leftovers_of_dead_processes_are_swept() {
+        // A directory named for a process that cannot exist (ids stop
+        // below 2^22), and one for this process.
+        let tmp = std::env::temp_dir();
+        let dead = tmp.join(format!("{PREFIX}999999999@{}-test", host()));
+        // Another machine's run, which this one cannot judge.
+        let elsewhere = tmp.join(format!("{PREFIX}999999999@elsewhere.example-test"));
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::create_dir_all(dead.join("inner")).unwrap();
+        let mine = tempdir().unwrap();
+        sweep();
+        assert!(!dead.exists());
+        assert!(elsewhere.is_dir());
+        std::fs::remove_dir(&elsewhere).unwrap();
+        assert!(mine.path().is_dir());
+        assert!(!alive(999_999_999));
+        assert!(alive(std::process::id() as i32));
+    }
+
+    #[test]
+    fn children_are_registered_while_they_run() {
+        let out = output(std::process::Command::new("sh").args(["-c", "echo hi"])).unwrap();
+        assert_eq!(out.stdout, b"hi\n");
+        assert!(children().is_empty());
+    }
 
     #[test]
     fn registrations_come_and_go() {

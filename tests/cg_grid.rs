@@ -86,7 +86,7 @@ fn a_block_waiting_for_a_later_one_is_set_aside() {
 fn a_subset_of_blocks_is_refused() {
     let m = compile_no_cuda(FIXTURE);
     let config = LaunchConfig {
-        blocks: Some(vec![1, 2]),
+        blocks: Some(vec![1..=2]),
         ..launch([4, 1, 1], [64, 1, 1])
     };
     let e = try_run(

@@ -160,33 +160,52 @@ fn exported_fixes_pad_the_conflicting_array_and_the_conflict_goes() {
         "{}",
         stdout(&out)
     );
-    let doc: serde_yaml::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(&yaml).unwrap()).unwrap();
-    let diags = doc["Diagnostics"].as_sequence().unwrap();
+    // clang-tidy's fixes file, as clang-apply-replacements reads it.
+    #[derive(serde::Deserialize, Debug)]
+    #[serde(rename_all = "PascalCase")]
+    struct Doc {
+        diagnostics: Vec<Diagnostic>,
+    }
+    #[derive(serde::Deserialize, Debug)]
+    #[serde(rename_all = "PascalCase")]
+    struct Diagnostic {
+        diagnostic_name: String,
+        diagnostic_message: Message,
+    }
+    #[derive(serde::Deserialize, Debug)]
+    #[serde(rename_all = "PascalCase")]
+    struct Message {
+        file_offset: usize,
+        replacements: Vec<Replacement>,
+    }
+    #[derive(serde::Deserialize, Debug)]
+    #[serde(rename_all = "PascalCase")]
+    struct Replacement {
+        offset: usize,
+        length: usize,
+        replacement_text: String,
+    }
+    let doc: Doc = serde_saphyr::from_str(&std::fs::read_to_string(&yaml).unwrap()).unwrap();
+    let diags = &doc.diagnostics;
     // transpose_shared reads `tile[threadIdx.x][threadIdx.y]` of a
     // `float tile[32][32]`: 128-byte rows, every row in bank 0. The padded
     // kernel's `tile[TILE][TILE + 1]` has no conflict and no fix.
     assert_eq!(diags.len(), 1, "{doc:?}");
     let d = &diags[0];
-    assert_eq!(d["DiagnosticName"], "warpcheck-bank-conflict");
+    assert_eq!(d.diagnostic_name, "warpcheck-bank-conflict");
     let text = std::fs::read_to_string(&src).unwrap();
     // The diagnostic sits at the warning's line 26.
-    let at = d["DiagnosticMessage"]["FileOffset"].as_u64().unwrap() as usize;
+    let at = d.diagnostic_message.file_offset;
     assert_eq!(text[..at].matches('\n').count() + 1, 26);
-    let reps = d["DiagnosticMessage"]["Replacements"]
-        .as_sequence()
-        .unwrap();
+    let reps = &d.diagnostic_message.replacements;
     assert_eq!(reps.len(), 1);
     let r = &reps[0];
-    let (offset, length) = (
-        r["Offset"].as_u64().unwrap() as usize,
-        r["Length"].as_u64().unwrap() as usize,
-    );
+    let (offset, length) = (r.offset, r.length);
     // Inserted before the `]` of line 19's `__shared__ float tile[TILE][TILE];`.
     let fixed = format!(
         "{}{}{}",
         &text[..offset],
-        r["ReplacementText"].as_str().unwrap(),
+        r.replacement_text,
         &text[offset + length..]
     );
     assert!(

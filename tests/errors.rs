@@ -135,11 +135,13 @@ fn werror_turns_warnings_into_exit_1() {
 
 #[test]
 fn internal_errors_exit_3_and_keep_going() {
+    // Two files: the same file named twice is analysed once.
     let f = fixture("cu/branches.cu");
+    let g = fixture("cu/launch_bounds.cu");
     let out = run(warpcheck().env("WARPCHECK_FAULT", "panic").args([
         "check",
         f.to_str().unwrap(),
-        f.to_str().unwrap(),
+        g.to_str().unwrap(),
     ]));
     assert_eq!(out.status.code(), Some(3));
     // Both files are attempted: one internal-error line each.

@@ -370,8 +370,8 @@ fn configured_launch_shapes_are_checked_too() {
             "  k: {grid: [1, 65536]}\n",
             "Kernels.k.grid: y = 65536 is over CUDA's limit of 65535",
         ),
-        ("  k: {block: [4294967296]}\n", "invalid value"),
-        ("  k: {block: [18446744073709551615]}\n", "invalid value"),
+        ("  k: {block: [4294967296]}\n", "block: invalid"),
+        ("  k: {block: [18446744073709551615]}\n", "block: invalid"),
     ] {
         let dir = project(&format!("Checks: '*'\nKernels:\n{kernels}"));
         let out = check_in(dir.path(), &[], &dir.path().join("w"));

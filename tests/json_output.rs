@@ -107,7 +107,12 @@ fn the_streamed_document_is_the_same_whatever_the_threads() {
     // wait or run ahead.
     let big = many_kernels(dir.path(), "big", 70);
     let small = many_kernels(dir.path(), "small", 3);
-    let files = [big.as_path(), small.as_path(), big.as_path()];
+    // The same kernels again, from another file (a file named twice is
+    // analysed once).
+    std::fs::create_dir(dir.path().join("again")).unwrap();
+    let big_again = dir.path().join("again/big.cu");
+    std::fs::copy(&big, &big_again).unwrap();
+    let files = [big.as_path(), small.as_path(), big_again.as_path()];
     let (first, text) = check(&["--sites", "--summary", "-j", "1"], &files);
     for j in ["2", "16"] {
         let (_, again) = check(&["--sites", "--summary", "-j", j], &files);

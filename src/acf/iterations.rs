@@ -41,6 +41,21 @@ type UsedAt = HashMap<(CtxId, Value), Vec<BlockId>>;
 /// Iterations × blocks × warps swept per kernel.
 const MAX_WORK: usize = 1 << 20;
 
+/// What the swept loops of a kernel may hold, in bytes, over its warps:
+/// on every iteration, each site block's [`Iteration`], each branch's
+/// condition with its per-lane column, and each value's lanes. A fully
+/// unrolled loop left with two iterations of 2,500 sites in 32 warps would
+/// hold 150 MB; such a loop is not swept (its sites keep the figures of
+/// the loop as a whole).
+const MAX_HELD: usize = 128 << 20;
+/// Bytes one branch's condition holds on one iteration (a threshold's
+/// column of per-lane offsets).
+const COND_BYTES: usize = std::mem::size_of::<super::lanes::Column>();
+/// Bytes one value's lanes hold on one iteration (a constant and one
+/// uniform term per lane).
+const VALUE_BYTES: usize =
+    std::mem::size_of::<super::lanes::Lanes>() + std::mem::size_of::<[i64; super::lanes::LANES]>();
+
 /// Each context's entry lanes in one warp: `(may, must)`, then the strict
 /// ones.
 pub type Entries = HashMap<CtxId, ((u32, u32), (u32, u32))>;
@@ -119,7 +134,31 @@ impl Ladders {
             let e = b.value(c, v);
             ls.values.push((v, e));
         }
+        out.within_held(warps);
         out
+    }
+
+    /// Drops the loops whose sweep would hold more than what is left of
+    /// [`MAX_HELD`] (in the order they were found), with their ladders.
+    fn within_held(&mut self, warps: usize) {
+        let mut left = MAX_HELD;
+        let ladders = &mut self.ladders;
+        self.loops.retain(|ls| {
+            let per_iteration = ls.blocks.len() * std::mem::size_of::<Iteration>()
+                + ls.branches.len() * COND_BYTES
+                + ls.values.len() * VALUE_BYTES;
+            let held = per_iteration
+                .saturating_mul(ls.counter.values.len())
+                .saturating_mul(warps);
+            if held <= left {
+                left -= held;
+                return true;
+            }
+            for &blk in &ls.blocks {
+                ladders.remove(&(ls.c, blk));
+            }
+            false
+        });
     }
 
     /// Each swept expression with the counter replaced by each of its

@@ -111,6 +111,10 @@ pub struct Input<'a> {
     pub pinned: &'a [(u32, i128)],
 }
 
+/// Branches whose conditions are worked out in every warp between two
+/// prunings of the warps' subexpression lanes ([`warp::Evaluator::keep_only`]).
+const KEEP_EVERY: usize = 64;
+
 /// Where a context is entered from: the caller's context and block.
 type CallSites = HashMap<CtxId, Vec<(CtxId, BlockId)>>;
 
@@ -137,11 +141,11 @@ impl KernelAcf {
         let mut b = build::Builder::new(m, graphs, deps, kernel, Some(block));
         b.pin(pinned);
         let (order, calls) = discover_contexts(&mut b, m, graphs, kernel, reached);
-        // Each built value is bounded (depth and size); the kernel's total
-        // and time are checked between them.
+        // Each built value is bounded (depth and size); the kernel's total,
+        // time and the process's memory are checked between them.
         let check = |arena: &Arena| -> Result<(), Exhausted> {
             meter.acf_exprs(arena.num_exprs())?;
-            meter.time()
+            meter.time_and_memory()
         };
         let mut exprs = HashMap::default();
         let mut branches = Vec::new();
@@ -191,7 +195,24 @@ impl KernelAcf {
             .map(|w| Evaluator::new(w, &shared, &arena))
             .collect();
         let mut facts: Vec<WarpFacts> = warps.iter().map(|_| WarpFacts::default()).collect();
-        for &(c, blk, e) in &branches {
+        // What the checks read of each warp: the sites' and branches'
+        // values, and theirs on each iteration of a ladder. The lanes of
+        // the subexpressions they are built from are dropped as the warps
+        // go (every few branches, after each warp's sites), else 32 warps
+        // each hold the lanes of every subexpression at once.
+        let mut keep = vec![false; arena.num_exprs()];
+        let kept = exprs.values().chain(sweeps.iter_exprs.values().flatten());
+        for &e in kept {
+            if let Some(k) = keep.get_mut(e.index()) {
+                *k = true;
+            }
+        }
+        for (i, &(c, blk, e)) in branches.iter().enumerate() {
+            if i % KEEP_EVERY == KEEP_EVERY - 1 {
+                for ev in &mut evs {
+                    ev.keep_only(&keep);
+                }
+            }
             let f = arena.func_of(c);
             // The part of a threshold that moves in a loop is the same in
             // most warps: work it out once per branch.
@@ -262,6 +283,8 @@ impl KernelAcf {
                 };
                 if used_at.get(&(c, v)).is_none_or(|at| at.iter().any(runs)) {
                     ev.eval(&mut arena, e);
+                    // A warp's values are most of what the ACF holds.
+                    meter.memory()?;
                 }
             }
             check(&arena)?;
@@ -279,6 +302,7 @@ impl KernelAcf {
             }
             let ctl = |f: FuncId| &control[&f];
             sweeps.run(&mut arena, ev, wf, (m, graphs), (&ctl, &entries));
+            ev.keep_only(&keep);
             check(&arena)?;
         }
         // In the order the sites were given, each (context, value) once.
@@ -290,6 +314,13 @@ impl KernelAcf {
             .filter_map(|k| Some((k, *exprs.get(&k)?)))
             .collect();
         let cases = cases::find(&mut arena, &mut evs, &warps, sites);
+        keep.resize(arena.num_exprs(), false);
+        for &e in cases.values().flatten() {
+            keep[e.index()] = true;
+        }
+        for ev in &mut evs {
+            ev.keep_only(&keep);
+        }
         check(&arena)?;
         for (ev, wf) in evs.into_iter().zip(&mut facts) {
             wf.values = ev.into_values();

@@ -176,6 +176,20 @@ impl<'w> Evaluator<'w> {
         self.memo
     }
 
+    /// Forgets the lanes of every expression `keep` does not name, and of
+    /// every atom: once a warp's sites are evaluated, what is left of the
+    /// expressions they were built from would only hold memory (32 warps
+    /// of a 1024-thread block, each with the lanes of every
+    /// subexpression). What is needed again is worked out again.
+    pub fn keep_only(&mut self, keep: &[bool]) {
+        for (i, slot) in self.memo.slots.iter_mut().enumerate() {
+            if !keep.get(i).copied().unwrap_or(false) {
+                *slot = None;
+            }
+        }
+        self.atoms = Dense::default();
+    }
+
     pub fn eval(&mut self, arena: &mut Arena, e: ExprId) -> Arc<Lanes> {
         if let Some(l) = self.memo.get(e) {
             return l.clone();

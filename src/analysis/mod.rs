@@ -135,9 +135,11 @@ pub fn analyze<'m>(
 pub const BATCH: usize = 32;
 
 /// Analyses `m`'s kernels a batch at a time ([`BATCH`], or four per thread
-/// where that is more) on one set of graphs, hands each batch to `each`
-/// and drops its results before the next: what `check`, `report` and the
-/// plugin share. Returns how many kernels there were.
+/// where that is more), hands each batch to `each` and drops its results
+/// before the next: what `check`, `report` and the plugin share. Returns
+/// how many kernels there were. A function's graphs are built for the
+/// first batch whose kernels reach it and dropped after the last, so that
+/// they too follow the batch (their loop facts grow as they are used).
 pub fn in_batches<'m>(
     m: &'m Module,
     opts: &Options,
@@ -145,11 +147,35 @@ pub fn in_batches<'m>(
     mut each: impl FnMut(&ModuleAnalysis<'m>),
 ) -> usize {
     let todo = kernels(m);
-    let mut graphs = graphs(m);
-    for batch in todo.chunks(BATCH.max(opts.jobs * 4)) {
+    let mut graphs = ModuleGraphs::calls_only(m);
+    let batches: Vec<&[FuncId]> = todo
+        .chunks(BATCH.max(opts.jobs.saturating_mul(4)))
+        .collect();
+    let reached: Vec<Vec<FuncId>> = batches
+        .iter()
+        .map(|b| {
+            let mut r: Vec<FuncId> = b
+                .iter()
+                .flat_map(|&k| graphs.calls.reachable_from(k))
+                .collect();
+            r.sort_unstable_by_key(|f| f.index());
+            r.dedup();
+            r
+        })
+        .collect();
+    // The last batch each function is reached by.
+    let mut last = vec![0usize; m.funcs.len()];
+    for (i, r) in reached.iter().enumerate() {
+        for f in r {
+            last[f.index()] = i;
+        }
+    }
+    for (i, (batch, r)) in batches.iter().zip(&reached).enumerate() {
+        info_span!("graphs", functions = r.len()).in_scope(|| graphs.build(m, r.iter().copied()));
         let a = analyze_kernels(m, graphs, opts, deps, batch);
         each(&a);
         graphs = a.into_graphs();
+        graphs.drop_graphs(r.iter().copied().filter(|f| last[f.index()] == i));
     }
     todo.len()
 }

@@ -75,6 +75,9 @@ pub fn run(args: &BoundArgs) -> i32 {
     }
 }
 
+/// The largest `--weights` file: a line per instruction kind.
+const MAX_WEIGHTS_BYTES: u64 = 1 << 20;
+
 fn run_inner(args: &BoundArgs) -> Result<i32, String> {
     let metric = Metric::parse(&args.metric).ok_or_else(|| {
         format!(
@@ -84,8 +87,8 @@ fn run_inner(args: &BoundArgs) -> Result<i32, String> {
     })?;
     let weights = match &args.weights {
         Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| format!("--weights {}: {e}", p.display()))?;
+            let text = crate::files::read_text(p, "weights file", MAX_WEIGHTS_BYTES)
+                .map_err(|e| format!("--weights {e}"))?;
             Weights::parse(&text).map_err(|e| format!("{}: {e}", p.display()))?
         }
         None => Weights::default(),

@@ -421,6 +421,9 @@ pub(super) fn configured(
     Ok((settings, compile))
 }
 
+/// The largest `--baseline` report read.
+const MAX_BASELINE_BYTES: u64 = 1 << 30;
+
 /// What a run reported.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct Reported {
@@ -434,7 +437,13 @@ pub struct Reported {
 /// Analyses the jobs and prints their findings (text to stderr when
 /// `to_stderr`, as a compiler would), or the JSON or SARIF document.
 pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr: bool) -> Reported {
-    let baseline = match r.baseline.as_deref().map(crate::diag::baseline::read) {
+    // A regular file of a report's size, never a FIFO or a device.
+    let baseline = r.baseline.as_deref().map(|p| {
+        crate::files::regular(p, "baseline", MAX_BASELINE_BYTES)
+            .map_err(|e| format!("--baseline {e}"))
+            .and_then(|_| crate::diag::baseline::read(p))
+    });
+    let baseline = match baseline {
         None => None,
         Some(Ok(b)) => Some(b),
         Some(Err(e)) => {

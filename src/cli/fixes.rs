@@ -78,7 +78,7 @@ fn padding(m: &Module, f: &Finding) -> Option<Fix> {
         return None;
     }
     let pos = f.pos.as_ref()?;
-    let text = std::fs::read_to_string(&pos.path).ok()?;
+    let text = crate::files::source_text(&pos.path)?;
     let at = inner_dimension_end(&text, &m.global_label(g), owner_line(m, g))?;
     Some(Fix {
         name: f.tag(),
@@ -299,11 +299,32 @@ mod tests {
         assert!(y.contains("      Message:         'it''s 32-way'\n"));
         assert!(y.contains("          Offset:          20\n          Length:          0\n          ReplacementText: ' + 1'\n"));
         assert!(y.ends_with("    Level:           Warning\n...\n"));
-        let parsed: serde_yaml::Value = serde_yaml::from_str(&y).unwrap();
-        assert_eq!(
-            parsed["Diagnostics"][0]["DiagnosticMessage"]["Replacements"][0]["Offset"],
-            20
-        );
+        // What clang-apply-replacements reads of it, read back.
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "PascalCase")]
+        struct Doc {
+            diagnostics: Vec<Diagnostic>,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "PascalCase")]
+        struct Diagnostic {
+            diagnostic_message: Message,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "PascalCase")]
+        struct Message {
+            message: String,
+            replacements: Vec<Offset>,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "PascalCase")]
+        struct Offset {
+            offset: u64,
+        }
+        let parsed: Doc = serde_saphyr::from_str(&y).unwrap();
+        let m = &parsed.diagnostics[0].diagnostic_message;
+        assert_eq!(m.message, "it's 32-way");
+        assert_eq!(m.replacements[0].offset, 20);
         assert!(yaml(None, &[]).contains("Diagnostics:     []"));
     }
 }

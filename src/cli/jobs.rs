@@ -31,13 +31,15 @@ pub fn collect(
         problems.push(message);
     };
     let Some(build) = build else {
-        return Ok(files
-            .iter()
-            .map(|f| Job {
-                file: f.clone(),
-                options: cli.clone(),
-            })
-            .collect());
+        return Ok(once_each(
+            files
+                .iter()
+                .map(|f| Job {
+                    file: f.clone(),
+                    options: cli.clone(),
+                })
+                .collect(),
+        ));
     };
     let db = compdb::read(build, cli.allow_unsafe_flags).map_err(|e| e.message)?;
     let wanted: Vec<PathBuf> = files.iter().map(|f| absolute(f)).collect();
@@ -79,7 +81,21 @@ pub fn collect(
             ));
         }
     }
-    Ok(jobs)
+    Ok(once_each(jobs))
+}
+
+/// The jobs without repeats: a file named twice with the same options
+/// (the same entry 40 times in a database, a file named again on the
+/// command line, by another spelling of its path) is compiled and
+/// reported once, where it first comes.
+fn once_each(jobs: Vec<Job>) -> Vec<Job> {
+    let mut seen = std::collections::HashSet::new();
+    jobs.into_iter()
+        .filter(|j| {
+            let file = j.file.canonicalize().unwrap_or_else(|_| absolute(&j.file));
+            seen.insert((file, j.options.clone()))
+        })
+        .collect()
 }
 
 fn absolute(p: &Path) -> PathBuf {
@@ -138,4 +154,38 @@ pub fn run_all<T: Send>(
 /// The default `-j`: the machine's cores.
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_jobs_run_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.cu");
+        std::fs::write(&a, "").unwrap();
+        std::fs::create_dir(dir.path().join("x")).unwrap();
+        let other = CompileOptions {
+            defines: vec!["N=4".into()],
+            ..CompileOptions::default()
+        };
+        let job = |file: PathBuf, options: &CompileOptions| Job {
+            file,
+            options: options.clone(),
+        };
+        let plain = CompileOptions::default();
+        // The same file by three spellings and the same options, then with
+        // another define: two jobs, in the order they first came.
+        let jobs = once_each(vec![
+            job(a.clone(), &plain),
+            job(dir.path().join(".").join("a.cu"), &plain),
+            job(a.clone(), &other),
+            job(dir.path().join("x").join("..").join("a.cu"), &plain),
+            job(a.clone(), &plain),
+        ]);
+        assert_eq!(jobs.len(), 2);
+        assert_eq!(jobs[0].options, plain);
+        assert_eq!(jobs[1].options, other);
+    }
 }

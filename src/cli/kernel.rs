@@ -55,6 +55,10 @@ pub struct SimBudgetArgs {
     /// Stop the launch after this many seconds of wall-clock time (0: no limit).
     #[arg(long, value_name = "SECONDS", default_value_t = sim::budget::DEFAULT_TIMEOUT.as_secs_f64())]
     pub timeout: f64,
+    /// Stop the launch once its per-block and per-warp records take this
+    /// many MiB (0: no limit).
+    #[arg(long, value_name = "MB", default_value_t = sim::budget::DEFAULT_MAX_MEMORY >> 20)]
+    pub max_memory: u64,
 }
 
 impl SimBudgetArgs {
@@ -70,9 +74,17 @@ impl SimBudgetArgs {
                 ))
             }
         };
+        let max_memory = match self.max_memory {
+            0 => None,
+            mb => Some(
+                mb.checked_mul(1 << 20)
+                    .ok_or_else(|| format!("--max-memory: {mb} MB is more than any machine has"))?,
+            ),
+        };
         Ok(sim::Budget {
             max_steps: (self.max_steps > 0).then_some(self.max_steps),
             timeout,
+            max_memory,
         })
     }
 }
@@ -142,13 +154,29 @@ impl LaunchArgs {
         file: &Path,
         compile: &CompileArgs,
     ) -> Result<(Module, FuncId), String> {
-        let mut compile = compile.options();
+        let mut compile = configured_options(file, compile)?;
         compile.full_debug = true;
         let m = frontend::load(file, &compile).map_err(|e| e.to_string())?;
         let kernel = pick_kernel(&m, self.kernel.as_deref())
             .map_err(|e| format!("{}: {e}", file.display()))?;
         Ok((m, kernel))
     }
+}
+
+/// `compile`'s options with the `CompileFlags:` of the `.warpcheck.yaml`
+/// nearest `file` applied, as `check` applies them: every command
+/// compiles a file alike. A bad configuration is an error naming it.
+pub(super) fn configured_options(
+    file: &Path,
+    compile: &CompileArgs,
+) -> Result<frontend::CompileOptions, String> {
+    let mut options = compile.options();
+    if let Some(path) = Config::find_for(file) {
+        Config::read(&path)?
+            .apply_flags(&mut options)
+            .map_err(|e| format!("{}:{e}", path.display()))?;
+    }
+    Ok(options)
 }
 
 /// `--kernel`, or the only kernel of the module.
@@ -238,7 +266,7 @@ impl KernelArgs {
             self.launch.max_buffer_bytes,
         )?;
         let launch = Launch {
-            params: super::params::parse_params(&self.params)?,
+            params: super::params::param_values(&self.params)?,
             grid: self.launch.grid()?,
             block_dim: self.launch.block_dim()?,
             budget: parse_budget(&self.budget)?,

@@ -81,7 +81,7 @@ pub fn launch(args: &LaunchArgs) -> i32 {
     let compiled = if args.analyze_only {
         exit::OK
     } else {
-        match Command::new(&cmd[0]).args(&cmd[1..]).status() {
+        match crate::temp::status(Command::new(&cmd[0]).args(&cmd[1..])) {
             Ok(s) => status_code(s),
             Err(e) => {
                 eprintln!("warpcheck: error: cannot run {}: {e}", cmd[0]);
@@ -220,12 +220,12 @@ pub fn build(args: &BuildArgs) -> i32 {
     };
     let log = shims.file("log");
     let cmd = &args.command;
-    let status = match Command::new(&cmd[0])
-        .args(&cmd[1..])
-        .envs(shims.env())
-        .env(BUILD_LOG, &log)
-        .status()
-    {
+    let status = match crate::temp::status(
+        Command::new(&cmd[0])
+            .args(&cmd[1..])
+            .envs(shims.env())
+            .env(BUILD_LOG, &log),
+    ) {
         Ok(s) => status_code(s),
         Err(e) => {
             eprintln!("warpcheck: error: cannot run {}: {e}", cmd[0]);

@@ -78,6 +78,16 @@ pub enum Command {
         #[command(flatten)]
         compile: check::CompileArgs,
     },
+    /// Read a `.ll` or `.bc` file and exit 0, or 2 with the reason: what
+    /// the other commands run in a child before they read such a file, so
+    /// that a file that crashes LLVM's reader costs only itself.
+    #[command(name = crate::frontend::untrusted::READ_IR, hide = true)]
+    ReadIr {
+        /// Read the files sent on stdin, one after another, answering each.
+        #[arg(long)]
+        serve: bool,
+        file: Option<PathBuf>,
+    },
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -95,7 +105,17 @@ pub fn main() -> i32 {
             };
         }
     };
+    if !matches!(cli.command, Command::ReadIr { .. }) {
+        // What killed runs left behind goes; untrusted IR is read in a child.
+        crate::temp::sweep();
+        if let Ok(me) = std::env::current_exe() {
+            crate::frontend::untrusted::read_in_children_of(me);
+        }
+    }
     match cli.command {
+        Command::ReadIr { serve, file } => {
+            crate::frontend::untrusted::child_main(serve, file.as_deref())
+        }
         Command::Check(args) => check::run(&args),
         Command::Simulate(args) => simulate::run(&args),
         Command::Launch(args) => launch::launch(&args),
@@ -113,7 +133,8 @@ pub fn main() -> i32 {
         }
         Command::Explain { check } => explain(&check),
         Command::PrintPluginPath(args) => plugin_path::run(&args),
-        Command::DumpIr { file, compile } => match crate::frontend::load(&file, &compile.options())
+        Command::DumpIr { file, compile } => match kernel::configured_options(&file, &compile)
+            .and_then(|o| crate::frontend::load(&file, &o).map_err(|e| e.to_string()))
         {
             Ok(m) => {
                 print!("{m}");
@@ -129,6 +150,10 @@ pub fn main() -> i32 {
 
 fn dump_config(file: Option<&std::path::Path>) -> i32 {
     use crate::config::Config;
+    if let Some(f) = file.filter(|f| !f.exists()) {
+        eprintln!("warpcheck: error: {}: no such file", f.display());
+        return exit::INPUT;
+    }
     let at = file.map_or_else(|| PathBuf::from("./-"), PathBuf::from);
     let found = Config::find_for(&at);
     let config = match &found {
@@ -145,7 +170,7 @@ fn dump_config(file: Option<&std::path::Path>) -> i32 {
         Some(p) => println!("# from {}", p.display()),
         None => println!("# no {} found: the defaults", crate::config::FILE_NAME),
     }
-    match serde_yaml::to_string(&config) {
+    match serde_saphyr::to_string(&config) {
         Ok(s) => {
             print!("{s}");
             exit::OK

@@ -156,19 +156,28 @@ fn launch_config(m: &Module, kernel: FuncId, args: &SimulateArgs) -> Result<Laun
     })
 }
 
-/// `0,3-5` → `[0, 3, 4, 5]`.
-fn parse_ids(text: &str) -> Result<Vec<u64>, String> {
+/// `0,3-5` → `[0..=0, 3..=5]`: ranges, never the ids they hold (a range
+/// of 300 million blocks is two numbers, run as they are reached).
+fn parse_ids(text: &str) -> Result<Vec<std::ops::RangeInclusive<u64>>, String> {
+    use super::params::shown;
     let mut out = Vec::new();
     for part in text.split(',').map(str::trim) {
         let num = |s: &str| {
             s.trim()
                 .parse::<u64>()
-                .map_err(|_| format!("--blocks: '{s}' is not a block id"))
+                .map_err(|_| format!("--blocks: '{}' is not a block id", shown(s.trim())))
         };
-        match part.split_once('-') {
-            Some((a, b)) => out.extend(num(a)?..=num(b)?),
-            None => out.push(num(part)?),
+        let range = match part.split_once('-') {
+            Some((a, b)) => num(a)?..=num(b)?,
+            None => num(part)?..=num(part)?,
+        };
+        if range.is_empty() {
+            return Err(format!(
+                "--blocks: '{}' is an empty range (the first id is the larger)",
+                shown(part)
+            ));
         }
+        out.push(range);
     }
     Ok(out)
 }
@@ -190,8 +199,14 @@ mod tests {
 
     #[test]
     fn block_ids() {
-        assert_eq!(parse_ids("0,3-5").unwrap(), vec![0, 3, 4, 5]);
+        assert_eq!(parse_ids("0,3-5").unwrap(), vec![0..=0, 3..=5]);
+        assert_eq!(
+            parse_ids("0-18446744073709551615").unwrap(),
+            vec![0..=u64::MAX]
+        );
         assert!(parse_ids("x").is_err());
+        assert!(parse_ids("5-3").is_err());
+        assert!(parse_ids("0-18446744073709551616").is_err());
         assert_eq!(parse_dump("c:f32").unwrap(), ("c".into(), Some(Elem::F32)));
         assert!(parse_dump("c:nope").is_err());
     }

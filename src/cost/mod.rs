@@ -277,6 +277,11 @@ fn problem(
         if facts.contains_key(&e.logical) || e.logical.0 == e.logical.1 && e.to.is_none() {
             continue;
         }
+        // The warp graph of a large kernel has many edges, each with its
+        // facts: the kernel's time and the process's memory bind here.
+        if let Err(e) = meter.time_and_memory() {
+            return Err(format!("the {e} ran out"));
+        }
         let mut vals = values::Values::new(env, values::Ranges::default());
         let fs = values::edge_facts(&mut vals, e.logical.0, e.logical.1)
             .iter()
@@ -406,7 +411,7 @@ impl Problem {
         keep: &dyn Fn(crate::ir::InstId, BlockId) -> bool,
         meter: &Meter,
     ) -> Result<Vec<Rat>, String> {
-        if let Err(e) = meter.time() {
+        if let Err(e) = meter.time_and_memory() {
             return Err(format!("the {e} ran out"));
         }
         let edge_costs = self.edge_costs(f, costs, keep);

@@ -158,7 +158,7 @@ pub fn filter(findings: Vec<Finding>, bare: bool) -> (Vec<Finding>, Vec<String>)
     let mut problems = Vec::new();
     for pos in findings.iter().filter_map(|f| f.pos.as_ref()) {
         if !files.contains_key(&pos.path) {
-            let text = std::fs::read_to_string(&pos.path).unwrap_or_default();
+            let text = crate::files::source_text(&pos.path).unwrap_or_default();
             let r = FileRules::new(&pos.file, &text, bare, &known);
             problems.extend(r.problems.iter().cloned());
             files.insert(pos.path.clone(), r);

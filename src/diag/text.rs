@@ -17,9 +17,7 @@ impl SourceCache {
         self.files
             .entry(path.to_path_buf())
             .or_insert_with(|| {
-                std::fs::read_to_string(path)
-                    .ok()
-                    .map(|t| t.lines().map(str::to_string).collect())
+                crate::files::source_text(path).map(|t| t.lines().map(str::to_string).collect())
             })
             .as_ref()
     }

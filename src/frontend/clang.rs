@@ -73,7 +73,7 @@ pub const OWN_HEADERS: &[(&str, &str)] = &[
     ("vector_types.h", include_str!("include/vector_types.h")),
 ];
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CompileOptions {
     pub gpu_arch: String,
     pub includes: Vec<PathBuf>,
@@ -154,9 +154,7 @@ pub fn on_path(program: &Path) -> PathBuf {
 /// The LLVM major of a clang, from the first line of `clang --version`
 /// (`Debian clang version 22.1.8 (...)`, `clang version 19.1.7`).
 pub fn clang_major(clang: &Path) -> Result<u32, String> {
-    let out = Command::new(clang)
-        .arg("--version")
-        .output()
+    let out = crate::temp::output(Command::new(clang).arg("--version"))
         .map_err(|e| format!("cannot run {}: {e}", clang.display()))?;
     let text = String::from_utf8_lossy(&out.stdout);
     parse_clang_major(&text).ok_or_else(|| {
@@ -308,14 +306,13 @@ fn write_headers(header: &Path) -> std::io::Result<()> {
 
 /// Replaces `-include header` by the precompiled header for these flags
 /// (built on first use); leaves `args` alone if that cannot be had.
-fn use_pch(clang: &Path, header: &Path, scratch: &Path, args: &mut [String]) {
+/// Replaces the `-include` of our header by its PCH where one can be used,
+/// and returns the PCH.
+fn use_pch(clang: &Path, header: &Path, scratch: &Path, args: &mut [String]) -> Option<PathBuf> {
     let header_arg = header.display().to_string();
-    let Some(at) = args
+    let at = args
         .windows(2)
-        .position(|w| w[0] == "-include" && w[1] == header_arg)
-    else {
-        return;
-    };
+        .position(|w| w[0] == "-include" && w[1] == header_arg)?;
     // Another pre-included file would be parsed into the PCH, which then
     // depends on that file (and on the directory it was found from): no PCH.
     if args
@@ -323,7 +320,7 @@ fn use_pch(clang: &Path, header: &Path, scratch: &Path, args: &mut [String]) {
         .enumerate()
         .any(|(i, a)| i != at && (a.starts_with("-include") || a.starts_with("-imacros")))
     {
-        return;
+        return None;
     }
     // The flags without the include, the action, the output and the input.
     let n = args.len();
@@ -339,10 +336,10 @@ fn use_pch(clang: &Path, header: &Path, scratch: &Path, args: &mut [String]) {
         })
         .map(|(_, a)| a.clone())
         .collect();
-    if let Some(p) = pch::precompiled(clang, header, &flags, scratch) {
-        args[at] = "-include-pch".into();
-        args[at + 1] = p.display().to_string();
-    }
+    let p = pch::precompiled(clang, header, &flags, scratch)?;
+    args[at] = "-include-pch".into();
+    args[at + 1] = p.display().to_string();
+    Some(p)
 }
 
 /// Compiles a `.cu` file and loads the device module.
@@ -423,28 +420,53 @@ impl Setup {
     /// [`Setup::run`] with these environment variables set for clang.
     pub fn run_with(
         &self,
-        mut args: Vec<String>,
+        args: Vec<String>,
         out: &Path,
         src: &Path,
         env: &[(&str, &Path)],
     ) -> Result<std::process::Output, InputError> {
-        if self.tk.is_none() {
-            use_pch(&self.clang, &self.header, self.dir.path(), &mut args);
+        let mut with_pch = args.clone();
+        let pch = match self.tk {
+            None => use_pch(&self.clang, &self.header, self.dir.path(), &mut with_pch),
+            Some(_) => None,
+        };
+        let output = self.clang_on(&with_pch, out, src, env)?;
+        match pch {
+            // A cached PCH that a crash or a full disk cut short fails
+            // every compile that reads it: dropped and built again, once.
+            Some(p) if !output.status.success() && pch::blamed(&output.stderr, &p) => {
+                pch::discard(&p);
+                let mut again = args;
+                use_pch(&self.clang, &self.header, self.dir.path(), &mut again);
+                self.clang_on(&again, out, src, env)
+            }
+            _ => Ok(output),
         }
+    }
+
+    /// Runs clang on `args` as [`Setup::run`] describes, as they are.
+    fn clang_on(
+        &self,
+        args: &[String],
+        out: &Path,
+        src: &Path,
+        env: &[(&str, &Path)],
+    ) -> Result<std::process::Output, InputError> {
         let n = args.len();
-        Command::new(&self.clang)
-            .envs(env.iter().copied())
-            .args(&args[..n - 2])
-            .arg(out)
-            .arg(src)
-            .output()
-            .map_err(|e| InputError {
-                message: format!(
-                    "{}: cannot run {}: {e}",
-                    src.display(),
-                    self.clang.display()
-                ),
-            })
+        crate::temp::output(
+            Command::new(&self.clang)
+                .envs(env.iter().copied())
+                .args(&args[..n - 2])
+                .arg(out)
+                .arg(src),
+        )
+        .map_err(|e| InputError {
+            message: format!(
+                "{}: cannot run {}: {e}",
+                src.display(),
+                self.clang.display()
+            ),
+        })
     }
 }
 
@@ -491,10 +513,10 @@ fn compile_full(
         let stderr = String::from_utf8_lossy(&output.stderr);
         return Err(InputError {
             message: format!(
-                "{}\n{}: clang failed ({}); no analysis for this file",
-                stderr.trim_end(),
+                "{}: clang failed ({}); no analysis for this file\n{}",
                 src.display(),
-                output.status
+                output.status,
+                stderr.trim_end()
             ),
         });
     }

@@ -34,6 +34,9 @@ pub struct Database {
     pub errors: Vec<(PathBuf, InputError)>,
 }
 
+/// The largest compile database read: about a million entries.
+const MAX_BYTES: u64 = 1 << 30;
+
 /// Reads `BUILD_DIR/compile_commands.json` (or the file itself). Unless
 /// `allow_unsafe`, an entry whose command loads code, changes the toolchain
 /// or reads other configuration is an error naming the database's line and
@@ -45,9 +48,8 @@ pub fn read(build: &Path, allow_unsafe: bool) -> Result<Database, InputError> {
     } else {
         build.to_path_buf()
     };
-    let text = std::fs::read_to_string(&path).map_err(|e| InputError {
-        message: format!("{}: cannot read the compile database: {e}", path.display()),
-    })?;
+    let text = crate::files::read_text(&path, "compile database", MAX_BYTES)
+        .map_err(|message| InputError { message })?;
     let not_a_database = |e: serde_json::Error| InputError {
         message: format!(
             "{}:{}:{}: not a compile database: {e}",

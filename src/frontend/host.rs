@@ -86,7 +86,8 @@ fn may_launch(src: &Path, includes: &[std::path::PathBuf]) -> bool {
         if seen.len() >= SCAN_FILES || !seen.insert(file.clone()) {
             continue;
         }
-        let Ok(text) = std::fs::read(&file) else {
+        // Never a FIFO or a device: the device compile says what is wrong.
+        let Ok(text) = crate::files::read(&file, "source", super::MAX_SOURCE_BYTES) else {
             continue;
         };
         if contains(&text, b"<<<") || contains(&text, b"cudaLaunch") {

@@ -10,6 +10,7 @@ pub mod nvcc;
 mod opt;
 pub mod pch;
 mod toolkit;
+pub mod untrusted;
 
 pub use clang::{clang_major, find_clang, find_llvm_tool, on_path, CompileOptions};
 pub use host::{launches as host_launches, launches_unless_recorded};
@@ -41,7 +42,10 @@ impl From<ir::llvm::LoadError> for InputError {
 /// Loads one input file by its extension.
 pub fn load(path: &Path, opts: &CompileOptions) -> Result<Module, InputError> {
     match input_kind(path)? {
-        InputKind::Ir => Ok(ir::llvm::load_file(path)?),
+        InputKind::Ir => {
+            untrusted::probe(path)?;
+            Ok(ir::llvm::load_file(path)?)
+        }
         InputKind::Cuda => clang::compile(path, opts),
     }
 }
@@ -71,10 +75,13 @@ pub enum IrSource {
 /// Like [`load`], and keeps the IR the module came from.
 pub fn load_with_ir(path: &Path, opts: &CompileOptions) -> Result<(Module, IrSource), InputError> {
     match input_kind(path)? {
-        InputKind::Ir => Ok((
-            ir::llvm::load_file(path)?,
-            IrSource::File(path.to_path_buf()),
-        )),
+        InputKind::Ir => {
+            untrusted::probe(path)?;
+            Ok((
+                ir::llvm::load_file(path)?,
+                IrSource::File(path.to_path_buf()),
+            ))
+        }
         InputKind::Cuda => {
             clang::compile_keeping_bitcode(path, opts).map(|(m, bc)| (m, IrSource::Bitcode(bc)))
         }
@@ -86,13 +93,22 @@ enum InputKind {
     Cuda,
 }
 
+/// The largest `.ll`/`.bc` input: far above any real module (the memory
+/// budget refuses most of this size first, from the file's size).
+pub const MAX_IR_BYTES: u64 = 4 << 30;
+/// The largest `.cu` input.
+pub const MAX_SOURCE_BYTES: u64 = crate::files::MAX_SOURCE_BYTES;
+
+/// What `path` is, after checking that it is a regular file within its
+/// kind's size limit: a FIFO, a device or a directory is refused before
+/// anything opens it.
 fn input_kind(path: &Path) -> Result<InputKind, InputError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    if !path.exists() {
-        return Err(InputError {
-            message: format!("{}: no such file", path.display()),
-        });
-    }
+    let limit = match ext {
+        "ll" | "bc" => MAX_IR_BYTES,
+        _ => MAX_SOURCE_BYTES,
+    };
+    crate::files::regular(path, "input", limit).map_err(|message| InputError { message })?;
     match ext {
         "ll" | "bc" => Ok(InputKind::Ir),
         "cu" | "cuh" => Ok(InputKind::Cuda),

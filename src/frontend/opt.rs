@@ -34,11 +34,12 @@ pub fn print_uniformity(ir: &IrSource) -> Result<String, InputError> {
             (file.path().to_path_buf(), Some((file, registered)))
         }
     };
-    let output = Command::new(&opt)
-        .args(["-passes=print<uniformity>", "-disable-output"])
-        .arg(&path)
-        .output()
-        .map_err(|e| err(format!("cannot run {}: {e}", opt.display())))?;
+    let output = crate::temp::output(
+        Command::new(&opt)
+            .args(["-passes=print<uniformity>", "-disable-output"])
+            .arg(&path),
+    )
+    .map_err(|e| err(format!("cannot run {}: {e}", opt.display())))?;
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     if !output.status.success() {
         return Err(err(format!(

@@ -126,7 +126,9 @@ pub fn precompiled(
     if std::fs::create_dir_all(&root).is_ok() {
         if let Some(_lock) = lock(&root) {
             let cached = root.join(&name);
-            if cached.is_file() && take(&cached, &mine) {
+            if !looks_whole(&cached) {
+                let _ = std::fs::remove_file(&cached);
+            } else if take(&cached, &mine) {
                 touch(&cached);
                 return Some(mine);
             }
@@ -135,26 +137,66 @@ pub fn precompiled(
     // Built in the run's own directory, outside the capped one: a build
     // in progress never counts against the cap, nor leaves a file there
     // when the run is killed.
-    let built = Command::new(clang)
-        .args(flags)
-        .args([
-            "-fsyntax-only",
-            "-Xclang",
-            "-emit-pch",
-            "-Xclang",
-            "-o",
-            "-Xclang",
-        ])
-        .arg(&mine)
-        .arg(header)
-        .output()
-        .ok()?;
+    let built = crate::temp::output(
+        Command::new(clang)
+            .args(flags)
+            .args([
+                "-fsyntax-only",
+                "-Xclang",
+                "-emit-pch",
+                "-Xclang",
+                "-o",
+                "-Xclang",
+            ])
+            .arg(&mine)
+            .arg(header),
+    )
+    .ok()?;
     if !built.status.success() {
         let _ = std::fs::remove_file(&mine);
         return None;
     }
     publish_pch(&root, &name, &mine, cache_max());
     Some(mine)
+}
+
+/// A clang PCH starts with this (`CPCH`, the AST file signature).
+const MAGIC: &[u8] = b"CPCH";
+
+/// Whether `pch` is a file that starts as a PCH does and is not cut short
+/// to a few bytes. A PCH cut short further on fails the compile that
+/// reads it: [`blamed`] and [`discard`] then rebuild it.
+fn looks_whole(pch: &Path) -> bool {
+    use std::io::Read;
+    let Ok(f) = std::fs::File::open(pch) else {
+        return false;
+    };
+    if !f.metadata().is_ok_and(|m| m.is_file() && m.len() >= 1024) {
+        return false;
+    }
+    let mut head = [0u8; 4];
+    f.take(4).read_exact(&mut head).is_ok() && head == MAGIC
+}
+
+/// Whether a failed compile's `stderr` blames the PCH `pch` it read (clang
+/// names the file: "malformed or corrupted AST file", "PCH file … not
+/// found", a signature mismatch).
+pub fn blamed(stderr: &[u8], pch: &Path) -> bool {
+    let text = String::from_utf8_lossy(stderr);
+    let name = pch.file_name().map(|n| n.to_string_lossy().into_owned());
+    name.is_some_and(|n| text.contains(&n)) || text.contains("AST file")
+}
+
+/// Drops the PCH `mine` (this run's name for a cached one) and the cached
+/// file it came from, so that the next [`precompiled`] builds it again.
+pub fn discard(mine: &Path) {
+    let _ = std::fs::remove_file(mine);
+    let (Some(root), Some(name)) = (cache_dir().map(|c| c.join("pch")), mine.file_name()) else {
+        return;
+    };
+    if let Some(_lock) = lock(&root) {
+        let _ = std::fs::remove_file(root.join(name));
+    }
 }
 
 /// Holds the cache's lock while alive: hits, evictions and publications

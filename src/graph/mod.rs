@@ -117,6 +117,33 @@ impl ModuleGraphs {
         }
     }
 
+    /// The call graph alone: no function's graphs yet ([`Self::build`]
+    /// adds them as they are needed).
+    pub fn calls_only(m: &Module) -> Self {
+        ModuleGraphs {
+            funcs: (0..m.funcs.len()).map(|_| None).collect(),
+            calls: CallGraph::new(m),
+        }
+    }
+
+    /// Builds the graphs of the definitions among `funcs` that have none.
+    pub fn build(&mut self, m: &Module, funcs: impl IntoIterator<Item = FuncId>) {
+        for f in funcs {
+            let func = m.func(f);
+            let slot = &mut self.funcs[f.index()];
+            if slot.is_none() && !func.is_declaration {
+                *slot = Some(FunctionGraphs::new(func));
+            }
+        }
+    }
+
+    /// Drops the graphs of `funcs` (no longer needed: their memory goes).
+    pub fn drop_graphs(&mut self, funcs: impl IntoIterator<Item = FuncId>) {
+        for f in funcs {
+            self.funcs[f.index()] = None;
+        }
+    }
+
     /// The graphs of `f`, or `None` for a declaration.
     pub fn get(&self, f: FuncId) -> Option<&FunctionGraphs> {
         self.funcs[f.index()].as_ref()

@@ -1,7 +1,13 @@
 //! Itanium demangling, for names users recognise.
 
-/// Demangles a C++ symbol; other names come back unchanged.
+/// Demangles a C++ symbol; other names come back unchanged. Only an
+/// Itanium symbol (`_Z…`) is demangled: the demangler also reads bare
+/// type codes, which would show a C function named `g` as `__float128`
+/// and one named `i` as `int`.
 pub fn demangle(symbol: &str) -> String {
+    if !symbol.starts_with("_Z") {
+        return symbol.to_string();
+    }
     cpp_demangle::Symbol::new(symbol)
         .ok()
         .and_then(|s| s.demangle(&cpp_demangle::DemangleOptions::default()).ok())
@@ -74,6 +80,10 @@ mod tests {
             "vec_add(float const*, float const*, float*, int)"
         );
         assert_eq!(demangle("plain_c"), "plain_c");
+        // One-letter C names are names, not the type codes they spell.
+        for name in ["g", "i", "f", "d", "v", "e", "St", "Dn", "a"] {
+            assert_eq!(demangle(name), name);
+        }
     }
 
     #[test]

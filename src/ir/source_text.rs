@@ -14,8 +14,6 @@
 use super::{FileId, Function, Module, Opcode, TypeKind, Value};
 use std::collections::HashMap;
 
-/// Source files larger than this are not read for names.
-const MAX_SOURCE_BYTES: u64 = 16 << 20;
 /// Lines after a declaration's line searched for its parameter list.
 const DECL_LINES: usize = 24;
 
@@ -92,19 +90,11 @@ fn names_of(
     (params, counters)
 }
 
-/// A regular file's lines, if it is small enough.
+/// A source file's lines, if it is a regular file of a readable size
+/// ([`crate::files::source_text`]).
 fn read_lines(path: &std::path::Path) -> Option<Vec<String>> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_SOURCE_BYTES {
-        return None;
-    }
-    let text = std::fs::read(path).ok()?;
-    Some(
-        String::from_utf8_lossy(&text)
-            .lines()
-            .map(String::from)
-            .collect(),
-    )
+    let text = crate::files::source_text(path)?;
+    Some(text.lines().map(String::from).collect())
 }
 
 /// Where an unnamed counter's variable may be read off the source.

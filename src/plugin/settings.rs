@@ -27,8 +27,7 @@ pub fn bounds_requested() -> Result<bool, String> {
     if yaml_config_in_env() {
         return Ok(false);
     }
-    let text =
-        std::fs::read_to_string(&path).map_err(|e| format!("WARPCHECK_CONFIG={path}: {e}"))?;
+    let text = env_config_text(&path)?;
     let mut on = false;
     for line in text.lines() {
         let line = line.split('#').next().unwrap_or("").trim();
@@ -39,6 +38,17 @@ pub fn bounds_requested() -> Result<bool, String> {
         }
     }
     Ok(on)
+}
+
+/// The text of a `key = value` `WARPCHECK_CONFIG` file: a regular file
+/// within the configuration's size limit (a FIFO would block the compile).
+fn env_config_text(path: &str) -> Result<String, String> {
+    crate::files::read_text(
+        std::path::Path::new(path),
+        "configuration",
+        crate::config::MAX_BYTES,
+    )
+    .map_err(|e| format!("WARPCHECK_CONFIG={e}"))
 }
 
 /// Whether `WARPCHECK_CONFIG` names a `.warpcheck.yaml`-style file
@@ -115,8 +125,7 @@ pub fn options_from_env() -> Result<(Options, Selection), String> {
         _ => None,
     };
     if let (Ok(path), None) = (std::env::var("WARPCHECK_CONFIG"), &yaml) {
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("WARPCHECK_CONFIG={path}: {e}"))?;
+        let text = env_config_text(&path)?;
         for (n, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();
             if line.is_empty() {

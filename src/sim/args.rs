@@ -230,7 +230,8 @@ impl SplitMix {
 
 /// The initial bytes of a buffer.
 pub fn fill(spec: &BufferSpec, elem: Option<Elem>, seed: u64) -> Result<Vec<u8>, String> {
-    let mut data = vec![0u8; spec.bytes as usize];
+    let mut data = super::memory::zeroed(spec.bytes)
+        .ok_or_else(|| format!("cannot allocate a buffer of {} bytes", spec.bytes))?;
     let needs = |what: &str| {
         elem.ok_or_else(|| {
             format!("cannot tell the element type to fill with {what}; add it, as in buf:BYTES:{what}:f32")

@@ -19,12 +19,18 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 /// Warp instructions between two readings of the clock.
 pub const CLOCK_STEPS: u64 = 4096;
 
+/// The default memory budget for a launch's records (per block and per
+/// warp): 1 GiB, some 12 million blocks of one warp.
+pub const DEFAULT_MAX_MEMORY: u64 = 1 << 30;
+
 /// The limits of one launch; `None` is unlimited.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
     /// Warp instructions, summed over the launch.
     pub max_steps: Option<u64>,
     pub timeout: Option<Duration>,
+    /// Bytes of the per-block and per-warp records the launch keeps.
+    pub max_memory: Option<u64>,
 }
 
 impl Default for Budget {
@@ -32,6 +38,7 @@ impl Default for Budget {
         Budget {
             max_steps: Some(DEFAULT_MAX_STEPS),
             timeout: Some(DEFAULT_TIMEOUT),
+            max_memory: Some(DEFAULT_MAX_MEMORY),
         }
     }
 }
@@ -41,6 +48,8 @@ impl Default for Budget {
 pub enum Exhausted {
     Steps(u64),
     Time(Duration),
+    /// Bytes of records.
+    Memory(u64),
 }
 
 impl Exhausted {
@@ -52,6 +61,10 @@ impl Exhausted {
             Exhausted::Time(t) => format!(
                 "timeout: the launch ran for its budget of {} s (--timeout)",
                 t.as_secs_f64()
+            ),
+            Exhausted::Memory(b) => format!(
+                "memory limit: the launch's per-block and per-warp records reached its budget of {} MiB (--max-memory)",
+                b >> 20
             ),
         }
     }
@@ -113,6 +126,7 @@ mod tests {
         let mut m = Meter::start(Budget {
             max_steps: Some(10),
             timeout: None,
+            max_memory: None,
         });
         assert_eq!(m.check(9), Ok(()));
         assert_eq!(m.next_check(), 10);
@@ -124,6 +138,7 @@ mod tests {
         let mut m = Meter::start(Budget {
             max_steps: None,
             timeout: Some(Duration::ZERO),
+            max_memory: None,
         });
         // The deadline has passed, but the clock is not read before
         // CLOCK_STEPS instructions.

@@ -25,6 +25,8 @@ pub enum ErrorKind {
     StepLimit,
     /// The launch used up its time budget.
     Timeout,
+    /// The launch's records reached its memory budget.
+    MemoryLimit,
 }
 
 impl ErrorKind {
@@ -45,6 +47,7 @@ impl ErrorKind {
             ErrorKind::Livelock => "livelock",
             ErrorKind::StepLimit => "step-limit",
             ErrorKind::Timeout => "timeout",
+            ErrorKind::MemoryLimit => "memory-limit",
         }
     }
 }

@@ -47,7 +47,15 @@ pub fn module_objects(m: &Module, layout: &Layout) -> Result<Vec<Buffer>, SimErr
                     format!("cannot initialise {}: unsupported {why}", g.demangled),
                 )
             })?,
-            None => vec![0; m.types.size(g.value_ty) as usize],
+            None => {
+                let bytes = m.types.size(g.value_ty);
+                super::memory::zeroed(bytes).ok_or_else(|| {
+                    SimError::usage(format!(
+                        "cannot allocate {} bytes for the variable {}",
+                        bytes, g.demangled
+                    ))
+                })?
+            }
         };
         let constant = g.addrspace == addrspace::CONSTANT;
         objects.push(Buffer {

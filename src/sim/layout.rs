@@ -90,7 +90,7 @@ impl Layout {
 
     /// Bytes of shared memory a block needs, with `dynamic` extra bytes.
     pub fn shared_bytes(&self, dynamic: u64) -> u64 {
-        self.dynamic_shared + dynamic
+        self.dynamic_shared.saturating_add(dynamic)
     }
 
     /// The shared variable a shared address's object number names (0 is

@@ -174,6 +174,17 @@ pub fn describe(f: &Fault, objects: &[Buffer], layout: &Layout, shared_len: usiz
     format!("address {a:#x} is {what}")
 }
 
+/// `bytes` zero bytes, or `None` where this process cannot have them
+/// (a limit on its memory, or more than the machine has): a buffer the
+/// user sized is an error naming the size, never an abort.
+pub fn zeroed(bytes: u64) -> Option<Vec<u8>> {
+    let n = usize::try_from(bytes).ok()?;
+    let mut data = Vec::new();
+    data.try_reserve_exact(n).ok()?;
+    data.resize(n, 0);
+    Some(data)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

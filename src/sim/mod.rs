@@ -52,8 +52,9 @@ use layout::Layout;
 pub struct LaunchConfig {
     pub grid: [u32; 3],
     pub block: [u32; 3],
-    /// Linear block ids (x fastest) to run; every block when `None`.
-    pub blocks: Option<Vec<u64>>,
+    /// Ranges of linear block ids (x fastest) to run, in order; every
+    /// block when `None`.
+    pub blocks: Option<Vec<std::ops::RangeInclusive<u64>>>,
     /// Bytes of dynamic shared memory (`<<<g, b, bytes>>>`).
     pub dynamic_shared: u64,
     /// Seed for `random` buffer fills.
@@ -171,13 +172,14 @@ pub fn simulate(
     }
     launch::check_shape(config)?;
     let [gx, gy, gz] = config.grid.map(u64::from);
-    // The whole grid is a range, never a list: a grid may have 2^63 blocks
-    // and the budget stops long before most of them run.
+    // The whole grid is a range, never a list, and so is each range of
+    // `--blocks`: a grid may have 2^63 blocks and the budget stops long
+    // before most of them run. Blocks are made as they are reached.
     let all = match &config.blocks {
         Some(list) => cycles::Run::Listed(list.clone()),
         None => cycles::Run::Whole(gx * gy * gz),
     };
-    if let Some(linear) = all.iter().find(|&b| b >= gx * gy * gz) {
+    if let Some(linear) = all.last().filter(|&b| b >= gx * gy * gz) {
         return Err(SimError::usage(format!(
             "block {linear} is outside the grid of {} blocks",
             gx * gy * gz
@@ -193,10 +195,17 @@ pub fn simulate(
     let mut objects = launch::module_objects(m, &program.layout)?;
     let (words, buffers) = launch::bind_arguments(m, kernel, config, arguments, &mut objects)?;
     let user_shared = program.layout.shared_bytes(config.dynamic_shared);
+    if user_shared > crate::hw::MAX_SHARED_PER_BLOCK {
+        return Err(SimError::usage(format!(
+            "a block of this launch needs {user_shared} bytes of shared memory, more than any GPU gives one ({} KiB)",
+            crate::hw::MAX_SHARED_PER_BLOCK >> 10
+        )));
+    }
     let env = launch::asm_env(&program, config, user_shared, &mut objects);
     let shared = env
         .reserved_smem
         .map_or(user_shared, |begin| begin + exec::asm::RESERVED_SMEM);
+
     let mut machine = Machine::new(
         m,
         &program,
@@ -265,6 +274,11 @@ pub fn simulate(
             Ok(Step::Done) => {
                 returned.get_or_insert(block.index);
                 record(&mut outcome, &block);
+                if let Some(e) = over_memory(&outcome, config.budget.max_memory) {
+                    let aside: Vec<Block> =
+                        queue.into_iter().chain(arrived).chain(stalled).collect();
+                    return Err(stop(e, outcome, &aside, machine, buffers));
+                }
                 if let Some((_, c)) = &mut timing {
                     let moved = block
                         .counters()
@@ -325,6 +339,21 @@ fn stop(
         e.details.partial = Some(finish(outcome, machine, buffers));
     }
     e
+}
+
+/// The stop once the outcome's per-block and per-warp records pass the
+/// launch's memory budget: a grid of 2^47 one-instruction blocks would
+/// otherwise fill memory with them long before its step budget is spent.
+fn over_memory(outcome: &Outcome, max: Option<u64>) -> Option<SimError> {
+    let held = outcome.blocks.len() * std::mem::size_of::<BlockResult>()
+        + outcome.warps.len() * std::mem::size_of::<WarpResult>();
+    let max = max?;
+    (held as u64 > max).then(|| {
+        SimError::new(
+            ErrorKind::MemoryLimit,
+            budget::Exhausted::Memory(max).describe(),
+        )
+    })
 }
 
 /// Adds a finished (or stopped) block's counters to the outcome.

@@ -31,9 +31,10 @@ fn note(a: &ModuleAnalysis<'_>, k: &KernelAnalysis) -> Option<Finding> {
         pos: func.loc.as_ref().map(|p| Position::resolve(m, p)),
         kernel: func.demangled.clone(),
         function: func.demangled.clone(),
-        // Left out before it started (the module's memory): no sites at all.
+        // Left out before it started (the module's memory): no sites at
+        // all. One the memory budget stopped midway has its sites.
         message: match e.name() {
-            "memory" => format!(
+            "memory" if k.sites.is_empty() => format!(
                 "this kernel was not analysed: the process had reached the {e} before it started"
             ),
             _ => format!(

@@ -153,10 +153,8 @@ pub type Moved = (u64, u64);
 pub struct Collector {
     tables: Rc<Tables>,
     residency: Residency,
-    /// Run index of each block, by its linear id.
-    /// Each listed block's place in the run; `None` for the whole grid,
-    /// where it is the linear id.
-    order: Option<HashMap<u64, u64>>,
+    /// The blocks run: a block's place in it orders the waves.
+    order: Run,
     grid: [u32; 3],
     total: u64,
     /// Blocks per wave over all SMs.
@@ -175,18 +173,23 @@ pub struct Collector {
 }
 
 /// The blocks a launch runs, by linear id in order: the whole grid (kept
-/// as a count, whatever its size), or the ones `--blocks` lists.
+/// as a count, whatever its size), or the ranges `--blocks` lists (kept
+/// as ranges: `0-300000000` is two numbers, not a list of them).
 #[derive(Clone, Debug)]
 pub enum Run {
     Whole(u64),
-    Listed(Vec<u64>),
+    Listed(Vec<std::ops::RangeInclusive<u64>>),
 }
 
 impl Run {
+    /// How many blocks run (saturating: a list longer than `u64` counts
+    /// is longer than any grid).
     pub fn len(&self) -> u64 {
         match self {
             Run::Whole(n) => *n,
-            Run::Listed(l) => l.len() as u64,
+            Run::Listed(l) => l.iter().fold(0u64, |n, r| {
+                n.saturating_add((r.end() - r.start()).saturating_add(1))
+            }),
         }
     }
 
@@ -194,10 +197,36 @@ impl Run {
         self.len() == 0
     }
 
+    /// The largest block id run, if any.
+    pub fn last(&self) -> Option<u64> {
+        match self {
+            Run::Whole(n) => n.checked_sub(1),
+            Run::Listed(l) => l.iter().map(|r| *r.end()).max(),
+        }
+    }
+
+    /// The block ids, in order, as they are needed.
     pub fn iter(&self) -> Box<dyn Iterator<Item = u64> + '_> {
         match self {
             Run::Whole(n) => Box::new(0..*n),
-            Run::Listed(l) => Box::new(l.iter().copied()),
+            Run::Listed(l) => Box::new(l.iter().flat_map(|r| r.clone())),
+        }
+    }
+
+    /// Block `linear`'s place in the run (its first, if listed twice).
+    fn place(&self, linear: u64) -> Option<u64> {
+        match self {
+            Run::Whole(n) => (linear < *n).then_some(linear),
+            Run::Listed(l) => {
+                let mut before = 0u64;
+                for r in l {
+                    if r.contains(&linear) {
+                        return Some(before.saturating_add(linear - r.start()));
+                    }
+                    before = before.saturating_add((r.end() - r.start()).saturating_add(1));
+                }
+                None
+            }
         }
     }
 }
@@ -215,10 +244,7 @@ impl Collector {
         let lines = vec![Breakdown::default(); tables.lines.len()];
         Collector {
             residency,
-            order: match run {
-                Run::Whole(_) => None,
-                Run::Listed(l) => Some(l.iter().enumerate().map(|(i, &b)| (b, i as u64)).collect()),
-            },
+            order: run.clone(),
             grid,
             total: run.len(),
             row: sms * u64::from(residency.blocks_per_sm.max(1)),
@@ -240,10 +266,8 @@ impl Collector {
         let [gx, gy, _] = self.grid.map(u64::from);
         let [x, y, z] = index.map(u64::from);
         let linear = x + gx * (y + gy * z);
-        let i = match &self.order {
-            None if linear < self.total => linear,
-            Some(order) if order.contains_key(&linear) => order[&linear],
-            _ => return,
+        let Some(i) = self.order.place(linear) else {
+            return;
         };
         // Both replays place the run's `i`-th block on SM `i mod sms`.
         let sm = (i % self.sm_wavefronts.len() as u64) as usize;

@@ -132,6 +132,7 @@ impl Machine<'_> {
                 let kind = match e {
                     Exhausted::Steps(_) => ErrorKind::StepLimit,
                     Exhausted::Time(_) => ErrorKind::Timeout,
+                    Exhausted::Memory(_) => ErrorKind::MemoryLimit,
                 };
                 (
                     kind,
