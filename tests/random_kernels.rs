@@ -20,7 +20,7 @@
 //! against a parameter `m` run below 32. Vector elements (`uint4`,
 //! `float2`, `uchar4`, aligned structs) are read and written field by
 //! field in global and shared memory, as clang -O2 leaves them for the
-//! backend to merge (`memory/vector.rs`). Each runs at two launch shapes.
+//! backend to merge (`memory/lower/vector.rs`). Each runs at two launch shapes.
 //!
 //! `WARPCHECK_RANDOM_CASES` (default [`CI_CASES`]) and
 //! `WARPCHECK_RANDOM_SEED` (default [`CI_SEED`]) set the campaign; a
@@ -125,9 +125,9 @@ impl Features {
         }));
         self.vectors += usize::from(m.funcs.iter().any(|f| {
             !f.is_declaration
-                && warpcheck::memory::vector::merges(m, f)
+                && warpcheck::memory::lower::vector::merges(m, f)
                     .values()
-                    .any(|x| matches!(x, warpcheck::memory::vector::Merge::Head { .. }))
+                    .any(|x| matches!(x, warpcheck::memory::lower::vector::Merge::Head { .. }))
         }));
         let constant = m.globals.iter().position(|g| g.name == "c");
         let mut reads_constant = false;

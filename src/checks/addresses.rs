@@ -131,13 +131,8 @@ fn per_warp_in(m: &Module, k: &KernelAnalysis, site: &Site, swept: bool) -> Vec<
                 for w in 0..acf.warps.len() {
                     let (may, _) = acf.active(w, c, block);
                     let must = acf.active_strict(w, c, block);
-                    let plain = warp_addresses(
-                        acf,
-                        w,
-                        (may, must),
-                        acf.lanes(w, c, site.value),
-                        site.align,
-                    );
+                    let plain =
+                        warp_addresses(acf, w, (may, must), acf.lanes(w, c, site.value), site);
                     out.extend(
                         match plain {
                             WarpAddresses::Unknown { .. } => {
@@ -167,7 +162,7 @@ fn placed_cases(
     let cases: Vec<WarpAddresses> = acf
         .case_lanes(w, c, site.value)?
         .into_iter()
-        .map(|l| warp_addresses(acf, w, active, Some(l), site.align))
+        .map(|l| warp_addresses(acf, w, active, Some(l), site))
         .collect();
     cases
         .iter()
@@ -192,25 +187,21 @@ pub fn per_iteration(
                 .map(|w| {
                     let it = acf.iteration(w, c, block, k)?;
                     let lanes = acf.iteration_lanes(w, c, site.value, k);
-                    Some(warp_addresses(
-                        acf,
-                        w,
-                        (it.may, it.strict),
-                        lanes,
-                        site.align,
-                    ))
+                    Some(warp_addresses(acf, w, (it.may, it.strict), lanes, site))
                 })
                 .collect()
         })
         .collect()
 }
 
+/// The warp's addresses of `site`'s request: its address value's lanes
+/// plus the request's offset (a piece of a struct copy).
 fn warp_addresses(
     acf: &KernelAcf,
     w: usize,
     (may, must): (u32, u32),
     lanes: Option<&Lanes>,
-    align: u64,
+    site: &Site,
 ) -> WarpAddresses {
     if may == 0 {
         return WarpAddresses::Idle;
@@ -219,7 +210,12 @@ fn warp_addresses(
         return WarpAddresses::Unknown { may, scaled: None };
     };
     let exists = acf.warps[w].exists;
-    match lanes.split(may) {
+    let (align, offset) = (site.align, i128::from(site.offset));
+    let shifted = |mut d: Column| {
+        d.iter_mut().for_each(|x| *x += offset);
+        d
+    };
+    match lanes.split(may).map(|(u, d)| (u, shifted(d))) {
         Some((u, d)) => {
             let base = aligned(
                 acf.arena.congruence(&u),
@@ -240,7 +236,7 @@ fn warp_addresses(
                 Box::new(Scaled {
                     must,
                     exists,
-                    d,
+                    d: shifted(d),
                     atom,
                     c,
                     base: acf.arena.congruence(&u),

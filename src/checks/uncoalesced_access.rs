@@ -112,7 +112,7 @@ const SECTOR: i128 = hw::SECTOR_BYTES as i128;
 /// groups of their sectors at the worst alignment (two rows of 16 floats
 /// in a 16 × 16 block: 3 + 3, not 32). `None` when the address has any
 /// other per-lane part (a load, a product of thread indices).
-fn row_groups_cap(m: &Module, k: &KernelAnalysis, site: &Site, bytes: i128) -> Option<u64> {
+fn row_groups_cap(k: &KernelAnalysis, site: &Site, bytes: i128) -> Option<u64> {
     use crate::acf::expr::Atom;
     let acf = &k.acf;
     let &c = acf.contexts(site.func).first()?;
@@ -138,12 +138,7 @@ fn row_groups_cap(m: &Module, k: &KernelAnalysis, site: &Site, bytes: i128) -> O
         }
     }
     // The alignment the access promises, for the groups' unknown bases.
-    let align = match m.func(site.func).inst(site.inst).kind {
-        crate::ir::InstKind::Load { align, .. } | crate::ir::InstKind::Store { align, .. } => {
-            i128::from(align).clamp(1, SECTOR)
-        }
-        _ => 1,
-    };
+    let align = i128::from(site.align).clamp(1, SECTOR);
     let mut worst = 0u64;
     for w in &acf.warps {
         let mut groups: Vec<([u32; 3], Vec<i128>)> = Vec::new();
@@ -230,7 +225,7 @@ fn sectors_over(m: &Module, items: Vec<WarpAddresses>, k: &KernelAnalysis, site:
     let bytes = site.bytes.max(1) as i128;
     // The row-group cap of unknown addresses, worked out once if needed.
     let cell = std::cell::OnceCell::new();
-    let cap = || *cell.get_or_init(|| row_groups_cap(m, k, site, bytes));
+    let cap = || *cell.get_or_init(|| row_groups_cap(k, site, bytes));
     let mut sec = sectors_of(&items, bytes, &cap);
     if sec.class == SectorClass::Unknown {
         if let Some(mut p) = parametric(m, k, &items, bytes, &cap) {

@@ -141,6 +141,10 @@ pub enum InstKind {
         /// The call never returns (`noreturn` on the call or the callee:
         /// `__trap`, `__assertfail`): the thread or the kernel ends here.
         noreturn: bool,
+        /// The `align` the call states for its first two arguments, 0
+        /// where none: what `llvm.memcpy` promises of its destination and
+        /// source, from which the backend picks the width of its pieces.
+        ptr_align: [u32; 2],
     },
     /// `load`: operand 0 is the address.
     Load {

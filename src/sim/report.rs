@@ -203,14 +203,12 @@ fn min_max(r: &Range) -> MinMaxJson {
     }
 }
 
-/// Sites merged by key, in source order. The pieces of a merged vector
-/// access other than its lowest are no sites (as in the static report).
+/// Sites merged by key, in source order: the requests of one access
+/// (`memory::lower`'s pieces) and copies of one instruction are one site
+/// of the report, as in the static one.
 pub fn sites(m: &Module, outcome: &Outcome) -> Vec<SiteJson> {
     let mut merged: BTreeMap<Key, SiteStats> = BTreeMap::new();
     for (info, stats) in &outcome.sites {
-        if matches!(info.merge, Some(crate::memory::vector::Merge::Part { .. })) {
-            continue;
-        }
         merged.entry(key(m, info, stats)).or_default().merge(stats);
     }
     merged

@@ -1,0 +1,449 @@
+//! The machine's loads and stores of each IR memory access, as the NVPTX
+//! backend emits them: the one place that says what one request is. The
+//! sites (and so the checks, the cost and time bounds and the reports)
+//! and the simulator both read [`Lowering`], so every figure counts the
+//! requests the GPU makes.
+//!
+//! Two stages, in the backend's order:
+//! * [`vector`]: the load/store vectoriser merges adjacent scalar accesses
+//!   of one pointer into one vector access (a `float4` read field by field
+//!   is one `ld.v4.f32`);
+//! * [`split`]: instruction selection breaks what PTX cannot do in one
+//!   instruction into pieces: a struct copy (`llvm.memcpy`) into loads and
+//!   stores of at most 8 bytes as wide as both pointers' alignment allows,
+//!   a fill (`llvm.memset`) likewise, under-aligned and aggregate values
+//!   into their legal parts, a long or run-time-length copy into a loop of
+//!   1-byte accesses.
+//!
+//! Each access of an instruction ([`access_of`]'s order: a copy's load
+//! from its source, then its store) is [`Lowered`] into [`Piece`]s, each a
+//! request of its own at a constant offset from the access's address.
+//! `tests/ptx_crosscheck.rs` holds this against the PTX `llc` makes of the
+//! fixtures, the examples and the random kernels, source line by line.
+
+pub mod split;
+pub mod vector;
+
+use super::access::{access_of, Access, AccessKind};
+use crate::dataflow::FastMap as HashMap;
+use crate::ir::{Function, InstId, InstKind, Intrinsic, Module, Opcode, TypeId, TypeKind, Value};
+use split::{align_at, Shape, Span, COPY_LOOP_BYTES};
+use vector::Merge;
+
+/// How many times one execution of a piece issues it.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Hash)]
+pub enum Repeat {
+    Once,
+    /// A copy loop over a constant length: one 1-byte request per byte,
+    /// each at the next offset.
+    Times(u64),
+    /// A copy loop over a length known only at run time (each lane's own).
+    PerLane,
+}
+
+/// What an access split into several pieces was, for the report's
+/// wording.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Hash)]
+pub enum Whole {
+    /// A block copy: `llvm.memcpy`/`memmove`, or an aggregate loaded and
+    /// stored again (a struct assignment).
+    Copy,
+    /// A block fill: `llvm.memset`, or a constant aggregate stored.
+    Fill,
+    /// One value wider or less aligned than PTX can move at once.
+    Value,
+}
+
+/// Where a piece sits in an access lowered into several.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Hash)]
+pub struct PieceOf {
+    pub index: u32,
+    pub count: u32,
+    /// The access's bytes in all.
+    pub bytes: u64,
+    pub whole: Whole,
+}
+
+/// One machine request of an access.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Hash)]
+pub struct Piece {
+    /// Bytes from the access's address.
+    pub offset: u64,
+    pub bytes: u64,
+    /// The alignment the IR promises for this piece's address.
+    pub align: u64,
+    pub repeat: Repeat,
+    /// Set when the access is more than one piece.
+    pub of: Option<PieceOf>,
+}
+
+/// One access of an instruction and the requests it makes; none for a
+/// piece the vectoriser merged into an earlier access.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Lowered {
+    pub access: Access,
+    pub pieces: Vec<Piece>,
+}
+
+/// The lowered accesses of one function's memory instructions.
+#[derive(Default)]
+pub struct Lowering {
+    map: HashMap<InstId, Vec<Lowered>>,
+}
+
+impl Lowering {
+    /// Lowers every memory instruction of `func`.
+    pub fn of(m: &Module, func: &Function) -> Lowering {
+        let merges = vector::merges(m, func);
+        let mut uses: Option<HashMap<InstId, Vec<InstId>>> = None;
+        let mut map = HashMap::default();
+        for (k, inst) in func.insts.iter().enumerate() {
+            let i = InstId::new(k);
+            let accesses = access_of(m, func, i);
+            if accesses.is_empty() {
+                continue;
+            }
+            let lowered = accesses
+                .into_iter()
+                .map(|a| {
+                    let pieces = match merges.get(&i) {
+                        Some(Merge::Part { .. }) => Vec::new(),
+                        Some(Merge::Head { bytes }) => vec![single(*bytes, a_align(inst))],
+                        None => pieces(m, func, i, &a, &mut uses),
+                    };
+                    Lowered { access: a, pieces }
+                })
+                .collect();
+            map.insert(i, lowered);
+        }
+        Lowering { map }
+    }
+
+    /// The accesses of instruction `i`, in [`access_of`]'s order (none
+    /// for an instruction that touches no memory).
+    pub fn accesses(&self, i: InstId) -> &[Lowered] {
+        self.map.get(&i).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The alignment a load or store states (1 for other instructions).
+fn a_align(inst: &crate::ir::Inst) -> u64 {
+    match inst.kind {
+        InstKind::Load { align, .. } | InstKind::Store { align, .. } => u64::from(align).max(1),
+        _ => 1,
+    }
+}
+
+fn single(bytes: u64, align: u64) -> Piece {
+    Piece {
+        offset: 0,
+        bytes,
+        align,
+        repeat: Repeat::Once,
+        of: None,
+    }
+}
+
+/// The pieces of access `a` of instruction `i`.
+fn pieces(
+    m: &Module,
+    func: &Function,
+    i: InstId,
+    a: &Access,
+    uses: &mut Option<HashMap<InstId, Vec<InstId>>>,
+) -> Vec<Piece> {
+    let inst = func.inst(i);
+    let align = a_align(inst);
+    let (spans, whole, align) = match inst.op {
+        Opcode::Load | Opcode::Store => {
+            let ty = match inst.op {
+                Opcode::Load => inst.ty,
+                _ => m.value_type(func, inst.operands[0]),
+            };
+            let (spans, whole) = value_pieces(m, func, i, ty, uses);
+            (spans, whole, align)
+        }
+        Opcode::Call if m.called_asm(inst).is_none() => match m.called_intrinsic(inst) {
+            Some(Intrinsic::MemCpy | Intrinsic::MemMove | Intrinsic::MemSet) => {
+                return block_pieces(m, func, inst, a);
+            }
+            _ => return vec![single(a.bytes, align)],
+        },
+        _ => return vec![single(a.bytes, align)],
+    };
+    numbered(
+        spans
+            .into_iter()
+            .map(|s| (s, align_at(align, s.offset), Repeat::Once))
+            .collect(),
+        a.bytes,
+        whole,
+    )
+}
+
+/// Pieces with their place among the others when there are several.
+fn numbered(spans: Vec<(Span, u64, Repeat)>, bytes: u64, whole: Whole) -> Vec<Piece> {
+    let count = spans.len() as u32;
+    spans
+        .into_iter()
+        .enumerate()
+        .map(|(k, (s, align, repeat))| Piece {
+            offset: s.offset,
+            bytes: s.bytes,
+            align,
+            repeat,
+            of: (count > 1 || repeat != Repeat::Once).then_some(PieceOf {
+                index: k as u32,
+                count,
+                bytes,
+                whole,
+            }),
+        })
+        .collect()
+}
+
+/// A `memcpy`, `memmove` or `memset`: pieces as wide as both pointers'
+/// alignment allows, or a byte loop.
+fn block_pieces(m: &Module, func: &Function, inst: &crate::ir::Inst, a: &Access) -> Vec<Piece> {
+    let InstKind::Call { ptr_align, .. } = inst.kind else {
+        return Vec::new();
+    };
+    let fill = m.called_intrinsic(inst) == Some(Intrinsic::MemSet);
+    let [dst, src] = ptr_align.map(|x| u64::from(x).max(1));
+    // The widths come from the lesser alignment, or, into a local
+    // variable the backend may align as it likes, from 8 bytes: then each
+    // load of the source is split as its own alignment needs.
+    let into_frame = is_frame(func, inst.operands[0]);
+    let widths = match (into_frame, fill) {
+        (true, _) => split::MAX_SCALAR_BYTES,
+        (false, true) => dst,
+        (false, false) => dst.min(src),
+    };
+    let (own, dst) = match a.kind {
+        AccessKind::Load => (src, false),
+        _ => (
+            if into_frame {
+                split::MAX_SCALAR_BYTES
+            } else {
+                dst
+            },
+            true,
+        ),
+    };
+    let whole = if fill { Whole::Fill } else { Whole::Copy };
+    let len = inst.operands.get(2).and_then(|&l| m.int_value(l));
+    let byte = Span {
+        offset: 0,
+        bytes: 1,
+    };
+    let spans: Vec<(Span, u64, Repeat)> = match len {
+        Some(0) => Vec::new(),
+        Some(len) if (len as u64) < COPY_LOOP_BYTES => {
+            let mut out = Vec::new();
+            for chunk in split::block(len as u64, widths) {
+                let scalar = Shape {
+                    bytes: chunk.bytes,
+                    elem: None,
+                };
+                match dst {
+                    true => out.push(chunk),
+                    false => split::value(scalar, chunk.offset, own, &mut out),
+                }
+            }
+            out.into_iter()
+                .map(|s| (s, align_at(own, s.offset), Repeat::Once))
+                .collect()
+        }
+        Some(len) => vec![(byte, own, Repeat::Times(len as u64))],
+        None => vec![(byte, own, Repeat::PerLane)],
+    };
+    numbered(spans, a.bytes, whole)
+}
+
+/// Whether `v` is a local variable itself (an `alloca`, or a cast of
+/// one): the backend may raise its alignment.
+fn is_frame(func: &Function, v: Value) -> bool {
+    let Value::Inst(i) = v else {
+        return false;
+    };
+    let inst = func.inst(i);
+    match inst.op {
+        Opcode::Alloca => true,
+        Opcode::AddrSpaceCast | Opcode::BitCast => is_frame(func, inst.operands[0]),
+        _ => false,
+    }
+}
+
+/// The store size of a scalar or vector type as the legaliser sees it;
+/// `None` for aggregates.
+fn shape(m: &Module, ty: TypeId) -> Option<Shape> {
+    let types = &m.types;
+    let scalar = |t: TypeId| match types.kind(t) {
+        TypeKind::Int(b) => Some(u64::from(*b).div_ceil(8)),
+        TypeKind::Half | TypeKind::BFloat => Some(2),
+        TypeKind::Float => Some(4),
+        TypeKind::Double => Some(8),
+        TypeKind::Ptr(_) => Some(types.size(t)),
+        _ => None,
+    };
+    match types.kind(ty) {
+        TypeKind::Vector(e, n) => {
+            let elem = scalar(*e)?;
+            Some(Shape {
+                bytes: elem * u64::from(*n),
+                elem: Some(elem),
+            })
+        }
+        _ => scalar(ty).map(|bytes| Shape { bytes, elem: None }),
+    }
+}
+
+/// The scalar and vector leaves of `ty` at their offsets from `base`.
+fn leaves(m: &Module, ty: TypeId, base: u64, out: &mut Vec<(u64, Shape)>) {
+    let types = &m.types;
+    if let Some(s) = shape(m, ty) {
+        out.push((base, s));
+        return;
+    }
+    match types.kind(ty) {
+        TypeKind::Array(e, n) => {
+            let stride = types.size(*e);
+            for k in 0..*n {
+                leaves(m, *e, base + k * stride, out);
+            }
+        }
+        TypeKind::Struct { fields, .. } => {
+            let offsets = types.get(ty).offsets.clone();
+            for (&f, o) in fields.iter().zip(offsets) {
+                leaves(m, f, base + o, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The pieces a load or store of a value of type `ty` makes, and what
+/// the whole is when it is several.
+fn value_pieces(
+    m: &Module,
+    func: &Function,
+    i: InstId,
+    ty: TypeId,
+    uses: &mut Option<HashMap<InstId, Vec<InstId>>>,
+) -> (Vec<Span>, Whole) {
+    let inst = func.inst(i);
+    let align = a_align(inst);
+    if let Some(s) = shape(m, ty) {
+        let mut out = Vec::new();
+        split::value(s, 0, align, &mut out);
+        return (out, Whole::Value);
+    }
+    let mut all = Vec::new();
+    leaves(m, ty, 0, &mut all);
+    let uses = uses.get_or_insert_with(|| users(func));
+    // A copy (an aggregate load stored whole in the same block) or a
+    // constant stored: the combiner merges equal leaves.
+    let copied_to = |load: InstId| -> Option<u64> {
+        let users = uses.get(&load)?;
+        let &[store] = users.as_slice() else {
+            return None;
+        };
+        let s = func.inst(store);
+        (s.op == Opcode::Store
+            && s.operands[0] == Value::Inst(load)
+            && s.block == func.inst(load).block)
+            .then(|| a_align(s))
+    };
+    let aligns: Option<(Vec<u64>, Whole)> = match inst.op {
+        Opcode::Load => copied_to(i).map(|b| (vec![align, b], Whole::Copy)),
+        _ => match inst.operands[0] {
+            Value::Inst(l) if func.inst(l).op == Opcode::Load => {
+                copied_to(l).map(|b| (vec![a_align(func.inst(l)), b], Whole::Copy))
+            }
+            Value::Const(_) => Some((vec![align], Whole::Fill)),
+            _ => None,
+        },
+    };
+    let plain: Vec<Span> = all
+        .iter()
+        .map(|&(offset, s)| Span {
+            offset,
+            bytes: s.bytes,
+        })
+        .collect();
+    if let Some((aligns, whole)) = &aligns {
+        let scalars = all.iter().all(|(_, s)| s.elem.is_none());
+        if let Some(merged) = scalars
+            .then(|| split::merged_leaves(&plain, aligns))
+            .flatten()
+        {
+            return (merged, *whole);
+        }
+    }
+    // A load whose uses only extract fields reads those fields.
+    let extracted = (inst.op == Opcode::Load)
+        .then(|| extracted_range(m, func, i, ty, uses))
+        .flatten();
+    let mut out = Vec::new();
+    for &(offset, s) in &all {
+        let kept = extracted
+            .as_ref()
+            .is_none_or(|r| r.iter().any(|&(lo, hi)| offset >= lo && offset < hi));
+        if kept {
+            split::value(s, offset, align, &mut out);
+        }
+    }
+    (out, aligns.map_or(Whole::Value, |(_, w)| w))
+}
+
+/// The byte ranges of `ty` that the uses of load `i` extract, when every
+/// use is an `extractvalue`.
+fn extracted_range(
+    m: &Module,
+    func: &Function,
+    i: InstId,
+    ty: TypeId,
+    uses: &HashMap<InstId, Vec<InstId>>,
+) -> Option<Vec<(u64, u64)>> {
+    let users = uses.get(&i)?;
+    users
+        .iter()
+        .map(|&u| {
+            let inst = func.inst(u);
+            let InstKind::Indices(ix) = &inst.kind else {
+                return None;
+            };
+            if inst.op != Opcode::ExtractValue {
+                return None;
+            }
+            let (mut t, mut offset) = (ty, 0u64);
+            for &k in ix {
+                match m.types.kind(t) {
+                    TypeKind::Struct { fields, .. } => {
+                        offset += *m.types.get(t).offsets.get(k as usize)?;
+                        t = *fields.get(k as usize)?;
+                    }
+                    TypeKind::Array(e, _) => {
+                        offset += u64::from(k) * m.types.size(*e);
+                        t = *e;
+                    }
+                    _ => return None,
+                }
+            }
+            Some((offset, offset + m.types.size(t)))
+        })
+        .collect()
+}
+
+/// The instructions that use each instruction's value.
+fn users(func: &Function) -> HashMap<InstId, Vec<InstId>> {
+    let mut out: HashMap<InstId, Vec<InstId>> = HashMap::default();
+    for (k, inst) in func.insts.iter().enumerate() {
+        for &o in &inst.operands {
+            if let Value::Inst(d) = o {
+                out.entry(d).or_default().push(InstId::new(k));
+            }
+        }
+    }
+    out
+}

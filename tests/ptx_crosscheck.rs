@@ -1,0 +1,113 @@
+//! The access model against the compiler that makes what the GPU runs:
+//! every `.cu` fixture and example is compiled as `check` compiles it,
+//! the same IR is handed to `llc` (this build's LLVM, `-mcpu=sm_80`), and
+//! per source line the PTX's loads, stores and atomics (count, width and
+//! space: `ld.global.v4.f32` is one 16-byte global load; a generic `ld`,
+//! where llc could not prove the space, stands for any) must be
+//! warpcheck's sites of that line. The simulator cannot be this
+//! oracle: it counts the requests `memory::lower` says, as the checks do.
+//!
+//! Lines are the innermost debug location of each side (PTX `.loc`, the
+//! IR instruction's own), so an access inlined from a header is keyed by
+//! the header's line on both. A difference fails the test unless
+//! [`EXCEPTIONS`] lists the line with the reason; a listed line that no
+//! longer differs fails it too, so the list stays short and true.
+//! `random_kernels.rs` holds the random kernels to the same comparison.
+
+#[path = "common/sim.rs"]
+mod helpers;
+#[path = "common/ptx.rs"]
+mod ptx;
+
+use helpers::common::{llvm_tool, skip};
+use ptx::{compare, ours, theirs, Lines};
+use std::path::Path;
+use std::process::Command;
+use warpcheck::frontend::{self, CompileOptions, IrSource};
+
+/// Lines where warpcheck's requests differ from llc's, and why. Each is
+/// `(file, line, why)`; the file as the fixture's name.
+const EXCEPTIONS: &[(&str, u32, &str)] = &[];
+
+/// The PTX `llc` makes of `ir` (bitcode or a `.ll` file).
+fn llc(ir: &Path, dir: &Path) -> Result<String, String> {
+    let out = dir.join("out.ptx");
+    let o = Command::new(llvm_tool("llc"))
+        .args(["-mcpu=sm_80", "-o"])
+        .arg(&out)
+        .arg(ir)
+        .output()
+        .map_err(|e| format!("cannot run llc: {e}"))?;
+    if !o.status.success() {
+        return Err(String::from_utf8_lossy(&o.stderr).into_owned());
+    }
+    std::fs::read_to_string(&out).map_err(|e| e.to_string())
+}
+
+#[test]
+fn every_fixture_and_example_makes_the_requests_llc_emits() {
+    if Command::new(llvm_tool("llc"))
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        return skip(
+            "every_fixture_and_example_makes_the_requests_llc_emits",
+            &format!("no {}", llvm_tool("llc")),
+        );
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = helpers::cu_files(&root.join("tests/fixtures/cu"));
+    files.extend(helpers::cu_files(&root.join("examples")));
+    let dir = tempfile::tempdir().unwrap();
+    let (mut lines, mut accesses) = (0, 0);
+    let mut differences = Vec::new();
+    let mut excused = Vec::new();
+    for f in &files {
+        let (m, ir) = frontend::load_with_ir(f, &CompileOptions::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let bc = dir.path().join("in.bc");
+        match ir {
+            IrSource::Bitcode(b) => std::fs::write(&bc, b).unwrap(),
+            IrSource::File(p) => {
+                std::fs::copy(p, &bc).unwrap();
+            }
+        }
+        let text = llc(&bc, dir.path()).unwrap_or_else(|e| panic!("{}: llc: {e}", f.display()));
+        let (a, reached) = ours(&m);
+        let b: Lines = theirs(&text, &reached);
+        lines += b.len();
+        accesses += b.values().map(Vec::len).sum::<usize>();
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        for d in compare(&a, &b) {
+            let listed = EXCEPTIONS
+                .iter()
+                .find(|(file, line, _)| d.file == *file && d.line == *line);
+            match listed {
+                Some(e) => excused.push((e.0, e.1)),
+                None => differences.push(format!("{name}: {d}")),
+            }
+        }
+    }
+    eprintln!(
+        "ptx cross-check: {} files, {lines} lines with {accesses} global or shared accesses in llc's PTX",
+        files.len()
+    );
+    let stale: Vec<String> = EXCEPTIONS
+        .iter()
+        .filter(|(file, line, _)| !excused.contains(&(file, *line)))
+        .map(|(file, line, why)| format!("{file}:{line} ({why})"))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "listed exceptions that no longer differ:\n{}",
+        stale.join("\n")
+    );
+    assert!(lines > 300 && accesses > 600, "{lines} lines, {accesses}");
+    assert!(
+        differences.is_empty(),
+        "{} lines differ from llc's PTX:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+}
