@@ -95,6 +95,29 @@ impl WarpAddresses {
     }
 }
 
+/// The sites standing for each request of a copy loop (`site.repeat`
+/// other than once): the loop's byte `k` is `site` `k` bytes further on.
+/// Costs repeat every `period` bytes (a sector, a row of banks) for a
+/// base of known residue, so the first `period` bytes stand for all.
+/// `None` for a site issued once.
+pub fn loop_sites(site: &Site, period: u64) -> Option<Vec<Site>> {
+    use crate::memory::lower::Repeat;
+    let n = match site.repeat {
+        Repeat::Once => return None,
+        Repeat::Times(n) => n.min(period),
+        Repeat::PerLane => period,
+    };
+    Some(
+        (0..n)
+            .map(|k| Site {
+                offset: site.offset + k,
+                why: Vec::new(),
+                ..site.clone()
+            })
+            .collect(),
+    )
+}
+
 /// The addresses of `site` in each warp of the block, for each calling
 /// context of its function.
 pub fn per_warp(m: &Module, k: &KernelAnalysis, site: &Site) -> Vec<WarpAddresses> {

@@ -8,6 +8,7 @@ use crate::analysis::{KernelAnalysis, Site};
 use crate::finding::{Kind, Severity};
 use crate::hw;
 use crate::ir::{Module, SiteKind};
+use crate::memory::lower::{Repeat, Whole};
 use crate::memory::Space;
 use serde::Serialize;
 
@@ -445,10 +446,56 @@ impl Check for BankConflict {
     }
 
     fn measure(m: &Module, k: &KernelAnalysis, s: &Site) -> Conflict {
-        conflict(m, k, s)
+        let Some(bytes) = addresses::loop_sites(s, ROW as u64) else {
+            return conflict(m, k, s);
+        };
+        // A copy loop: every byte's request (a row of banks repeats).
+        let mut all = bytes.iter().map(|b| conflict(m, k, b));
+        let first = all.next().expect("a copy loop has a byte");
+        let mut c = all.fold(first, |a, b| Conflict {
+            min: a.min.min(b.min),
+            max: a.max.max(b.max),
+            class: if a.class == b.class {
+                a.class
+            } else {
+                ConflictClass::Unknown
+            },
+            full_min: a.full_min.min(b.full_min),
+            full_max: a.full_max.max(b.full_max),
+            wavefronts: MinMax {
+                min: a.wavefronts.min.min(b.wavefronts.min),
+                max: a.wavefronts.max.max(b.wavefronts.max),
+            },
+            ideal_wavefronts: a.ideal_wavefronts.max(b.ideal_wavefronts),
+            excess: a.excess.max(b.excess),
+            iterations: None,
+        });
+        if s.repeat == Repeat::PerLane {
+            (c.min, c.wavefronts.min) = (1, c.wavefronts.min.min(1));
+        }
+        c
     }
 
     fn judge(s: &Site, c: &Conflict) -> Option<Verdict> {
+        // A struct copied or filled in pieces: name the copy.
+        if let (Some(of), ConflictClass::Conflict) = (s.piece, c.class) {
+            if of.whole != Whole::Value && s.repeat == Repeat::Once {
+                return Some(Verdict {
+                    severity: Severity::Warning,
+                    message: format!(
+                        "struct {} of {} bytes as {} × {}-byte accesses: {}-way bank conflict, {} wavefronts per request (ideal {})",
+                        if of.whole == Whole::Fill { "fill" } else { "copy" },
+                        of.bytes,
+                        of.count,
+                        s.bytes,
+                        c.full_max,
+                        c.wavefronts.max,
+                        c.ideal_wavefronts
+                    ),
+                    hint: Some(super::uncoalesced_access::copy_hint(of.bytes, s.repeat)),
+                });
+            }
+        }
         let (severity, message) = match c.class {
             // A loop whose counter the launch fixes: its worst iterations.
             ConflictClass::Conflict | ConflictClass::Unknown

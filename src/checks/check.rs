@@ -58,6 +58,8 @@ pub type Ranked = (Finding, i64);
 pub trait DynCheck: Sync {
     fn kind(&self) -> Kind;
     fn retired_name(&self) -> Option<&'static str>;
+    /// Whether the check measures site `s`.
+    fn applies_to(&self, s: &Site) -> bool;
     /// Adds the check's figure to `fig` if it applies to site `s`.
     fn measure(&self, a: &ModuleAnalysis<'_>, k: &KernelAnalysis, s: &Site, fig: &mut SiteFigures);
     /// Findings, ranked, for every thread-dependent site the check judges.
@@ -75,6 +77,10 @@ impl<C: Check> DynCheck for C {
 
     fn retired_name(&self) -> Option<&'static str> {
         C::RETIRED_NAME
+    }
+
+    fn applies_to(&self, s: &Site) -> bool {
+        C::applies(s)
     }
 
     fn measure(&self, a: &ModuleAnalysis<'_>, k: &KernelAnalysis, s: &Site, fig: &mut SiteFigures) {

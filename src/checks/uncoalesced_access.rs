@@ -9,6 +9,7 @@ use crate::dataflow::FastMap as HashMap;
 use crate::finding::{Kind, Severity};
 use crate::hw;
 use crate::ir::{Module, SiteKind};
+use crate::memory::lower::{Repeat, Whole};
 use crate::memory::Space;
 use serde::Serialize;
 
@@ -525,10 +526,31 @@ impl Check for UncoalescedAccess {
     }
 
     fn measure(m: &Module, k: &KernelAnalysis, s: &Site) -> Sectors {
-        sectors(m, k, s)
+        let Some(bytes) = addresses::loop_sites(s, hw::SECTOR_BYTES) else {
+            return sectors(m, k, s);
+        };
+        // A copy loop: every byte's request. Lanes whose own length ends
+        // drop out of a run-time-length loop, down to one.
+        let mut all = bytes.iter().map(|b| sectors(m, k, b));
+        let first = all.next().expect("a copy loop has a byte");
+        let mut sec = all.fold(first, |a, b| Sectors {
+            class: if a.class == b.class {
+                a.class
+            } else {
+                SectorClass::Unknown
+            },
+            ..merged(a, &b)
+        });
+        if s.repeat == Repeat::PerLane {
+            sec.min = sec.min.min(1);
+        }
+        sec
     }
 
     fn judge(s: &Site, sec: &Sectors) -> Option<Verdict> {
+        if let Some(v) = piece_verdict(s, sec) {
+            return Some(v);
+        }
         let (severity, message) = match sec.class {
             SectorClass::Uncoalesced if sec.sparse => (
                 Severity::Note,
@@ -577,6 +599,57 @@ impl Check for UncoalescedAccess {
     /// The sectors over the ideal.
     fn rank(sec: &Sectors) -> i64 {
         sec.full_max as i64 - sec.ideal as i64
+    }
+}
+
+/// A request of a struct copy or fill the backend splits into pieces:
+/// the warning names the copy, its pieces and what would make it fewer
+/// and wider ("struct copy of 16 bytes as 4 × 4-byte accesses").
+fn piece_verdict(s: &Site, sec: &Sectors) -> Option<Verdict> {
+    let of = s.piece?;
+    if sec.class != SectorClass::Uncoalesced || sec.sparse {
+        return None;
+    }
+    let what = match of.whole {
+        Whole::Fill => "struct fill".to_string(),
+        Whole::Copy => "struct copy".to_string(),
+        Whole::Value => format!("under-aligned {}", s.kind.name()),
+    };
+    let pieces = match s.repeat {
+        Repeat::Once => format!("{} × {}-byte accesses", of.count, s.bytes),
+        _ => "a loop of 1-byte accesses".to_string(),
+    };
+    let of_bytes = match s.repeat {
+        Repeat::PerLane => "a length known at run time".to_string(),
+        _ => format!("{} bytes", of.bytes),
+    };
+    let hint = match of.whole {
+        Whole::Value => "align the data to its size (__align__) so that it moves in one access",
+        _ => copy_hint(of.bytes, s.repeat),
+    };
+    Some(Verdict {
+        severity: Severity::Warning,
+        message: format!(
+            "{what} of {of_bytes} as {pieces}: {} sectors per request, ideal {}{}",
+            sec.full_max,
+            sec.ideal,
+            stride_text(sec)
+        ),
+        hint: Some(hint),
+    })
+}
+
+/// What makes a struct copy's pieces fewer and wider: one vector access
+/// per lane where the struct is one's size, else 8-byte pieces.
+pub fn copy_hint(bytes: u64, repeat: Repeat) -> &'static str {
+    match (bytes, repeat) {
+        (_, Repeat::Times(_) | Repeat::PerLane) => {
+            "a copy of 128 bytes or more is a loop of 1-byte accesses: copy it in a loop of float4 or int4"
+        }
+        (16, _) => "copy as float4 or align the struct to 16",
+        (8, _) => "copy as float2 or align the struct to 8",
+        (4, _) => "copy as a float or int, or align the struct to 4",
+        _ => "align the struct to 8 (__align__(8)) for 8-byte pieces, or copy it as float4s",
     }
 }
 

@@ -89,6 +89,10 @@ pub struct SiteJson {
     pub space: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
+    /// A request of an access the backend splits (a struct copy's
+    /// pieces, `memory::lower`): where it sits among them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub piece: Option<PieceJson>,
     /// `space` is global by the assumption that pointers loaded from
     /// kernel arguments' or `__constant__` memory point to global memory.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -108,6 +112,38 @@ pub struct SiteJson {
     /// key (`divergence`, `sectors`, `conflict`), and why they are unknown.
     #[serde(flatten)]
     pub figures: SiteFigures,
+}
+
+/// One request of a split access: `index` of `count` pieces, `offset`
+/// bytes into the access of `of_bytes` (`null`: a length known at run
+/// time), which is a `copy`, a `fill` or one `value`; `repeat` the
+/// requests one execution makes (a copy loop's bytes, `null` when the run
+/// decides).
+#[derive(Serialize, Debug)]
+pub struct PieceJson {
+    pub index: u32,
+    pub count: u32,
+    pub offset: u64,
+    pub of_bytes: Option<u64>,
+    pub whole: &'static str,
+    pub repeat: Option<u64>,
+}
+
+fn piece_json(s: &Site) -> Option<PieceJson> {
+    use crate::memory::lower::{Repeat, Whole};
+    let of = s.piece?;
+    Some(PieceJson {
+        index: of.index,
+        count: of.count,
+        offset: s.offset,
+        of_bytes: (s.repeat != Repeat::PerLane).then_some(of.bytes),
+        whole: match of.whole {
+            Whole::Copy => "copy",
+            Whole::Fill => "fill",
+            Whole::Value => "value",
+        },
+        repeat: s.requests(),
+    })
 }
 
 #[derive(Serialize, Debug)]
@@ -388,6 +424,7 @@ fn site_json(
         function: a.module.func(s.func).demangled.clone(),
         space: s.space.map(|sp| sp.name()),
         bytes: s.space.map(|_| s.bytes),
+        piece: piece_json(s),
         space_assumed: s.assumed_space,
         thread_dependent: s.thread_dependent,
         why: s.why.clone(),
@@ -441,6 +478,7 @@ mod tests {
             function: name.into(),
             space: None,
             bytes: None,
+            piece: None,
             space_assumed: false,
             thread_dependent: i.is_multiple_of(2),
             // Quotes, a backslash and a newline: escaped, never layout.

@@ -333,16 +333,9 @@ fn value_pieces(
 ) -> (Vec<Span>, Whole) {
     let inst = func.inst(i);
     let align = a_align(inst);
-    if let Some(s) = shape(m, ty) {
-        let mut out = Vec::new();
-        split::value(s, 0, align, &mut out);
-        return (out, Whole::Value);
-    }
-    let mut all = Vec::new();
-    leaves(m, ty, 0, &mut all);
     let uses = uses.get_or_insert_with(|| users(func));
-    // A copy (an aggregate load stored whole in the same block) or a
-    // constant stored: the combiner merges equal leaves.
+    // A copy (a value loaded and stored whole in the same block: a struct
+    // assignment) or a constant stored, with the alignments of both ends.
     let copied_to = |load: InstId| -> Option<u64> {
         let users = uses.get(&load)?;
         let &[store] = users.as_slice() else {
@@ -354,7 +347,7 @@ fn value_pieces(
             && s.block == func.inst(load).block)
             .then(|| a_align(s))
     };
-    let aligns: Option<(Vec<u64>, Whole)> = match inst.op {
+    let copy: Option<(Vec<u64>, Whole)> = match inst.op {
         Opcode::Load => copied_to(i).map(|b| (vec![align, b], Whole::Copy)),
         _ => match inst.operands[0] {
             Value::Inst(l) if func.inst(l).op == Opcode::Load => {
@@ -364,6 +357,18 @@ fn value_pieces(
             _ => None,
         },
     };
+    if let Some(s) = shape(m, ty) {
+        let mut out = Vec::new();
+        split::value(s, 0, align, &mut out);
+        let whole = match &copy {
+            Some((_, Whole::Copy)) => Whole::Copy,
+            _ => Whole::Value,
+        };
+        return (out, whole);
+    }
+    let mut all = Vec::new();
+    leaves(m, ty, 0, &mut all);
+    let aligns = copy;
     let plain: Vec<Span> = all
         .iter()
         .map(|&(offset, s)| Span {
