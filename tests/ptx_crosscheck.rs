@@ -12,7 +12,10 @@
 //! the header's line on both. A difference fails the test unless
 //! [`EXCEPTIONS`] lists the line with the reason; a listed line that no
 //! longer differs fails it too, so the list stays short and true.
-//! `random_kernels.rs` holds the random kernels to the same comparison.
+//! `ir/lowering.ll` adds the lowering's corner cases (long and run-time
+//! length copies, aggregates, odd and under-aligned values), compared
+//! kernel by kernel. `random_kernels.rs` holds the random kernels to the
+//! same comparison.
 
 #[path = "common/sim.rs"]
 mod helpers;
@@ -24,10 +27,35 @@ use ptx::{compare, ours, theirs, Lines};
 use std::path::Path;
 use std::process::Command;
 use warpcheck::frontend::{self, CompileOptions, IrSource};
+use warpcheck::ir::major::LLVM_MAJOR;
 
-/// Lines where warpcheck's requests differ from llc's, and why. Each is
-/// `(file, line, why)`; the file as the fixture's name.
-const EXCEPTIONS: &[(&str, u32, &str)] = &[];
+/// Where warpcheck's requests differ from llc's, and why: `(LLVM major,
+/// file, line or kernel, why)`, the file as the fixture's name, a kernel
+/// for a file without debug lines.
+const EXCEPTIONS: &[(u32, &str, &str, &str)] = &[
+    (
+        19,
+        "lowering.ll",
+        "c8",
+        "llc-19 loads an `<8 x i8>` as two 4-byte halves (no legal 8-byte byte vector); \
+         llc-22 and warpcheck as one 8-byte access. Clang makes byte vectors only of \
+         hand-written vector types",
+    ),
+    (
+        19,
+        "lowering.ll",
+        "mmbig",
+        "a memmove of 128 bytes or more is two byte loops, forward and backward, of which \
+         one runs: warpcheck counts the one that runs",
+    ),
+    (
+        22,
+        "lowering.ll",
+        "mmbig",
+        "a memmove of 128 bytes or more is two byte loops, forward and backward, of which \
+         one runs: warpcheck counts the one that runs",
+    ),
+];
 
 /// The PTX `llc` makes of `ir` (bitcode or a `.ll` file).
 fn llc(ir: &Path, dir: &Path) -> Result<String, String> {
@@ -59,6 +87,8 @@ fn every_fixture_and_example_makes_the_requests_llc_emits() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = helpers::cu_files(&root.join("tests/fixtures/cu"));
     files.extend(helpers::cu_files(&root.join("examples")));
+    // The lowering's corner cases, kernel by kernel (no debug lines).
+    files.push(root.join("tests/fixtures/ir/lowering.ll"));
     let dir = tempfile::tempdir().unwrap();
     let (mut lines, mut accesses) = (0, 0);
     let mut differences = Vec::new();
@@ -80,11 +110,15 @@ fn every_fixture_and_example_makes_the_requests_llc_emits() {
         accesses += b.values().map(Vec::len).sum::<usize>();
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
         for d in compare(&a, &b) {
-            let listed = EXCEPTIONS
-                .iter()
-                .find(|(file, line, _)| d.file == *file && d.line == *line);
+            let at = match d.line {
+                0 => d.function.clone(),
+                l => l.to_string(),
+            };
+            let listed = EXCEPTIONS.iter().position(|&(major, file, where_, _)| {
+                major == LLVM_MAJOR && name == file && at == where_
+            });
             match listed {
-                Some(e) => excused.push((e.0, e.1)),
+                Some(e) => excused.push(e),
                 None => differences.push(format!("{name}: {d}")),
             }
         }
@@ -95,8 +129,9 @@ fn every_fixture_and_example_makes_the_requests_llc_emits() {
     );
     let stale: Vec<String> = EXCEPTIONS
         .iter()
-        .filter(|(file, line, _)| !excused.contains(&(file, *line)))
-        .map(|(file, line, why)| format!("{file}:{line} ({why})"))
+        .enumerate()
+        .filter(|(k, e)| e.0 == LLVM_MAJOR && !excused.contains(k))
+        .map(|(_, (_, file, at, why))| format!("{file} {at} ({why})"))
         .collect();
     assert!(
         stale.is_empty(),
