@@ -19,8 +19,12 @@
 
 #[path = "common/sim.rs"]
 mod helpers;
+#[path = "common/ll.rs"]
+mod ll;
 #[path = "common/ptx.rs"]
 mod ptx;
+#[path = "common/random_kernel/mod.rs"]
+mod random_kernel;
 
 use helpers::common::{llvm_tool, skip};
 use ptx::{compare, ours, theirs, Lines};
@@ -139,6 +143,142 @@ fn every_fixture_and_example_makes_the_requests_llc_emits() {
         stale.join("\n")
     );
     assert!(lines > 300 && accesses > 600, "{lines} lines, {accesses}");
+    assert!(
+        differences.is_empty(),
+        "{} lines differ from llc's PTX:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+}
+
+/// Random kernels checked: about a minute in a debug build.
+const RANDOM_CASES: u32 = 100;
+const RANDOM_SEED: u64 = 0x5eed_0002;
+
+/// Random kernels (of [`RANDOM_SEED`]) where llc's selection DAG combines
+/// more than the rules of `memory::lower` say: `(LLVM major, case, why)`.
+/// Each is a request llc makes narrower, drops or joins; none arises in
+/// the fixtures and examples.
+const RANDOM_EXCEPTIONS: &[(u32, u32, &str)] = &[
+    (
+        19,
+        0,
+        "`(x & 7) == 0` of a loaded word: the combiner tests the low byte alone",
+    ),
+    (
+        19,
+        11,
+        "a store that the next store to the same address overwrites: dropped",
+    ),
+    (
+        19,
+        33,
+        "a value stored back where it was loaded from (once through a generic pointer, \
+         once through a shared one): the combiner drops the load and the store",
+    ),
+    (
+        19,
+        45,
+        "two 4-byte stores the IR vectoriser leaves apart, which the combiner's store \
+         merging joins into one 8-byte store",
+    ),
+    (
+        19,
+        50,
+        "a loaded word of which only low bits reach the stores through additions: \
+         narrowed by demanded bits",
+    ),
+    (
+        19,
+        66,
+        "`trunc (load i64)` compared with a constant: the combiner keeps the 8-byte load",
+    ),
+    (
+        19,
+        75,
+        "an atomic block llc duplicates into its two predecessors (tail duplication): \
+         one request per execution, two instructions",
+    ),
+];
+
+#[test]
+fn random_kernels_make_the_requests_llc_emits() {
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    use random_kernel::lower::lower;
+    use random_kernel::strategy::{program, Knobs};
+    if Command::new(llvm_tool("llc"))
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        return skip(
+            "random_kernels_make_the_requests_llc_emits",
+            &format!("no {}", llvm_tool("llc")),
+        );
+    }
+    let cases = std::env::var("WARPCHECK_PTX_RANDOM_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(RANDOM_CASES);
+    let mut seed = [0u8; 32];
+    seed[..8].copy_from_slice(&RANDOM_SEED.to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
+    );
+    let strategy = program(Knobs {
+        header_loops: true,
+        unsigned_ops: true,
+        wide_loops: true,
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (mut accesses, mut differences, mut stale) = (0, Vec::new(), Vec::new());
+    for case in 0..cases {
+        let p = strategy.new_tree(&mut runner).unwrap().current();
+        let built = dir.path().join("built.ll");
+        std::fs::write(&built, ll::write(&lower(&p))).unwrap();
+        // As clang would hand it to the backend: optimised at -O2 (no
+        // constant branches, dead values or unmerged copies left).
+        let ll = dir.path().join("random.ll");
+        let o = Command::new(llvm_tool("opt"))
+            .args(["-O2", "-S", "-o"])
+            .arg(&ll)
+            .arg(&built)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "case {case}: opt: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let m = warpcheck::ir::llvm::load_file(&ll).unwrap();
+        if let Ok(keep) = std::env::var("WARPCHECK_PTX_KEEP") {
+            let _ = std::fs::copy(&ll, format!("{keep}/case{case}.ll"));
+        }
+        let text = llc(&ll, dir.path()).unwrap_or_else(|e| panic!("case {case}: llc: {e}"));
+        let (a, reached) = ours(&m);
+        let b = theirs(&text, &reached);
+        accesses += b.values().map(Vec::len).sum::<usize>();
+        // Per function: every instruction of a random kernel has a line of
+        // its own, and llc gives a node the combiner makes of several (a
+        // narrowed load, a merged vector access) the line of one of them.
+        let (a, b) = (ptx::per_function(a), ptx::per_function(b));
+        let listed = RANDOM_EXCEPTIONS
+            .iter()
+            .any(|&(major, c, _)| major == LLVM_MAJOR && c == case);
+        match (compare(&a, &b), listed) {
+            (d, true) if d.is_empty() => stale.push(case),
+            (_, true) => {}
+            (d, false) => differences.extend(d.iter().map(|d| format!("case {case}: {d}\n{p}"))),
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "listed random kernels that no longer differ: {stale:?}"
+    );
+    eprintln!("ptx cross-check: {cases} random kernels, {accesses} accesses in llc's PTX");
+    assert!(accesses > 20 * cases as usize, "{accesses} accesses");
     assert!(
         differences.is_empty(),
         "{} lines differ from llc's PTX:\n{}",

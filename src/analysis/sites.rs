@@ -17,7 +17,7 @@ pub struct Site {
     pub space: Option<Space>,
     pub bytes: u64,
     /// Bytes from the address `value` to this request's.
-    pub offset: u64,
+    pub offset: i64,
     /// The alignment the instruction promises for this request's address
     /// (LLVM's `align`: a lesser address is undefined behaviour); 1 when
     /// none.
@@ -56,7 +56,7 @@ impl Site {
 struct Access {
     space: Option<Space>,
     bytes: u64,
-    offset: u64,
+    offset: i64,
     align: u64,
     repeat: Repeat,
     piece: Option<PieceOf>,

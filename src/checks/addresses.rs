@@ -110,7 +110,7 @@ pub fn loop_sites(site: &Site, period: u64) -> Option<Vec<Site>> {
     Some(
         (0..n)
             .map(|k| Site {
-                offset: site.offset + k,
+                offset: site.offset + k as i64,
                 why: Vec::new(),
                 ..site.clone()
             })

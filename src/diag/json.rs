@@ -123,7 +123,7 @@ pub struct SiteJson {
 pub struct PieceJson {
     pub index: u32,
     pub count: u32,
-    pub offset: u64,
+    pub offset: i64,
     pub of_bytes: Option<u64>,
     pub whole: &'static str,
     pub repeat: Option<u64>,

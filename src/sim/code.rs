@@ -463,6 +463,7 @@ impl Func {
 pub struct SiteInfo {
     pub kind: SiteKind,
     pub func: FuncId,
+    /// The instruction whose position the site has.
     pub inst: InstId,
 }
 
@@ -480,7 +481,7 @@ pub struct Requests {
 #[derive(Clone, Copy, Debug)]
 pub struct Request {
     pub site: u32,
-    pub offset: u32,
+    pub offset: i32,
     pub bytes: u32,
     pub repeat: crate::memory::lower::Repeat,
 }

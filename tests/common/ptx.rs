@@ -38,16 +38,30 @@ impl fmt::Display for Difference {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        let (mut a, mut b) = (self.ours.clone(), self.theirs.clone());
+        cancel(&mut a, &mut b);
         write!(
             f,
-            "{} line {}:{}: warpcheck [{}], llc [{}]",
+            "{} line {}:{}: warpcheck [{}], llc [{}]; only warpcheck's [{}], only llc's [{}]",
             self.function,
             self.file,
             self.line,
             show(&self.ours),
-            show(&self.theirs)
+            show(&self.theirs),
+            show(&a),
+            show(&b)
         )
     }
+}
+
+/// The requests of each function, lines pooled.
+pub fn per_function(lines: Lines) -> Lines {
+    let mut out = Lines::new();
+    for ((f, _, _), v) in lines {
+        out.entry((f, String::new(), 0)).or_default().extend(v);
+    }
+    out.values_mut().for_each(|v| v.sort());
+    out
 }
 
 /// Whether llc's request `b` is warpcheck's `a`: the same kind and width,
@@ -135,7 +149,8 @@ pub fn ours(m: &Module) -> (Lines, BTreeSet<String>) {
     };
     let a = analysis::analyze(m, &opts, &warpcheck::taint::ifds::IfdsTaint);
     // (func, inst, kind, offset, bytes) -> space
-    let mut seen: BTreeMap<(u32, u32, u8, u64, u64), Option<Space>> = BTreeMap::new();
+    // (func, inst, kind, offset, bytes) -> space
+    let mut seen: BTreeMap<(u32, u32, u8, i64, u64), Option<Space>> = BTreeMap::new();
     for k in &a.kernels {
         for s in &k.sites {
             let kind = match s.kind {

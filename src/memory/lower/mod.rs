@@ -67,8 +67,9 @@ pub struct PieceOf {
 /// One machine request of an access.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Piece {
-    /// Bytes from the access's address.
-    pub offset: u64,
+    /// Bytes from the access's address (below 0 for a merged vector access
+    /// placed at a later piece than its lowest).
+    pub offset: i64,
     pub bytes: u64,
     /// The alignment the IR promises for this piece's address.
     pub align: u64,
@@ -95,9 +96,10 @@ impl Lowering {
     /// Lowers every memory instruction of `func`.
     pub fn of(m: &Module, func: &Function) -> Lowering {
         let merges = vector::merges(m, func);
+        let live = live(m, func);
         let mut uses: Option<HashMap<InstId, Vec<InstId>>> = None;
         let mut map = HashMap::default();
-        for (k, inst) in func.insts.iter().enumerate() {
+        for (k, &live) in live.iter().enumerate() {
             let i = InstId::new(k);
             let accesses = access_of(m, func, i);
             if accesses.is_empty() {
@@ -106,10 +108,24 @@ impl Lowering {
             let lowered = accesses
                 .into_iter()
                 .map(|a| {
+                    // A load nothing uses is no request: the backend drops it.
+                    if !live {
+                        return Lowered {
+                            access: a,
+                            pieces: Vec::new(),
+                        };
+                    }
                     let pieces = match merges.get(&i) {
                         Some(Merge::Part { .. }) => Vec::new(),
-                        Some(Merge::Head { bytes }) => vec![single(*bytes, a_align(inst))],
-                        None => pieces(m, func, i, &a, &mut uses),
+                        Some(&Merge::Head {
+                            bytes,
+                            offset,
+                            align,
+                        }) => vec![Piece {
+                            offset,
+                            ..single(bytes, align)
+                        }],
+                        None => pieces(m, func, i, &a, &mut uses, &merges),
                     };
                     Lowered { access: a, pieces }
                 })
@@ -124,6 +140,53 @@ impl Lowering {
     pub fn accesses(&self, i: InstId) -> &[Lowered] {
         self.map.get(&i).map_or(&[], Vec::as_slice)
     }
+}
+
+/// Which instructions the backend keeps: those with an effect (stores,
+/// atomics, calls other than of pure intrinsics (warp shuffles and votes
+/// stay, as convergent operations), volatile loads, control)
+/// and those whose value one of them uses, however indirectly. A load of
+/// a value nothing uses makes no request.
+fn live(m: &Module, func: &Function) -> Vec<bool> {
+    let effect = |inst: &crate::ir::Inst| match inst.op {
+        Opcode::Load => matches!(inst.kind, InstKind::Load { volatile: true, .. }),
+        Opcode::Call => !matches!(
+            m.called_intrinsic(inst),
+            Some(
+                Intrinsic::SReg(_)
+                    | Intrinsic::MinMax(_)
+                    | Intrinsic::Pure { .. }
+                    | Intrinsic::ActiveMask
+                    | Intrinsic::PtrCast
+                    | Intrinsic::GlobalLoad
+            )
+        ),
+        op => {
+            op.is_terminator()
+                || matches!(
+                    op,
+                    Opcode::Store | Opcode::AtomicRmw | Opcode::CmpXchg | Opcode::Fence
+                )
+        }
+    };
+    let mut live = vec![false; func.insts.len()];
+    let mut todo: Vec<usize> = (0..func.insts.len())
+        .filter(|&k| effect(&func.insts[k]))
+        .collect();
+    for &k in &todo {
+        live[k] = true;
+    }
+    while let Some(k) = todo.pop() {
+        for &o in &func.insts[k].operands {
+            if let Value::Inst(d) = o {
+                if !live[d.index()] {
+                    live[d.index()] = true;
+                    todo.push(d.index());
+                }
+            }
+        }
+    }
+    live
 }
 
 /// The alignment a load or store states (1 for other instructions).
@@ -151,34 +214,34 @@ fn pieces(
     i: InstId,
     a: &Access,
     uses: &mut Option<HashMap<InstId, Vec<InstId>>>,
+    merges: &vector::Merges,
 ) -> Vec<Piece> {
     let inst = func.inst(i);
     let align = a_align(inst);
-    let (spans, whole, align) = match inst.op {
+    match inst.op {
         Opcode::Load | Opcode::Store => {
             let ty = match inst.op {
                 Opcode::Load => inst.ty,
                 _ => m.value_type(func, inst.operands[0]),
             };
-            let (spans, whole) = value_pieces(m, func, i, ty, uses);
-            (spans, whole, align)
+            let (spans, whole) = value_pieces(m, func, i, ty, uses, merges);
+            let spans = spans
+                .into_iter()
+                .map(|s| (s, align_at(align, s.offset), Repeat::Once))
+                .collect();
+            numbered(spans, a.bytes, whole)
         }
-        Opcode::Call if m.called_asm(inst).is_none() => match m.called_intrinsic(inst) {
-            Some(Intrinsic::MemCpy | Intrinsic::MemMove | Intrinsic::MemSet) => {
-                return block_pieces(m, func, inst, a);
-            }
-            _ => return vec![single(a.bytes, align)],
-        },
-        _ => return vec![single(a.bytes, align)],
-    };
-    numbered(
-        spans
-            .into_iter()
-            .map(|s| (s, align_at(align, s.offset), Repeat::Once))
-            .collect(),
-        a.bytes,
-        whole,
-    )
+        Opcode::Call
+            if m.called_asm(inst).is_none()
+                && matches!(
+                    m.called_intrinsic(inst),
+                    Some(Intrinsic::MemCpy | Intrinsic::MemMove | Intrinsic::MemSet)
+                ) =>
+        {
+            block_pieces(m, func, inst, a)
+        }
+        _ => vec![single(a.bytes, align)],
+    }
 }
 
 /// Pieces with their place among the others when there are several.
@@ -188,7 +251,7 @@ fn numbered(spans: Vec<(Span, u64, Repeat)>, bytes: u64, whole: Whole) -> Vec<Pi
         .into_iter()
         .enumerate()
         .map(|(k, (s, align, repeat))| Piece {
-            offset: s.offset,
+            offset: s.offset as i64,
             bytes: s.bytes,
             align,
             repeat,
@@ -330,6 +393,7 @@ fn value_pieces(
     i: InstId,
     ty: TypeId,
     uses: &mut Option<HashMap<InstId, Vec<InstId>>>,
+    merges: &vector::Merges,
 ) -> (Vec<Span>, Whole) {
     let inst = func.inst(i);
     let align = a_align(inst);
@@ -357,9 +421,16 @@ fn value_pieces(
             _ => None,
         },
     };
-    if let Some(s) = shape(m, ty) {
+    if let Some(mut s) = shape(m, ty) {
+        let mut offset = 0;
+        let narrow = (inst.op == Opcode::Load)
+            .then(|| narrowed(m, func, i, uses, merges))
+            .flatten();
+        if let Some((o, bytes)) = narrow {
+            (offset, s.bytes) = (o, bytes);
+        }
         let mut out = Vec::new();
-        split::value(s, 0, align, &mut out);
+        split::value(s, offset, align, &mut out);
         let whole = match &copy {
             Some((_, Whole::Copy)) => Whole::Copy,
             _ => Whole::Value,
@@ -399,6 +470,133 @@ fn value_pieces(
         }
     }
     (out, aligns.map_or(Whole::Value, |(_, w)| w))
+}
+
+/// The part of a loaded integer the backend loads when its only use keeps
+/// only a narrower part of it (the DAG combiner's load narrowing, as
+/// llc-19 and llc-22 do it): `trunc (load)` unless the truncated value is
+/// only stored (a truncating store of the whole register instead);
+/// `and (load), 0xff` (or `0xffff`, `0xffffffff`), also through a tree of
+/// `and`/`or`/`xor` of single-use loads and constants under the mask;
+/// and `trunc (lshr (load), 8k)`, the part `k` bytes in; a mask after a
+/// truncation narrows further. Each link is its value's only use, and no
+/// load of a mask's tree is part of a merged vector access. The part as
+/// `(offset, bytes)`, little-endian.
+fn narrowed(
+    m: &Module,
+    func: &Function,
+    load: InstId,
+    uses: &HashMap<InstId, Vec<InstId>>,
+    merges: &vector::Merges,
+) -> Option<(u64, u64)> {
+    let inst = func.inst(load);
+    if !matches!(
+        inst.kind,
+        InstKind::Load {
+            volatile: false,
+            ..
+        }
+    ) {
+        return None;
+    }
+    let size = u64::from(m.types.int_bits(inst.ty)?).div_ceil(8);
+    let only_use = |i: InstId| match uses.get(&i).map(Vec::as_slice) {
+        Some(&[u]) => Some(u),
+        _ => None,
+    };
+    let part = |b: u32| matches!(b, 8 | 16 | 32).then_some(u64::from(b / 8));
+    let low_mask = |i: &crate::ir::Inst| -> Option<u64> {
+        let mask = m.int_value(i.operands[1])? as u64;
+        let b = mask.checked_add(1)?.trailing_zeros();
+        (mask == (1u64 << b) - 1).then(|| part(b))?
+    };
+    // A truncation narrows the load unless every use stores it; a mask
+    // that is its only use narrows it further.
+    let truncated = |t: InstId| -> Option<u64> {
+        if let Some(u) = only_use(t).filter(|&u| func.inst(u).op == Opcode::And) {
+            if let Some(b) = low_mask(func.inst(u)) {
+                return Some(b);
+            }
+        }
+        let only_stored = uses.get(&t).is_some_and(|us| {
+            us.iter().all(|&u| {
+                let s = func.inst(u);
+                s.op == Opcode::Store && s.operands[0] == Value::Inst(t)
+            })
+        });
+        let b = part(m.types.int_bits(func.inst(t).ty)?)?;
+        (!only_stored).then_some(b)
+    };
+    let logic = |op: Opcode| matches!(op, Opcode::And | Opcode::Or | Opcode::Xor);
+    let first = only_use(load)?;
+    let user = func.inst(first);
+    let (offset, bytes) = match user.op {
+        Opcode::Trunc => (0, truncated(first)?),
+        Opcode::LShr => {
+            let k = u64::try_from(m.int_value(user.operands[1])?).ok()?;
+            let t = only_use(first)?;
+            (k % 8 == 0 && func.inst(t).op == Opcode::Trunc).then_some(())?;
+            (k / 8, truncated(t)?)
+        }
+        op if logic(op) => {
+            // Up the tree of logic operations to the mask.
+            let mut at = first;
+            let mask = loop {
+                let i = func.inst(at);
+                if i.op == Opcode::And {
+                    if let Some(b) = low_mask(i) {
+                        break b;
+                    }
+                }
+                at = only_use(at).filter(|&u| logic(func.inst(u).op))?;
+            };
+            let tree = func.inst(at).operands[0];
+            masked_tree(m, func, tree, &only_use, merges).then_some((0, mask))?
+        }
+        _ => return None,
+    };
+    (bytes < size && offset + bytes <= size).then_some((offset, bytes))
+}
+
+/// Whether every leaf of the `and`/`or`/`xor` tree at `v` is a constant
+/// or a load used only there, each inner node used only once: what lets
+/// the combiner push a mask down to the loads.
+fn masked_tree(
+    m: &Module,
+    func: &Function,
+    v: Value,
+    only_use: &dyn Fn(InstId) -> Option<InstId>,
+    merges: &vector::Merges,
+) -> bool {
+    match v {
+        Value::Const(_) => m.int_value(v).is_some(),
+        Value::Inst(i) => {
+            let inst = func.inst(i);
+            let single = only_use(i).is_some();
+            match inst.op {
+                Opcode::Load => {
+                    single
+                        && !merges.contains_key(&i)
+                        && matches!(
+                            inst.kind,
+                            InstKind::Load {
+                                volatile: false,
+                                ..
+                            }
+                        )
+                }
+                Opcode::And | Opcode::Or | Opcode::Xor => {
+                    single
+                        && inst
+                            .operands
+                            .iter()
+                            .all(|&o| masked_tree(m, func, o, only_use, merges))
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
 }
 
 /// The byte ranges of `ty` that the uses of load `i` extract, when every

@@ -131,7 +131,7 @@ impl Decoder<'_> {
             let site = self.site(kind, func, inst);
             requests.pieces.push(Request {
                 site,
-                offset: u32::try_from(p.offset).unwrap_or(u32::MAX),
+                offset: i32::try_from(p.offset).unwrap_or(i32::MAX),
                 bytes: u32::try_from(p.bytes).unwrap_or(u32::MAX),
                 repeat: p.repeat,
             });

@@ -78,7 +78,8 @@ impl MemCtx<'_, '_> {
                     if r.repeat != Repeat::Once && k >= u64::from(n) {
                         continue;
                     }
-                    out.list[out.len] = (a.wrapping_add(u64::from(r.offset) + k), width);
+                    let at = a.wrapping_add_signed(i64::from(r.offset)).wrapping_add(k);
+                    out.list[out.len] = (at, width);
                     out.len += 1;
                     out.mask |= 1 << lane;
                 }
