@@ -59,6 +59,37 @@ impl Scaled {
         Some(ceil_div(gap + spread, step).max(1))
     }
 
+    /// The most `unit`-sized pieces (sectors) the lanes of `may` touch with
+    /// `bytes` each, whatever the atom's value: the lanes that agree on
+    /// `c[l]` are a group whose offsets from `base + n·c` are known, and
+    /// where that group's start falls in a sector depends only on `n`
+    /// modulo `unit` (and the base's residue), so the groups' sums over
+    /// those residues bound every value (groups that overlap share
+    /// sectors, never add any). A 16×16 transpose store `out[x·h + y]`:
+    /// 16 pairs of lanes 4 bytes apart, each in one sector when `h` is
+    /// even, two pairs across a boundary when it is odd: at most 18.
+    pub fn most_pieces(&self, may: u32, bytes: i128, unit: i128) -> u64 {
+        let mut groups: Vec<(i128, u32)> = Vec::new();
+        for l in lanes(may) {
+            match groups.iter_mut().find(|g| g.0 == self.c[l]) {
+                Some(g) => g.1 |= 1 << l,
+                None => groups.push((self.c[l], 1 << l)),
+            }
+        }
+        let bases = WarpAddresses::residues(self.base, unit);
+        let mut most = 0;
+        for r in 0..unit {
+            for &b in &bases {
+                let total: u64 = groups
+                    .iter()
+                    .map(|&(c, mask)| pieces(&self.d, mask, b + r * c, bytes, unit).len() as u64)
+                    .sum();
+                most = most.max(total);
+            }
+        }
+        most
+    }
+
     /// The warp's addresses with `a = n`.
     pub fn at(&self, may: u32, n: i128) -> WarpAddresses {
         WarpAddresses::Offsets {

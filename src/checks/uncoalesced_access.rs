@@ -260,10 +260,15 @@ fn sectors_of(items: &[WarpAddresses], bytes: i128, cap: &dyn Fn() -> Option<u64
     for wa in items {
         match wa {
             WarpAddresses::Idle => {}
-            WarpAddresses::Unknown { may, .. } => {
+            WarpAddresses::Unknown { may, scaled } => {
                 let n = u64::from(may.count_ones());
                 let cap = cap();
-                let most = (n * per_lane).min(cap.unwrap_or(u64::MAX));
+                // Lanes placed but for one uniform atom (a row stride):
+                // their groups at every alignment the atom allows.
+                let grouped = scaled
+                    .as_ref()
+                    .map_or(u64::MAX, |sc| sc.most_pieces(*may, bytes, SECTOR));
+                let most = (n * per_lane).min(cap.unwrap_or(u64::MAX)).min(grouped);
                 lo = lo.min(per_lane);
                 hi = hi.max(most);
                 full_lo = full_lo.min(per_lane);

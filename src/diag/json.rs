@@ -31,6 +31,13 @@ pub struct KernelJson {
     /// with several block shapes, the kernel appears once per shape.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub launches: Vec<LaunchJson>,
+    /// What the analysis takes of each pointer parameter's address: `offset`
+    /// modulo `align`, a `cudaMalloc` allocation (256-byte aligned) plus
+    /// the offset the host's launches add; `align` 1 where nothing is
+    /// assumed (`--no-malloc-alignment`, or a launch adds an offset it does
+    /// not show).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pointer_params: Vec<PointerJson>,
     /// Every branch and access with its figures (`check --sites`): many
     /// times the findings' size, so listed only when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -65,6 +72,15 @@ impl std::fmt::Display for ShapeSource {
             ShapeSource::Launch { file, line, .. } => write!(f, "launch at {file}:{line}"),
         }
     }
+}
+
+/// A pointer parameter's assumed address, by its source name (`argN`
+/// without one).
+#[derive(Serialize, Debug)]
+pub struct PointerJson {
+    pub param: String,
+    pub align: u64,
+    pub offset: u64,
 }
 
 /// One launch of a kernel: its block and grid where constant (`null`
@@ -396,6 +412,18 @@ fn kernel_json(
                 shared_bytes: l.shared_bytes,
             })
             .collect(),
+        pointer_params: k
+            .pointers
+            .iter()
+            .map(|p| PointerJson {
+                param: func.params[p.param as usize]
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("arg{}", p.param)),
+                align: p.align,
+                offset: p.offset,
+            })
+            .collect(),
         // Rendering a site's ACF is the costly part: skipped unless listed.
         sites: with_sites.then(|| {
             k.sites
@@ -505,6 +533,7 @@ mod tests {
                 grid: None,
                 shared_bytes: None,
             }],
+            pointer_params: Vec::new(),
             sites: sites.map(|n| (0..n).map(site).collect()),
             site_count: sites.unwrap_or(3),
             bounds: None,
