@@ -13,7 +13,7 @@ use crate::acf::KernelAcf;
 use crate::budget::{Budget, Exhausted};
 use crate::glob::glob;
 use crate::graph::ModuleGraphs;
-use crate::ir::{FuncId, Module};
+use crate::ir::{FuncId, Module, SiteKind};
 use crate::memory::Spaces;
 use crate::taint::{DependenceAnalysis, KernelDeps, KernelScope};
 use tracing::field::Empty;
@@ -384,10 +384,11 @@ fn analyze_kernel(
     let acf = match exhausted {
         Some(_) => KernelAcf::empty(k, block_dim.dims),
         None => {
-            // Uniform sites need no per-lane figures.
+            // Uniform sites need no per-lane figures, but for atomics (how
+            // many lanes update one address).
             let values: Vec<_> = sites
                 .iter()
-                .filter(|s| s.thread_dependent)
+                .filter(|s| s.thread_dependent || s.kind == SiteKind::Atomic)
                 .map(|s| (s.func, s.value, m.func(s.func).inst(s.inst).block))
                 .collect();
             let span = info_span!(

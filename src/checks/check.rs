@@ -96,8 +96,13 @@ impl<C: Check> DynCheck for C {
             .sites
             .iter()
             .zip(cx.figures)
-            // A kernel over budget gets one note, not one per site.
-            .filter(|(s, fig)| s.thread_dependent && fig.reason.is_none())
+            // A kernel over budget gets one note, not one per site. A
+            // uniform access is judged only as an atomic (its lanes on one
+            // address serialise).
+            .filter(|(s, fig)| {
+                (s.thread_dependent || s.kind == crate::ir::SiteKind::Atomic)
+                    && fig.reason.is_none()
+            })
             .filter_map(|(s, fig)| {
                 let fig = fig.get::<C::Figure>()?;
                 let v = C::judge(s, fig)?;

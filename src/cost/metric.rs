@@ -10,7 +10,8 @@
 //!   uniform access touches the sectors of one lane.
 //! * `conflicts`: per shared access, the extra wavefronts: at most the
 //!   check's most wavefronts past the ideal one per phase
-//!   ([`Conflict::excess`]); none for a uniform access (a broadcast).
+//!   ([`Conflict::excess`]); none for a uniform access (a broadcast), but
+//!   an atomic's lanes on one address serialise.
 //! * `divwarps`: one per execution of a branch that can split the warp
 //!   (Q:If4, Q:While2); a branch proven uniform pays nothing.
 //!
@@ -299,7 +300,10 @@ fn access_cost(
         (Metric::Sectors, Space::Global) if !s.thread_dependent => uniform_sectors(bytes, align),
         (Metric::Sectors, Space::Global) => fig.get::<Sectors>().map_or(worst_sectors, |x| x.max),
         (Metric::Sectors, Space::Unknown) => worst_sectors,
-        (Metric::Conflicts, Space::Shared) if !s.thread_dependent => 0,
+        // A uniform load is a broadcast; a uniform atomic serialises.
+        (Metric::Conflicts, Space::Shared) if !s.thread_dependent && s.kind != SiteKind::Atomic => {
+            0
+        }
         (Metric::Conflicts, Space::Shared) => {
             fig.get::<Conflict>().map_or(worst_conflicts, |c| c.excess)
         }

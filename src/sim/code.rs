@@ -484,6 +484,8 @@ pub struct Request {
     pub offset: i32,
     pub bytes: u32,
     pub repeat: crate::memory::lower::Repeat,
+    /// An atomic: its lanes serialise on one address.
+    pub atomic: bool,
 }
 
 impl SiteInfo {

@@ -63,7 +63,7 @@ pub fn kernel_costs(
             false => Some(uniform_sectors(s.bytes, align)),
             true => fig.get::<Sectors>().map(|x| x.max),
         };
-        let wavefronts = match s.thread_dependent {
+        let wavefronts = match s.thread_dependent || s.kind == SiteKind::Atomic {
             false => Some(uniform_wavefronts(s.bytes)),
             true => fig.get::<Conflict>().map(|c| c.wavefronts.max),
         };
@@ -204,7 +204,7 @@ pub fn wavefront_costs(
             return Err("a block copy of unknown length may touch shared memory".into());
         };
         let conflict = fig.get::<Conflict>();
-        let w = match s.thread_dependent {
+        let w = match s.thread_dependent || s.kind == SiteKind::Atomic {
             false => uniform_wavefronts(s.bytes),
             true => conflict.map_or(worst_wavefronts(s.bytes), |c| c.wavefronts.max),
         }

@@ -134,6 +134,7 @@ impl Decoder<'_> {
                 offset: i32::try_from(p.offset).unwrap_or(i32::MAX),
                 bytes: u32::try_from(p.bytes).unwrap_or(u32::MAX),
                 repeat: p.repeat,
+                atomic: kind == SiteKind::Atomic,
             });
         }
         self.requests.push(requests);

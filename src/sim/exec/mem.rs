@@ -86,19 +86,20 @@ impl MemCtx<'_, '_> {
                 out
             };
             match r.repeat {
-                Repeat::Once => self.record_one(r.site, &at(acc, 0, r.bytes)),
+                Repeat::Once => self.record_one(r.site, &at(acc, 0, r.bytes), r.atomic),
                 Repeat::Times(_) | Repeat::PerLane => {
                     let longest = acc.as_slice().iter().map(|a| a.1).max().unwrap_or(0);
                     for k in 0..u64::from(longest) {
-                        self.record_one(r.site, &at(acc, k, 1));
+                        self.record_one(r.site, &at(acc, k, 1), false);
                     }
                 }
             }
         }
     }
 
-    /// Adds one warp-level request at `site` to the site and warp counters.
-    fn record_one(&mut self, site: u32, acc: &Accesses) {
+    /// Adds one warp-level request at `site` to the site and warp counters;
+    /// an `atomic` one serialises on each address.
+    fn record_one(&mut self, site: u32, acc: &Accesses, atomic: bool) {
         let accesses = acc.as_slice();
         let Some(&(first, _)) = accesses.first() else {
             return;
@@ -110,6 +111,11 @@ impl MemCtx<'_, '_> {
             stats.nonuniform += 1;
         }
         let at_max = stats.lanes(acc.len as u32);
+        if atomic {
+            stats
+                .contention
+                .add(cost::contention(accesses, self.scratch));
+        }
         let in_space = |s: Space| accesses.iter().all(|&(a, _)| cost::space_of(a) == s);
         if in_space(Space::Global) {
             let (sectors, ideal) = cost::sectors(accesses, self.scratch);
@@ -123,7 +129,7 @@ impl MemCtx<'_, '_> {
             self.counters.sectors += sectors;
             self.counters.ideal_sectors += ideal;
         } else if in_space(Space::Shared) {
-            let b = cost::banks(acc.mask, accesses, self.scratch);
+            let b = cost::banks(acc.mask, accesses, atomic, self.scratch);
             stats.conflict.add(b.degree);
             if at_max {
                 stats.conflict_at_max.add(b.degree);
