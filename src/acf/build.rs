@@ -229,7 +229,7 @@ impl<'a> Builder<'a> {
                 None => self.leaf(c, v),
             },
             Value::Global(g) => {
-                let align = self.m.types.get(self.m.global(g).value_ty).align.max(1);
+                let align = self.m.global(g).align.max(1);
                 self.uniform(Uniform::Global(g), Congruence::new(align as i128, 0))
             }
             Value::Inst(i) => self.inst(c, i),

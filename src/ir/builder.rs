@@ -73,6 +73,7 @@ impl ModuleBuilder {
             addrspace,
             is_constant: addrspace == addrspace::CONSTANT,
             init: None,
+            align: self.module.types.get(value_ty).align,
         });
         Value::Global(GlobalId::new(self.module.globals.len() - 1))
     }

@@ -489,13 +489,16 @@ impl Loader {
     unsafe fn global(&mut self, g: LLVMValueRef) -> Global {
         let name = value_name(g);
         let init = LLVMGetInitializer(g);
+        let value_ty = self.ty(LLVMGlobalGetValueType(g));
+        let natural = self.m.types.get(value_ty).align;
         Global {
             demangled: demangle(&name),
             name,
-            value_ty: self.ty(LLVMGlobalGetValueType(g)),
+            value_ty,
             addrspace: LLVMGetPointerAddressSpace(LLVMTypeOf(g)),
             is_constant: LLVMIsGlobalConstant(g) != 0,
             init: (!init.is_null()).then(|| self.value(init)),
+            align: u64::from(LLVMGetAlignment(g)).max(natural),
         }
     }
 

@@ -382,6 +382,9 @@ pub struct Global {
     pub addrspace: u32,
     pub is_constant: bool,
     pub init: Option<Value>,
+    /// The alignment the module gives it (`align 16`), at least its
+    /// type's.
+    pub align: u64,
 }
 
 /// A file, line and column. Line 0 means the compiler did not know.

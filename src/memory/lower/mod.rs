@@ -189,6 +189,31 @@ fn live(m: &Module, func: &Function) -> Vec<bool> {
     live
 }
 
+/// The alignment the backend knows for `address`: the stated `align`, or
+/// more where the address is a global's plus a constant (llc reads the
+/// global's own alignment: a byte vector stored at `@s + 1984` of an
+/// `align 4` array is one 4-byte store).
+fn known_align(m: &Module, func: &Function, address: Value, stated: u64) -> u64 {
+    let (mut root, mut offset) = vector::base_and_offset(m, func, address);
+    // Through casts (a shared array seen through a generic pointer).
+    for _ in 0..4 {
+        let inner = match root {
+            Value::Const(c) => match m.konst(c) {
+                crate::ir::Const::Expr { op, operands, .. } if op.is_cast() => operands[0],
+                _ => break,
+            },
+            Value::Inst(i) if func.inst(i).op.is_cast() => func.inst(i).operands[0],
+            _ => break,
+        };
+        let (r, o) = vector::base_and_offset(m, func, inner);
+        (root, offset) = (r, offset.wrapping_add(o));
+    }
+    match root {
+        Value::Global(g) => stated.max(align_at(m.global(g).align, offset.unsigned_abs())),
+        _ => stated,
+    }
+}
+
 /// The alignment a load or store states (1 for other instructions).
 fn a_align(inst: &crate::ir::Inst) -> u64 {
     match inst.kind {
@@ -224,7 +249,8 @@ fn pieces(
                 Opcode::Load => inst.ty,
                 _ => m.value_type(func, inst.operands[0]),
             };
-            let (spans, whole) = value_pieces(m, func, i, ty, uses, merges);
+            let align = known_align(m, func, a.address, align);
+            let (spans, whole) = value_pieces(m, func, (i, ty, align), uses, merges);
             let spans = spans
                 .into_iter()
                 .map(|s| (s, align_at(align, s.offset), Repeat::Once))
@@ -390,13 +416,11 @@ fn leaves(m: &Module, ty: TypeId, base: u64, out: &mut Vec<(u64, Shape)>) {
 fn value_pieces(
     m: &Module,
     func: &Function,
-    i: InstId,
-    ty: TypeId,
+    (i, ty, align): (InstId, TypeId, u64),
     uses: &mut Option<HashMap<InstId, Vec<InstId>>>,
     merges: &vector::Merges,
 ) -> (Vec<Span>, Whole) {
     let inst = func.inst(i);
-    let align = a_align(inst);
     let uses = uses.get_or_insert_with(|| users(func));
     // A copy (a value loaded and stored whole in the same block: a struct
     // assignment) or a constant stored, with the alignments of both ends.

@@ -160,15 +160,32 @@ fn chain(group: &[Piece], stores: bool, out: &mut Merges) {
         {
             len += 1;
         }
-        let take = (2..=len)
+        let mut take = (2..=len)
             .rev()
             .find(|&n| {
                 let total = n as u64 * head.bytes;
                 n.is_power_of_two() && total <= MAX_VECTOR_BYTES && total <= align
             })
             .unwrap_or(1);
+        let mut bytes = take as u64 * head.bytes;
+        // llc-20 and later load a whole vector over a chain's gaps: the
+        // most pieces from `head` whose span, rounded up to a power of two,
+        // the alignment allows.
+        if !stores && crate::ir::major::VECTORISER_FILLS_LOAD_GAPS {
+            let fits = (at + take + 1..=group.len()).rev().find_map(|end| {
+                let last = group[end - 1];
+                let span = ((last.offset - head.offset) as u64 + last.bytes).next_power_of_two();
+                let distinct = group[at + 1..end]
+                    .windows(2)
+                    .all(|w| w[0].offset < w[1].offset)
+                    && group[at + 1].offset > head.offset;
+                (span <= align.min(MAX_VECTOR_BYTES) && distinct).then_some((end - at, span))
+            });
+            if let Some((n, span)) = fits {
+                (take, bytes) = (n, span);
+            }
+        }
         if take > 1 {
-            let bytes = take as u64 * head.bytes;
             let merged = &group[at..at + take];
             let by_order = |a: &&Piece, b: &&Piece| a.order.cmp(&b.order);
             let place = match stores {
@@ -237,7 +254,7 @@ fn candidate(m: &Module, func: &Function, i: InstId) -> Option<Piece> {
 
 /// The pointer `address` is a constant byte offset from, through
 /// `getelementptr`s with constant indices.
-fn base_and_offset(m: &Module, func: &Function, mut address: Value) -> (Value, i64) {
+pub(super) fn base_and_offset(m: &Module, func: &Function, mut address: Value) -> (Value, i64) {
     let mut offset = 0i64;
     loop {
         // An instruction's GEP, or a constant one (`getelementptr (i8,
