@@ -674,3 +674,171 @@ fn users(func: &Function) -> HashMap<InstId, Vec<InstId>> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::builder::{FunctionBuilder, ModuleBuilder};
+    use crate::ir::{addrspace, Module};
+
+    /// The `(offset, bytes)` of each access of `inst` in `func` of `m`.
+    fn requests(m: &Module, func: crate::ir::FuncId, inst: Value) -> Vec<Vec<(i64, u64)>> {
+        let Value::Inst(i) = inst else {
+            panic!("an instruction")
+        };
+        let f = m.func(func);
+        Lowering::of(m, f)
+            .accesses(i)
+            .iter()
+            .map(|l| l.pieces.iter().map(|p| (p.offset, p.bytes)).collect())
+            .collect()
+    }
+
+    /// A kernel `k(ptr dst, ptr src, i64 n)` built by `body`, which
+    /// returns the instruction to look at.
+    fn kernel(body: impl FnOnce(&mut FunctionBuilder<'_>) -> Value) -> (Module, Value) {
+        let mut mb = ModuleBuilder::new();
+        let (ptr, i64t, void) = (mb.ptr(addrspace::GLOBAL), mb.int(64), mb.void());
+        let mut fb = mb.define("k", &[ptr, ptr, i64t], void);
+        fb.kernel();
+        let v = body(&mut fb);
+        fb.ret(None);
+        (mb.finish(), v)
+    }
+
+    fn copy(len: Option<i64>, align: [u32; 2]) -> Vec<Vec<(i64, u64)>> {
+        let (m, v) = kernel(|fb| {
+            let n = match len {
+                Some(n) => fb.const_int(64, n),
+                None => Value::Arg(2),
+            };
+            let no = fb.const_int(1, 0);
+            let args = vec![Value::Arg(0), Value::Arg(1), n, no];
+            fb.mem_intrinsic("llvm.memcpy.p1.p1.i64", args, align)
+        });
+        requests(&m, m.find_function("k").unwrap(), v)
+    }
+
+    #[test]
+    fn struct_copies_are_pieces_both_alignments_allow() {
+        // A load piece and a store piece at each offset; llc-19 and llc-22.
+        let four: Vec<(i64, u64)> = (0..4).map(|k| (4 * k, 4)).collect();
+        assert_eq!(copy(Some(16), [4, 4]), vec![four.clone(), four.clone()]);
+        // The lesser alignment decides: 16 and 4 is four pieces.
+        assert_eq!(copy(Some(16), [16, 4]), vec![four.clone(), four]);
+        assert_eq!(copy(Some(16), [16, 16]), vec![vec![(0, 8), (8, 8)]; 2]);
+        // 12 bytes at align 8: 8 + 4.
+        assert_eq!(copy(Some(12), [8, 8]), vec![vec![(0, 8), (8, 4)]; 2]);
+    }
+
+    #[test]
+    fn long_and_run_time_copies_are_byte_loops() {
+        let (m, v) = kernel(|fb| {
+            let n = fb.const_int(64, 256);
+            let no = fb.const_int(1, 0);
+            let args = vec![Value::Arg(0), Value::Arg(1), n, no];
+            fb.mem_intrinsic("llvm.memcpy.p1.p1.i64", args, [4, 4])
+        });
+        let Value::Inst(i) = v else { unreachable!() };
+        let f = m.func(m.find_function("k").unwrap());
+        let l = Lowering::of(&m, f);
+        let repeats: Vec<Repeat> = l.accesses(i).iter().map(|a| a.pieces[0].repeat).collect();
+        assert_eq!(repeats, vec![Repeat::Times(256); 2]);
+        assert_eq!(copy(None, [4, 4]), vec![vec![(0, 1)]; 2]);
+        let (m, v) = kernel(|fb| {
+            let no = fb.const_int(1, 0);
+            let args = vec![Value::Arg(0), Value::Arg(1), Value::Arg(2), no];
+            fb.mem_intrinsic("llvm.memcpy.p1.p1.i64", args, [4, 4])
+        });
+        let Value::Inst(i) = v else { unreachable!() };
+        let f = m.func(m.find_function("k").unwrap());
+        assert_eq!(
+            Lowering::of(&m, f).accesses(i)[0].pieces[0].repeat,
+            Repeat::PerLane
+        );
+    }
+
+    #[test]
+    fn loads_nothing_uses_make_no_request() {
+        let (m, v) = kernel(|fb| {
+            let i32t = fb.m.types.int(32);
+            fb.load(i32t, Value::Arg(1))
+        });
+        assert_eq!(requests(&m, m.find_function("k").unwrap(), v), vec![vec![]]);
+    }
+
+    #[test]
+    fn loads_are_narrowed_to_the_part_their_use_keeps() {
+        // `(int)p[0] + 1` of a long: a 4-byte load (llc: ld.u32).
+        let (m, v) = kernel(|fb| {
+            let (i64t, i32t) = (fb.m.types.int(64), fb.m.types.int(32));
+            let x = fb.load(i64t, Value::Arg(1));
+            let t = fb.cast(Opcode::Trunc, x, i32t);
+            let one = fb.const_int(32, 1);
+            let s = fb.binary(Opcode::Add, t, one);
+            fb.store(s, Value::Arg(0));
+            x
+        });
+        assert_eq!(
+            requests(&m, m.find_function("k").unwrap(), v),
+            vec![vec![(0, 4)]]
+        );
+        // Truncated only to be stored: a truncating store of the whole
+        // register, the load stays 8 bytes (llc: ld.u64, st.u32).
+        let (m, v) = kernel(|fb| {
+            let (i64t, i32t) = (fb.m.types.int(64), fb.m.types.int(32));
+            let x = fb.load(i64t, Value::Arg(1));
+            let t = fb.cast(Opcode::Trunc, x, i32t);
+            fb.store(t, Value::Arg(0));
+            x
+        });
+        assert_eq!(
+            requests(&m, m.find_function("k").unwrap(), v),
+            vec![vec![(0, 8)]]
+        );
+        // `x & 0xff`: a byte.
+        let (m, v) = kernel(|fb| {
+            let i32t = fb.m.types.int(32);
+            let x = fb.load(i32t, Value::Arg(1));
+            let mask = fb.const_int(32, 0xff);
+            let b = fb.binary(Opcode::And, x, mask);
+            fb.store(b, Value::Arg(0));
+            x
+        });
+        assert_eq!(
+            requests(&m, m.find_function("k").unwrap(), v),
+            vec![vec![(0, 1)]]
+        );
+    }
+
+    #[test]
+    fn a_globals_own_alignment_counts() {
+        // A <4 x i8> stored at align 1 to a 4-aligned shared array plus
+        // 1984: llc knows the address is 4-aligned, one st.shared.u32.
+        let mut mb = ModuleBuilder::new();
+        let (i32t, i8t, void) = (mb.int(32), mb.int(8), mb.void());
+        let arr = mb.ty(TypeKind::Array(i32t, 1024));
+        let s = mb.global("s", arr, addrspace::SHARED);
+        let v4 = mb.ty(TypeKind::Vector(i8t, 4));
+        let mut fb = mb.define("k", &[], void);
+        fb.kernel();
+        let off = fb.const_int(64, 1984);
+        let at = fb.gep(i8t, s, &[off]);
+        let zero = fb.m.intern_const(crate::ir::Const::Zero(v4));
+        let st = fb.inst(
+            Opcode::Store,
+            void,
+            vec![zero, at],
+            InstKind::Store {
+                align: 1,
+                volatile: false,
+            },
+        );
+        fb.ret(None);
+        let m = mb.finish();
+        assert_eq!(
+            requests(&m, m.find_function("k").unwrap(), st),
+            vec![vec![(0, 4)]]
+        );
+    }
+}
