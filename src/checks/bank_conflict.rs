@@ -594,7 +594,9 @@ impl Check for BankConflict {
                         c.wavefronts.max,
                         c.ideal_wavefronts
                     ),
-                    hint: Some(super::uncoalesced_access::copy_hint(of.bytes, s.repeat)),
+                    hint: Some(super::uncoalesced_access::copy_hint(
+                        of.bytes, s.bytes, s.repeat,
+                    )),
                 });
             }
         }

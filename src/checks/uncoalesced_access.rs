@@ -630,7 +630,7 @@ fn piece_verdict(s: &Site, sec: &Sectors) -> Option<Verdict> {
     };
     let hint = match of.whole {
         Whole::Value => "align the data to its size (__align__) so that it moves in one access",
-        _ => copy_hint(of.bytes, s.repeat),
+        _ => copy_hint(of.bytes, s.bytes, s.repeat),
     };
     Some(Verdict {
         severity: Severity::Warning,
@@ -645,15 +645,20 @@ fn piece_verdict(s: &Site, sec: &Sectors) -> Option<Verdict> {
 }
 
 /// What makes a struct copy's pieces fewer and wider: one vector access
-/// per lane where the struct is one's size, else 8-byte pieces.
-pub fn copy_hint(bytes: u64, repeat: Repeat) -> &'static str {
-    match (bytes, repeat) {
-        (_, Repeat::Times(_) | Repeat::PerLane) => {
+/// per lane where the struct is one's size, else 8-byte pieces. A copy
+/// moves at most 8 bytes an instruction however aligned, so an aligned
+/// 16-byte struct is read as one value to be one request.
+pub fn copy_hint(bytes: u64, piece: u64, repeat: Repeat) -> &'static str {
+    match (bytes, piece, repeat) {
+        (_, _, Repeat::Times(_) | Repeat::PerLane) => {
             "a copy of 128 bytes or more is a loop of 1-byte accesses: copy it in a loop of float4 or int4"
         }
-        (16, _) => "copy as float4 or align the struct to 16",
-        (8, _) => "copy as float2 or align the struct to 8",
-        (4, _) => "copy as a float or int, or align the struct to 4",
+        (16, 8, _) => {
+            "a struct copy moves at most 8 bytes at a time: read and write the value as one float4 (field by field, or through a const float4 *) for one 16-byte access"
+        }
+        (16, _, _) => "copy as float4 or align the struct to 16",
+        (8, _, _) => "copy as float2 or align the struct to 8",
+        (4, _, _) => "copy as a float or int, or align the struct to 4",
         _ => "align the struct to 8 (__align__(8)) for 8-byte pieces, or copy it as float4s",
     }
 }
