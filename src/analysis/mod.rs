@@ -5,6 +5,8 @@ mod block_dim;
 mod shapes;
 mod sites;
 
+/// What a site's request is a piece of (`memory::lower`), for the reports.
+pub use crate::memory::lower::{PieceOf, Repeat, Whole};
 pub use block_dim::{check_block, check_grid, parse_grid, BlockDim, BlockDimSource};
 pub use shapes::{shape_text, LaunchShapes};
 pub use sites::Site;

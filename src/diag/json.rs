@@ -146,7 +146,7 @@ pub struct PieceJson {
 }
 
 fn piece_json(s: &Site) -> Option<PieceJson> {
-    use crate::memory::lower::{Repeat, Whole};
+    use crate::analysis::{Repeat, Whole};
     let of = s.piece?;
     Some(PieceJson {
         index: of.index,
