@@ -104,6 +104,31 @@ fn the_histograms_all_equal_input_simulates_32_way() {
 }
 
 #[test]
+fn global_atomics_state_their_contention() {
+    // histogram_global's atomicAdd(&bins[data[i]], 1): the bins come from
+    // data, so up to all 32 lanes of a request may update one.
+    let out = run(warpcheck()
+        .args(["check", "--format", "json", "--sites", "--notes"])
+        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/histogram.cu")));
+    let r = ok_json(&out);
+    let s = sites(&r, "histogram_global", "atomic", 7)[0];
+    assert_eq!(s["sectors"]["contention"]["max"], 32, "{s}");
+    let f = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["line"] == 7)
+        .unwrap();
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("contention: up to 32 lanes update one address"),
+        "{f}"
+    );
+}
+
+#[test]
 fn global_atomics_record_their_contention() {
     let m = helpers::compile("examples/histogram.cu");
     let o = helpers::run(

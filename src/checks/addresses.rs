@@ -376,6 +376,34 @@ pub fn scaled_stride(acf: &KernelAcf, site: &Site, dim: &str, a: AtomId) -> Opti
     found
 }
 
+/// The most lanes of `mask` at one offset of `d` (on one address).
+pub fn most_on_one(d: &Column, mask: u32) -> u64 {
+    let mut offs: Vec<i128> = lanes(mask).map(|l| d[l]).collect();
+    offs.sort_unstable();
+    offs.chunk_by(|a, b| a == b)
+        .map(|r| r.len() as u64)
+        .max()
+        .unwrap_or(0)
+}
+
+/// An atomic's contention over the warps `items`: the fewest and the most
+/// lanes of a request on one address (they serialise). Lanes whose
+/// offsets are unknown may all meet.
+pub fn contention(items: &[WarpAddresses]) -> (u64, u64) {
+    let (mut lo, mut hi) = (u64::MAX, 0);
+    for wa in items {
+        let (l, h) = match wa {
+            WarpAddresses::Idle => continue,
+            WarpAddresses::Offsets { may, must, d, .. } => {
+                (most_on_one(d, *must).max(1), most_on_one(d, *may))
+            }
+            WarpAddresses::Unknown { may, .. } => (1, u64::from(may.count_ones())),
+        };
+        (lo, hi) = (lo.min(l), hi.max(h));
+    }
+    (lo.min(hi).max(1), hi.max(1))
+}
+
 /// Sectors (or words) touched: the distinct `unit`-sized pieces (`unit` a
 /// power of two) the lanes of `mask` cover, with `bytes` from
 /// `base + d[l]`, sorted. Offsets are small, so this works in `i64` with

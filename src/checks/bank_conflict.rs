@@ -64,16 +64,6 @@ pub struct Conflict {
     pub contention: Option<MinMax>,
 }
 
-/// The most lanes of `mask` at one offset of `d`.
-fn most_on_one(d: &Column, mask: u32) -> u64 {
-    let mut offs: Vec<i128> = crate::acf::lanes::lanes(mask).map(|l| d[l]).collect();
-    offs.sort_unstable();
-    offs.chunk_by(|a, b| a == b)
-        .map(|r| r.len() as u64)
-        .max()
-        .unwrap_or(0)
-}
-
 /// An access's degrees per value of its loop's counter.
 pub type Iterations = super::figures::Iterations<IterationRow>;
 
@@ -345,7 +335,7 @@ fn conflict_over(
 ) -> Conflict {
     let (mut lo, mut hi, mut full_lo, mut full_hi) = (u64::MAX, 0, u64::MAX, 0);
     let (mut wlo, mut whi, mut ideal, mut excess) = (u64::MAX, 0, 0, 0);
-    let (mut clo, mut chi) = (u64::MAX, 0);
+    let contention = serialise.then(|| addresses::contention(&items));
     let mut classes = Vec::new();
     let mut seen: Vec<(WarpKey, WarpDegrees)> = Vec::new();
     for wa in items {
@@ -364,7 +354,6 @@ fn conflict_over(
                     .count() as u64;
                 lo = lo.min(1);
                 full_lo = full_lo.min(1);
-                (clo, chi) = (clo.min(1), chi.max(u64::from(may.count_ones())));
                 hi = hi.max(worst);
                 full_hi = full_hi.max(worst);
                 wlo = wlo.min(1);
@@ -398,10 +387,6 @@ fn conflict_over(
                     }
                 };
                 let (fmin, fmax, partial) = (w.fmin, w.fmax, w.partial);
-                if serialise {
-                    clo = clo.min(most_on_one(&d, must).max(1));
-                    chi = chi.max(most_on_one(&d, may));
-                }
                 let one_lane_waves = if must == 0 { 1 } else { u64::MAX };
                 lo = lo.min(partial);
                 hi = hi.max(fmax);
@@ -438,10 +423,7 @@ fn conflict_over(
         ideal_wavefronts: ideal,
         excess,
         iterations: None,
-        contention: serialise.then(|| MinMax {
-            min: clo.min(chi).max(1),
-            max: chi.max(1),
-        }),
+        contention: contention.map(|(min, max)| MinMax { min, max }),
     }
 }
 

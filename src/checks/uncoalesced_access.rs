@@ -77,6 +77,10 @@ pub struct Sectors {
     /// `max` and `full_max` over every value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub condition: Option<Condition>,
+    /// An atomic's contention: the most lanes of a request that update one
+    /// address (the L2 serialises them), over every execution.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contention: Option<super::bank_conflict::MinMax>,
 }
 
 /// The parameter a class depends on and the values it holds for.
@@ -224,6 +228,10 @@ fn sectors(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
 /// The sectors over the warp addresses `items` (warps, iterations).
 fn sectors_over(m: &Module, items: Vec<WarpAddresses>, k: &KernelAnalysis, site: &Site) -> Sectors {
     let bytes = site.bytes.max(1) as i128;
+    let contention = (site.kind == SiteKind::Atomic).then(|| {
+        let (min, max) = addresses::contention(&items);
+        super::bank_conflict::MinMax { min, max }
+    });
     // The row-group cap of unknown addresses, worked out once if needed.
     let cell = std::cell::OnceCell::new();
     let cap = || *cell.get_or_init(|| row_groups_cap(k, site, bytes));
@@ -245,6 +253,7 @@ fn sectors_over(m: &Module, items: Vec<WarpAddresses>, k: &KernelAnalysis, site:
     if let (Some(c), Some(d)) = (&mut sec.condition, dim) {
         c.stride = addresses::scaled_stride(&k.acf, site, d, c.atom);
     }
+    sec.contention = contention;
     sec
 }
 
@@ -339,6 +348,7 @@ fn sectors_of(items: &[WarpAddresses], bytes: i128, cap: &dyn Fn() -> Option<u64
         type_inconsistent: false,
         condition: None,
         iterations: None,
+        contention: None,
     }
 }
 
@@ -525,9 +535,11 @@ impl Check for UncoalescedAccess {
     type Figure = Sectors;
 
     /// Thread-dependent global accesses: a uniform address is one request
-    /// of the fewest sectors.
+    /// of the fewest sectors. And every global atomic, for its contention.
     fn applies(s: &Site) -> bool {
-        s.kind != SiteKind::Branch && s.space == Some(Space::Global) && s.thread_dependent
+        s.kind != SiteKind::Branch
+            && s.space == Some(Space::Global)
+            && (s.thread_dependent || s.kind == SiteKind::Atomic)
     }
 
     fn measure(m: &Module, k: &KernelAnalysis, s: &Site) -> Sectors {
@@ -555,6 +567,25 @@ impl Check for UncoalescedAccess {
     fn judge(s: &Site, sec: &Sectors) -> Option<Verdict> {
         if let Some(v) = piece_verdict(s, sec) {
             return Some(v);
+        }
+        // A global atomic's lanes on one address serialise: a note of its
+        // own where the sectors say nothing (counters are often meant so),
+        // else said beside them.
+        let contention = sec.contention.as_ref().filter(|c| c.max > 1).map(|c| {
+            let lanes = match c.min == c.max {
+                true => c.max.to_string(),
+                false => format!("up to {}", c.max),
+            };
+            format!("contention: {lanes} lanes update one address")
+        });
+        if let Some(c) = &contention {
+            if sec.class == SectorClass::Coalesced || !s.thread_dependent {
+                return Some(Verdict {
+                    severity: Severity::Note,
+                    message: format!("global atomic: {c}, one after another"),
+                    hint: Some("reduce within the warp first (__reduce_add_sync, shuffles) so one lane updates, or give blocks their own copies"),
+                });
+            }
         }
         let (severity, message) = match sec.class {
             SectorClass::Uncoalesced if sec.sparse => (
@@ -593,6 +624,10 @@ impl Check for UncoalescedAccess {
                     stride_text(sec)
                 ),
             ),
+        };
+        let message = match contention {
+            Some(c) => format!("{message}; {c}"),
+            None => message,
         };
         Some(Verdict {
             severity,

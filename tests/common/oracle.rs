@@ -22,6 +22,8 @@
 //!   (classes are claims about whole warps: a site that only ever ran
 //!   with some lanes, say under a data-dependent test, cannot contradict
 //!   one);
+//! * an atomic request had more lanes on one address than the static
+//!   contention allows;
 //! * a simulated site has no static site at all.
 //!
 //! Soundness alone passes an analysis that knows nothing (every class
@@ -65,6 +67,8 @@ pub struct Static {
     /// lies within one row's range.
     pub sector_rows: Option<(u64, u64)>,
     pub conflict_rows: Option<(u64, u64)>,
+    /// An atomic's most lanes on one address, over its sites.
+    pub contention: Option<u64>,
 }
 
 /// The hull of a figure's per-iteration rows, else of the figure itself.
@@ -158,6 +162,11 @@ pub fn static_sites(kernel: &Value) -> BTreeMap<SiteKey, Static> {
                     c.filter(|c| Some(c) == class(v).as_ref()),
                 ),
             });
+        }
+        for fig in ["sectors", "conflict"] {
+            if let Some(most) = s[fig]["contention"]["max"].as_u64() {
+                e.contention = Some(e.contention.map_or(most, |c| c.max(most)));
+            }
         }
         if s["conflict"].is_object() {
             let v = &s["conflict"];
@@ -406,6 +415,14 @@ pub fn compare(kernel: &str, st: &Static, s: &SiteJson, int: &dyn Fn(&str) -> i1
         t.claim(&site, &what, claim, met);
     }
     let mut bad = |what: String| found.push(format!("{kernel}: {site}: {what}"));
+    if let (Some(sim), Some(most)) = (s.contention, st.contention) {
+        if sim.max > most {
+            bad(format!(
+                "{} lanes updated one address, over the static contention {most}",
+                sim.max
+            ));
+        }
+    }
     if let Some(by) = &s.by_warp {
         t.branches += 1;
         for (w, ws) in by.iter().enumerate() {
