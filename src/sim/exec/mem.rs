@@ -63,6 +63,16 @@ impl MemCtx<'_, '_> {
         let Some(plan) = self.requests.get(access as usize) else {
             return;
         };
+        // Most accesses are one request of the op's own width.
+        if let [r] = plan.pieces.as_slice() {
+            let same = acc
+                .as_slice()
+                .first()
+                .is_some_and(|a| r.bytes == 0 || r.bytes == a.1);
+            if r.offset == 0 && r.repeat == Repeat::Once && same {
+                return self.record_one(r.site, acc, r.atomic);
+            }
+        }
         for r in &plan.pieces {
             let at = |acc: &Accesses, k: u64, bytes: u32| {
                 let mut out = Accesses {
