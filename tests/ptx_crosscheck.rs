@@ -76,6 +76,18 @@ const EXCEPTIONS: &[(u32, &str, &str, &str)] = &[
     ),
 ];
 
+/// Whether this build's `llc` runs here; says why `test` is skipped if not.
+fn have_llc(test: &str) -> bool {
+    let there = Command::new(llvm_tool("llc"))
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !there {
+        skip(test, &format!("no {}", llvm_tool("llc")));
+    }
+    there
+}
+
 /// The PTX `llc` makes of `ir` (bitcode or a `.ll` file).
 fn llc(ir: &Path, dir: &Path) -> Result<String, String> {
     let out = dir.join("out.ptx");
@@ -93,15 +105,8 @@ fn llc(ir: &Path, dir: &Path) -> Result<String, String> {
 
 #[test]
 fn every_fixture_and_example_makes_the_requests_llc_emits() {
-    if Command::new(llvm_tool("llc"))
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        return skip(
-            "every_fixture_and_example_makes_the_requests_llc_emits",
-            &format!("no {}", llvm_tool("llc")),
-        );
+    if !have_llc("every_fixture_and_example_makes_the_requests_llc_emits") {
+        return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = helpers::cu_files(&root.join("tests/fixtures/cu"));
@@ -228,15 +233,8 @@ fn random_kernels_make_the_requests_llc_emits() {
     use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
     use random_kernel::lower::lower;
     use random_kernel::strategy::{program, Knobs};
-    if Command::new(llvm_tool("llc"))
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        return skip(
-            "random_kernels_make_the_requests_llc_emits",
-            &format!("no {}", llvm_tool("llc")),
-        );
+    if !have_llc("random_kernels_make_the_requests_llc_emits") {
+        return;
     }
     let cases = std::env::var("WARPCHECK_PTX_RANDOM_CASES")
         .ok()
