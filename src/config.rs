@@ -302,6 +302,14 @@ pub struct Config {
     /// them (the command line's win).
     #[serde(rename = "Params", default, skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, i64>,
+    /// `false`: kernel pointer parameters are not taken as `cudaMalloc`
+    /// pointers, 256-byte aligned (as `--no-malloc-alignment`).
+    #[serde(
+        rename = "MallocAlignment",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub malloc_alignment: Option<bool>,
 }
 
 /// A `--min-impact` or `MinImpact:` value, a percentage from 0 to 100
@@ -449,7 +457,8 @@ impl Config {
 
     /// Applies the checks to report (`Checks`, `WarningsAsErrors`,
     /// `BareNolint`, `MinImpact`) to `sel` and the launch shapes
-    /// (`Kernels`) and parameter values (`Params`) to `opts`.
+    /// (`Kernels`), parameter values (`Params`) and `MallocAlignment` to
+    /// `opts`.
     /// The lists go under those already in `sel` (the command line's).
     pub fn apply(&self, opts: &mut Options, sel: &mut Selection) {
         // The command line's --min-impact wins; the value was checked on reading.
@@ -464,6 +473,7 @@ impl Config {
             let _ = sel.add_warnings_as_errors_under(list);
         }
         sel.bare_nolint |= self.bare_nolint;
+        opts.no_malloc_alignment |= self.malloc_alignment == Some(false);
         for (name, &v) in &self.params {
             if !opts.params.iter().any(|(n, _)| n == name) {
                 opts.params.insert(0, (name.clone(), i128::from(v)));

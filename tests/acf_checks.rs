@@ -77,7 +77,10 @@ const GLOBAL: &[(&str, &str, u64, u64, &str, u64, u64)] = &[
     ("aos", "load", 47, 4, "uncoalesced", 24, 4),
     ("doubles", "load", 53, 8, "coalesced", 8, 8),
     ("chars", "load", 59, 1, "coalesced", 1, 1),
-    ("vec4", "load", 66, 16, "coalesced", 16, 16),
+    // `out[i] = in[i]` of float4s is a 16-byte struct copy: llc moves it
+    // in two 8-byte pieces (ld.global.u64, checked against its PTX), each
+    // with 16 bytes between lanes: 512 bytes spanned, 16 sectors for 8.
+    ("vec4", "load", 66, 8, "uncoalesced", 16, 8),
 ];
 
 #[test]

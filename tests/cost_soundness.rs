@@ -145,7 +145,8 @@ fn histogram(rng: &mut Rng, _b: [u32; 3]) -> Launch {
         vec![
             // The worst input for the shared histogram (RaCuda measures
             // it so too): byte 32·(p mod 8) at p, so a warp's 32 bytes are
-            // 8 distinct bins of one bank, an 8-way conflict per update.
+            // 8 distinct bins of one bank, 4 lanes on each: the atomic
+            // serialises all 32 lanes on that bank, 32 wavefronts.
             data(
                 "data",
                 (0..n.max(4)).map(|p| (32 * (p % 8)) as u8).collect(),

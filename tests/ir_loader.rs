@@ -69,7 +69,8 @@ fn instructions_operands_and_constants() {
         f.insts[0].kind,
         InstKind::Call {
             callee: Callee::Direct(_),
-            noreturn: false
+            noreturn: false,
+            ..
         }
     ));
     // Constant memory initializer.

@@ -270,7 +270,7 @@ fn ldg_of_a_vector_is_one_access_under_both_clangs() {
     // `__ldg(&vin[t])` of a float4 (line 87): one 16-byte load from clang
     // 19. LLVM 22 reads `llvm.nvvm.ldg` as a plain invariant load, which
     // clang 22's optimiser splits into four 4-byte loads (align 16, 4, 8,
-    // 4); the backend merges them again (memory/vector.rs), so both are
+    // 4); the backend merges them again (memory/lower/vector.rs), so both are
     // one 16-byte access.
     let file = fixture("cu/sim_ops.cu");
     for (clang, bytes) in [("clang-19", vec![16]), ("clang-22", vec![16])] {

@@ -5,8 +5,10 @@
 //! `c >>= 1` from `blockDim`) put accesses and branches in loops whose
 //! counter the launch fixes, which the cost stage charges per entry
 //! (`cost/sweeps.rs`). Kernels that call device functions have no bound
-//! and are skipped. `WARPCHECK_RANDOM_CASES` and `WARPCHECK_RANDOM_SEED`
-//! as there.
+//! and are skipped; the default campaign fails when it checks fewer than
+//! [`MIN_CHECKED`] bounds (bounds that all fail to solve would pass it
+//! otherwise). `WARPCHECK_RANDOM_CASES` and `WARPCHECK_RANDOM_SEED` as
+//! there.
 
 #[path = "common/sim.rs"]
 mod helpers;
@@ -20,6 +22,13 @@ use random_kernel::strategy::{program, Knobs};
 use std::cell::RefCell;
 use warpcheck::cost::{self, bound::Params, Metric};
 use warpcheck::sim::{ArgValue, LaunchConfig};
+
+/// Kernels and seed of the default campaign.
+const CASES: u32 = 100;
+const SEED: u64 = 0x5eed_0002;
+/// The fewest bounds the default campaign may check: 206 were when the
+/// floor was set.
+const MIN_CHECKED: usize = 185;
 
 const LAUNCHES: [([u32; 3], [u32; 3], i128); 2] =
     [([2, 1, 1], [64, 1, 1], 13), ([2, 2, 1], [16, 4, 2], 20)];
@@ -90,11 +99,11 @@ fn random_kernels_stay_within_their_cost_bounds() {
     let cases = std::env::var("WARPCHECK_RANDOM_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(100);
+        .unwrap_or(CASES);
     let seed: u64 = std::env::var("WARPCHECK_RANDOM_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(0x5eed_0002);
+        .unwrap_or(SEED);
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
     let config = Config {
@@ -116,11 +125,14 @@ fn random_kernels_stay_within_their_cost_bounds() {
         *checked.borrow_mut() += n;
         Ok(())
     });
-    eprintln!(
-        "random cost bounds: {} bounds checked",
-        checked.into_inner()
-    );
+    let checked = checked.into_inner();
+    eprintln!("random cost bounds: {checked} bounds checked");
     if let Err(e) = result {
         panic!("{e}");
     }
+    assert!(
+        checked >= MIN_CHECKED || (cases, seed) != (CASES, SEED),
+        "only {checked} bounds checked, fewer than {MIN_CHECKED}: bounds the cost stage no \
+         longer finds pass unchecked"
+    );
 }

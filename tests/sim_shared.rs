@@ -129,16 +129,22 @@ fn float4_accesses_take_four_phases() {
         &launch([1, 1, 1], [32, 1, 1]),
         &[data("in", f32_bytes(&input)), buf("out", 512, Init::Zero)],
     );
-    // v[2t] = in[t]: lane t writes words 8t..8t+3. In each phase of 8
-    // lanes, lanes 0-3 use banks 0-3, 8-11, 16-19, 24-27 and lanes 4-7 the
-    // same banks: 2-way, 8 wavefronts for an ideal 4.
-    assert_eq!(degree(&m, &o, "store", 47), (2, 2));
+    // A float4 copy is a 16-byte struct copy, which the backend makes two
+    // 8-byte pieces (ld.u64/st.shared.u64 at offsets 0 and 8), each a
+    // request of two phases of 16 lanes.
+    // v[2t] = in[t]: piece f of lane t is words 8t + 2f, 8t + 2f + 1. In a
+    // phase, lanes t, t + 4, t + 8, t + 12 hit the same two banks with
+    // other words: 4-way, 8 wavefronts for an ideal 2, per piece.
+    assert_eq!(degree(&m, &o, "store", 47), (4, 4));
     assert_eq!(wavefronts(&m, &o, "store", 47), (8, 8, 4));
-    // v[t]: 8 lanes x 4 consecutive words = 32 words per phase: 1 each.
-    assert_eq!(degree(&m, &o, "load", 49), (1, 1));
+    // v[t]: words 4t + 2f, 4t + 2f + 1: lanes t and t + 8 share banks,
+    // 2-way, 4 wavefronts for an ideal 2, per piece.
+    assert_eq!(degree(&m, &o, "load", 49), (2, 2));
     assert_eq!(wavefronts(&m, &o, "load", 49), (4, 4, 4));
-    assert_eq!((o.totals.wavefronts, o.totals.conflicts), (12, 4));
-    // The global sides: 32 lanes x 16 bytes = 512 bytes = 16 sectors.
+    // Two pieces each: 2·8 + 2·4 wavefronts, 2·6 + 2·2 over the ideal.
+    assert_eq!((o.totals.wavefronts, o.totals.conflicts), (24, 16));
+    // The global sides: lane t's piece at 16t + 8f, 32 lanes over 512
+    // bytes = 16 sectors per request.
     let g = site(&m, &o, "load", 47);
     assert_eq!((g.space, g.sectors.unwrap().max), (Some("global"), 16));
     // out[t] = v[t] holds in[t/2] for even t and zeros for odd t.

@@ -1,4 +1,4 @@
-//! The backend's vector merging (issue 23, cause 5; `memory/vector.rs`):
+//! The backend's vector merging (issue 23, cause 5; `memory/lower/vector.rs`):
 //! clang -O2 splits a `uint4`, `float4` or `uchar4` access into scalar
 //! pieces and `llc` merges them again, so the GPU makes one request of
 //! the whole width. Expectations are derived by hand below; the rule is

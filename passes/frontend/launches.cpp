@@ -14,9 +14,11 @@
 // `int threads = 128;`). Anything else is unknown, as in ir::launch.
 //
 // One line per launch (src/ir/launch.rs parses it):
-//   kernel<TAB>grid<TAB>block<TAB>shmem<TAB>file<TAB>line
-// where grid and block are `x,y,z` or `-`, shmem a number or `-`, and
-// kernel the device symbol of the kernel launched.
+//   kernel<TAB>grid<TAB>block<TAB>shmem<TAB>file<TAB>line<TAB>offsets
+// where grid and block are `x,y,z` or `-`, shmem a number or `-`, kernel
+// the device symbol of the kernel launched, and offsets one entry per
+// kernel argument, comma-separated: the constant byte offset the host adds
+// to a pointer it passes (`p + 1` of floats: 4; `p`: 0), or `-`.
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -149,6 +151,60 @@ public:
     return std::nullopt;
   }
 
+  // The constant byte offset a pointer argument adds to a pointer the host
+  // keeps (a variable, a parameter, a member, a call's result): `p + 2`,
+  // `&p[2]`, casts of those. As ir::launch reads it from host IR.
+  std::optional<int64_t> pointerOffset(const Expr *E, int Depth = 0) {
+    if (!E || Depth > 16 || !E->getType()->isPointerType())
+      return std::nullopt;
+    E = E->IgnoreParens();
+    if (auto *C = dyn_cast<ImplicitCastExpr>(E)) {
+      // An array decaying to a pointer is a local array, not a pointer
+      // the host keeps.
+      if (C->getCastKind() == CK_ArrayToPointerDecay)
+        return std::nullopt;
+      return pointerOffset(C->getSubExpr(), Depth + 1);
+    }
+    if (auto *C = dyn_cast<ExplicitCastExpr>(E))
+      return C->getSubExpr()->getType()->isPointerType()
+                 ? pointerOffset(C->getSubExpr(), Depth + 1)
+                 : std::nullopt;
+    if (isa<DeclRefExpr>(E) || isa<MemberExpr>(E) || isa<CallExpr>(E))
+      return 0;
+    auto Scaled = [&](const Expr *Ptr, const Expr *Index,
+                      int Sign) -> std::optional<int64_t> {
+      auto Base = pointerOffset(Ptr, Depth + 1);
+      Expr::EvalResult R;
+      const auto *PT = Ptr->getType()->getAs<PointerType>();
+      if (!Base || !PT || PT->getPointeeType()->isIncompleteType() ||
+          !Index->EvaluateAsInt(R, Ctx))
+        return std::nullopt;
+      int64_t Size =
+          Ctx.getTypeSizeInChars(PT->getPointeeType()).getQuantity();
+      return *Base + Sign * R.Val.getInt().getExtValue() * Size;
+    };
+    if (auto *B = dyn_cast<BinaryOperator>(E)) {
+      const Expr *L = B->getLHS(), *R = B->getRHS();
+      if (B->getOpcode() == BO_Add && L->getType()->isPointerType())
+        return Scaled(L, R, 1);
+      if (B->getOpcode() == BO_Add && R->getType()->isPointerType())
+        return Scaled(R, L, 1);
+      if (B->getOpcode() == BO_Sub && L->getType()->isPointerType() &&
+          R->getType()->isIntegerType())
+        return Scaled(L, R, -1);
+      return std::nullopt;
+    }
+    if (auto *U = dyn_cast<UnaryOperator>(E)) {
+      if (U->getOpcode() != UO_AddrOf)
+        return std::nullopt;
+      auto *A = dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens());
+      if (!A || !A->getBase()->getType()->isPointerType())
+        return std::nullopt;
+      return Scaled(A->getBase(), A->getIdx(), 1);
+    }
+    return std::nullopt;
+  }
+
 private:
   ASTContext &Ctx;
 
@@ -257,6 +313,13 @@ public:
               std::to_string(P.getLine());
     else
       Line += "\t\t0";
+    Line += "\t";
+    for (unsigned I = 0; I < E->getNumArgs(); ++I) {
+      if (I)
+        Line += ",";
+      auto Off = Eval.pointerOffset(E->getArg(I));
+      Line += Off ? std::to_string(*Off) : std::string("-");
+    }
     Text += Line + "\n";
     return true;
   }

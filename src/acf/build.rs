@@ -81,6 +81,8 @@ pub struct Builder<'a> {
     per_func: HashMap<FuncId, Vec<CtxId>>,
     /// Kernel parameters given a value (`--param`): constants, not atoms.
     pinned: HashMap<u32, i128>,
+    /// Pointer parameters' congruences where not `cudaMalloc`'s 0 mod 256.
+    bases: HashMap<u32, Congruence>,
 }
 
 impl<'a> Builder<'a> {
@@ -109,6 +111,7 @@ impl<'a> Builder<'a> {
             roots: HashMap::default(),
             per_func: HashMap::default(),
             pinned: HashMap::default(),
+            bases: HashMap::default(),
         }
     }
 
@@ -116,6 +119,12 @@ impl<'a> Builder<'a> {
     /// numbers: every expression, condition and address then has them.
     pub fn pin(&mut self, values: &[(u32, i128)]) {
         self.pinned.extend(values.iter().copied());
+    }
+
+    /// What is known of pointer parameters' addresses (see
+    /// [`super::Input::pointer_bases`]).
+    pub fn bases(&mut self, bases: &[(u32, Congruence)]) {
+        self.bases.extend(bases.iter().copied());
     }
 
     /// The ACF of `v` in function `f`.
@@ -205,7 +214,11 @@ impl<'a> Builder<'a> {
                 if let Some(&k) = self.pinned.get(&a) {
                     Poly::constant(k)
                 } else if self.m.types.is_ptr(ty) {
-                    let c = Congruence::new(crate::hw::MALLOC_ALIGN as i128, 0);
+                    let c = self
+                        .bases
+                        .get(&a)
+                        .copied()
+                        .unwrap_or(Congruence::new(crate::hw::MALLOC_ALIGN as i128, 0));
                     self.uniform(Uniform::Param(a, Pointer::Yes), c)
                 } else {
                     self.uniform(Uniform::Param(a, Pointer::No), Congruence::UNKNOWN)
@@ -216,7 +229,7 @@ impl<'a> Builder<'a> {
                 None => self.leaf(c, v),
             },
             Value::Global(g) => {
-                let align = self.m.types.get(self.m.global(g).value_ty).align.max(1);
+                let align = self.m.global(g).align.max(1);
                 self.uniform(Uniform::Global(g), Congruence::new(align as i128, 0))
             }
             Value::Inst(i) => self.inst(c, i),

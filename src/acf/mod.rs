@@ -109,6 +109,11 @@ pub struct Input<'a> {
     pub reached: &'a [FuncId],
     /// Integer parameters with a known value (`--param`): index, value.
     pub pinned: &'a [(u32, i128)],
+    /// What is known of each pointer parameter's address modulo small
+    /// numbers (`cudaMalloc`'s 256-byte alignment and the offset a host
+    /// launch adds): index, congruence; a pointer parameter not listed
+    /// is 0 mod 256.
+    pub pointer_bases: &'a [(u32, expr::Congruence)],
 }
 
 /// Branches whose conditions are worked out in every warp between two
@@ -137,9 +142,11 @@ impl KernelAcf {
             kernel,
             reached,
             pinned,
+            pointer_bases,
         } = *input;
         let mut b = build::Builder::new(m, graphs, deps, kernel, Some(block));
         b.pin(pinned);
+        b.bases(pointer_bases);
         let (order, calls) = discover_contexts(&mut b, m, graphs, kernel, reached);
         // Each built value is bounded (depth and size); the kernel's total,
         // time and the process's memory are checked between them.

@@ -5,6 +5,8 @@ mod block_dim;
 mod shapes;
 mod sites;
 
+/// What a site's request is a piece of (`memory::lower`), for the reports.
+pub use crate::memory::lower::{PieceOf, Repeat, Whole};
 pub use block_dim::{check_block, check_grid, parse_grid, BlockDim, BlockDimSource};
 pub use shapes::{shape_text, LaunchShapes};
 pub use sites::Site;
@@ -13,7 +15,7 @@ use crate::acf::KernelAcf;
 use crate::budget::{Budget, Exhausted};
 use crate::glob::glob;
 use crate::graph::ModuleGraphs;
-use crate::ir::{FuncId, Module};
+use crate::ir::{FuncId, Module, SiteKind};
 use crate::memory::Spaces;
 use crate::taint::{DependenceAnalysis, KernelDeps, KernelScope};
 use tracing::field::Empty;
@@ -42,6 +44,11 @@ pub struct Options {
     /// Integer kernel parameters with a known value, by name (`--param`,
     /// the configuration's `Params`): the analysis reads them as numbers.
     pub params: Vec<(String, i128)>,
+    /// Do not take kernel pointer parameters as `cudaMalloc` pointers,
+    /// 256-byte aligned (`--no-malloc-alignment`, the configuration's
+    /// `MallocAlignment: false`): their alignment is then only what each
+    /// access states.
+    pub no_malloc_alignment: bool,
 }
 
 impl Options {
@@ -111,6 +118,70 @@ pub struct KernelAnalysis {
     /// sites are then unknown (and, if thread dependence stopped, all
     /// taken as thread-dependent).
     pub exhausted: Option<Exhausted>,
+    /// What the analysis takes of each pointer parameter's address.
+    pub pointers: Vec<PointerBase>,
+}
+
+/// What the analysis takes of a pointer parameter's address: `offset`
+/// modulo `align` (256 and the offset the host launches add, for a
+/// `cudaMalloc` pointer; 1 when nothing is assumed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PointerBase {
+    pub param: u32,
+    pub align: u64,
+    pub offset: u64,
+}
+
+/// Each pointer parameter's base: a `cudaMalloc` allocation (256-byte
+/// aligned) unless `opts` says not to assume it, plus the constant offset
+/// every launch of `launches` adds where they show one (`k<<<…>>>(p + 1)`);
+/// a launch that adds an offset it does not show leaves nothing known.
+pub fn pointer_bases(
+    m: &Module,
+    kernel: FuncId,
+    opts: &Options,
+    launches: &[crate::ir::launch::HostLaunch],
+) -> Vec<PointerBase> {
+    let f = m.func(kernel);
+    (0..f.params.len() as u32)
+        .filter(|&i| m.types.is_ptr(f.params[i as usize].ty))
+        .map(|i| {
+            let unknown = PointerBase {
+                param: i,
+                align: 1,
+                offset: 0,
+            };
+            if opts.no_malloc_alignment {
+                return unknown;
+            }
+            // A launch whose arguments were not found shows no offset.
+            let offsets: Option<Vec<i128>> = launches
+                .iter()
+                .filter(|l| !l.arg_offsets.is_empty())
+                .map(|l| {
+                    l.arg_offsets
+                        .get(i as usize)
+                        .copied()
+                        .flatten()
+                        .map(i128::from)
+                })
+                .collect();
+            let Some(offsets) = offsets else {
+                return unknown;
+            };
+            let first = offsets.first().copied().unwrap_or(0);
+            let align = offsets
+                .iter()
+                .fold(crate::hw::MALLOC_ALIGN as i128, |g, &o| {
+                    crate::acf::expr::gcd(g, o - first)
+                });
+            PointerBase {
+                param: i,
+                align: align as u64,
+                offset: first.rem_euclid(align) as u64,
+            }
+        })
+        .collect()
 }
 
 /// The results for a whole module.
@@ -253,6 +324,7 @@ fn not_analysed(
         deps: KernelDeps::default(),
         sites: Vec::new(),
         acf: KernelAcf::empty(k, block_dim.dims),
+        pointers: Vec::new(),
         block_dim,
         shapes,
         exhausted: Some(why),
@@ -312,6 +384,7 @@ fn analyze_kernel(
     let _kernel = info_span!("kernel", name = %name).entered();
     let meter = opts.budget.start();
     let reached = graphs.calls.reachable_from(k);
+    let pointers = pointer_bases(m, k, opts, &shapes.sites);
     let spaces = Spaces::for_kernel(m, k, &reached);
     let taint = info_span!(
         "taint",
@@ -343,10 +416,11 @@ fn analyze_kernel(
     let acf = match exhausted {
         Some(_) => KernelAcf::empty(k, block_dim.dims),
         None => {
-            // Uniform sites need no per-lane figures.
+            // Uniform sites need no per-lane figures, but for atomics (how
+            // many lanes update one address).
             let values: Vec<_> = sites
                 .iter()
-                .filter(|s| s.thread_dependent)
+                .filter(|s| s.thread_dependent || s.kind == SiteKind::Atomic)
                 .map(|s| (s.func, s.value, m.func(s.func).inst(s.inst).block))
                 .collect();
             let span = info_span!(
@@ -356,6 +430,16 @@ fn analyze_kernel(
                 leaves_on_budget = Empty
             );
             let built = span.in_scope(|| {
+                let bases: Vec<(u32, crate::acf::expr::Congruence)> = pointers
+                    .iter()
+                    .map(|p| {
+                        let c = crate::acf::expr::Congruence::new(
+                            i128::from(p.align),
+                            i128::from(p.offset),
+                        );
+                        (p.param, c)
+                    })
+                    .collect();
                 let input = crate::acf::Input {
                     m,
                     graphs,
@@ -363,6 +447,7 @@ fn analyze_kernel(
                     kernel: k,
                     reached: &reached,
                     pinned: &opts.pinned(m, k),
+                    pointer_bases: &bases,
                 };
                 warn_on_budget(KernelAcf::new(&input, block_dim.dims, &values, &meter))
             });
@@ -382,6 +467,7 @@ fn analyze_kernel(
         sites,
         acf,
         exhausted,
+        pointers,
     }
 }
 

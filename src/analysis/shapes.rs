@@ -123,6 +123,7 @@ mod tests {
 
     fn launch(kernel: &str, block: Option<[u32; 3]>, line: u32) -> HostLaunch {
         HostLaunch {
+            arg_offsets: Vec::new(),
             kernel: kernel.into(),
             grid: None,
             block,

@@ -59,6 +59,37 @@ impl Scaled {
         Some(ceil_div(gap + spread, step).max(1))
     }
 
+    /// The most `unit`-sized pieces (sectors) the lanes of `may` touch with
+    /// `bytes` each, whatever the atom's value: the lanes that agree on
+    /// `c[l]` are a group whose offsets from `base + n·c` are known, and
+    /// where that group's start falls in a sector depends only on `n`
+    /// modulo `unit` (and the base's residue), so the groups' sums over
+    /// those residues bound every value (groups that overlap share
+    /// sectors, never add any). A 16×16 transpose store `out[x·h + y]`:
+    /// 16 pairs of lanes 4 bytes apart, each in one sector when `h` is
+    /// even, two pairs across a boundary when it is odd: at most 18.
+    pub fn most_pieces(&self, may: u32, bytes: i128, unit: i128) -> u64 {
+        let mut groups: Vec<(i128, u32)> = Vec::new();
+        for l in lanes(may) {
+            match groups.iter_mut().find(|g| g.0 == self.c[l]) {
+                Some(g) => g.1 |= 1 << l,
+                None => groups.push((self.c[l], 1 << l)),
+            }
+        }
+        let bases = WarpAddresses::residues(self.base, unit);
+        let mut most = 0;
+        for r in 0..unit {
+            for &b in &bases {
+                let total: u64 = groups
+                    .iter()
+                    .map(|&(c, mask)| pieces(&self.d, mask, b + r * c, bytes, unit).len() as u64)
+                    .sum();
+                most = most.max(total);
+            }
+        }
+        most
+    }
+
     /// The warp's addresses with `a = n`.
     pub fn at(&self, may: u32, n: i128) -> WarpAddresses {
         WarpAddresses::Offsets {
@@ -93,6 +124,29 @@ impl WarpAddresses {
         let first = base.residue.rem_euclid(step);
         (0..unit / step).map(|k| first + k * step).collect()
     }
+}
+
+/// The sites standing for each request of a copy loop (`site.repeat`
+/// other than once): the loop's byte `k` is `site` `k` bytes further on.
+/// Costs repeat every `period` bytes (a sector, a row of banks) for a
+/// base of known residue, so the first `period` bytes stand for all.
+/// `None` for a site issued once.
+pub fn loop_sites(site: &Site, period: u64) -> Option<Vec<Site>> {
+    use crate::memory::lower::Repeat;
+    let n = match site.repeat {
+        Repeat::Once => return None,
+        Repeat::Times(n) => n.min(period),
+        Repeat::PerLane => period,
+    };
+    Some(
+        (0..n)
+            .map(|k| Site {
+                offset: site.offset + k as i64,
+                why: Vec::new(),
+                ..site.clone()
+            })
+            .collect(),
+    )
 }
 
 /// The addresses of `site` in each warp of the block, for each calling
@@ -131,13 +185,8 @@ fn per_warp_in(m: &Module, k: &KernelAnalysis, site: &Site, swept: bool) -> Vec<
                 for w in 0..acf.warps.len() {
                     let (may, _) = acf.active(w, c, block);
                     let must = acf.active_strict(w, c, block);
-                    let plain = warp_addresses(
-                        acf,
-                        w,
-                        (may, must),
-                        acf.lanes(w, c, site.value),
-                        site.align,
-                    );
+                    let plain =
+                        warp_addresses(acf, w, (may, must), acf.lanes(w, c, site.value), site);
                     out.extend(
                         match plain {
                             WarpAddresses::Unknown { .. } => {
@@ -167,7 +216,7 @@ fn placed_cases(
     let cases: Vec<WarpAddresses> = acf
         .case_lanes(w, c, site.value)?
         .into_iter()
-        .map(|l| warp_addresses(acf, w, active, Some(l), site.align))
+        .map(|l| warp_addresses(acf, w, active, Some(l), site))
         .collect();
     cases
         .iter()
@@ -192,25 +241,21 @@ pub fn per_iteration(
                 .map(|w| {
                     let it = acf.iteration(w, c, block, k)?;
                     let lanes = acf.iteration_lanes(w, c, site.value, k);
-                    Some(warp_addresses(
-                        acf,
-                        w,
-                        (it.may, it.strict),
-                        lanes,
-                        site.align,
-                    ))
+                    Some(warp_addresses(acf, w, (it.may, it.strict), lanes, site))
                 })
                 .collect()
         })
         .collect()
 }
 
+/// The warp's addresses of `site`'s request: its address value's lanes
+/// plus the request's offset (a piece of a struct copy).
 fn warp_addresses(
     acf: &KernelAcf,
     w: usize,
     (may, must): (u32, u32),
     lanes: Option<&Lanes>,
-    align: u64,
+    site: &Site,
 ) -> WarpAddresses {
     if may == 0 {
         return WarpAddresses::Idle;
@@ -219,7 +264,12 @@ fn warp_addresses(
         return WarpAddresses::Unknown { may, scaled: None };
     };
     let exists = acf.warps[w].exists;
-    match lanes.split(may) {
+    let (align, offset) = (site.align, i128::from(site.offset));
+    let shifted = |mut d: Column| {
+        d.iter_mut().for_each(|x| *x += offset);
+        d
+    };
+    match lanes.split(may).map(|(u, d)| (u, shifted(d))) {
         Some((u, d)) => {
             let base = aligned(
                 acf.arena.congruence(&u),
@@ -240,7 +290,7 @@ fn warp_addresses(
                 Box::new(Scaled {
                     must,
                     exists,
-                    d,
+                    d: shifted(d),
                     atom,
                     c,
                     base: acf.arena.congruence(&u),
@@ -324,6 +374,34 @@ pub fn scaled_stride(acf: &KernelAcf, site: &Site, dim: &str, a: AtomId) -> Opti
         }
     }
     found
+}
+
+/// The most lanes of `mask` at one offset of `d` (on one address).
+pub fn most_on_one(d: &Column, mask: u32) -> u64 {
+    let mut offs: Vec<i128> = lanes(mask).map(|l| d[l]).collect();
+    offs.sort_unstable();
+    offs.chunk_by(|a, b| a == b)
+        .map(|r| r.len() as u64)
+        .max()
+        .unwrap_or(0)
+}
+
+/// An atomic's contention over the warps `items`: the fewest and the most
+/// lanes of a request on one address (they serialise). Lanes whose
+/// offsets are unknown may all meet.
+pub fn contention(items: &[WarpAddresses]) -> (u64, u64) {
+    let (mut lo, mut hi) = (u64::MAX, 0);
+    for wa in items {
+        let (l, h) = match wa {
+            WarpAddresses::Idle => continue,
+            WarpAddresses::Offsets { may, must, d, .. } => {
+                (most_on_one(d, *must).max(1), most_on_one(d, *may))
+            }
+            WarpAddresses::Unknown { may, .. } => (1, u64::from(may.count_ones())),
+        };
+        (lo, hi) = (lo.min(l), hi.max(h));
+    }
+    (lo.min(hi).max(1), hi.max(1))
 }
 
 /// Sectors (or words) touched: the distinct `unit`-sized pieces (`unit` a

@@ -8,6 +8,7 @@ use crate::analysis::{KernelAnalysis, Site};
 use crate::finding::{Kind, Severity};
 use crate::hw;
 use crate::ir::{Module, SiteKind};
+use crate::memory::lower::{Repeat, Whole};
 use crate::memory::Space;
 use serde::Serialize;
 
@@ -29,11 +30,7 @@ impl ConflictClass {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct MinMax {
-    pub min: u64,
-    pub max: u64,
-}
+pub use super::figures::MinMax;
 
 /// The bank-conflict degree of one shared access.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -57,6 +54,10 @@ pub struct Conflict {
     /// iteration.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub iterations: Option<Iterations>,
+    /// An atomic's contention: the most lanes of a request that update one
+    /// address (they serialise), over every execution.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contention: Option<MinMax>,
 }
 
 /// An access's degrees per value of its loop's counter.
@@ -100,6 +101,18 @@ pub fn phase_lanes(bytes: u64) -> usize {
 /// `(degree, wavefronts, ideal wavefronts)` of the lanes of `mask` at
 /// `base + d[l]`, `bytes` each.
 pub fn degree(d: &Column, mask: u32, base: i128, bytes: u64) -> (u64, u64, u64) {
+    degree_of(d, mask, base, bytes, false)
+}
+
+/// [`degree`]; for an atomic (`serialise`) every lane's word counts, so
+/// lanes on one word (a broadcast for a load) take a wavefront each.
+pub fn degree_of(
+    d: &Column,
+    mask: u32,
+    base: i128,
+    bytes: u64,
+    serialise: bool,
+) -> (u64, u64, u64) {
     let per = phase_lanes(bytes);
     let (mut worst, mut waves, mut ideal) = (0u64, 0u64, 0u64);
     for phase in 0..LANES / per {
@@ -107,10 +120,17 @@ pub fn degree(d: &Column, mask: u32, base: i128, bytes: u64) -> (u64, u64, u64) 
         if phase_mask == 0 {
             continue;
         }
-        let words = addresses::pieces(d, phase_mask, base, bytes as i128, WORD);
         let mut per_bank = [0u64; BANKS as usize];
-        for w in words {
-            per_bank[w.rem_euclid(BANKS as i64) as usize] += 1;
+        if serialise {
+            for l in crate::acf::lanes::lanes(phase_mask) {
+                for w in addresses::pieces(d, 1 << l, base, bytes as i128, WORD) {
+                    per_bank[w.rem_euclid(BANKS as i64) as usize] += 1;
+                }
+            }
+        } else {
+            for w in addresses::pieces(d, phase_mask, base, bytes as i128, WORD) {
+                per_bank[w.rem_euclid(BANKS as i64) as usize] += 1;
+            }
         }
         let deg = per_bank.iter().copied().max().unwrap_or(1).max(1);
         worst = worst.max(deg);
@@ -148,7 +168,14 @@ fn bank_residues(base: &Congruence) -> Vec<i128> {
     WarpAddresses::residues(*base, ROW)
 }
 
-fn warp_degrees(d: &Column, may: u32, must: u32, residues: &[i128], bytes: u64) -> WarpDegrees {
+fn warp_degrees(
+    d: &Column,
+    (may, must): (u32, u32),
+    residues: &[i128],
+    bytes: u64,
+    serialise: bool,
+) -> WarpDegrees {
+    let degree = |d: &Column, mask, r, bytes| degree_of(d, mask, r, bytes, serialise);
     let full: Vec<(u64, u64, u64)> = residues.iter().map(|&r| degree(d, may, r, bytes)).collect();
     let fmin = full.iter().map(|x| x.0).min().unwrap();
     let partial = if must == may {
@@ -176,8 +203,10 @@ fn warp_degrees(d: &Column, may: u32, must: u32, residues: &[i128], bytes: u64) 
 /// per iteration when its loop is swept.
 fn conflict(m: &Module, k: &KernelAnalysis, site: &Site) -> Conflict {
     let bytes = site.bytes.max(1);
-    let words = object_words(m, k, site);
-    let conflict_over = |items, bytes| conflict_over(items, bytes, words);
+    // An atomic serialises on one word: no array bounds its lanes' overlap.
+    let serialise = site.kind == SiteKind::Atomic;
+    let words = object_words(m, k, site).filter(|_| !serialise);
+    let conflict_over = |items, bytes| conflict_over(items, bytes, words, serialise);
     let plain = conflict_over(addresses::per_warp(m, k, site), bytes);
     let acf = &k.acf;
     let block = m.func(site.func).inst(site.inst).block;
@@ -294,9 +323,15 @@ fn object_words(m: &Module, k: &KernelAnalysis, site: &Site) -> Option<u64> {
 
 /// The conflicts over the warp addresses `items` (warps, iterations), of
 /// an access into an array of `words` words when that is known.
-fn conflict_over(items: Vec<WarpAddresses>, bytes: u64, words: Option<u64>) -> Conflict {
+fn conflict_over(
+    items: Vec<WarpAddresses>,
+    bytes: u64,
+    words: Option<u64>,
+    serialise: bool,
+) -> Conflict {
     let (mut lo, mut hi, mut full_lo, mut full_hi) = (u64::MAX, 0, u64::MAX, 0);
     let (mut wlo, mut whi, mut ideal, mut excess) = (u64::MAX, 0, 0, 0);
+    let contention = serialise.then(|| addresses::contention(&items));
     let mut classes = Vec::new();
     let mut seen: Vec<(WarpKey, WarpDegrees)> = Vec::new();
     for wa in items {
@@ -342,7 +377,7 @@ fn conflict_over(items: Vec<WarpAddresses>, bytes: u64, words: Option<u64>) -> C
                 let w = match seen.iter().find(|(k, _)| *k == key) {
                     Some(&(_, w)) => w,
                     None => {
-                        let w = warp_degrees(&key.2, may, must, &key.3, bytes);
+                        let w = warp_degrees(&key.2, (may, must), &key.3, bytes, serialise);
                         seen.push((key, w));
                         w
                     }
@@ -384,6 +419,7 @@ fn conflict_over(items: Vec<WarpAddresses>, bytes: u64, words: Option<u64>) -> C
         ideal_wavefronts: ideal,
         excess,
         iterations: None,
+        contention: contention.map(|(min, max)| MinMax { min, max }),
     }
 }
 
@@ -428,6 +464,44 @@ fn worst_iterations(t: &Iterations) -> Option<(u64, String)> {
     ))
 }
 
+/// A shared atomic whose lanes may update one address: they serialise.
+fn contention_verdict(c: &Conflict) -> Option<Verdict> {
+    let most = c.contention.as_ref()?;
+    if most.max <= 1 {
+        return None;
+    }
+    let hint = "give each lane (or warp) its own copy and combine them once (privatisation), or reduce within the warp first (__reduce_add_sync, shuffles) so one lane updates";
+    let (severity, message) = match c.class {
+        ConflictClass::Conflict if most.min == most.max && most.max == c.full_max => (
+            Severity::Warning,
+            format!(
+                "shared atomic: contention: {} lanes update one address, {} wavefronts per request (ideal {})",
+                most.max, c.wavefronts.max, c.ideal_wavefronts
+            ),
+        ),
+        ConflictClass::Conflict => (
+            Severity::Warning,
+            format!(
+                "shared atomic: contention: up to {} lanes update one address ({}-way with the bank conflicts, {} wavefronts per request, ideal {})",
+                most.max, c.full_max, c.wavefronts.max, c.ideal_wavefronts
+            ),
+        ),
+        ConflictClass::None => return None,
+        ConflictClass::Unknown => (
+            Severity::Note,
+            format!(
+                "shared atomic: contention: up to {} lanes update one address, depending on values unknown here ({} to {} ways)",
+                most.max, c.min, c.max
+            ),
+        ),
+    };
+    Some(Verdict {
+        severity,
+        message,
+        hint: Some(hint),
+    })
+}
+
 pub struct BankConflict;
 
 impl Check for BankConflict {
@@ -439,16 +513,71 @@ impl Check for BankConflict {
     type Figure = Conflict;
 
     /// Thread-dependent shared accesses: lanes at one address share a
-    /// word (a broadcast), never a conflict.
+    /// word (a broadcast), never a conflict. And every shared atomic: its
+    /// lanes at one address serialise.
     fn applies(s: &Site) -> bool {
-        s.kind != SiteKind::Branch && s.space == Some(Space::Shared) && s.thread_dependent
+        s.kind != SiteKind::Branch
+            && s.space == Some(Space::Shared)
+            && (s.thread_dependent || s.kind == SiteKind::Atomic)
     }
 
     fn measure(m: &Module, k: &KernelAnalysis, s: &Site) -> Conflict {
-        conflict(m, k, s)
+        let Some(bytes) = addresses::loop_sites(s, ROW as u64) else {
+            return conflict(m, k, s);
+        };
+        // A copy loop: every byte's request (a row of banks repeats).
+        let mut all = bytes.iter().map(|b| conflict(m, k, b));
+        let first = all.next().expect("a copy loop has a byte");
+        let mut c = all.fold(first, |a, b| Conflict {
+            min: a.min.min(b.min),
+            max: a.max.max(b.max),
+            class: if a.class == b.class {
+                a.class
+            } else {
+                ConflictClass::Unknown
+            },
+            full_min: a.full_min.min(b.full_min),
+            full_max: a.full_max.max(b.full_max),
+            wavefronts: MinMax {
+                min: a.wavefronts.min.min(b.wavefronts.min),
+                max: a.wavefronts.max.max(b.wavefronts.max),
+            },
+            ideal_wavefronts: a.ideal_wavefronts.max(b.ideal_wavefronts),
+            excess: a.excess.max(b.excess),
+            iterations: None,
+            contention: a.contention.or(b.contention),
+        });
+        if s.repeat == Repeat::PerLane {
+            (c.min, c.wavefronts.min) = (1, c.wavefronts.min.min(1));
+        }
+        c
     }
 
     fn judge(s: &Site, c: &Conflict) -> Option<Verdict> {
+        if let Some(v) = contention_verdict(c) {
+            return Some(v);
+        }
+        // A struct copied or filled in pieces: name the copy.
+        if let (Some(of), ConflictClass::Conflict) = (s.piece, c.class) {
+            if of.whole != Whole::Value && s.repeat == Repeat::Once {
+                return Some(Verdict {
+                    severity: Severity::Warning,
+                    message: format!(
+                        "struct {} of {} bytes as {} × {}-byte accesses: {}-way bank conflict, {} wavefronts per request (ideal {})",
+                        if of.whole == Whole::Fill { "fill" } else { "copy" },
+                        of.bytes,
+                        of.count,
+                        s.bytes,
+                        c.full_max,
+                        c.wavefronts.max,
+                        c.ideal_wavefronts
+                    ),
+                    hint: Some(super::uncoalesced_access::copy_hint(
+                        of.bytes, s.bytes, s.repeat,
+                    )),
+                });
+            }
+        }
         let (severity, message) = match c.class {
             // A loop whose counter the launch fixes: its worst iterations.
             ConflictClass::Conflict | ConflictClass::Unknown

@@ -58,6 +58,8 @@ pub type Ranked = (Finding, i64);
 pub trait DynCheck: Sync {
     fn kind(&self) -> Kind;
     fn retired_name(&self) -> Option<&'static str>;
+    /// Whether the check measures site `s`.
+    fn applies_to(&self, s: &Site) -> bool;
     /// Adds the check's figure to `fig` if it applies to site `s`.
     fn measure(&self, a: &ModuleAnalysis<'_>, k: &KernelAnalysis, s: &Site, fig: &mut SiteFigures);
     /// Findings, ranked, for every thread-dependent site the check judges.
@@ -77,6 +79,10 @@ impl<C: Check> DynCheck for C {
         C::RETIRED_NAME
     }
 
+    fn applies_to(&self, s: &Site) -> bool {
+        C::applies(s)
+    }
+
     fn measure(&self, a: &ModuleAnalysis<'_>, k: &KernelAnalysis, s: &Site, fig: &mut SiteFigures) {
         if C::applies(s) {
             fig.push(C::measure_in(a, k, s));
@@ -90,8 +96,13 @@ impl<C: Check> DynCheck for C {
             .sites
             .iter()
             .zip(cx.figures)
-            // A kernel over budget gets one note, not one per site.
-            .filter(|(s, fig)| s.thread_dependent && fig.reason.is_none())
+            // A kernel over budget gets one note, not one per site. A
+            // uniform access is judged only as an atomic (its lanes on one
+            // address serialise).
+            .filter(|(s, fig)| {
+                (s.thread_dependent || s.kind == crate::ir::SiteKind::Atomic)
+                    && fig.reason.is_none()
+            })
             .filter_map(|(s, fig)| {
                 let fig = fig.get::<C::Figure>()?;
                 let v = C::judge(s, fig)?;

@@ -8,6 +8,14 @@ use std::any::Any;
 use std::fmt::Debug;
 use std::sync::Arc;
 
+/// The least and the most of a figure over the executions the lanes allow
+/// (bank-conflict ways, lanes contending for one address).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MinMax {
+    pub min: u64,
+    pub max: u64,
+}
+
 /// A site's figures per value of the loop counter that the launch fixes
 /// (a branch's splits, an access's sectors or conflict degrees), one row
 /// type per check.

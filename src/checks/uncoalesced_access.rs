@@ -9,6 +9,7 @@ use crate::dataflow::FastMap as HashMap;
 use crate::finding::{Kind, Severity};
 use crate::hw;
 use crate::ir::{Module, SiteKind};
+use crate::memory::lower::{Repeat, Whole};
 use crate::memory::Space;
 use serde::Serialize;
 
@@ -76,6 +77,10 @@ pub struct Sectors {
     /// `max` and `full_max` over every value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub condition: Option<Condition>,
+    /// An atomic's contention: the most lanes of a request that update one
+    /// address (the L2 serialises them), over every execution.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contention: Option<super::figures::MinMax>,
 }
 
 /// The parameter a class depends on and the values it holds for.
@@ -112,7 +117,7 @@ const SECTOR: i128 = hw::SECTOR_BYTES as i128;
 /// groups of their sectors at the worst alignment (two rows of 16 floats
 /// in a 16 × 16 block: 3 + 3, not 32). `None` when the address has any
 /// other per-lane part (a load, a product of thread indices).
-fn row_groups_cap(m: &Module, k: &KernelAnalysis, site: &Site, bytes: i128) -> Option<u64> {
+fn row_groups_cap(k: &KernelAnalysis, site: &Site, bytes: i128) -> Option<u64> {
     use crate::acf::expr::Atom;
     let acf = &k.acf;
     let &c = acf.contexts(site.func).first()?;
@@ -138,12 +143,7 @@ fn row_groups_cap(m: &Module, k: &KernelAnalysis, site: &Site, bytes: i128) -> O
         }
     }
     // The alignment the access promises, for the groups' unknown bases.
-    let align = match m.func(site.func).inst(site.inst).kind {
-        crate::ir::InstKind::Load { align, .. } | crate::ir::InstKind::Store { align, .. } => {
-            i128::from(align).clamp(1, SECTOR)
-        }
-        _ => 1,
-    };
+    let align = i128::from(site.align).clamp(1, SECTOR);
     let mut worst = 0u64;
     for w in &acf.warps {
         let mut groups: Vec<([u32; 3], Vec<i128>)> = Vec::new();
@@ -228,9 +228,13 @@ fn sectors(m: &Module, k: &KernelAnalysis, site: &Site) -> Sectors {
 /// The sectors over the warp addresses `items` (warps, iterations).
 fn sectors_over(m: &Module, items: Vec<WarpAddresses>, k: &KernelAnalysis, site: &Site) -> Sectors {
     let bytes = site.bytes.max(1) as i128;
+    let contention = (site.kind == SiteKind::Atomic).then(|| {
+        let (min, max) = addresses::contention(&items);
+        super::figures::MinMax { min, max }
+    });
     // The row-group cap of unknown addresses, worked out once if needed.
     let cell = std::cell::OnceCell::new();
-    let cap = || *cell.get_or_init(|| row_groups_cap(m, k, site, bytes));
+    let cap = || *cell.get_or_init(|| row_groups_cap(k, site, bytes));
     let mut sec = sectors_of(&items, bytes, &cap);
     if sec.class == SectorClass::Unknown {
         if let Some(mut p) = parametric(m, k, &items, bytes, &cap) {
@@ -249,6 +253,7 @@ fn sectors_over(m: &Module, items: Vec<WarpAddresses>, k: &KernelAnalysis, site:
     if let (Some(c), Some(d)) = (&mut sec.condition, dim) {
         c.stride = addresses::scaled_stride(&k.acf, site, d, c.atom);
     }
+    sec.contention = contention;
     sec
 }
 
@@ -264,10 +269,15 @@ fn sectors_of(items: &[WarpAddresses], bytes: i128, cap: &dyn Fn() -> Option<u64
     for wa in items {
         match wa {
             WarpAddresses::Idle => {}
-            WarpAddresses::Unknown { may, .. } => {
+            WarpAddresses::Unknown { may, scaled } => {
                 let n = u64::from(may.count_ones());
                 let cap = cap();
-                let most = (n * per_lane).min(cap.unwrap_or(u64::MAX));
+                // Lanes placed but for one uniform atom (a row stride):
+                // their groups at every alignment the atom allows.
+                let grouped = scaled
+                    .as_ref()
+                    .map_or(u64::MAX, |sc| sc.most_pieces(*may, bytes, SECTOR));
+                let most = (n * per_lane).min(cap.unwrap_or(u64::MAX)).min(grouped);
                 lo = lo.min(per_lane);
                 hi = hi.max(most);
                 full_lo = full_lo.min(per_lane);
@@ -338,6 +348,7 @@ fn sectors_of(items: &[WarpAddresses], bytes: i128, cap: &dyn Fn() -> Option<u64
         type_inconsistent: false,
         condition: None,
         iterations: None,
+        contention: None,
     }
 }
 
@@ -524,16 +535,58 @@ impl Check for UncoalescedAccess {
     type Figure = Sectors;
 
     /// Thread-dependent global accesses: a uniform address is one request
-    /// of the fewest sectors.
+    /// of the fewest sectors. And every global atomic, for its contention.
     fn applies(s: &Site) -> bool {
-        s.kind != SiteKind::Branch && s.space == Some(Space::Global) && s.thread_dependent
+        s.kind != SiteKind::Branch
+            && s.space == Some(Space::Global)
+            && (s.thread_dependent || s.kind == SiteKind::Atomic)
     }
 
     fn measure(m: &Module, k: &KernelAnalysis, s: &Site) -> Sectors {
-        sectors(m, k, s)
+        let Some(bytes) = addresses::loop_sites(s, hw::SECTOR_BYTES) else {
+            return sectors(m, k, s);
+        };
+        // A copy loop: every byte's request. Lanes whose own length ends
+        // drop out of a run-time-length loop, down to one.
+        let mut all = bytes.iter().map(|b| sectors(m, k, b));
+        let first = all.next().expect("a copy loop has a byte");
+        let mut sec = all.fold(first, |a, b| Sectors {
+            class: if a.class == b.class {
+                a.class
+            } else {
+                SectorClass::Unknown
+            },
+            ..merged(a, &b)
+        });
+        if s.repeat == Repeat::PerLane {
+            sec.min = sec.min.min(1);
+        }
+        sec
     }
 
     fn judge(s: &Site, sec: &Sectors) -> Option<Verdict> {
+        if let Some(v) = piece_verdict(s, sec) {
+            return Some(v);
+        }
+        // A global atomic's lanes on one address serialise: a note of its
+        // own where the sectors say nothing (counters are often meant so),
+        // else said beside them.
+        let contention = sec.contention.as_ref().filter(|c| c.max > 1).map(|c| {
+            let lanes = match c.min == c.max {
+                true => c.max.to_string(),
+                false => format!("up to {}", c.max),
+            };
+            format!("contention: {lanes} lanes update one address")
+        });
+        if let Some(c) = &contention {
+            if sec.class == SectorClass::Coalesced || !s.thread_dependent {
+                return Some(Verdict {
+                    severity: Severity::Note,
+                    message: format!("global atomic: {c}, one after another"),
+                    hint: Some("reduce within the warp first (__reduce_add_sync, shuffles) so one lane updates, or give blocks their own copies"),
+                });
+            }
+        }
         let (severity, message) = match sec.class {
             SectorClass::Uncoalesced if sec.sparse => (
                 Severity::Note,
@@ -572,6 +625,10 @@ impl Check for UncoalescedAccess {
                 ),
             ),
         };
+        let message = match contention {
+            Some(c) => format!("{message}; {c}"),
+            None => message,
+        };
         Some(Verdict {
             severity,
             message,
@@ -582,6 +639,62 @@ impl Check for UncoalescedAccess {
     /// The sectors over the ideal.
     fn rank(sec: &Sectors) -> i64 {
         sec.full_max as i64 - sec.ideal as i64
+    }
+}
+
+/// A request of a struct copy or fill the backend splits into pieces:
+/// the warning names the copy, its pieces and what would make it fewer
+/// and wider ("struct copy of 16 bytes as 4 × 4-byte accesses").
+fn piece_verdict(s: &Site, sec: &Sectors) -> Option<Verdict> {
+    let of = s.piece?;
+    if sec.class != SectorClass::Uncoalesced || sec.sparse {
+        return None;
+    }
+    let what = match of.whole {
+        Whole::Fill => "struct fill".to_string(),
+        Whole::Copy => "struct copy".to_string(),
+        Whole::Value => format!("under-aligned {}", s.kind.name()),
+    };
+    let pieces = match s.repeat {
+        Repeat::Once => format!("{} × {}-byte accesses", of.count, s.bytes),
+        _ => "a loop of 1-byte accesses".to_string(),
+    };
+    let of_bytes = match s.repeat {
+        Repeat::PerLane => "a length known at run time".to_string(),
+        _ => format!("{} bytes", of.bytes),
+    };
+    let hint = match of.whole {
+        Whole::Value => "align the data to its size (__align__) so that it moves in one access",
+        _ => copy_hint(of.bytes, s.bytes, s.repeat),
+    };
+    Some(Verdict {
+        severity: Severity::Warning,
+        message: format!(
+            "{what} of {of_bytes} as {pieces}: {} sectors per request, ideal {}{}",
+            sec.full_max,
+            sec.ideal,
+            stride_text(sec)
+        ),
+        hint: Some(hint),
+    })
+}
+
+/// What makes a struct copy's pieces fewer and wider: one vector access
+/// per lane where the struct is one's size, else 8-byte pieces. A copy
+/// moves at most 8 bytes an instruction however aligned, so an aligned
+/// 16-byte struct is read as one value to be one request.
+pub fn copy_hint(bytes: u64, piece: u64, repeat: Repeat) -> &'static str {
+    match (bytes, piece, repeat) {
+        (_, _, Repeat::Times(_) | Repeat::PerLane) => {
+            "a copy of 128 bytes or more is a loop of 1-byte accesses: copy it in a loop of float4 or int4"
+        }
+        (16, 8, _) => {
+            "a struct copy moves at most 8 bytes at a time: read and write the value as one float4 (field by field, or through a const float4 *) for one 16-byte access"
+        }
+        (16, _, _) => "copy as float4 or align the struct to 16",
+        (8, _, _) => "copy as float2 or align the struct to 8",
+        (4, _, _) => "copy as a float or int, or align the struct to 4",
+        _ => "align the struct to 8 (__align__(8)) for 8-byte pieces, or copy it as float4s",
     }
 }
 

@@ -233,6 +233,12 @@ pub struct ReportArgs {
     /// `<<<grid, block>>>` launches.
     #[arg(long)]
     pub no_host_launches: bool,
+    /// Do not take kernel pointer parameters as cudaMalloc pointers
+    /// (256-byte aligned, plus the offsets the host launches add): an
+    /// access is then only as aligned as its code states. Over the
+    /// configuration's `MallocAlignment`.
+    #[arg(long)]
+    pub no_malloc_alignment: bool,
     /// Warnings estimated to cost less than this share of their kernel's
     /// time are notes (a percentage, e.g. 2 or 0.5%; default 5; 0 keeps
     /// every warning). Over the configuration's `MinImpact`.
@@ -336,6 +342,7 @@ pub fn options(r: &ReportArgs) -> Result<Settings, i32> {
     }
     o.quiet = r.quiet;
     o.no_host_launches = r.no_host_launches;
+    o.analysis.no_malloc_alignment = r.no_malloc_alignment;
     crate::trace::install(r.timing);
     o.analysis.no_explanations = r.format == ReportFormat::Text && !r.explain;
     Ok(o)

@@ -10,7 +10,8 @@
 //!   uniform access touches the sectors of one lane.
 //! * `conflicts`: per shared access, the extra wavefronts: at most the
 //!   check's most wavefronts past the ideal one per phase
-//!   ([`Conflict::excess`]); none for a uniform access (a broadcast).
+//!   ([`Conflict::excess`]); none for a uniform access (a broadcast), but
+//!   an atomic's lanes on one address serialise.
 //! * `divwarps`: one per execution of a branch that can split the warp
 //!   (Q:If4, Q:While2); a branch proven uniform pays nothing.
 //!
@@ -29,7 +30,7 @@ use crate::dataflow::FastMap as HashMap;
 use crate::graph::LoopId;
 use crate::hw;
 use crate::ir::SiteKind;
-use crate::ir::{BlockId, Callee, InstId, InstKind, Intrinsic, Module, Opcode};
+use crate::ir::{BlockId, Callee, InstId, Intrinsic, Module, Opcode};
 use crate::memory::Space;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -219,7 +220,7 @@ pub fn costs(
         if s.kind == SiteKind::Branch {
             continue;
         }
-        let c = access_cost(m, s, fig, inst, metric)?;
+        let c = access_cost(s, fig, metric)?;
         let rows = match (metric, s.space) {
             (Metric::Sectors, Some(Space::Global)) => fig
                 .get::<Sectors>()
@@ -278,24 +279,18 @@ pub fn costs(
 }
 
 fn access_cost(
-    m: &Module,
     s: &crate::analysis::Site,
     fig: &SiteFigures,
-    inst: &crate::ir::Inst,
     metric: Metric,
 ) -> Result<Rat, Unboundable> {
     let bytes = s.bytes;
-    let block_op = matches!(
-        m.called_intrinsic(inst),
-        Some(Intrinsic::MemCpy | Intrinsic::MemMove | Intrinsic::MemSet)
-    );
-    if block_op && bytes == 0 && matches!(metric, Metric::Sectors | Metric::Conflicts) {
-        return Err("a block copy of unknown length".into());
-    }
-    let align = match inst.kind {
-        InstKind::Load { align, .. } | InstKind::Store { align, .. } => u64::from(align),
-        _ => bytes,
+    let Some(requests) = s.requests() else {
+        if matches!(metric, Metric::Sectors | Metric::Conflicts) {
+            return Err("a block copy of unknown length".into());
+        }
+        return Ok(Rat::ZERO);
     };
+    let align = s.align;
     let lanes = u64::from(hw::WARP_SIZE);
     let worst_sectors = lanes * (bytes.div_ceil(hw::SECTOR_BYTES) + 1);
     let phases = lanes / u64::from(hw::shared_phase_lanes(bytes.min(u64::from(u32::MAX)) as u32));
@@ -305,14 +300,17 @@ fn access_cost(
         (Metric::Sectors, Space::Global) if !s.thread_dependent => uniform_sectors(bytes, align),
         (Metric::Sectors, Space::Global) => fig.get::<Sectors>().map_or(worst_sectors, |x| x.max),
         (Metric::Sectors, Space::Unknown) => worst_sectors,
-        (Metric::Conflicts, Space::Shared) if !s.thread_dependent => 0,
+        // A uniform load is a broadcast; a uniform atomic serialises.
+        (Metric::Conflicts, Space::Shared) if !s.thread_dependent && s.kind != SiteKind::Atomic => {
+            0
+        }
         (Metric::Conflicts, Space::Shared) => {
             fig.get::<Conflict>().map_or(worst_conflicts, |c| c.excess)
         }
         (Metric::Conflicts, Space::Unknown) => worst_conflicts,
         _ => 0,
     };
-    Ok(Rat::int(i128::from(v)))
+    Ok(Rat::int(i128::from(v)) * Rat::int(i128::from(requests)))
 }
 
 /// Access `s` of a swept loop as a [`PerEntry`] cost: `each` per
@@ -327,7 +325,7 @@ pub fn per_entry(
     fig: &SiteFigures,
     (rows, each): (Option<Vec<u64>>, Rat),
 ) -> Option<PerEntry> {
-    if !s.thread_dependent || fig.reason.is_some() {
+    if !s.thread_dependent || fig.reason.is_some() || s.requests() != Some(1) {
         return None;
     }
     let acf = &k.acf;

@@ -31,6 +31,13 @@ pub struct KernelJson {
     /// with several block shapes, the kernel appears once per shape.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub launches: Vec<LaunchJson>,
+    /// What the analysis takes of each pointer parameter's address: `offset`
+    /// modulo `align`, a `cudaMalloc` allocation (256-byte aligned) plus
+    /// the offset the host's launches add; `align` 1 where nothing is
+    /// assumed (`--no-malloc-alignment`, or a launch adds an offset it does
+    /// not show).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pointer_params: Vec<PointerJson>,
     /// Every branch and access with its figures (`check --sites`): many
     /// times the findings' size, so listed only when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -67,6 +74,15 @@ impl std::fmt::Display for ShapeSource {
     }
 }
 
+/// A pointer parameter's assumed address, by its source name (`argN`
+/// without one).
+#[derive(Serialize, Debug)]
+pub struct PointerJson {
+    pub param: String,
+    pub align: u64,
+    pub offset: u64,
+}
+
 /// One launch of a kernel: its block and grid where constant (`null`
 /// where computed at run time) and where it is.
 #[derive(Serialize, Debug)]
@@ -89,6 +105,10 @@ pub struct SiteJson {
     pub space: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
+    /// A request of an access the backend splits (a struct copy's
+    /// pieces, `memory::lower`): where it sits among them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub piece: Option<PieceJson>,
     /// `space` is global by the assumption that pointers loaded from
     /// kernel arguments' or `__constant__` memory point to global memory.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -108,6 +128,38 @@ pub struct SiteJson {
     /// key (`divergence`, `sectors`, `conflict`), and why they are unknown.
     #[serde(flatten)]
     pub figures: SiteFigures,
+}
+
+/// One request of a split access: `index` of `count` pieces, `offset`
+/// bytes into the access of `of_bytes` (`null`: a length known at run
+/// time), which is a `copy`, a `fill` or one `value`; `repeat` the
+/// requests one execution makes (a copy loop's bytes, `null` when the run
+/// decides).
+#[derive(Serialize, Debug)]
+pub struct PieceJson {
+    pub index: u32,
+    pub count: u32,
+    pub offset: i64,
+    pub of_bytes: Option<u64>,
+    pub whole: &'static str,
+    pub repeat: Option<u64>,
+}
+
+fn piece_json(s: &Site) -> Option<PieceJson> {
+    use crate::analysis::{Repeat, Whole};
+    let of = s.piece?;
+    Some(PieceJson {
+        index: of.index,
+        count: of.count,
+        offset: s.offset,
+        of_bytes: (s.repeat != Repeat::PerLane).then_some(of.bytes),
+        whole: match of.whole {
+            Whole::Copy => "copy",
+            Whole::Fill => "fill",
+            Whole::Value => "value",
+        },
+        repeat: s.requests(),
+    })
 }
 
 #[derive(Serialize, Debug)]
@@ -360,6 +412,18 @@ fn kernel_json(
                 shared_bytes: l.shared_bytes,
             })
             .collect(),
+        pointer_params: k
+            .pointers
+            .iter()
+            .map(|p| PointerJson {
+                param: func.params[p.param as usize]
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("arg{}", p.param)),
+                align: p.align,
+                offset: p.offset,
+            })
+            .collect(),
         // Rendering a site's ACF is the costly part: skipped unless listed.
         sites: with_sites.then(|| {
             k.sites
@@ -388,6 +452,7 @@ fn site_json(
         function: a.module.func(s.func).demangled.clone(),
         space: s.space.map(|sp| sp.name()),
         bytes: s.space.map(|_| s.bytes),
+        piece: piece_json(s),
         space_assumed: s.assumed_space,
         thread_dependent: s.thread_dependent,
         why: s.why.clone(),
@@ -441,6 +506,7 @@ mod tests {
             function: name.into(),
             space: None,
             bytes: None,
+            piece: None,
             space_assumed: false,
             thread_dependent: i.is_multiple_of(2),
             // Quotes, a backslash and a newline: escaped, never layout.
@@ -467,6 +533,7 @@ mod tests {
                 grid: None,
                 shared_bytes: None,
             }],
+            pointer_params: Vec::new(),
             sites: sites.map(|n| (0..n).map(site).collect()),
             site_count: sites.unwrap_or(3),
             bounds: None,

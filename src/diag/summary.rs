@@ -54,10 +54,12 @@ impl Counts {
                 };
                 *c.branches.entry(class).or_default() += 1;
             }
-            if let Some(x) = s.figures.get::<Sectors>() {
+            // A uniform atomic's figure (its contention) is no
+            // thread-dependent access.
+            if let Some(x) = s.figures.get::<Sectors>().filter(|_| s.thread_dependent) {
                 *c.global.entry(x.class.name()).or_default() += 1;
             }
-            if let Some(x) = s.figures.get::<Conflict>() {
+            if let Some(x) = s.figures.get::<Conflict>().filter(|_| s.thread_dependent) {
                 *c.shared.entry(x.class.name()).or_default() += 1;
             }
             if s.thread_dependent {

@@ -206,6 +206,7 @@ mod tests {
                     InstKind::Call {
                         callee,
                         noreturn: false,
+                        ptr_align: [0; 2],
                     },
                 );
             }

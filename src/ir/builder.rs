@@ -73,6 +73,7 @@ impl ModuleBuilder {
             addrspace,
             is_constant: addrspace == addrspace::CONSTANT,
             init: None,
+            align: self.module.types.get(value_ty).align,
         });
         Value::Global(GlobalId::new(self.module.globals.len() - 1))
     }
@@ -382,6 +383,7 @@ impl FunctionBuilder<'_> {
             InstKind::Call {
                 callee: Callee::Direct(callee),
                 noreturn,
+                ptr_align: [0; 2],
             },
         )
     }
@@ -411,6 +413,7 @@ impl FunctionBuilder<'_> {
             InstKind::Call {
                 callee: Callee::InlineAsm(asm),
                 noreturn: false,
+                ptr_align: [0; 2],
             },
         )
     }
@@ -423,6 +426,20 @@ impl FunctionBuilder<'_> {
             .collect();
         let callee = self.m.declare_function(name, &params, ret);
         self.call(callee, args)
+    }
+
+    /// `llvm.memcpy`/`memmove`/`memset` (`name`) of `args` (destination,
+    /// source or byte, length, volatile) with the `align` the call states
+    /// for its destination and source.
+    pub fn mem_intrinsic(&mut self, name: &str, args: Vec<Value>, align: [u32; 2]) -> Value {
+        let void = self.m.types.void();
+        let v = self.intrinsic(name, void, args);
+        if let Value::Inst(i) = v {
+            if let InstKind::Call { ptr_align, .. } = &mut self.f().insts[i.index()].kind {
+                *ptr_align = align;
+            }
+        }
+        v
     }
 
     /// `threadIdx.x` and friends: reads `llvm.nvvm.read.ptx.sreg.<reg>`.

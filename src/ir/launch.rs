@@ -12,11 +12,18 @@
 //! operand that is a constant after clang's own folding (`-O1` folds
 //! `(n + 127) / 128` for a constant `n` and a `dim3` of constants) is read;
 //! anything else is unknown.
+//!
+//! The arguments are read where the launch shows them: the stub's
+//! operands, the slots `cudaSetupArgument` hands on (the runtime of no
+//! toolkit), or the argument array `cudaLaunchKernel` takes. A pointer
+//! argument that is a constant byte offset from a pointer the host keeps
+//! (`k<<<…>>>(p + 1)`, `p` from `cudaMalloc`) has that offset.
 
 use inkwell::context::Context;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::debuginfo::*;
 use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::target::{LLVMABISizeOfType, LLVMGetModuleDataLayout};
 use inkwell::llvm_sys::LLVMOpcode;
 use inkwell::memory_buffer::MemoryBuffer;
 use std::collections::HashSet;
@@ -38,6 +45,11 @@ pub struct HostLaunch {
     /// (empty and 0 without debug info).
     pub file: String,
     pub line: u32,
+    /// Per kernel argument, in order, the constant byte offset the host
+    /// adds to the pointer it passes (`p + 1` of floats: 4; `p`: 0), where
+    /// the argument is such a pointer; `None` for any other argument or
+    /// one computed otherwise. Empty when the arguments are not found.
+    pub arg_offsets: Vec<Option<i64>>,
 }
 
 /// The calls that open a launch configuration.
@@ -83,7 +95,7 @@ unsafe fn launches(m: LLVMModuleRef) -> Vec<HostLaunch> {
             let mut i = LLVMGetFirstInstruction(bb);
             while !i.is_null() {
                 if callee_name(i).is_some_and(|n| CONFIGURE.contains(&n.as_str())) {
-                    if let Some(l) = launch_at(i) {
+                    if let Some(l) = launch_at(i, m) {
                         out.push(l);
                     }
                 }
@@ -98,12 +110,12 @@ unsafe fn launches(m: LLVMModuleRef) -> Vec<HostLaunch> {
 
 /// The launch a configuration call opens, if its stub is found before
 /// another configuration.
-unsafe fn launch_at(config: LLVMValueRef) -> Option<HostLaunch> {
+unsafe fn launch_at(config: LLVMValueRef, m: LLVMModuleRef) -> Option<HostLaunch> {
     if LLVMGetNumArgOperands(config) < 5 {
         return None;
     }
     let op = |n| LLVMGetOperand(config, n);
-    let kernel = launched_kernel(config)?;
+    let (kernel, args) = launched_kernel(config)?;
     let (file, line) = location(config);
     Some(HostLaunch {
         kernel,
@@ -112,7 +124,52 @@ unsafe fn launch_at(config: LLVMValueRef) -> Option<HostLaunch> {
         shared_bytes: constant(op(4)),
         file,
         line,
+        arg_offsets: args.into_iter().map(|a| pointer_offset(m, a, 0)).collect(),
     })
+}
+
+/// The constant byte offset of a pointer from the one it is computed from
+/// by `getelementptr`s with constant indices, when that one is a pointer
+/// the host keeps (loaded from a variable, a parameter, a call's result);
+/// `None` for anything else (a phi, a select, a variable index).
+unsafe fn pointer_offset(m: LLVMModuleRef, v: LLVMValueRef, depth: u32) -> Option<i64> {
+    if v.is_null() || depth > 16 {
+        return None;
+    }
+    if !LLVMIsAArgument(v).is_null() {
+        return Some(0);
+    }
+    let gep = !LLVMIsAGetElementPtrInst(v).is_null()
+        || (!LLVMIsAConstantExpr(v).is_null()
+            && LLVMGetConstOpcode(v) == LLVMOpcode::LLVMGetElementPtr);
+    if !LLVMIsAConstantExpr(v).is_null() && !gep {
+        return None;
+    }
+    if gep {
+        // Only `getelementptr T, ptr p, i64 C`: one constant index.
+        if LLVMGetNumOperands(v) != 2 {
+            return None;
+        }
+        let index = constant_signed(LLVMGetOperand(v, 1))?;
+        let elem = LLVMGetGEPSourceElementType(v);
+        let size = LLVMABISizeOfType(LLVMGetModuleDataLayout(m), elem) as i64;
+        let base = pointer_offset(m, LLVMGetOperand(v, 0), depth + 1)?;
+        return base.checked_add(index.checked_mul(size)?);
+    }
+    if LLVMIsAInstruction(v).is_null() {
+        return None;
+    }
+    match LLVMGetInstructionOpcode(v) {
+        LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => Some(0),
+        LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast => {
+            pointer_offset(m, LLVMGetOperand(v, 0), depth + 1)
+        }
+        _ => None,
+    }
+}
+
+unsafe fn constant_signed(v: LLVMValueRef) -> Option<i64> {
+    (!LLVMIsAConstantInt(v).is_null()).then(|| LLVMConstIntGetSExtValue(v))
 }
 
 /// A `dim3` passed as `{x, y}` in an `i64` and `z` in an `i32`, when both
@@ -127,11 +184,14 @@ unsafe fn constant(v: LLVMValueRef) -> Option<u64> {
     (!LLVMIsAConstantInt(v).is_null()).then(|| LLVMConstIntGetZExtValue(v))
 }
 
-/// The device name of the kernel the configuration at `config` launches:
-/// the first stub called, or handed to the runtime, on the paths from it.
-unsafe fn launched_kernel(config: LLVMValueRef) -> Option<String> {
+/// The device name of the kernel the configuration at `config` launches,
+/// and the arguments it is handed where they show: the first stub called,
+/// or handed to the runtime, on the paths from the configuration.
+unsafe fn launched_kernel(config: LLVMValueRef) -> Option<(String, Vec<LLVMValueRef>)> {
     let mut seen = HashSet::new();
     let mut todo = std::collections::VecDeque::new();
+    // `cudaSetupArgument` slots met on the way (no toolkit's runtime).
+    let mut setup = Vec::new();
     // From the configuration itself: with exceptions on it is an `invoke`,
     // which ends its block.
     let mut inst = config;
@@ -143,14 +203,22 @@ unsafe fn launched_kernel(config: LLVMValueRef) -> Option<String> {
                     // The next launch's configuration: not on this path.
                     break;
                 }
+                if name == SETUP_ARGUMENT && LLVMGetNumArgOperands(inst) > 0 {
+                    setup.push(stored_into(LLVMGetOperand(inst, 0)));
+                }
                 if let Some(k) = kernel_of_stub(&name) {
-                    return Some(k);
+                    let n = LLVMGetNumArgOperands(inst);
+                    return Some((k, (0..n).map(|a| LLVMGetOperand(inst, a)).collect()));
                 }
                 if LAUNCH.contains(&name.as_str()) && LLVMGetNumArgOperands(inst) > 0 {
                     let f = LLVMGetOperand(inst, 0);
                     if !LLVMIsAFunction(f).is_null() {
                         if let Some(k) = kernel_of_stub(&value_name(f)) {
-                            return Some(k);
+                            let args = match setup.is_empty() {
+                                false => std::mem::take(&mut setup),
+                                true => launch_array(inst),
+                            };
+                            return Some((k, args));
                         }
                     }
                 }
@@ -171,6 +239,69 @@ unsafe fn launched_kernel(config: LLVMValueRef) -> Option<String> {
         let bb = todo.pop_front().filter(|_| searched <= SEARCH_BLOCKS)?;
         inst = LLVMGetFirstInstruction(bb);
     }
+}
+
+/// `cudaSetupArgument(slot, size, offset)`: the runtime without a toolkit
+/// copies each argument from a slot.
+const SETUP_ARGUMENT: &str = "cudaSetupArgument";
+
+/// The value last stored into `slot` (an `alloca`) before its use, in its
+/// block or the one before; null when none is found.
+unsafe fn stored_into(slot: LLVMValueRef) -> LLVMValueRef {
+    let mut use_ = LLVMGetFirstUse(slot);
+    let mut found = std::ptr::null_mut();
+    while !use_.is_null() {
+        let user = LLVMGetUser(use_);
+        if LLVMGetInstructionOpcode(user) == LLVMOpcode::LLVMStore
+            && LLVMGetOperand(user, 1) == slot
+        {
+            found = LLVMGetOperand(user, 0);
+        }
+        use_ = LLVMGetNextUse(use_);
+    }
+    found
+}
+
+/// The arguments of `cudaLaunchKernel(f, grid, block, args, …)`: `args` an
+/// array of pointers to slots, each holding one argument.
+unsafe fn launch_array(call: LLVMValueRef) -> Vec<LLVMValueRef> {
+    // grid and block are passed split (x and y in an i64, z an i32): the
+    // array is the sixth operand; with them passed whole, the fourth.
+    let n = LLVMGetNumArgOperands(call);
+    let array = (1..n)
+        .map(|k| LLVMGetOperand(call, k))
+        .find(|&a| !LLVMIsAAllocaInst(a).is_null());
+    let Some(array) = array else {
+        return Vec::new();
+    };
+    // Stores of slot pointers into the array, by element.
+    let mut slots: Vec<(i64, LLVMValueRef)> = Vec::new();
+    let mut visit = |elem: LLVMValueRef, at: i64| {
+        let mut use_ = LLVMGetFirstUse(elem);
+        while !use_.is_null() {
+            let user = LLVMGetUser(use_);
+            if LLVMGetInstructionOpcode(user) == LLVMOpcode::LLVMStore
+                && LLVMGetOperand(user, 1) == elem
+            {
+                slots.push((at, stored_into(LLVMGetOperand(user, 0))));
+            }
+            use_ = LLVMGetNextUse(use_);
+        }
+    };
+    visit(array, 0);
+    let mut use_ = LLVMGetFirstUse(array);
+    while !use_.is_null() {
+        let user = LLVMGetUser(use_);
+        if !LLVMIsAGetElementPtrInst(user).is_null() && LLVMGetNumOperands(user) == 2 {
+            if let Some(k) = constant_signed(LLVMGetOperand(user, 1)) {
+                visit(user, k);
+            }
+        }
+        use_ = LLVMGetNextUse(use_);
+    }
+    slots.sort_by_key(|s| s.0);
+    // Byte offsets (i8 GEPs of 8k) or element indices: the order is all.
+    slots.into_iter().map(|s| s.1).collect()
 }
 
 /// The name of a call's callee, when it calls a function directly.
@@ -251,8 +382,9 @@ pub fn kernel_of_stub(name: &str) -> Option<String> {
 
 /// The launches warpcheck's frontend action recorded from a file's AST
 /// (`passes/frontend/launches.cpp`): a line each, `kernel`, grid and block
-/// as `x,y,z` or `-`, shared bytes or `-`, file and line, separated by
-/// tabs. Lines that do not read so are skipped.
+/// as `x,y,z` or `-`, shared bytes or `-`, file, line, and each argument's
+/// pointer offset (`0,4,-`), separated by tabs. Lines that do not read so
+/// are skipped.
 pub fn parse_recorded(text: &str) -> Vec<HostLaunch> {
     let dims = |s: &str| -> Option<[u32; 3]> {
         let v: Vec<u32> = s
@@ -264,8 +396,14 @@ pub fn parse_recorded(text: &str) -> Vec<HostLaunch> {
     text.lines()
         .filter_map(|l| {
             let f: Vec<&str> = l.split('\t').collect();
-            let [kernel, grid, block, shared, file, line] = f[..] else {
-                return None;
+            let (kernel, grid, block, shared, file, line, offsets) = match f[..] {
+                [k, g, b, s, f, l] => (k, g, b, s, f, l, ""),
+                [k, g, b, s, f, l, o] => (k, g, b, s, f, l, o),
+                _ => return None,
+            };
+            let arg_offsets = match offsets {
+                "" => Vec::new(),
+                o => o.split(',').map(|x| x.parse().ok()).collect(),
             };
             (!kernel.is_empty()).then(|| HostLaunch {
                 kernel: kernel.to_string(),
@@ -274,6 +412,7 @@ pub fn parse_recorded(text: &str) -> Vec<HostLaunch> {
                 shared_bytes: shared.parse().ok(),
                 file: file.to_string(),
                 line: line.parse().unwrap_or(0),
+                arg_offsets,
             })
         })
         .collect()
@@ -285,7 +424,7 @@ mod recorded_tests {
 
     #[test]
     fn recorded_launches_read_back() {
-        let text = "_Z4tilePf\t4,1,1\t16,16,1\t0\tk.cu\t37\n\
+        let text = "_Z4tilePf\t4,1,1\t16,16,1\t0\tk.cu\t37\t4,-\n\
                     k2\t-\t-\t-\tk.cu\t40\nbroken line\n";
         assert_eq!(
             parse_recorded(text),
@@ -297,6 +436,7 @@ mod recorded_tests {
                     shared_bytes: Some(0),
                     file: "k.cu".into(),
                     line: 37,
+                    arg_offsets: vec![Some(4), None],
                 },
                 HostLaunch {
                     kernel: "k2".into(),
@@ -305,6 +445,7 @@ mod recorded_tests {
                     shared_bytes: None,
                     file: "k.cu".into(),
                     line: 40,
+                    arg_offsets: Vec::new(),
                 },
             ]
         );

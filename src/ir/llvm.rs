@@ -504,13 +504,16 @@ impl Loader {
     unsafe fn global(&mut self, g: LLVMValueRef) -> Global {
         let name = value_name(g);
         let init = LLVMGetInitializer(g);
+        let value_ty = self.ty(LLVMGlobalGetValueType(g));
+        let natural = self.m.types.get(value_ty).align;
         Global {
             demangled: demangle(&name),
             name,
-            value_ty: self.ty(LLVMGlobalGetValueType(g)),
+            value_ty,
             addrspace: LLVMGetPointerAddressSpace(LLVMTypeOf(g)),
             is_constant: LLVMIsGlobalConstant(g) != 0,
             init: (!init.is_null()).then(|| self.value(init)),
+            align: u64::from(LLVMGetAlignment(g)).max(natural),
         }
     }
 
@@ -697,7 +700,15 @@ impl Loader {
                 } || has_enum_attribute("noreturn", |kind| {
                     LLVMGetCallSiteEnumAttribute(i, LLVMAttributeFunctionIndex, kind)
                 });
-                (args, InstKind::Call { callee, noreturn })
+                let ptr_align = [1, 2].map(|k| call_align(i, k));
+                (
+                    args,
+                    InstKind::Call {
+                        callee,
+                        noreturn,
+                        ptr_align,
+                    },
+                )
             }
             _ => {
                 let operands = self.all_operands(i);
@@ -1027,6 +1038,21 @@ unsafe fn launch_attributes(f: LLVMValueRef) -> LaunchBounds {
         reqntid: text("nvvm.reqntid").and_then(|t| upgrade::launch_dims(&t)),
         minctasm: text("nvvm.minctasm").and_then(|t| t.trim().parse().ok()),
     }
+}
+
+/// The `align` attribute of a call's argument `k` (1-based, as LLVM
+/// numbers them), 0 when it has none.
+unsafe fn call_align(call: LLVMValueRef, k: u32) -> u32 {
+    let name = "align";
+    let kind = LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
+    if kind == 0 || LLVMGetNumArgOperands(call) < k {
+        return 0;
+    }
+    let attr = LLVMGetCallSiteEnumAttribute(call, k, kind);
+    if attr.is_null() {
+        return 0;
+    }
+    u32::try_from(LLVMGetEnumAttributeValue(attr)).unwrap_or(0)
 }
 
 /// Whether the enum attribute `name` is set, as `lookup(kind)` finds it.

@@ -1,7 +1,9 @@
 //! The LLVM major this build reads and plugs into, chosen by the cargo
-//! feature `llvm19` (the default) or `llvm22`, and the one thing outside
-//! the IR that follows from it: the layout of the plugin entry point's
-//! answer. Every other version difference is the loader's to absorb.
+//! feature `llvm19` (the default) or `llvm22`, and the two things outside
+//! the IR that follow from it: the layout of the plugin entry point's
+//! answer, and what that major's backend does that the IR does not show
+//! (`memory::lower` reads it). Every other version difference is the
+//! loader's to absorb.
 
 #[cfg(all(feature = "llvm19", feature = "llvm22"))]
 compile_error!(
@@ -15,6 +17,12 @@ use std::ffi::{c_char, c_void};
 
 /// The LLVM major of the linked LLVM, the plugin's host and the default clang.
 pub const LLVM_MAJOR: u32 = if cfg!(feature = "llvm22") { 22 } else { 19 };
+
+/// Whether this major's load/store vectoriser fills the gaps of a chain of
+/// loads (LLVM 20 and later): loads at offsets 0, 4 and 12 of a 16-byte
+/// aligned pointer are one `ld.v4` whose third element goes unused, where
+/// llc-19 makes an 8-byte and a 4-byte load.
+pub const VECTORISER_FILLS_LOAD_GAPS: bool = LLVM_MAJOR >= 20;
 
 /// Every major some build of warpcheck supports.
 pub const SUPPORTED_MAJORS: [u32; 2] = [19, 22];

@@ -142,6 +142,10 @@ pub enum InstKind {
         /// The call never returns (`noreturn` on the call or the callee:
         /// `__trap`, `__assertfail`): the thread or the kernel ends here.
         noreturn: bool,
+        /// The `align` the call states for its first two arguments, 0
+        /// where none: what `llvm.memcpy` promises of its destination and
+        /// source, from which the backend picks the width of its pieces.
+        ptr_align: [u32; 2],
     },
     /// `load`: operand 0 is the address.
     Load {
@@ -379,6 +383,9 @@ pub struct Global {
     pub addrspace: u32,
     pub is_constant: bool,
     pub init: Option<Value>,
+    /// The alignment the module gives it (`align 16`), at least its
+    /// type's.
+    pub align: u64,
 }
 
 /// A file, line and column. Line 0 means the compiler did not know.

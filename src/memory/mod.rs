@@ -11,16 +11,19 @@
 //! `escape` says which values may hold a shared-memory address, and
 //! `phases` which points of a kernel two threads may be at between
 //! the same two barriers, so that a write may race with a read.
-//! `vector` is the backend's merging of adjacent scalar loads and stores
-//! into one vector access, which sites, checks and the simulator share.
+//! `lower` is what the NVPTX backend makes of each access: adjacent
+//! scalar loads and stores merged into one vector access (`lower::vector`),
+//! struct copies, fills and over-wide values split into pieces
+//! (`lower::split`); sites, checks, the cost stage and the simulator all
+//! count its requests.
 
 mod access;
 pub mod asm;
 pub mod escape;
+pub mod lower;
 mod origin;
 pub mod phases;
 mod space;
-pub mod vector;
 
 pub use access::{access_of, Access, AccessKind};
 pub use origin::{Origin, Pointer, Root, Space, Spaces};

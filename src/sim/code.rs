@@ -92,7 +92,8 @@ pub struct ShuffleVector {
     pub mask: Vec<Option<u32>>,
 }
 
-/// `memcpy`/`memmove` (`load_site` is for the source) or `memset`.
+/// `memcpy`/`memmove` (`load_site` is for the source) or `memset`; the
+/// sites are [`Requests`] indices.
 #[derive(Clone, Debug)]
 pub struct MemOp {
     pub dst: Slot,
@@ -456,15 +457,35 @@ impl Func {
     }
 }
 
-/// A branch or memory access as the cost report names it.
+/// A branch, or one request of a memory access (`memory::lower`'s
+/// pieces), as the cost report names it.
 #[derive(Clone, Debug)]
 pub struct SiteInfo {
     pub kind: SiteKind,
     pub func: FuncId,
+    /// The instruction whose position the site has.
     pub inst: InstId,
-    /// A piece of a vector access the backend merges: the lowest piece
-    /// records the merged access, the others nothing.
-    pub merge: Option<crate::memory::vector::Merge>,
+}
+
+/// How one access of an op is counted: a request per piece the backend
+/// makes of it (none for a piece of a merged vector access), each at its
+/// own site. Memory ops name their access by its index in
+/// [`super::Program::requests`].
+#[derive(Clone, Debug, Default)]
+pub struct Requests {
+    pub pieces: Vec<Request>,
+}
+
+/// One piece: `bytes` (0: the op's own width per lane) at `offset` from
+/// the access's address, issued once or once per byte of a copy loop.
+#[derive(Clone, Copy, Debug)]
+pub struct Request {
+    pub site: u32,
+    pub offset: i32,
+    pub bytes: u32,
+    pub repeat: crate::memory::lower::Repeat,
+    /// An atomic: its lanes serialise on one address.
+    pub atomic: bool,
 }
 
 impl SiteInfo {

@@ -16,6 +16,10 @@
 //!   the phases with an active lane, and its ideal one wavefront per such
 //!   phase. `wavefronts - ideal` are the extra wavefronts bank conflicts
 //!   cause: RaCuda's `conflicts` metric.
+//! * Atomics serialise on one address: lanes updating the same word are
+//!   not a broadcast but one wavefront each (shared memory; the degree is
+//!   then the most lanes on one bank), and every atomic request records
+//!   its contention, the most lanes on one address (global or shared).
 //! * Branches: divergent when the active lanes take more than one target.
 //!
 //! Per site, [`SiteStats`] also keeps the values at the executions with the
@@ -110,6 +114,8 @@ pub struct SiteStats {
     pub ideal_sectors: u64,
     /// Conflict degree per shared access.
     pub conflict: Range,
+    /// Per atomic request: the most lanes on one address.
+    pub contention: Range,
     /// Executions where a branch split its warp.
     pub divergent: u64,
     /// Executions whose active lanes disagreed on the address (memory) or
@@ -161,6 +167,7 @@ impl SiteStats {
         self.sectors.merge(&o.sectors);
         self.ideal_sectors += o.ideal_sectors;
         self.conflict.merge(&o.conflict);
+        self.contention.merge(&o.contention);
         self.divergent += o.divergent;
         self.nonuniform += o.nonuniform;
         match o.lanes_max.cmp(&self.lanes_max) {
@@ -251,11 +258,13 @@ pub struct Banks {
 
 /// The bank cost of a shared access by the lanes of `mask`, whose
 /// `(address, bytes)` are `accesses`, lowest lane first (one per set bit).
-pub fn banks(mask: u32, accesses: &[(u64, u32)], scratch: &mut Scratch) -> Banks {
+/// An atomic (`serialise`) updates a word once per lane: lanes on one
+/// word take a wavefront each.
+pub fn banks(mask: u32, accesses: &[(u64, u32)], serialise: bool, scratch: &mut Scratch) -> Banks {
     let width = accesses.iter().map(|a| a.1).max().unwrap_or(0);
     // Lanes per phase are a power of two: the phase is the lane shifted.
     let shift = hw::shared_phase_lanes(width).trailing_zeros();
-    if let Some(cost) = conflict_free(mask, accesses, shift) {
+    if let Some(cost) = conflict_free(mask, accesses, shift, serialise) {
         return cost;
     }
     let keys = &mut scratch.keys;
@@ -271,9 +280,17 @@ pub fn banks(mask: u32, accesses: &[(u64, u32)], scratch: &mut Scratch) -> Banks
         let off = addr::offset(a);
         let first = off / hw::BANK_WIDTH_BYTES;
         let last = (off + u64::from(n) - 1) / hw::BANK_WIDTH_BYTES;
+        // An atomic's lanes are apart even on one word.
+        let who = if serialise {
+            u64::from(lane) << LANE_SHIFT
+        } else {
+            0
+        };
         // Sort by phase, bank, then word: phase and bank in the high bits
         // (offsets, hence words, are below 2^36).
-        keys.extend((first..=last).map(|w| phase | ((w % hw::SHARED_BANKS) << BANK_SHIFT) | w));
+        keys.extend(
+            (first..=last).map(|w| phase | ((w % hw::SHARED_BANKS) << BANK_SHIFT) | who | w),
+        );
     }
     keys.sort_unstable();
     keys.dedup();
@@ -308,7 +325,7 @@ pub fn banks(mask: u32, accesses: &[(u64, u32)], scratch: &mut Scratch) -> Banks
 
 /// [`banks`] without sorting for the common access where no bank holds
 /// two distinct words in one phase; `None` at the first such conflict.
-fn conflict_free(mask: u32, accesses: &[(u64, u32)], shift: u32) -> Option<Banks> {
+fn conflict_free(mask: u32, accesses: &[(u64, u32)], shift: u32, serialise: bool) -> Option<Banks> {
     // The word each bank serves in the current phase, for the banks of
     // `used`.
     let mut word = [0u64; hw::SHARED_BANKS as usize];
@@ -334,7 +351,7 @@ fn conflict_free(mask: u32, accesses: &[(u64, u32)], shift: u32) -> Option<Banks
             if used & (1 << b) == 0 {
                 used |= 1 << b;
                 word[b] = w;
-            } else if word[b] != w {
+            } else if word[b] != w || serialise {
                 return None;
             }
         }
@@ -348,6 +365,20 @@ fn conflict_free(mask: u32, accesses: &[(u64, u32)], shift: u32) -> Option<Banks
 
 const BANK_SHIFT: u32 = 48;
 const PHASE_SHIFT: u32 = 56;
+/// An atomic's lane, between the word (below 2^36) and the bank.
+const LANE_SHIFT: u32 = 40;
+
+/// The most lanes of an atomic request on one address.
+pub fn contention(accesses: &[(u64, u32)], scratch: &mut Scratch) -> u64 {
+    let keys = &mut scratch.keys;
+    keys.clear();
+    keys.extend(accesses.iter().map(|a| a.0));
+    keys.sort_unstable();
+    keys.chunk_by(|a, b| a == b)
+        .map(|run| run.len() as u64)
+        .max()
+        .unwrap_or(0)
+}
 
 #[cfg(test)]
 mod tests {
@@ -379,7 +410,7 @@ mod tests {
             .filter(|&t| mask & (1 << t) != 0)
             .map(|t| (f(t), bytes))
             .collect();
-        let b = banks(mask, &acc, &mut k);
+        let b = banks(mask, &acc, false, &mut k);
         (b.degree, b.wavefronts, b.ideal_wavefronts)
     }
 
@@ -389,7 +420,7 @@ mod tests {
     fn bank_conflicts() {
         let mut k = Scratch::default();
         let s = addr::encode(addr::SHARED, 1, 0);
-        let degree = |a: Vec<(u64, u32)>, k: &mut Scratch| banks(ALL, &a, k).degree;
+        let degree = |a: Vec<(u64, u32)>, k: &mut Scratch| banks(ALL, &a, false, k).degree;
         // s[t]: 32 words in 32 banks.
         assert_eq!(degree(lanes(|t| s + 4 * t, 4), &mut k), 1);
         // s[32 t]: word 32t is always bank 0: 32-way.

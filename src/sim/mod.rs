@@ -190,6 +190,7 @@ pub fn simulate(
     let program = Program {
         funcs: decoded.funcs,
         sites: decoded.sites,
+        requests: decoded.requests,
         layout,
     };
     let mut objects = launch::module_objects(m, &program.layout)?;

@@ -116,9 +116,13 @@ pub struct SiteJson {
     pub sectors: Option<RangeJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ideal_sectors: Option<u64>,
-    /// Conflict degree per access (shared sites).
+    /// Conflict degree per access (shared sites; an atomic's lanes on one
+    /// word serialise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conflict: Option<MinMaxJson>,
+    /// The most lanes of an atomic request on one address (atomic sites).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contention: Option<MinMaxJson>,
     pub divergent: u64,
     /// Executions whose active lanes disagreed on the address or condition.
     pub nonuniform: u64,
@@ -203,14 +207,12 @@ fn min_max(r: &Range) -> MinMaxJson {
     }
 }
 
-/// Sites merged by key, in source order. The pieces of a merged vector
-/// access other than its lowest are no sites (as in the static report).
+/// Sites merged by key, in source order: the requests of one access
+/// (`memory::lower`'s pieces) and copies of one instruction are one site
+/// of the report, as in the static one.
 pub fn sites(m: &Module, outcome: &Outcome) -> Vec<SiteJson> {
     let mut merged: BTreeMap<Key, SiteStats> = BTreeMap::new();
     for (info, stats) in &outcome.sites {
-        if matches!(info.merge, Some(crate::memory::vector::Merge::Part { .. })) {
-            continue;
-        }
         merged.entry(key(m, info, stats)).or_default().merge(stats);
     }
     merged
@@ -229,6 +231,8 @@ pub fn sites(m: &Module, outcome: &Outcome) -> Vec<SiteJson> {
                 sectors: global.then(|| range(&s.sectors)),
                 ideal_sectors: global.then_some(s.ideal_sectors),
                 conflict: shared.then(|| min_max(&s.conflict)),
+                contention: (k.kind == SiteKind::Atomic && s.contention.count > 0)
+                    .then(|| min_max(&s.contention)),
                 divergent: s.divergent,
                 nonuniform: s.nonuniform,
                 lanes_max: s.lanes_max,
@@ -442,6 +446,7 @@ mod tests {
             sectors: None,
             ideal_sectors: None,
             conflict: None,
+            contention: None,
             divergent: 0,
             nonuniform: 0,
             lanes_max: 32,

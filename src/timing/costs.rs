@@ -15,7 +15,7 @@ use crate::dataflow::FastMap as HashMap;
 use crate::graph::FunctionGraphs;
 use crate::ir::intrinsics::Intrinsic;
 use crate::ir::SiteKind;
-use crate::ir::{BlockId, InstId, InstKind, Module};
+use crate::ir::{BlockId, InstId, Module};
 use crate::machine::class::{class_of, uniform_wavefronts, worst_wavefronts, Access, Class};
 use crate::machine::Machine;
 use crate::memory::Space;
@@ -70,15 +70,12 @@ pub fn function_costs(
         }
         let inst = f.inst(s.inst);
         let space = s.space.unwrap_or(Space::Unknown);
-        let align = match inst.kind {
-            InstKind::Load { align, .. } | InstKind::Store { align, .. } => u64::from(align),
-            _ => s.bytes,
-        };
+        let align = s.align;
         let sectors = match s.thread_dependent {
             false => Some(uniform_sectors(s.bytes, align)),
             true => fig.get::<Sectors>().map(|x| x.max),
         };
-        let wavefronts = match s.thread_dependent {
+        let wavefronts = match s.thread_dependent || s.kind == SiteKind::Atomic {
             false => Some(uniform_wavefronts(s.bytes)),
             true => fig.get::<Conflict>().map(|c| c.wavefronts.max),
         };
@@ -92,7 +89,11 @@ pub fn function_costs(
             (SiteKind::Store, false) => bound(Access::Store),
             _ => bound(Access::Load),
         };
-        *memory.entry(s.inst).or_insert(0) += l;
+        // A copy loop issues its request once per byte.
+        let Some(requests) = s.requests() else {
+            return Err("it runs a block copy of a length known only at run time".into());
+        };
+        *memory.entry(s.inst).or_insert(0) += l.saturating_mul(requests);
     }
     let mut out = KernelCosts {
         insts: HashMap::default(),
@@ -211,18 +212,15 @@ pub fn wavefront_costs(
         if !matches!(s.space, Some(Space::Shared) | Some(Space::Unknown) | None) {
             continue;
         }
-        let block_copy = matches!(
-            m.called_intrinsic(f.inst(s.inst)),
-            Some(Intrinsic::MemCpy | Intrinsic::MemMove | Intrinsic::MemSet)
-        );
-        if block_copy && s.bytes == 0 {
+        let Some(requests) = s.requests() else {
             return Err("a block copy of unknown length may touch shared memory".into());
-        }
+        };
         let conflict = fig.get::<Conflict>();
-        let w = match s.thread_dependent {
+        let w = match s.thread_dependent || s.kind == SiteKind::Atomic {
             false => uniform_wavefronts(s.bytes),
             true => conflict.map_or(worst_wavefronts(s.bytes), |c| c.wavefronts.max),
-        };
+        }
+        .saturating_mul(requests);
         let rows = conflict
             .and_then(|c| c.iterations.as_ref())
             .filter(|_| s.space == Some(Space::Shared))

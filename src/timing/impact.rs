@@ -135,15 +135,20 @@ pub fn annotate(
             f.impact = Some(Impact::unknown("a kernel's note: no site of its own"));
             continue;
         };
+        // Every request of the instruction the check measures: the pieces
+        // of a struct copy all cost.
+        let check = crate::checks::find(f.check);
         let found = a.kernels.iter().enumerate().find_map(|(i, k)| {
             let kname = &a.module.func(k.kernel).demangled;
-            let at = k
-                .sites
-                .iter()
-                .position(|s| s.func == f.func && s.inst == inst);
-            (kname == &f.kernel).then_some(at.map(|s| (i, s))).flatten()
+            let at: Vec<usize> = (0..k.sites.len())
+                .filter(|&s| {
+                    let s = &k.sites[s];
+                    s.func == f.func && s.inst == inst && check.is_none_or(|c| c.applies_to(s))
+                })
+                .collect();
+            (kname == &f.kernel && !at.is_empty()).then_some((i, at))
         });
-        let Some((ki, si)) = found else {
+        let Some((ki, sites)) = found else {
             f.impact = Some(Impact::unknown("no site of the kernel"));
             continue;
         };
@@ -154,10 +159,14 @@ pub fn annotate(
             }))
             .unwrap_or_else(|_| Err("internal error in the time model".into()))
         });
-        let site = &k.sites[si];
         let impact = match model {
             Err(why) => Impact::unknown(format!("the time model cannot cost this kernel: {why}")),
-            Ok(md) => estimate(md, site, &figures[ki][si]),
+            Ok(md) => pieces(
+                sites
+                    .iter()
+                    .map(|&s| estimate(md, &k.sites[s], &figures[ki][s]))
+                    .collect(),
+            ),
         };
         f.impact = Some(impact);
     }
@@ -251,6 +260,29 @@ fn times(n: f64) -> String {
         "once".to_string()
     } else {
         format!("{n} times")
+    }
+}
+
+/// The estimates of an instruction's requests (one, or the pieces of a
+/// struct copy) added up.
+fn pieces(mut all: Vec<Impact>) -> Impact {
+    if all.len() == 1 {
+        return all.pop().expect("one");
+    }
+    let add = |get: fn(&Impact) -> Option<f64>| all.iter().map(get).sum::<Option<f64>>();
+    let (cycles, share) = (add(|i| i.cycles), add(|i| i.share));
+    let mut inputs = all[0].inputs.clone();
+    for key in ["excess_sectors", "excess_wavefronts"] {
+        if inputs.contains_key(key) {
+            inputs.insert(key, all.iter().filter_map(|i| i.inputs.get(key)).sum());
+        }
+    }
+    inputs.insert("pieces", all.len() as f64);
+    Impact {
+        cycles,
+        share: share.map(|s| s.min(1.0)),
+        inputs,
+        reason: all[0].reason.clone(),
     }
 }
 

@@ -22,7 +22,18 @@
 //!   (classes are claims about whole warps: a site that only ever ran
 //!   with some lanes, say under a data-dependent test, cannot contradict
 //!   one);
+//! * an atomic request had more lanes on one address than the static
+//!   contention allows;
 //! * a simulated site has no static site at all.
+//!
+//! Soundness alone passes an analysis that knows nothing (every class
+//! unknown, every range 0..10^6), so the comparison also measures
+//! precision, per site of a kernel and block shape over all its runs
+//! ([`Precision`]): how many of the claims are definite (a class, a warp
+//! said to split or to stay whole, a site uniform per warp) rather than
+//! undecided, how many definite claims some simulated warp showed, and
+//! how many ends of the static `[min, max]` ranges some simulated request
+//! met. The tests hold these above floors.
 #![allow(dead_code)]
 
 use super::helpers::{iota_arguments, sim_key, static_key, SiteKey};
@@ -56,6 +67,8 @@ pub struct Static {
     /// lies within one row's range.
     pub sector_rows: Option<(u64, u64)>,
     pub conflict_rows: Option<(u64, u64)>,
+    /// An atomic's most lanes on one address, over its sites.
+    pub contention: Option<u64>,
 }
 
 /// The hull of a figure's per-iteration rows, else of the figure itself.
@@ -150,6 +163,11 @@ pub fn static_sites(kernel: &Value) -> BTreeMap<SiteKey, Static> {
                 ),
             });
         }
+        for fig in ["sectors", "conflict"] {
+            if let Some(most) = s[fig]["contention"]["max"].as_u64() {
+                e.contention = Some(e.contention.map_or(most, |c| c.max(most)));
+            }
+        }
         if s["conflict"].is_object() {
             let v = &s["conflict"];
             let (lo, hi) = (v["min"].as_u64().unwrap(), v["max"].as_u64().unwrap());
@@ -167,6 +185,104 @@ pub fn static_sites(kernel: &Value) -> BTreeMap<SiteKey, Static> {
     out
 }
 
+/// One claim of a site, for [`Precision`].
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Claim {
+    /// A definite class or outcome; met once a simulated warp showed it
+    /// (ran the site whole, split as said, ...).
+    Definite,
+    /// A class or outcome the analysis left open.
+    Undecided,
+    /// An end of a static `[min, max]`; met once a request reached it.
+    End,
+}
+
+/// How precise the static claims were, over the sites compared.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Precision {
+    pub definite: usize,
+    pub shown: usize,
+    pub undecided: usize,
+    pub ends: usize,
+    pub ends_met: usize,
+}
+
+impl Precision {
+    /// The share of claims that are definite.
+    pub fn decided(&self) -> f64 {
+        ratio(self.definite, self.definite + self.undecided)
+    }
+
+    /// The share of definite claims a simulated warp showed.
+    pub fn shown_share(&self) -> f64 {
+        ratio(self.shown, self.definite)
+    }
+
+    /// The share of range ends a simulated request met.
+    pub fn ends_share(&self) -> f64 {
+        ratio(self.ends_met, self.ends)
+    }
+
+    /// `Err` naming each share below its floor.
+    pub fn at_least(&self, decided: f64, shown: f64, ends: f64) -> Result<(), String> {
+        let mut low = Vec::new();
+        for (what, got, floor) in [
+            ("definite claims", self.decided(), decided),
+            (
+                "definite claims shown by a simulated warp",
+                self.shown_share(),
+                shown,
+            ),
+            (
+                "range ends met by a simulated request",
+                self.ends_share(),
+                ends,
+            ),
+        ] {
+            if got < floor {
+                low.push(format!(
+                    "{what}: {:.1}% < floor {:.1}%",
+                    100.0 * got,
+                    100.0 * floor
+                ));
+            }
+        }
+        low.is_empty().then_some(()).ok_or_else(|| low.join("; "))
+    }
+}
+
+impl std::ops::AddAssign for Precision {
+    fn add_assign(&mut self, o: Precision) {
+        self.definite += o.definite;
+        self.shown += o.shown;
+        self.undecided += o.undecided;
+        self.ends += o.ends;
+        self.ends_met += o.ends_met;
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+impl std::fmt::Display for Precision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:.1}% of {} claims definite, {:.1}% of those shown, {:.1}% of {} range ends met",
+            100.0 * self.decided(),
+            self.definite + self.undecided,
+            100.0 * self.shown_share(),
+            100.0 * self.ends_share(),
+            self.ends
+        )
+    }
+}
+
 /// What the comparisons covered, and every contradiction found.
 #[derive(Default, Debug)]
 pub struct Tally {
@@ -182,6 +298,13 @@ pub struct Tally {
     /// Executed sites the analysis calls uniform per warp.
     pub uniform: usize,
     pub disagreements: Vec<String>,
+    /// The kernel and shape the static sites are of (claims of one site
+    /// over several runs are one claim).
+    pub scope: String,
+    /// Each claim by site and what it is, met in some run or not.
+    claims: std::collections::HashMap<String, (Claim, bool)>,
+    /// The precision of tallies absorbed (other modules and programs).
+    absorbed: Precision,
 }
 
 impl Tally {
@@ -189,24 +312,114 @@ impl Tally {
     pub fn sites(&self) -> usize {
         self.branches + self.global + self.shared + self.uniform
     }
+
+    fn claim(&mut self, site: &str, what: &str, claim: Claim, met: bool) {
+        let e = self
+            .claims
+            .entry(format!("{} {site} {what}", self.scope))
+            .or_insert((claim, false));
+        e.1 |= met;
+    }
+
+    /// The precision of the claims compared so far.
+    pub fn precision(&self) -> Precision {
+        let mut p = self.absorbed;
+        for &(claim, met) in self.claims.values() {
+            match claim {
+                Claim::Definite => {
+                    (p.definite, p.shown) = (p.definite + 1, p.shown + usize::from(met))
+                }
+                Claim::Undecided => p.undecided += 1,
+                Claim::End => (p.ends, p.ends_met) = (p.ends + 1, p.ends_met + usize::from(met)),
+            }
+        }
+        p
+    }
+
+    /// Adds another tally's counts and precision (of other kernels: its
+    /// claims stay its own).
+    pub fn absorb(&mut self, o: Tally) {
+        self.absorbed += o.precision();
+        self.runs += o.runs;
+        self.skipped += o.skipped;
+        self.branches += o.branches;
+        self.warps += o.warps;
+        self.global += o.global;
+        self.shared += o.shared;
+        self.uniform += o.uniform;
+        self.disagreements.extend(o.disagreements);
+    }
 }
 
 /// Compares one simulated site with the static figures of its key.
 /// `int(name)`: the value integer parameter `name` had in the run.
 pub fn compare(kernel: &str, st: &Static, s: &SiteJson, int: &dyn Fn(&str) -> i128, t: &mut Tally) {
     let whole = s.lanes_max == WARP_SIZE;
-    let mut bad = |what: String| {
-        t.disagreements.push(format!(
-            "{kernel}: {}:{}:{} {}: {what}",
-            s.file, s.line, s.column, s.kind
-        ))
-    };
+    let site = format!("{}:{}:{} {}", s.file, s.line, s.column, s.kind);
+    let mut found = Vec::new();
+    let mut bad = |what: String| found.push(format!("{kernel}: {site}: {what}"));
     if st.uniform && s.executions > 0 {
         t.uniform += 1;
         if s.nonuniform > 0 {
             bad(format!(
                 "uniform per warp statically, but the lanes disagreed in {} of {} warp executions",
                 s.nonuniform, s.executions
+            ));
+        }
+    }
+    // Precision: what the figures claim, and what some run showed.
+    let mut claims: Vec<(String, Claim, bool)> = Vec::new();
+    if s.executions > 0 && s.kind != "branch" {
+        let claim = if st.uniform {
+            Claim::Definite
+        } else {
+            Claim::Undecided
+        };
+        claims.push(("uniform".into(), claim, s.lanes_max > 1));
+    }
+    if let Some(by) = &s.by_warp {
+        for (w, ws) in by.iter().enumerate().filter(|(_, ws)| ws.executed > 0) {
+            let (claim, met) = match st.by_warp.get(w).copied() {
+                Some("split") => (Claim::Definite, ws.diverged > 0),
+                Some("uniform") => (Claim::Definite, ws.whole > 0),
+                _ => (Claim::Undecided, false),
+            };
+            claims.push((format!("warp {w}"), claim, met));
+        }
+    }
+    let ranges = [
+        (
+            s.sectors.as_ref().map(|r| (r.min, r.max)),
+            st.sectors.as_ref().map(|x| (x.0, x.1, x.3.clone())),
+            &s.excess_at_max,
+        ),
+        (
+            s.conflict.map(|r| (r.min, r.max)),
+            st.conflict.as_ref().map(|x| (x.0, x.1, x.2.clone())),
+            &s.conflict_at_max,
+        ),
+    ];
+    for (what, (sim, stat, at_max)) in ["sectors", "conflict"].iter().zip(ranges) {
+        let (Some((smin, smax)), Some((lo, hi, class))) = (sim, stat) else {
+            continue;
+        };
+        claims.push((format!("{what} min"), Claim::End, smin == lo));
+        claims.push((format!("{what} max"), Claim::End, smax == hi));
+        let claim = match class.as_deref() {
+            Some("unknown") | None => Claim::Undecided,
+            Some(_) => Claim::Definite,
+        };
+        claims.push((format!("{what} class"), claim, at_max.is_some() && whole));
+    }
+    for (what, claim, met) in claims {
+        t.claim(&site, &what, claim, met);
+    }
+    let mut bad = |what: String| found.push(format!("{kernel}: {site}: {what}"));
+    if let (Some(sim), Some(most)) = (s.contention, st.contention) {
+        if sim.max > most {
+            bad(format!(
+                "{} lanes updated one address, over the static contention {most}",
+                sim.max
             ));
         }
     }
@@ -294,6 +507,7 @@ pub fn compare(kernel: &str, st: &Static, s: &SiteJson, int: &dyn Fn(&str) -> i1
             }
         }
     }
+    t.disagreements.extend(found);
 }
 
 /// The static report of every kernel of `m`, analysed for `block`, as
@@ -353,6 +567,8 @@ pub fn simulate_args_and_compare(
         .collect();
     let shown: Vec<String> = ints.iter().map(|(n, i)| format!("{n}={i}")).collect();
     let label = format!("{} {:?} {}", m.func(k).name, config.block, shown.join(" "));
+    // One site's claims over the runs of its kernel and shape.
+    t.scope = format!("{} {:?}", m.func(k).name, config.block);
     // A parameter the report names but the arguments do not (a source
     // name): the lowest integer argument, the cautious reading.
     let lowest = ints.iter().map(|(_, i)| *i).min().unwrap_or(0);

@@ -632,6 +632,7 @@ mod tests {
             block_dim: [256, 1, 1],
             block_dim_source: crate::diag::json::ShapeSource::Named("default"),
             launches: Vec::new(),
+            pointer_params: Vec::new(),
             sites: None,
             site_count: 0,
             bounds: None,

@@ -60,7 +60,7 @@ impl FuncDecoder<'_, '_> {
             Intrinsic::NoOp | Intrinsic::Assume => return Ok(Some(None)),
             Intrinsic::SReg(reg) => Op::Special { dst, reg },
             Intrinsic::Atomic(op) => {
-                let site = self.d.site(SiteKind::Atomic, self.fid, i);
+                let site = self.d.access(SiteKind::Atomic, self.fid, i);
                 let scalar = shape::scalar(&m.types, inst.ty)?;
                 let kind = op
                     .map(|op| rmw_kind(op, scalar))
@@ -135,7 +135,7 @@ impl FuncDecoder<'_, '_> {
                 value: self.slot(ops[1])?,
             })),
             Intrinsic::GlobalLoad => {
-                let site = self.d.site(SiteKind::Load, self.fid, i);
+                let site = self.d.access(SiteKind::Load, self.fid, i);
                 self.load(inst.ty, dst, ops[0], site)?
             }
             Intrinsic::MemCpy | Intrinsic::MemMove | Intrinsic::MemSet => {
@@ -143,9 +143,9 @@ impl FuncDecoder<'_, '_> {
                 let load_site = if is_set {
                     u32::MAX
                 } else {
-                    self.d.site(SiteKind::Load, self.fid, i)
+                    self.d.access(SiteKind::Load, self.fid, i)
                 };
-                let store_site = self.d.site(SiteKind::Store, self.fid, i);
+                let store_site = self.d.access(SiteKind::Store, self.fid, i);
                 let len_bits = match shape::scalar(&m.types, self.ty_of(ops[2]))? {
                     Scalar::Int(b) => b,
                     _ => return Err("a non-integer length".into()),

@@ -180,15 +180,15 @@ impl FuncDecoder<'_, '_> {
                 }
             }
             Opcode::Load => {
-                let site = self.d.site(SiteKind::Load, self.fid, i);
+                let site = self.d.access(SiteKind::Load, self.fid, i);
                 self.load(inst.ty, dst, ops[0], site)?
             }
             Opcode::Store => {
-                let site = self.d.site(SiteKind::Store, self.fid, i);
+                let site = self.d.access(SiteKind::Store, self.fid, i);
                 self.store(ops[0], ops[1], site)?
             }
             Opcode::AtomicRmw | Opcode::CmpXchg => {
-                let site = self.d.site(SiteKind::Atomic, self.fid, i);
+                let site = self.d.access(SiteKind::Atomic, self.fid, i);
                 let scalar = shape::scalar(types, self.ty_of(ops[1]))?;
                 let kind = match &inst.kind {
                     InstKind::AtomicRmw { op } => RmwKind::Rmw(*op),

@@ -16,7 +16,9 @@ pub mod shape;
 use crate::graph::FunctionGraphs;
 use crate::ir::SiteKind;
 use crate::ir::{BlockId, Callee, FuncId, Function, InstId, InstKind, Module, Opcode, Value};
-use crate::sim::code::{Edge, Func, Op, SiteInfo, Slot, EXIT};
+use crate::memory::lower::{Lowering, Piece, Repeat};
+use crate::memory::AccessKind;
+use crate::sim::code::{Edge, Func, Op, Request, Requests, SiteInfo, Slot, EXIT};
 use crate::sim::layout::Layout;
 use consts::ConstEval;
 use std::collections::HashMap;
@@ -25,6 +27,7 @@ use std::collections::HashMap;
 pub struct Decoded {
     pub funcs: Vec<Func>,
     pub sites: Vec<SiteInfo>,
+    pub requests: Vec<Requests>,
 }
 
 /// Decodes `kernel` and every function it calls.
@@ -38,7 +41,9 @@ pub fn decode(m: &Module, kernel: FuncId, layout: &Layout) -> Decoded {
         index: HashMap::new(),
         queue: Vec::new(),
         sites: Vec::new(),
-        merges: HashMap::new(),
+        requests: Vec::new(),
+        lowerings: HashMap::new(),
+        taken: HashMap::new(),
     };
     d.func_index(kernel);
     let mut funcs = Vec::new();
@@ -49,6 +54,7 @@ pub fn decode(m: &Module, kernel: FuncId, layout: &Layout) -> Decoded {
     Decoded {
         funcs,
         sites: d.sites,
+        requests: d.requests,
     }
 }
 
@@ -59,9 +65,12 @@ struct Decoder<'a> {
     index: HashMap<FuncId, u32>,
     queue: Vec<FuncId>,
     sites: Vec<SiteInfo>,
-    /// Each function's vector accesses (the backend's merging), computed
-    /// on its first site.
-    merges: HashMap<FuncId, crate::memory::vector::Merges>,
+    requests: Vec<Requests>,
+    /// Each function's accesses as the backend makes them, computed on its
+    /// first memory op.
+    lowerings: HashMap<FuncId, Lowering>,
+    /// How many accesses of each instruction the ops took so far.
+    taken: HashMap<(FuncId, InstId), Vec<bool>>,
 }
 
 impl Decoder<'_> {
@@ -76,24 +85,60 @@ impl Decoder<'_> {
         i
     }
 
+    /// A branch site.
     fn site(&mut self, kind: SiteKind, func: FuncId, inst: InstId) -> u32 {
-        let m = self.m;
-        let merge = match kind {
-            SiteKind::Load | SiteKind::Store => self
-                .merges
-                .entry(func)
-                .or_insert_with(|| crate::memory::vector::merges(m, m.func(func)))
-                .get(&inst)
-                .copied(),
-            _ => None,
-        };
-        self.sites.push(SiteInfo {
-            kind,
-            func,
-            inst,
-            merge,
-        });
+        self.sites.push(SiteInfo { kind, func, inst });
         (self.sites.len() - 1) as u32
+    }
+
+    /// The next access of `kind` of instruction `inst` (in `access_of`'s
+    /// order): a site per request the backend makes of it; returns its
+    /// index in `requests`.
+    fn access(&mut self, kind: SiteKind, func: FuncId, inst: InstId) -> u32 {
+        let m = self.m;
+        let lowering = self
+            .lowerings
+            .entry(func)
+            .or_insert_with(|| Lowering::of(m, m.func(func)));
+        let all = lowering.accesses(inst);
+        let taken = self
+            .taken
+            .entry((func, inst))
+            .or_insert_with(|| vec![false; all.len()]);
+        let same = |k: AccessKind| match k {
+            AccessKind::Load => kind == SiteKind::Load,
+            AccessKind::Store => kind == SiteKind::Store,
+            AccessKind::Atomic => kind == SiteKind::Atomic,
+        };
+        let next = (0..all.len()).find(|&n| !taken[n] && same(all[n].access.kind));
+        // An access the lowering does not list (an asm body read another
+        // way) is one request of the op's own width.
+        let pieces: Vec<Piece> = match next {
+            Some(n) => {
+                taken[n] = true;
+                all[n].pieces.clone()
+            }
+            None => vec![Piece {
+                offset: 0,
+                bytes: 0,
+                align: 1,
+                repeat: Repeat::Once,
+                of: None,
+            }],
+        };
+        let mut requests = Requests::default();
+        for p in pieces {
+            let site = self.site(kind, func, inst);
+            requests.pieces.push(Request {
+                site,
+                offset: i32::try_from(p.offset).unwrap_or(i32::MAX),
+                bytes: u32::try_from(p.bytes).unwrap_or(u32::MAX),
+                repeat: p.repeat,
+                atomic: kind == SiteKind::Atomic,
+            });
+        }
+        self.requests.push(requests);
+        (self.requests.len() - 1) as u32
     }
 }
 

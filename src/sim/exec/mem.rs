@@ -3,9 +3,9 @@
 
 use super::lanes::{each, row, row_mut, try_each, LANES};
 use crate::ir::RmwOp;
-use crate::memory::vector::Merge;
+use crate::memory::lower::Repeat;
 use crate::memory::Space;
-use crate::sim::code::{Atomic, Leaves, MemOp, OutParams, RmwKind, SiteInfo, Slot};
+use crate::sim::code::{Atomic, Leaves, MemOp, OutParams, Requests, RmwKind, Slot};
 use crate::sim::cost::{self, Counters, Scratch, SiteStats};
 use crate::sim::memory::{put_le, read_le, Fault, View};
 use crate::sim::scalar::{self, sext, Scalar};
@@ -17,8 +17,8 @@ pub type LaneFault = (usize, Fault);
 pub struct MemCtx<'a, 'v> {
     pub view: &'a mut View<'v>,
     pub sites: &'a mut [SiteStats],
-    /// What each site is (for the backend's vector merging).
-    pub infos: &'a [SiteInfo],
+    /// The requests each access makes, by the index its op holds.
+    pub requests: &'a [Requests],
     pub counters: &'a mut Counters,
     pub scratch: &'a mut Scratch,
     /// Counts the writes that changed memory.
@@ -54,22 +54,62 @@ impl Accesses {
 }
 
 impl MemCtx<'_, '_> {
-    /// Adds one warp-level access at `site` to the site and warp counters.
-    /// A vector access the backend merges is recorded once, at its lowest
-    /// piece, with its whole width (see `memory::vector`).
-    fn record(&mut self, site: u32, acc: &Accesses) {
-        let mut merged;
-        let acc = match self.infos.get(site as usize).and_then(|s| s.merge) {
-            Some(Merge::Part { .. }) => return,
-            Some(Merge::Head { bytes }) => {
-                merged = Accesses { ..*acc };
-                merged.list[..merged.len]
-                    .iter_mut()
-                    .for_each(|a| a.1 = bytes as u32);
-                &merged
-            }
-            None => acc,
+    /// Records the requests the backend makes of one warp-level access
+    /// (`memory::lower`): each piece at its offset with its width, a copy
+    /// loop once per byte (a lane taking part while its length lasts), a
+    /// merged vector access once with its whole width, its other pieces
+    /// not at all.
+    fn record(&mut self, access: u32, acc: &Accesses) {
+        let Some(plan) = self.requests.get(access as usize) else {
+            return;
         };
+        // Most accesses are one request of the op's own width.
+        if let [r] = plan.pieces.as_slice() {
+            let same = acc
+                .as_slice()
+                .first()
+                .is_some_and(|a| r.bytes == 0 || r.bytes == a.1);
+            if r.offset == 0 && r.repeat == Repeat::Once && same {
+                return self.record_one(r.site, acc, r.atomic);
+            }
+        }
+        for r in &plan.pieces {
+            let at = |acc: &Accesses, k: u64, bytes: u32| {
+                let mut out = Accesses {
+                    len: 0,
+                    mask: 0,
+                    ..*acc
+                };
+                let mut lanes = acc.mask;
+                for &(a, n) in acc.as_slice() {
+                    let lane = lanes.trailing_zeros();
+                    lanes &= lanes.wrapping_sub(1);
+                    let width = if bytes == 0 { n } else { bytes };
+                    if r.repeat != Repeat::Once && k >= u64::from(n) {
+                        continue;
+                    }
+                    let at = a.wrapping_add_signed(i64::from(r.offset)).wrapping_add(k);
+                    out.list[out.len] = (at, width);
+                    out.len += 1;
+                    out.mask |= 1 << lane;
+                }
+                out
+            };
+            match r.repeat {
+                Repeat::Once => self.record_one(r.site, &at(acc, 0, r.bytes), r.atomic),
+                Repeat::Times(_) | Repeat::PerLane => {
+                    let longest = acc.as_slice().iter().map(|a| a.1).max().unwrap_or(0);
+                    for k in 0..u64::from(longest) {
+                        self.record_one(r.site, &at(acc, k, 1), false);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds one warp-level request at `site` to the site and warp counters;
+    /// an `atomic` one serialises on each address.
+    fn record_one(&mut self, site: u32, acc: &Accesses, atomic: bool) {
         let accesses = acc.as_slice();
         let Some(&(first, _)) = accesses.first() else {
             return;
@@ -81,6 +121,11 @@ impl MemCtx<'_, '_> {
             stats.nonuniform += 1;
         }
         let at_max = stats.lanes(acc.len as u32);
+        if atomic {
+            stats
+                .contention
+                .add(cost::contention(accesses, self.scratch));
+        }
         let in_space = |s: Space| accesses.iter().all(|&(a, _)| cost::space_of(a) == s);
         if in_space(Space::Global) {
             let (sectors, ideal) = cost::sectors(accesses, self.scratch);
@@ -94,7 +139,7 @@ impl MemCtx<'_, '_> {
             self.counters.sectors += sectors;
             self.counters.ideal_sectors += ideal;
         } else if in_space(Space::Shared) {
-            let b = cost::banks(acc.mask, accesses, self.scratch);
+            let b = cost::banks(acc.mask, accesses, atomic, self.scratch);
             stats.conflict.add(b.degree);
             if at_max {
                 stats.conflict_at_max.add(b.degree);

@@ -28,7 +28,7 @@ use self::diagnose::Stop;
 use self::lanes::LANES;
 use self::warp::Pools;
 use super::budget::{Budget, Meter};
-use super::code::{branch_groups, Func, Op, SiteInfo};
+use super::code::{branch_groups, Func, Op, Requests, SiteInfo};
 use super::cost::{Scratch, SiteStats};
 use super::cycles::timeline;
 use super::error::{ErrorKind, SimError};
@@ -52,6 +52,8 @@ pub struct Program {
     /// Kernel first.
     pub funcs: Vec<Func>,
     pub sites: Vec<SiteInfo>,
+    /// What each memory op's access records, by the index the op holds.
+    pub requests: Vec<Requests>,
     pub layout: Layout,
 }
 
@@ -291,7 +293,7 @@ impl<'m> Machine<'m> {
                             layout: &self.program.layout,
                         },
                         sites: &mut self.sites,
-                        infos: &self.program.sites,
+                        requests: &self.program.requests,
                         counters: &mut w.counters,
                         scratch: &mut self.scratch,
                         writes: &mut self.writes,

@@ -177,7 +177,7 @@ pub enum VecBase {
 /// element's address, the first stating the vector's alignment (shifted
 /// right `align_shift` times, not below a field's) and field `j` the
 /// largest power of two dividing both that and its offset. The backend
-/// merges such pieces (`memory/vector.rs`); the simulator and the
+/// merges such pieces (`memory/lower/vector.rs`); the simulator and the
 /// analysis must count the same requests.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VecAccess {

@@ -13,7 +13,7 @@ use crate::sim::scalar::Scalar;
 impl FuncDecoder<'_, '_> {
     /// Decodes the memory instruction of `x`, of asm call `i`.
     pub(super) fn asm_memory(&mut self, i: InstId, x: &mut AsmInst) -> Result<(), String> {
-        let site = |d: &mut Self, kind| d.d.site(kind, d.fid, i);
+        let site = |d: &mut Self, kind| d.d.access(kind, d.fid, i);
         match &x.inst.op {
             P::Ld {
                 mem,

@@ -23,8 +23,10 @@
 //!
 //! Pieces are taken lowest offset first, the widest access that fits
 //! each time; what is left stays a scalar access. The merged access is
-//! placed at its lowest piece (the [`Merge::Head`]), whose address is the
-//! access's; the other pieces ([`Merge::Part`]) are no accesses of their
+//! placed where the vectoriser puts it (the [`Merge::Head`]): loads at
+//! the first load of the chain in program order, stores at the last
+//! store, each with that instruction's line; its address is the lowest
+//! piece's. The other pieces ([`Merge::Part`]) are no accesses of their
 //! own.
 
 use crate::dataflow::FastMap as HashMap;
@@ -37,9 +39,10 @@ pub const MAX_VECTOR_BYTES: u64 = 16;
 /// What merging makes of one load or store.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Merge {
-    /// The lowest piece of a merged access, which is `bytes` wide and
-    /// starts at this instruction's address.
-    Head { bytes: u64 },
+    /// The piece a merged access is placed at: it is `bytes` wide, starts
+    /// `offset` bytes from this instruction's address (at the lowest
+    /// piece's, so 0 or below) and is aligned to `align`.
+    Head { bytes: u64, offset: i64, align: u64 },
     /// A piece of the merged access placed at `head`.
     Part { head: InstId },
 }
@@ -53,7 +56,10 @@ pub fn merges(m: &Module, func: &Function) -> Merges {
     let mut out = Merges::default();
     for block in &func.blocks {
         let mut loads = Run::default();
-        let mut stores = Run::default();
+        let mut stores = Run {
+            stores: true,
+            ..Run::default()
+        };
         for &i in &block.insts {
             let inst = func.inst(i);
             let piece = candidate(m, func, i);
@@ -91,6 +97,8 @@ pub fn merges(m: &Module, func: &Function) -> Merges {
 #[derive(Copy, Clone, Debug)]
 struct Piece {
     inst: InstId,
+    /// Its place in the block.
+    order: usize,
     root: Value,
     offset: i64,
     bytes: u64,
@@ -103,11 +111,14 @@ struct Run {
     pieces: Vec<Piece>,
     /// For stores: the one pointer of the run.
     root: Option<Value>,
+    /// A run of stores (placed at their last piece, loads at their first).
+    stores: bool,
 }
 
 impl Run {
-    fn push(&mut self, p: Piece) {
+    fn push(&mut self, mut p: Piece) {
         self.root = Some(p.root);
+        p.order = self.pieces.len();
         self.pieces.push(p);
     }
 
@@ -118,7 +129,7 @@ impl Run {
         self.root = None;
         pieces.sort_by_key(|p| (root_key(p.root), p.bytes, p.offset));
         for group in pieces.chunk_by(|a, b| a.root == b.root && a.bytes == b.bytes) {
-            chain(group, out);
+            chain(group, self.stores, out);
         }
     }
 }
@@ -135,7 +146,7 @@ fn root_key(v: Value) -> (u8, usize) {
 }
 
 /// Merges the pieces of one pointer and size, sorted by offset.
-fn chain(group: &[Piece], out: &mut Merges) {
+fn chain(group: &[Piece], stores: bool, out: &mut Merges) {
     let mut at = 0;
     while at < group.len() {
         let head = group[at];
@@ -149,18 +160,50 @@ fn chain(group: &[Piece], out: &mut Merges) {
         {
             len += 1;
         }
-        let take = (2..=len)
+        let mut take = (2..=len)
             .rev()
             .find(|&n| {
                 let total = n as u64 * head.bytes;
                 n.is_power_of_two() && total <= MAX_VECTOR_BYTES && total <= align
             })
             .unwrap_or(1);
+        let mut bytes = take as u64 * head.bytes;
+        // llc-20 and later load a whole vector over a chain's gaps: the
+        // most pieces from `head` whose span, rounded up to a power of two,
+        // the alignment allows.
+        if !stores && crate::ir::major::VECTORISER_FILLS_LOAD_GAPS {
+            let fits = (at + take + 1..=group.len()).rev().find_map(|end| {
+                let last = group[end - 1];
+                let span = ((last.offset - head.offset) as u64 + last.bytes).next_power_of_two();
+                let distinct = group[at + 1..end]
+                    .windows(2)
+                    .all(|w| w[0].offset < w[1].offset)
+                    && group[at + 1].offset > head.offset;
+                (span <= align.min(MAX_VECTOR_BYTES) && distinct).then_some((end - at, span))
+            });
+            if let Some((n, span)) = fits {
+                (take, bytes) = (n, span);
+            }
+        }
         if take > 1 {
-            let bytes = take as u64 * head.bytes;
-            out.insert(head.inst, Merge::Head { bytes });
-            for p in &group[at + 1..at + take] {
-                out.insert(p.inst, Merge::Part { head: head.inst });
+            let merged = &group[at..at + take];
+            let by_order = |a: &&Piece, b: &&Piece| a.order.cmp(&b.order);
+            let place = match stores {
+                true => merged.iter().max_by(by_order),
+                false => merged.iter().min_by(by_order),
+            }
+            .copied()
+            .unwrap_or(head);
+            for p in merged {
+                let m = match p.inst == place.inst {
+                    true => Merge::Head {
+                        bytes,
+                        offset: head.offset - place.offset,
+                        align,
+                    },
+                    false => Merge::Part { head: place.inst },
+                };
+                out.insert(p.inst, m);
             }
         }
         at += take;
@@ -201,6 +244,7 @@ fn candidate(m: &Module, func: &Function, i: InstId) -> Option<Piece> {
     let (root, offset) = base_and_offset(m, func, address);
     Some(Piece {
         inst: i,
+        order: 0,
         root,
         offset,
         bytes,
@@ -210,14 +254,28 @@ fn candidate(m: &Module, func: &Function, i: InstId) -> Option<Piece> {
 
 /// The pointer `address` is a constant byte offset from, through
 /// `getelementptr`s with constant indices.
-fn base_and_offset(m: &Module, func: &Function, mut address: Value) -> (Value, i64) {
+pub(super) fn base_and_offset(m: &Module, func: &Function, mut address: Value) -> (Value, i64) {
     let mut offset = 0i64;
-    while let Value::Inst(g) = address {
-        let inst = func.inst(g);
-        let InstKind::Gep { source, .. } = inst.kind else {
-            break;
+    loop {
+        // An instruction's GEP, or a constant one (`getelementptr (i8,
+        // ptr addrspace(3) @s, i64 4)`).
+        let (source, operands) = match address {
+            Value::Inst(g) => match &func.inst(g).kind {
+                InstKind::Gep { source, .. } => (*source, func.inst(g).operands.as_slice()),
+                _ => break,
+            },
+            Value::Const(c) => match m.konst(c) {
+                crate::ir::Const::Expr {
+                    op: Opcode::GetElementPtr,
+                    operands,
+                    kind: InstKind::Gep { source, .. },
+                    ..
+                } => (*source, operands.as_slice()),
+                _ => break,
+            },
+            _ => break,
         };
-        let indices: Option<Vec<Index<()>>> = inst.operands[1..]
+        let indices: Option<Vec<Index<()>>> = operands[1..]
             .iter()
             .map(|&v| m.int_value(v).map(Index::Const))
             .collect();
@@ -225,7 +283,7 @@ fn base_and_offset(m: &Module, func: &Function, mut address: Value) -> (Value, i
             break;
         };
         offset = offset.wrapping_add(off);
-        address = inst.operands[0];
+        address = operands[0];
     }
     (address, offset)
 }
@@ -342,7 +400,7 @@ mod tests {
         insts
             .iter()
             .filter_map(|i| match mg.get(i) {
-                Some(Merge::Head { bytes }) => Some(*bytes),
+                Some(Merge::Head { bytes, .. }) => Some(*bytes),
                 Some(Merge::Part { .. }) => None,
                 None => Some(size),
             })
@@ -379,9 +437,14 @@ mod tests {
         // 4 bytes from align 2: ld.global.v2.u8, then two bytes.
         let (mg, loads, _) = pieces(4, 8, (2, 1), false);
         assert_eq!(widths(&mg, &loads, 1), vec![2, 1, 1]);
-        // 3 floats from align 16: no 12-byte access; v2 and a scalar.
+        // 3 floats from align 16: no 12-byte access; v2 and a scalar
+        // (llc-19), or one v4 whose last element goes unused (llc-22).
         let (mg, loads, _) = pieces(3, 32, (16, 4), false);
-        assert_eq!(widths(&mg, &loads, 4), vec![8, 4]);
+        let want = match crate::ir::major::VECTORISER_FILLS_LOAD_GAPS {
+            true => vec![16],
+            false => vec![8, 4],
+        };
+        assert_eq!(widths(&mg, &loads, 4), want);
         // align 4: nothing merges.
         let (mg, loads, _) = pieces(4, 32, (4, 4), false);
         assert_eq!(widths(&mg, &loads, 4), vec![4, 4, 4, 4]);
