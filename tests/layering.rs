@@ -3,6 +3,14 @@
 //! have no cycle, and no two files of one module may import each other
 //! round a circle. The document is the single source: change the table
 //! there, with a reason, to allow an edge.
+//!
+//! It also holds "one of each thing, spelled once": an intrinsic's name is
+//! spelled only by `ir::intrinsics` (and the loader's table of LLVM 22's
+//! spellings), and a check's or note's name only by the file that declares
+//! it.
+//!
+//! Whole files are read; only `#[cfg(test)]` items (and the files of test
+//! modules they declare) are left out, since tests import and spell freely.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -77,15 +85,52 @@ fn file_of(path: &[String]) -> Option<PathBuf> {
     found
 }
 
-/// The source without comments, string and char literals, and anything
-/// from the first `#[cfg(test)]` on (test modules import freely).
-fn code_of(src: &str) -> String {
-    let src = match src.find("#[cfg(test)]") {
-        Some(i) => &src[..i],
-        None => src,
-    };
+/// A source file as the guard reads it: its code without comments, with
+/// each string literal as `""`, and `#[cfg(test)]` items left out; the
+/// string literals of that code; and the test modules the left-out items
+/// declare in files of their own (`#[cfg(test)] mod tests;`).
+struct Code {
+    text: String,
+    literals: Vec<String>,
+    test_modules: Vec<String>,
+}
+
+/// Reads `src` (see [`Code`]).
+fn code_of(src: &str) -> Code {
+    let (marked, all_literals) = strip(src);
+    let (text, test_modules) = without_test_items(&marked);
+    // Placeholders are `"N"`: the literals that survived are the ones
+    // still named in the text.
+    let mut literals = Vec::new();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find('"') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let end = after.find('"').expect("placeholders are closed");
+        let n: usize = after[..end].parse().expect("a placeholder's number");
+        literals.push(all_literals[n].clone());
+        out.push_str("\"\"");
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Code {
+        text: out,
+        literals,
+        test_modules,
+    }
+}
+
+/// The source without comments, each string literal replaced by `"N"` (its
+/// index in the list returned beside), each char literal by `' '`.
+fn strip(src: &str) -> (String, Vec<String>) {
     let b = src.as_bytes();
     let mut out = String::with_capacity(src.len());
+    let mut literals = Vec::new();
+    let mut literal = |out: &mut String, text: &[u8]| {
+        out.push_str(&format!("\"{}\"", literals.len()));
+        literals.push(String::from_utf8_lossy(text).into_owned());
+    };
     let mut i = 0;
     while i < b.len() {
         match b[i] {
@@ -111,35 +156,49 @@ fn code_of(src: &str) -> String {
                     }
                 }
             }
-            b'r' if matches!(b.get(i + 1), Some(b'"' | b'#'))
-                && !b[..i]
-                    .last()
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') =>
+            b'r' | b'b'
+                if matches!(b.get(i + 1), Some(b'"' | b'#' | b'r'))
+                    && !b[..i]
+                        .last()
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') =>
             {
-                let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
-                let open = i + 1 + hashes;
-                if b.get(open) != Some(&b'"') {
-                    out.push('r');
+                // r"…", r#"…"#, b"…", br"…": a raw or byte string.
+                let mut j = i + 1;
+                if b[i] == b'b' && b.get(j) == Some(&b'r') {
+                    j += 1;
+                }
+                let raw = b[i] == b'r' || b[j - 1] == b'r';
+                let hashes = b[j..].iter().take_while(|&&c| c == b'#').count();
+                let open = j + hashes;
+                if b.get(open) != Some(&b'"') || (!raw && hashes > 0) {
+                    out.push(b[i] as char);
                     i += 1;
+                    continue;
+                }
+                if !raw {
+                    // b"…": an ordinary string after its prefix.
+                    i = open;
                     continue;
                 }
                 let close: Vec<u8> = std::iter::once(b'"')
                     .chain(std::iter::repeat_n(b'#', hashes))
                     .collect();
-                i = open + 1;
+                let start = open + 1;
+                i = start;
                 while i < b.len() && !b[i..].starts_with(&close) {
                     i += 1;
                 }
+                literal(&mut out, &b[start..i.min(b.len())]);
                 i += close.len();
-                out.push_str("\"\"");
             }
             b'"' => {
                 i += 1;
+                let start = i;
                 while i < b.len() && b[i] != b'"' {
                     i += if b[i] == b'\\' { 2 } else { 1 };
                 }
+                literal(&mut out, &b[start..i.min(b.len())]);
                 i += 1;
-                out.push_str("\"\"");
             }
             // A char literal ('x', '\n', '\''), not a lifetime ('a).
             b'\'' if b.get(i + 2) == Some(&b'\'') || b.get(i + 1) == Some(&b'\\') => {
@@ -150,13 +209,67 @@ fn code_of(src: &str) -> String {
                 i += 1;
                 out.push_str("' '");
             }
-            c => {
-                out.push(c as char);
-                i += 1;
+            _ => {
+                // Whole characters: a multi-byte one is copied as it is.
+                let len = src[i..].chars().next().map_or(1, char::len_utf8);
+                out.push_str(&src[i..i + len]);
+                i += len;
             }
         }
     }
-    out
+    (out, literals)
+}
+
+/// `code` (comments and literals stripped) without its `#[cfg(test)]`
+/// items, and the names of the modules those items declare without a body.
+fn without_test_items(code: &str) -> (String, Vec<String>) {
+    const ATTR: &str = "#[cfg(test)]";
+    let mut out = String::with_capacity(code.len());
+    let mut modules = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find(ATTR) {
+        out.push_str(&rest[..at]);
+        let item = &rest[at + ATTR.len()..];
+        let end = item_end(item);
+        let words: Vec<&str> = item[..end]
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        if item[..end].trim_end().ends_with(';') {
+            if let Some(i) = words.iter().position(|&w| w == "mod") {
+                modules.push(words[i + 1].to_string());
+            }
+        }
+        rest = &item[end..];
+    }
+    out.push_str(rest);
+    (out, modules)
+}
+
+/// Where the item that starts `s` ends: after its other attributes, at
+/// its `;` (`mod tests;`, `use …;`) or at the `}` closing its first block.
+fn item_end(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let mut depth = 0usize;
+    let mut bracket = 0usize;
+    while i < b.len() {
+        match b[i] {
+            b'[' => bracket += 1,
+            b']' => bracket = bracket.saturating_sub(1),
+            b';' if depth == 0 && bracket == 0 => return i + 1,
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    b.len()
 }
 
 fn ident_at(s: &str) -> &str {
@@ -257,17 +370,60 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every source file with the module paths it names.
-fn sources() -> Vec<(PathBuf, Vec<String>, Vec<Vec<String>>)> {
+/// A source file of the crate's own code (not a test module's file).
+struct Source {
+    file: PathBuf,
+    /// Its module path (`[sim, exec]`).
+    here: Vec<String>,
+    code: Code,
+}
+
+impl Source {
+    fn rel(&self) -> String {
+        self.file
+            .strip_prefix(root())
+            .unwrap()
+            .display()
+            .to_string()
+    }
+}
+
+/// Every source file but those of test modules, read.
+fn read_sources() -> Vec<Source> {
     let mut files = Vec::new();
     rust_files(&root().join("src"), &mut files);
     files.sort();
-    files
+    let all: Vec<Source> = files
         .into_iter()
-        .map(|f| {
-            let here = module_path(&f);
-            let named = paths_named(&code_of(&fs::read_to_string(&f).unwrap()), &here);
-            (f, here, named)
+        .map(|file| Source {
+            here: module_path(&file),
+            code: code_of(&fs::read_to_string(&file).unwrap()),
+            file,
+        })
+        .collect();
+    // A module declared `#[cfg(test)] mod x;` and everything under it.
+    let tests: Vec<Vec<String>> = all
+        .iter()
+        .flat_map(|s| {
+            s.code.test_modules.iter().map(|m| {
+                let mut p = s.here.clone();
+                p.push(m.clone());
+                p
+            })
+        })
+        .collect();
+    all.into_iter()
+        .filter(|s| !tests.iter().any(|t| s.here.starts_with(t)))
+        .collect()
+}
+
+/// Every source file with the module paths it names.
+fn sources() -> Vec<(PathBuf, Vec<String>, Vec<Vec<String>>)> {
+    read_sources()
+        .into_iter()
+        .map(|s| {
+            let named = paths_named(&s.code.text, &s.here);
+            (s.file, s.here, named)
         })
         .collect()
 }
@@ -429,14 +585,14 @@ fn no_files_of_one_module_import_each_other_round_a_circle() {
 #[test]
 fn the_reader_sees_the_imports_it_must() {
     let here = vec!["sim".to_string(), "exec".to_string()];
-    let code = code_of(
+    let code = &code_of(
         "use crate::{ir::{Module, SiteKind}, hw};\n\
          // use crate::analysis::Site;\n\
          let s = \"crate::checks\";\n\
          use super::super::memory::Space;\n\
          fn f() { crate::graph::cfg::Cfg::new(); }\n",
     );
-    let mut got = paths_named(&code, &here);
+    let mut got = paths_named(&code.text, &here);
     got.sort();
     let want: Vec<Vec<String>> = [
         vec!["graph", "cfg", "Cfg", "new"],
@@ -449,4 +605,167 @@ fn the_reader_sees_the_imports_it_must() {
     .map(|p| p.iter().map(|s| s.to_string()).collect())
     .collect();
     assert_eq!(got, want);
+}
+
+#[test]
+fn the_reader_skips_test_items_only() {
+    // An upward import after a test module is still seen; the test
+    // module's own imports and literals, and the file of a test module
+    // declared without a body, are not.
+    let code = code_of(
+        "use crate::ir::Module;\n\
+         #[cfg(test)]\n\
+         mod tests {\n\
+             use crate::cli::Args;\n\
+             fn f() { let c = '{'; let s = \"}\"; g(\"llvm.trap\"); }\n\
+         }\n\
+         #[cfg(test)]\n\
+         #[path = \"x.rs\"]\n\
+         mod helpers;\n\
+         use crate::cli::Settings;\n\
+         const N: &str = r#\"llvm.nvvm.barrier0\"#;\n",
+    );
+    let here = vec!["graph".to_string()];
+    let mut got = paths_named(&code.text, &here);
+    got.sort();
+    let want: Vec<Vec<String>> = [vec!["cli", "Settings"], vec!["ir", "Module"]]
+        .iter()
+        .map(|p| p.iter().map(|s| s.to_string()).collect())
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(code.literals, ["llvm.nvvm.barrier0"]);
+    assert_eq!(code.test_modules, ["helpers"]);
+}
+
+/// The files that own intrinsic names: the classifier, and the loader's
+/// table of what LLVM 22 spells differently (it maps those names to LLVM
+/// 19's, which the classifier reads).
+const INTRINSIC_OWNERS: [&str; 2] = ["src/ir/intrinsics.rs", "src/ir/upgrade.rs"];
+
+/// Whether a string literal names an intrinsic, or starts one's name: what
+/// the classifier would take for one (anything in the `llvm.` or libdevice
+/// families, the runtime calls it knows, the functions that never return).
+fn names_an_intrinsic(literal: &str) -> bool {
+    use warpcheck::ir::intrinsics::{never_returns, Intrinsic};
+    Intrinsic::from_name(literal).is_some() || never_returns(literal)
+}
+
+/// Literals of `sources` that `spells` flags, outside `owners`.
+fn spelled_outside(
+    sources: &[Source],
+    owners: &[&str],
+    spells: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    sources
+        .iter()
+        .filter(|s| !owners.contains(&s.rel().as_str()))
+        .flat_map(|s| {
+            s.code
+                .literals
+                .iter()
+                .filter(|l| spells(l))
+                .map(move |l| format!("{}: \"{l}\"", s.rel()))
+        })
+        .collect()
+}
+
+#[test]
+fn intrinsic_names_are_spelled_only_by_their_owner() {
+    let bad = spelled_outside(&read_sources(), &INTRINSIC_OWNERS, names_an_intrinsic);
+    assert!(
+        bad.is_empty(),
+        "intrinsic names spelled outside {INTRINSIC_OWNERS:?} (classify there, match on \
+         `Intrinsic` here):\n{}",
+        bad.join("\n")
+    );
+}
+
+/// Every name a finding can carry (a check's, a retired one, a note's),
+/// bare.
+fn finding_names() -> BTreeSet<&'static str> {
+    let checks = warpcheck::checks::all().iter();
+    warpcheck::diag::kinds::all()
+        .into_iter()
+        .map(|k| k.name)
+        .chain(checks.filter_map(|c| c.retired_name()))
+        .collect()
+}
+
+/// The names among `literals` that a finding can carry, with or without
+/// the `warpcheck-` prefix.
+fn names_in<'a>(literals: &'a [String], names: &BTreeSet<&str>) -> Vec<&'a str> {
+    literals
+        .iter()
+        .map(|l| l.strip_prefix("warpcheck-").unwrap_or(l))
+        .filter(|l| names.contains(l))
+        .collect()
+}
+
+#[test]
+fn check_names_are_spelled_only_where_they_are_declared() {
+    let names = finding_names();
+    let mut spelled: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    let sources = read_sources();
+    for s in &sources {
+        for n in names_in(&s.code.literals, &names) {
+            spelled.entry(n).or_default().insert(s.rel());
+        }
+    }
+    let bad: Vec<String> = spelled
+        .iter()
+        .filter(|(_, files)| files.len() > 1)
+        .map(|(n, files)| {
+            format!(
+                "\"{n}\": {}",
+                files.iter().cloned().collect::<Vec<_>>().join(", ")
+            )
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "check or note names spelled in more than the file that declares them (ask the \
+         registry, `checks::find`, or the check's own `Check` items instead):\n{}",
+        bad.join("\n")
+    );
+    // Every name is declared somewhere the guard reads.
+    for n in &names {
+        assert!(
+            spelled.contains_key(n),
+            "\"{n}\" is spelled nowhere in src/"
+        );
+    }
+}
+
+#[test]
+fn the_name_guards_see_what_they_must() {
+    // An intrinsic's name, its prefix, a libdevice function and the
+    // runtime's calls are names; a message that mentions one is not.
+    for name in [
+        "llvm.usub.sat.",
+        "llvm.nvvm.barrier",
+        "llvm.nvvm.read.ptx.sreg.{reg}",
+        "__nv_expf",
+        "__warpcheck_grid_sync",
+        "vprintf",
+        "abort",
+    ] {
+        assert!(names_an_intrinsic(name), "{name}");
+    }
+    for text in [
+        "math intrinsic call (llvm.smin, llvm.fma, ...)",
+        "nvvm.annotations",
+        "x",
+    ] {
+        assert!(!names_an_intrinsic(text), "{text}");
+    }
+    let code = code_of(
+        "const G: [&str; 1] = [\"bank-conflict\"];\n\
+         fn f(c: &str) -> bool { c == \"warpcheck-divergent-branch\" }\n\
+         fn g() -> String { \"no bank-conflict here\".into() }\n",
+    );
+    let names = finding_names();
+    assert_eq!(
+        names_in(&code.literals, &names),
+        ["bank-conflict", "divergent-branch"]
+    );
 }

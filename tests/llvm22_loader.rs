@@ -49,6 +49,7 @@ fn barriers_read_as_llvm19_calls_in_both_spellings() {
         Intrinsic::Barrier(Barrier {
             reduce,
             operands: BarrierOperands::Implicit,
+            aligned: true,
         })
     };
     let expected = vec![

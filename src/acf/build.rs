@@ -589,7 +589,9 @@ impl<'a> Builder<'a> {
             }
             Intrinsic::Pure { .. }
                 if inst.operands.len() == 2
-                    && self.m.func(callee).name.starts_with("llvm.usub.sat.") =>
+                    && crate::ir::intrinsics::is_unsigned_saturating_sub(
+                        &self.m.func(callee).name,
+                    ) =>
             {
                 // `a − b`, or 0 where that would wrap: `umax(a, b) − b`
                 // (clang's `i == 0 ? 0 : i − 1`).

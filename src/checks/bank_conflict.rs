@@ -1,11 +1,14 @@
 #![doc = include_str!("bank_conflict.md")]
 
+mod padding;
+
 use super::addresses::{self, ceil_div, WarpAddresses};
+use super::fix::{Fix, SourceReader};
 use super::{Check, Figure, Verdict};
 use crate::acf::expr::{Atom, Congruence, Uniform};
 use crate::acf::lanes::{Column, LANES};
 use crate::analysis::{KernelAnalysis, Site};
-use crate::finding::{Kind, Severity};
+use crate::finding::{Finding, Kind, Severity};
 use crate::hw;
 use crate::ir::{Module, SiteKind};
 use crate::memory::lower::{Repeat, Whole};
@@ -511,6 +514,12 @@ impl Check for BankConflict {
         explanation: include_str!("bank_conflict.md"),
     };
     type Figure = Conflict;
+    const GROUPED: bool = true;
+
+    /// Padding the rows of a shared array by one element ([`padding`]).
+    fn fix(m: &Module, f: &Finding, source: SourceReader<'_>) -> Option<Fix> {
+        padding::fix(m, f, source)
+    }
 
     /// Thread-dependent shared accesses: lanes at one address share a
     /// word (a broadcast), never a conflict. And every shared atomic: its

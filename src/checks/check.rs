@@ -3,6 +3,7 @@
 //! registry holds checks as [`DynCheck`]s, their figure types erased.
 
 use super::figures::{Figure, SiteFigures};
+use super::fix::{Fix, SourceReader};
 use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
 use crate::finding::{Finding, Kind, Severity};
 use crate::ir::Module;
@@ -33,6 +34,14 @@ pub trait Check: Sync + 'static {
     /// copies make at one position, the one of the worst severity and
     /// then the highest rank is kept.
     fn rank(fig: &Self::Figure) -> i64;
+    /// Whether its warnings of one cause are one warning ([`super::group`]):
+    /// the access checks, whose cause is the address's shape.
+    const GROUPED: bool = false;
+    /// The mechanical fix of one of its findings, if it has one
+    /// (`--export-fixes`); `source` reads the files the finding names.
+    fn fix(_m: &Module, _f: &Finding, _source: SourceReader<'_>) -> Option<Fix> {
+        None
+    }
 }
 
 /// What a check says of one site.
@@ -64,6 +73,10 @@ pub trait DynCheck: Sync {
     fn measure(&self, a: &ModuleAnalysis<'_>, k: &KernelAnalysis, s: &Site, fig: &mut SiteFigures);
     /// Findings, ranked, for every thread-dependent site the check judges.
     fn run(&self, cx: &CheckContext<'_, '_>) -> Vec<Ranked>;
+    /// [`Check::GROUPED`].
+    fn grouped(&self) -> bool;
+    /// [`Check::fix`].
+    fn fix(&self, m: &Module, f: &Finding, source: SourceReader<'_>) -> Option<Fix>;
 
     fn name(&self) -> &'static str {
         self.kind().name
@@ -81,6 +94,14 @@ impl<C: Check> DynCheck for C {
 
     fn applies_to(&self, s: &Site) -> bool {
         C::applies(s)
+    }
+
+    fn grouped(&self) -> bool {
+        C::GROUPED
+    }
+
+    fn fix(&self, m: &Module, f: &Finding, source: SourceReader<'_>) -> Option<Fix> {
+        C::fix(m, f, source)
     }
 
     fn measure(&self, a: &ModuleAnalysis<'_>, k: &KernelAnalysis, s: &Site, fig: &mut SiteFigures) {

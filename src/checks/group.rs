@@ -16,10 +16,6 @@ use crate::finding::{Finding, Impact, Severity};
 use crate::ir::{FuncId, InstId, SiteKind};
 use crate::memory::Root;
 
-/// The checks whose findings are grouped: access checks, whose cause is
-/// the address's shape (their hint names it).
-const GROUPED: [&str; 2] = ["uncoalesced-access", "bank-conflict"];
-
 /// What one access site is, for grouping: its kind, and the array its
 /// address reaches when that is known.
 #[derive(Clone, Copy)]
@@ -50,8 +46,8 @@ enum Cause {
     },
 }
 
-/// Groups warnings of [`GROUPED`] checks of one cause ([`Cause`]); the
-/// others keep their order.
+/// Groups warnings of one cause ([`Cause`]) of the checks that say their
+/// findings group ([`super::Check::GROUPED`]); the others keep their order.
 pub fn group(a: &ModuleAnalysis<'_>, findings: Vec<Finding>) -> Vec<Finding> {
     let sites = site_infos(a);
     let info = |f: &Finding| {
@@ -61,7 +57,8 @@ pub fn group(a: &ModuleAnalysis<'_>, findings: Vec<Finding>) -> Vec<Finding> {
     let cause = |f: &Finding| -> Option<Cause> {
         let p = f.pos.as_ref()?;
         let hint = f.notes.iter().find(|n| n.starts_with("hint:"))?.clone();
-        if !(GROUPED.contains(&f.check) && f.severity == Severity::Warning && p.line > 0) {
+        let grouped = super::find(f.check).is_some_and(|c| c.grouped());
+        if !(grouped && f.severity == Severity::Warning && p.line > 0) {
             return None;
         }
         let field = |k: &str| f.data.as_ref().map_or(String::new(), |d| d[k].to_string());

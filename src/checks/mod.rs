@@ -15,6 +15,7 @@ pub mod bank_conflict;
 mod check;
 pub mod divergent_branch;
 mod figures;
+pub mod fix;
 pub mod group;
 pub mod idioms;
 pub mod notes;
@@ -22,6 +23,7 @@ pub mod uncoalesced_access;
 
 pub use check::{Check, CheckContext, DynCheck, Ranked, Verdict};
 pub use figures::{Figure, SiteFigures, BUDGET};
+pub use fix::Fix;
 
 use crate::analysis::ModuleAnalysis;
 use crate::dataflow::FastMap;

@@ -533,6 +533,7 @@ impl Check for UncoalescedAccess {
         explanation: include_str!("uncoalesced_access.md"),
     };
     type Figure = Sectors;
+    const GROUPED: bool = true;
 
     /// Thread-dependent global accesses: a uniform address is one request
     /// of the fewest sectors. And every global atomic, for its contention.

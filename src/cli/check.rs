@@ -629,8 +629,9 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
             [one] => Some(std::fs::canonicalize(&one.file).unwrap_or_else(|_| one.file.clone())),
             _ => None,
         };
-        let text = super::fixes::yaml(main.as_deref(), &super::fixes::dedup(fixes));
-        if let Err(e) = std::fs::write(path, text) {
+        let written = super::fixes::yaml(main.as_deref(), &super::fixes::dedup(fixes))
+            .and_then(|text| std::fs::write(path, text).map_err(|e| e.to_string()));
+        if let Err(e) = written {
             eprintln!("warpcheck: error: --export-fixes {}: {e}", path.display());
             code = code.max(exit::INPUT);
         }
@@ -684,7 +685,7 @@ struct FileOutcome {
     /// Warnings and errors a NOLINT comment silenced.
     suppressed: usize,
     /// The mechanical fixes, by the index of their finding.
-    fixes: Vec<(usize, super::fixes::Fix)>,
+    fixes: Vec<(usize, crate::checks::Fix)>,
 }
 
 /// What [`check_file`] reports besides the findings.

@@ -24,26 +24,14 @@ use crate::acf::KernelAcf;
 use crate::analysis::KernelAnalysis;
 use crate::checks::divergent_branch::Divergence;
 use crate::checks::SiteFigures;
-use crate::graph::loop_facts::{Amount, Read};
+use crate::graph::loop_facts::Amount;
 use crate::graph::LoopId;
 use crate::hw;
 use crate::ir::SiteKind;
-use crate::ir::{BlockId, FuncId, InstId, InstKind, IntPred, Value};
+use crate::ir::{BlockId, FuncId, InstId, IntPred, Value};
 
 /// The most splits a warp's exits can make in one entry into a loop.
 pub const MAX_SPLITS: u32 = hw::WARP_SIZE - 1;
-
-/// The innermost loop that the two-way branch ending `u` can leave while
-/// keeping the other side in it: the loop whose exit it is.
-pub fn exit_of(env_g: &crate::graph::FunctionGraphs, u: BlockId) -> Option<LoopId> {
-    let l = env_g.loops.loop_of(u)?;
-    let lp = env_g.loops.get(l);
-    let mut succs = env_g.cfg.succs(u).to_vec();
-    succs.sort();
-    succs.dedup();
-    let inside = succs.iter().filter(|&&s| lp.contains(s)).count();
-    (succs.len() == 2 && inside == 1).then_some(l)
-}
 
 /// Where the splits of loop exits are paid.
 #[derive(Default)]
@@ -92,14 +80,17 @@ pub fn exit_splits(
     divergent: &dyn Fn(BlockId) -> bool,
 ) -> Splits {
     let per_entry = per_entry(env, acf, divergent);
+    let facts = env.loop_facts();
     let mut covered_guards = Vec::new();
     for b in env.f.block_ids() {
-        if divergent(b) && exit_of(env.g, b).is_none() {
-            let guarded = env
-                .g
-                .loops
-                .iter()
-                .any(|(l, _)| per_entry[l.index()] == 1 && guards(env, acf, l, b));
+        if divergent(b) && env.g.exit_of(b).is_none() {
+            let guarded = env.g.loops.iter().any(|(l, _)| {
+                per_entry[l.index()] == 1
+                    && facts
+                        .guards(l)
+                        .iter()
+                        .any(|g| g.block == b && strided_exit(env, acf, l, g.exit))
+            });
             if guarded {
                 covered_guards.push(b);
             }
@@ -136,7 +127,7 @@ pub fn ladder_splits(
             continue;
         }
         let b = env.f.inst(s.inst).block;
-        if !divergent(b) || exit_of(env.g, b).is_some() || splits.covered_guards.contains(&b) {
+        if !divergent(b) || env.g.exit_of(b).is_some() || splits.covered_guards.contains(&b) {
             continue;
         }
         let Some(ladder) = acf.ladder(c, b) else {
@@ -163,54 +154,6 @@ pub fn ladder_splits(
     }
 }
 
-/// Whether the branch ending `g` is the rotated guard of loop `l`: one of
-/// its sides goes straight to `l`'s header (itself, or a block that only
-/// jumps there), on the same comparison as `l`'s strided exit test made on
-/// the counter's start.
-fn guards(env: &Env<'_>, acf: (&KernelAcf, FuncId), l: LoopId, g: BlockId) -> bool {
-    let f = env.f;
-    let lp = env.g.loops.get(l);
-    let Some(term) = f.terminator(g) else {
-        return false;
-    };
-    let InstKind::Br { targets } = &term.kind else {
-        return false;
-    };
-    let leads_in = |s: BlockId| s == lp.header || env.g.cfg.succs(s) == [lp.header];
-    let Some(stay) = [true, false]
-        .into_iter()
-        .find(|&t| leads_in(targets[usize::from(!t)]))
-    else {
-        return false;
-    };
-    let Some(Value::Inst(ci)) = term.operands.first().copied() else {
-        return false;
-    };
-    let InstKind::ICmp(p) = f.inst(ci).kind else {
-        return false;
-    };
-    let ops = &f.inst(ci).operands;
-    let p = if stay { p } else { p.negated() };
-    let facts = env.loop_facts();
-    let [exit] = facts
-        .exits(l)
-        .iter()
-        .filter(|x| exit_of(env.g, x.block) == Some(l))
-        .collect::<Vec<_>>()[..]
-    else {
-        return false;
-    };
-    let Some(t) = exit.tests.first().and_then(|t| t.counter) else {
-        return false;
-    };
-    let Some(counter) = facts.counter(t.phi) else {
-        return false;
-    };
-    let same = (p == t.pred && ops[..] == [counter.start, t.bound])
-        || (p.swapped() == t.pred && ops[..] == [t.bound, counter.start]);
-    same && t.read == Read::Next && strided_exit(env, acf, l, exit.block)
-}
-
 fn per_entry(
     env: &Env<'_>,
     (acf, kernel): (&KernelAcf, FuncId),
@@ -220,7 +163,7 @@ fn per_entry(
     let mut exits: Vec<Vec<BlockId>> = vec![Vec::new(); g.loops.len()];
     for b in env.f.block_ids() {
         if divergent(b) {
-            if let Some(l) = exit_of(g, b) {
+            if let Some(l) = g.exit_of(b) {
                 exits[l.index()].push(b);
             }
         }

@@ -228,7 +228,7 @@ impl Builder<'_> {
         let mut both = vec![Pay::Phis(u, s1), Pay::Phis(u, s2)];
         // A loop exit's splits were paid on entering the loop, and so
         // were a covered guard's.
-        let paid = (super::splits::exit_of(self.g, u).is_some() && !self.splits.each_time)
+        let paid = (self.g.exit_of(u).is_some() && !self.splits.each_time)
             || self.splits.covered_guards.contains(&u);
         if !paid {
             both.push(Pay::Divergence);

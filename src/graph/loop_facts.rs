@@ -17,10 +17,18 @@
 //!   loops test `icmp ne %next, %n` at the latch) or plus a constant
 //!   (`h + 4 < n` in a loop unrolled by 4), and whose other side is
 //!   loop-invariant has a [`CounterTest`].
+//! * Two shapes clang makes of loops: the guard its rotation leaves before
+//!   a loop ([`Guard`]), and an unrolled loop's remainder ([`Remainder`]).
 
+mod guard;
+mod remainder;
 #[cfg(test)]
 mod tests;
 
+pub use guard::Guard;
+pub use remainder::{MainMask, Remainder};
+
+use super::cfg::Cfg;
 use super::dom::DomTree;
 use super::loops::{Loop, LoopId, Loops};
 use crate::ir::{BlockId, Function, InstId, InstKind, IntFlags, IntPred, Module, Opcode, Value};
@@ -34,6 +42,10 @@ pub struct LoopFacts {
     counters: Vec<Counter>,
     /// Per loop, its exit branches in block order.
     exits: Vec<Vec<Exit>>,
+    /// Per loop, the guards its rotation left.
+    guards: Vec<Vec<Guard>>,
+    /// The unrolled loops' remainders, by remainder loop.
+    remainders: Vec<Remainder>,
 }
 
 /// A phi at the top of a loop header.
@@ -141,8 +153,8 @@ pub enum Read {
 }
 
 impl LoopFacts {
-    /// `dom` must be the dominator tree `loops` was built from.
-    pub fn new(m: &Module, f: &Function, loops: &Loops, dom: &DomTree) -> Self {
+    /// `cfg`, `dom` and `loops` must be `f`'s.
+    pub fn new(m: &Module, f: &Function, cfg: &Cfg, loops: &Loops, dom: &DomTree) -> Self {
         let mut phis = Vec::new();
         let mut counters = Vec::new();
         for (l, lp) in loops.iter() {
@@ -161,11 +173,29 @@ impl LoopFacts {
             .iter()
             .map(|(l, lp)| exits(m, f, dom, &counters, (l, lp)))
             .collect();
-        LoopFacts {
+        let mut facts = LoopFacts {
             phis,
             counters,
             exits,
-        }
+            guards: Vec::new(),
+            remainders: Vec::new(),
+        };
+        facts.guards = loops
+            .ids()
+            .map(|l| guard::guards(f, cfg, loops, &facts, l))
+            .collect();
+        facts.remainders = remainder::remainders(m, f, cfg, loops, &facts);
+        facts
+    }
+
+    /// The guards rotation left before loop `l`, in block order.
+    pub fn guards(&self, l: LoopId) -> &[Guard] {
+        self.guards.get(l.index()).map_or(&[], Vec::as_slice)
+    }
+
+    /// The remainders of the function's unrolled loops, by remainder loop.
+    pub fn remainders(&self) -> &[Remainder] {
+        &self.remainders
     }
 
     /// The header phi `i`, when it is one.
@@ -260,6 +290,18 @@ impl Read {
             Read::Offset(c) => Some(c),
         }
     }
+}
+
+/// The innermost loop that the two-way branch ending `u` can leave while
+/// keeping the other side in it: the loop whose exit it is.
+pub fn exit_of(cfg: &Cfg, loops: &Loops, u: BlockId) -> Option<LoopId> {
+    let l = loops.loop_of(u)?;
+    let lp = loops.get(l);
+    let mut succs = cfg.succs(u).to_vec();
+    succs.sort();
+    succs.dedup();
+    let inside = succs.iter().filter(|&&s| lp.contains(s)).count();
+    (succs.len() == 2 && inside == 1).then_some(l)
 }
 
 /// Whether no instruction of `lp` defines `v`.

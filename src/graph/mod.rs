@@ -85,13 +85,19 @@ impl FunctionGraphs {
         out
     }
 
+    /// The innermost loop whose exit the branch ending `u` is
+    /// ([`loop_facts::exit_of`]).
+    pub fn exit_of(&self, u: BlockId) -> Option<LoopId> {
+        loop_facts::exit_of(&self.cfg, &self.loops, u)
+    }
+
     /// The counters and exit tests of `func`'s loops, computed on the
     /// first call; `func` (of module `m`) must be the function these
     /// graphs were built from.
     pub fn loop_facts(&self, m: &Module, func: &Function) -> &LoopFacts {
         self.loop_facts.get_or_init(|| {
             debug_assert_eq!(func.blocks.len(), self.cfg.num_blocks());
-            LoopFacts::new(m, func, &self.loops, &self.dom)
+            LoopFacts::new(m, func, &self.cfg, &self.loops, &self.dom)
         })
     }
 }

@@ -445,7 +445,7 @@ impl FunctionBuilder<'_> {
     /// `threadIdx.x` and friends: reads `llvm.nvvm.read.ptx.sreg.<reg>`.
     pub fn sreg(&mut self, reg: &str) -> Value {
         let i32t = self.m.types.int(32);
-        self.intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{reg}"), i32t, vec![])
+        self.intrinsic(&super::intrinsics::sreg_intrinsic(reg), i32t, vec![])
     }
 
     pub fn const_int(&mut self, bits: u32, v: i64) -> Value {

@@ -117,7 +117,10 @@ unsafe fn described_values(
     let callee = LLVMGetCalledValue(i);
     let mut len = 0;
     let p = LLVMGetValueName2(callee, &mut len);
-    if p.is_null() || std::slice::from_raw_parts(p as *const u8, len) != b"llvm.dbg.value" {
+    if p.is_null()
+        || std::slice::from_raw_parts(p as *const u8, len)
+            != super::intrinsics::DBG_VALUE.as_bytes()
+    {
         return Vec::new();
     }
     let (loc, var, expr) = (

@@ -146,9 +146,9 @@ impl Module {
         let callee = match inst.callee() {
             Some(Callee::Direct(c)) if what == "the call" => {
                 let f = self.func(c);
-                match f.name.strip_prefix("__nv_") {
-                    _ if f.name.starts_with("llvm.") => String::new(),
-                    Some(math) => format!(" to {math}"),
+                match intrinsics::Family::split(&f.name) {
+                    Some((intrinsics::Family::Libdevice, math)) => format!(" to {math}"),
+                    Some(_) => String::new(),
                     None => format!(" to {}", f.short_name()),
                 }
             }

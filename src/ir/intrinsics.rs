@@ -106,6 +106,18 @@ pub enum BarrierReduce {
 pub struct Barrier {
     pub reduce: BarrierReduce,
     pub operands: BarrierOperands,
+    /// `.aligned`: every thread that waits reaches the same instruction
+    /// (all forms but `barrier.sync` and `barrier.sync.cnt`).
+    pub aligned: bool,
+}
+
+impl Barrier {
+    /// Whether the whole block meets here at one instruction: `.aligned`
+    /// and without a thread count, so that it ends a phase of the block's
+    /// threads (`__syncthreads` and its reductions, `barrier.n`).
+    pub fn ends_block_phase(self) -> bool {
+        self.aligned && self.operands != BarrierOperands::IdAndCount
+    }
 }
 
 /// What a barrier's operands say, besides a reduction's predicate.
@@ -424,6 +436,25 @@ pub enum Intrinsic {
     Unknown,
 }
 
+/// The intrinsic clang reads special register `reg` (`tid.x`, `laneid`)
+/// with, for modules built by hand.
+pub fn sreg_intrinsic(reg: &str) -> String {
+    format!("llvm.nvvm.read.ptx.sreg.{reg}")
+}
+
+/// The debug intrinsics the loader reads source names from (LLVM 19's
+/// intrinsic format): `llvm.dbg.value` binds a value to a variable,
+/// `llvm.dbg.declare` its storage. Both are [`Intrinsic::NoOp`].
+pub const DBG_VALUE: &str = "llvm.dbg.value";
+pub const DBG_DECLARE: &str = "llvm.dbg.declare";
+
+/// Whether `name` is `llvm.usub.sat.*`: `a − b`, or 0 where that would
+/// wrap. It is [`Intrinsic::Pure`]; the ACF reads it as `umax(a, b) − b`
+/// (clang's form of `i == 0 ? 0 : i − 1`).
+pub fn is_unsigned_saturating_sub(name: &str) -> bool {
+    matches!(Family::split(name), Some((Family::Llvm, rest)) if overload_base(rest) == "usub.sat")
+}
+
 /// Functions known never to return whatever their attributes say, for
 /// modules built without them (`ir::builder`, IR written by hand).
 pub fn never_returns(name: &str) -> bool {
@@ -490,7 +521,15 @@ impl Intrinsic {
             "barrier" | "barrier.sync.cnt" => (BarrierReduce::None, BarrierOperands::IdAndCount),
             _ => return None,
         };
-        Some(Barrier { reduce, operands })
+        // `barrier.sync` (and `.cnt`) is PTX's `barrier.sync`, which lets
+        // threads wait at different instructions; the others are
+        // `bar.sync`, that is `barrier.sync.aligned`.
+        let aligned = !rest.starts_with("barrier.sync");
+        Some(Barrier {
+            reduce,
+            operands,
+            aligned,
+        })
     }
 
     fn shfl(rest: &str) -> Intrinsic {
@@ -730,7 +769,8 @@ mod tests {
             Intrinsic::from_name("llvm.nvvm.barrier0.popc"),
             Some(Intrinsic::Barrier(Barrier {
                 reduce: BarrierReduce::Popc,
-                operands: BarrierOperands::Implicit
+                operands: BarrierOperands::Implicit,
+                aligned: true,
             }))
         );
         assert_eq!(

@@ -187,7 +187,7 @@ unsafe fn described_variables(i: LLVMValueRef) -> Vec<LLVMMetadataRef> {
         return Vec::new();
     }
     let callee = value_name(LLVMGetCalledValue(i));
-    if callee != "llvm.dbg.declare" && callee != "llvm.dbg.value" {
+    if callee != super::intrinsics::DBG_DECLARE && callee != super::intrinsics::DBG_VALUE {
         return Vec::new();
     }
     let var = LLVMGetOperand(i, 1);

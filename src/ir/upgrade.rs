@@ -86,7 +86,8 @@ mod tests {
                 Intrinsic::from_name(r.callee),
                 Some(Intrinsic::Barrier(Barrier {
                     reduce,
-                    operands: BarrierOperands::Implicit
+                    operands: BarrierOperands::Implicit,
+                    aligned: true,
                 })),
                 "{new}"
             );

@@ -66,9 +66,6 @@ pub enum Scope {
     Grid,
 }
 
-/// What warpcheck's cooperative groups call for `this_grid().sync()`.
-const GRID_SYNC: &str = "__warpcheck_grid_sync";
-
 /// A set of nodes, one bit each.
 type NodeSet = Bits;
 
@@ -445,23 +442,14 @@ fn successors(
 
 /// Whether `inst` ends a phase of the threads of `scope`.
 fn is_barrier(m: &Module, inst: &Inst, scope: Scope) -> bool {
-    let name = match inst.callee() {
-        Some(Callee::Direct(g)) => m.func(g).name.as_str(),
-        Some(Callee::InlineAsm(_)) => return scope == Scope::Block && asm_barrier(m, inst),
-        _ => return false,
-    };
-    if name == GRID_SYNC {
-        return true;
+    if let Some(Callee::InlineAsm(_)) = inst.callee() {
+        return scope == Scope::Block && asm_barrier(m, inst);
     }
-    // `barrier` and `barrier.sync.cnt` take a thread count; `barrier.sync`
-    // is not `.aligned` (threads may meet at different instructions).
-    let partial = matches!(
-        name,
-        "llvm.nvvm.barrier" | "llvm.nvvm.barrier.sync" | "llvm.nvvm.barrier.sync.cnt"
-    );
-    scope == Scope::Block
-        && !partial
-        && matches!(m.called_intrinsic(inst), Some(Intrinsic::Barrier(_)))
+    match m.called_intrinsic(inst) {
+        Some(Intrinsic::GridSync) => true,
+        Some(Intrinsic::Barrier(b)) => scope == Scope::Block && b.ends_block_phase(),
+        _ => false,
+    }
 }
 
 /// Inline asm that waits at an aligned barrier of the whole block (no

@@ -28,6 +28,7 @@
 use super::abstract_cta::{self, AbstractPath, LineShare, Shares};
 use super::costs::{barriers_uniform, kernel_costs};
 use super::roofline::{self, Roofline, Shape};
+use super::NOMINAL_TRIPS;
 use crate::analysis::KernelAnalysis;
 use crate::budget::Meter;
 use crate::checks::SiteFigures;
@@ -38,10 +39,6 @@ use crate::graph::FunctionGraphs;
 use crate::ir::Module;
 use crate::machine::{static_shared_bytes, Machine, Residency, Waves};
 use std::time::Instant;
-
-/// Back edges per entry taken for a loop whose trip bound needs a
-/// parameter that was not given, to find where the time goes.
-pub const NOMINAL_TRIPS: f64 = 1000.0;
 
 /// Which method gave the reported bound.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

@@ -55,10 +55,7 @@ use crate::machine::Machine;
 use crate::memory::Space;
 use std::collections::BTreeMap;
 
-/// Iterations taken for a loop whose trip bound is unknown or needs a
-/// parameter: the same for every loop, so shares inside one such loop
-/// stay right; across loops they are a guess (and said to be one).
-pub const NOMINAL_TRIPS: f64 = 100.0;
+pub use super::NOMINAL_TRIPS;
 
 /// The default `--min-impact`: a warning estimated below 5% of its
 /// kernel's time is a note. Fixing it cannot win more than that, which is

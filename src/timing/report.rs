@@ -327,9 +327,12 @@ pub fn dominant(m: &Module, tb: &TimeBound, machine: &Machine) -> Option<String>
     let pct = (100.0 * v / total).round();
     let throughput = tb.chosen.as_ref().is_some_and(|(_, c)| c.throughput > 0.0);
     let of = match (tb.nominal, throughput) {
-        (true, _) => "the worst path (loops whose trip count needs a parameter run 1000 times)",
-        (false, false) => "the bound",
-        (false, true) => "the bound's latency and issue part",
+        (true, _) => format!(
+            "the worst path (loops whose trip count needs a parameter run {} times)",
+            super::NOMINAL_TRIPS
+        ),
+        (false, false) => "the bound".to_string(),
+        (false, true) => "the bound's latency and issue part".to_string(),
     };
     let (_, line) = line_name(m, l);
     let at = match line {

@@ -12,7 +12,7 @@ fn facts(m: &Module) -> (LoopFacts, Loops) {
     let cfg = Cfg::new(f);
     let dom = DomTree::dominators(&cfg);
     let loops = Loops::new(&cfg, &dom);
-    (LoopFacts::new(m, f, &loops, &dom), loops)
+    (LoopFacts::new(m, f, &cfg, &loops, &dom), loops)
 }
 
 fn id(v: Value) -> InstId {
@@ -650,4 +650,106 @@ fn a_test_between_two_counters_or_a_variant_has_no_counter_test() {
         };
         assert_eq!((test.cmp, test.counter), (id(leave), None), "case {which}");
     }
+}
+
+/// `for (i = 0; i < n; i++)` rotated by clang: block 0 guards with
+/// `guard_pred(0, n)`, block 1 is header and latch, leaving unless
+/// `next < n`; block 2 is the exit.
+fn rotated_behind(guard_pred: IntPred) -> Module {
+    kernel(|fb, i32t| {
+        let n = Value::Arg(0);
+        let (body, exit) = (fb.block(), fb.block());
+        let zero = fb.const_int(32, 0);
+        let enter = fb.icmp(guard_pred, zero, n);
+        fb.cond_br(enter, body, exit);
+        fb.switch_to(body);
+        let i = fb.phi(i32t, &[(zero, BlockId(0))]);
+        let one = fb.const_int(32, 1);
+        let next = update(fb, Opcode::Add, i, one, NSW);
+        let more = fb.icmp(IntPred::Slt, next, n);
+        fb.cond_br(more, body, exit);
+        fb.add_incoming(i, next, body);
+        fb.switch_to(exit);
+        fb.ret(None);
+    })
+}
+
+#[test]
+fn the_guard_rotation_leaves_repeats_the_exit_test_on_the_start() {
+    // `0 < n` is the exit test `next < n` made on the start: block 0
+    // guards the loop, whose one exit is block 1's branch.
+    let (f, _) = facts(&rotated_behind(IntPred::Slt));
+    let guard = Guard {
+        block: BlockId(0),
+        exit: BlockId(1),
+    };
+    assert_eq!(f.guards(LoopId(0)), [guard]);
+    // `0 <= n` lets a lane in that the exit test would stop: no guard.
+    let (f, _) = facts(&rotated_behind(IntPred::Sle));
+    assert_eq!(f.guards(LoopId(0)), []);
+    // Neither loop is an unrolled one's remainder.
+    assert!(f.remainders().is_empty());
+}
+
+/// `for (j = 0; j < n; j++)` unrolled by 4 in clang 19's shape, with the
+/// main loop's bound `n & main_mask`: block 0 guards `n <u 4` into the
+/// middle block 2, the main loop 1 steps by 4 up to `n & main_mask` and
+/// leaves into 2, which enters the remainder 3 unless `n & 3 == 0`; the
+/// remainder counts from 0 to `n & 3`; block 4 is the exit.
+fn unrolled_by_4(main_mask: i64) -> Module {
+    kernel(|fb, i32t| {
+        let n = Value::Arg(0);
+        let (main, mid, rem, exit) = (fb.block(), fb.block(), fb.block(), fb.block());
+        let (zero, one, four) = (
+            fb.const_int(32, 0),
+            fb.const_int(32, 1),
+            fb.const_int(32, 4),
+        );
+        let (high, low) = (fb.const_int(32, main_mask), fb.const_int(32, 3));
+        let main_bound = fb.binary(Opcode::And, n, high);
+        let rem_bound = fb.binary(Opcode::And, n, low);
+        let short = fb.icmp(IntPred::Ult, n, four);
+        fb.cond_br(short, mid, main);
+        fb.switch_to(main);
+        let h = fb.phi(i32t, &[(zero, BlockId(0))]);
+        let h_next = update(fb, Opcode::Add, h, four, NUW_NSW);
+        let main_done = fb.icmp(IntPred::Eq, h_next, main_bound);
+        fb.cond_br(main_done, mid, main);
+        fb.add_incoming(h, h_next, main);
+        fb.switch_to(mid);
+        let none_left = fb.icmp(IntPred::Eq, rem_bound, zero);
+        fb.cond_br(none_left, exit, rem);
+        fb.switch_to(rem);
+        let k = fb.phi(i32t, &[(zero, mid)]);
+        let k_next = update(fb, Opcode::Add, k, one, NUW_NSW);
+        let rem_done = fb.icmp(IntPred::Eq, k_next, rem_bound);
+        fb.cond_br(rem_done, exit, rem);
+        fb.add_incoming(k, k_next, rem);
+        fb.switch_to(exit);
+        fb.ret(None);
+    })
+}
+
+#[test]
+fn an_unrolled_loop_and_its_remainder_are_found_with_their_edges() {
+    // `n & -4` is every bit but the two low ones: `n − (n & 3)` always.
+    let (f, loops) = facts(&unrolled_by_4(-4));
+    let (main, rem) = (
+        loops.loop_of(BlockId(1)).unwrap(),
+        loops.loop_of(BlockId(3)).unwrap(),
+    );
+    let [r] = f.remainders() else {
+        panic!("one remainder expected: {:?}", f.remainders());
+    };
+    assert_eq!((r.rem, r.main, r.middle), (rem, main, BlockId(2)));
+    assert_eq!(r.main_exit, (BlockId(1), BlockId(2)));
+    assert_eq!(r.guard, (BlockId(0), BlockId(2)));
+    assert_eq!((r.count, r.unroll), (Value::Arg(0), 4));
+    assert_eq!(r.main_mask, MainMask::High);
+    // `n & 0x7ffffffc` leaves the sign out too: true where n ≥ 0.
+    let (f, _) = facts(&unrolled_by_4(0x7fff_fffc));
+    assert_eq!(f.remainders()[0].main_mask, MainMask::HighButSign);
+    // `n & -8` is not `n − (n & 3)`: no remainder of this main loop.
+    let (f, _) = facts(&unrolled_by_4(-8));
+    assert!(f.remainders().is_empty());
 }
