@@ -258,7 +258,7 @@ fn strided_reduction_conflicts_per_iteration() {
     // store of `s[i]` conflict alike, one warning led by the first access
     // (by column, the load of `s[i]`) that lists the three.
     assert!(
-        text.contains("up to 8-way bank conflict on a shared load for k = 4..16 (2, 4, 8, 8, 8, 4, 2, 1-way for k = 1..128) (3 accesses of this line, one cause: load at column 30, store at column 30, load at column 33)"),
+        text.contains("up to 8-way bank conflict on a shared load for k = 4..16 (2, 4, 8, 8, 8, 4, 2, 1-way for k = 1..128) (3 accesses of the shared array s on this line, one cause: load at column 30, store at column 30, load at column 33)"),
         "{text}"
     );
 }
