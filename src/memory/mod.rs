@@ -22,6 +22,8 @@ pub mod asm;
 pub mod escape;
 pub mod lower;
 mod origin;
+pub mod fields;
+pub mod rows;
 pub mod phases;
 mod space;
 
