@@ -234,8 +234,9 @@ pub fn per_warp_moved(
         // As `per_iteration`: the ladder's rows only where every warp has each.
         let ladder = acf.ladder(c, block).filter(|l| {
             swept
-                && (0..l.values.len())
-                    .all(|it| (0..acf.warps.len()).all(|w| acf.iteration(w, c, block, it).is_some()))
+                && (0..l.values.len()).all(|it| {
+                    (0..acf.warps.len()).all(|w| acf.iteration(w, c, block, it).is_some())
+                })
         });
         let iterations = ladder.map_or(1, |l| l.values.len());
         for it in 0..iterations {

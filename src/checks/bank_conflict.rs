@@ -511,7 +511,6 @@ fn contention_verdict(c: &Conflict) -> Option<Verdict> {
     })
 }
 
-
 /// The figure of `s`: one request, or a copy loop's requests together.
 fn measure_conflict(m: &Module, k: &KernelAnalysis, s: &Site) -> Conflict {
     let Some(bytes) = addresses::loop_sites(s, ROW as u64) else {
@@ -642,7 +641,11 @@ impl Check for BankConflict {
         Some(Verdict {
             severity,
             message,
-            hint: Some(c.remedy.as_ref().map_or_else(|| remedy::GENERAL_HINT.to_string(), remedy::Remedy::hint)),
+            hint: Some(
+                c.remedy
+                    .as_ref()
+                    .map_or_else(|| remedy::GENERAL_HINT.to_string(), remedy::Remedy::hint),
+            ),
         })
     }
 

@@ -3,7 +3,6 @@
 mod shape;
 
 use super::idioms::{self, Idiom};
-pub use shape::Shape;
 use super::{Check, Figure, Verdict};
 use crate::acf::expr::CtxId;
 use crate::acf::lanes::lanes;
@@ -13,6 +12,7 @@ use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
 use crate::finding::{Kind, Severity};
 use crate::ir::{BlockId, Module, SiteKind};
 use serde::Serialize;
+pub use shape::Shape;
 
 /// A branch's classification.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]

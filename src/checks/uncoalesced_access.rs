@@ -2,7 +2,6 @@
 
 mod advice;
 
-pub use advice::Advice;
 use super::addresses::{self, ceil_div, distinct_bytes, pieces, WarpAddresses};
 use super::{Check, Figure, Verdict};
 use crate::acf::expr::{Atom, AtomId, Congruence, Pointer, Uniform};
@@ -14,6 +13,7 @@ use crate::hw;
 use crate::ir::{Module, SiteKind};
 use crate::memory::lower::{Repeat, Whole};
 use crate::memory::Space;
+pub use advice::Advice;
 use serde::Serialize;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]

@@ -15,7 +15,10 @@ pub fn struct_strides(m: &Module, func: &Function, mut v: Value) -> Vec<u64> {
                 let inst = func.inst(i);
                 match (&inst.kind, inst.op) {
                     (InstKind::Gep { source, .. }, _) => {
-                        let stepped = inst.operands.get(1).is_some_and(|&x| m.int_value(x).is_none());
+                        let stepped = inst
+                            .operands
+                            .get(1)
+                            .is_some_and(|&x| m.int_value(x).is_none());
                         if stepped && matches!(m.types.kind(*source), TypeKind::Struct { .. }) {
                             sizes.push(m.types.size(*source));
                         }

@@ -20,11 +20,11 @@
 mod access;
 pub mod asm;
 pub mod escape;
+pub mod fields;
 pub mod lower;
 mod origin;
-pub mod fields;
-pub mod rows;
 pub mod phases;
+pub mod rows;
 mod space;
 
 pub use access::{access_of, Access, AccessKind};

@@ -57,7 +57,9 @@ pub fn row_terms(m: &Module, func: &Function, address: Value) -> Option<RowTerms
                     op: Opcode::AddrSpaceCast | Opcode::BitCast | Opcode::GetElementPtr,
                     operands,
                     ..
-                } if operands[1..].iter().all(|&x| m.int_value(x).is_some()) => *operands.first()?,
+                } if operands[1..].iter().all(|&x| m.int_value(x).is_some()) => {
+                    *operands.first()?
+                }
                 _ => return None,
             },
             _ => return None,

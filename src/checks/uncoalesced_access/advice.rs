@@ -102,7 +102,9 @@ fn read_modify_write(a: &ModuleAnalysis<'_>, site: &Site) -> bool {
 /// The most sectors a request of `site` takes with `threadIdx.x` and
 /// `threadIdx.y` swapped in its index, where `threadIdx.y` steps one
 /// element and `threadIdx.x` something else; `None` otherwise or when it
-/// is no better.
+/// is no better. The base is taken at its worst element-aligned place in
+/// a sector, and with a stride that is a parameter, each row of lanes at
+/// its own worst place.
 fn swapped(k: &KernelAnalysis, site: &Site, sec: &Sectors) -> Option<u64> {
     let [x, y, _] = addresses::strides(&k.acf, site);
     let bytes = i128::from(site.bytes.max(1));
@@ -112,28 +114,57 @@ fn swapped(k: &KernelAnalysis, site: &Site, sec: &Sectors) -> Option<u64> {
     if sy.abs() != bytes {
         return None;
     }
-    // A stride of a parameter: rows far apart, no sector shared.
     let sx = match x? {
         Some(s) if s.abs() == bytes => return None,
-        Some(s) => s,
-        None => 1 << 20,
+        Some(s) => Some(s),
+        None => None,
     };
     let sector = i128::from(SECTOR_BYTES);
+    let shifts: Vec<i128> = (0..sector).step_by(bytes as usize).collect();
+    let touched = |offsets: &[i128], shift: i128| {
+        let mut set = BTreeSet::new();
+        for &at in offsets {
+            let (lo, hi) = (at + shift, at + shift + bytes - 1);
+            set.extend(lo.div_euclid(sector)..=hi.div_euclid(sector));
+        }
+        set.len() as u64
+    };
+    let worst = |offsets: &[i128]| {
+        shifts
+            .iter()
+            .map(|&r| touched(offsets, r))
+            .max()
+            .unwrap_or(0)
+    };
     let most = k
         .acf
         .warps
         .iter()
         .map(|w| {
-            let mut touched = BTreeSet::new();
-            for l in crate::acf::lanes::lanes(w.exists) {
-                let [tx, ty, _] = w.tid[l].map(i128::from);
-                let at = sy * tx + sx * ty;
-                let (lo, hi) = (at.min(at + bytes - 1), at.max(at + bytes - 1));
-                for s in lo.div_euclid(sector)..=hi.div_euclid(sector) {
-                    touched.insert(s);
+            let lanes: Vec<[i128; 3]> = crate::acf::lanes::lanes(w.exists)
+                .map(|l| w.tid[l].map(i128::from))
+                .collect();
+            match sx {
+                Some(sx) => {
+                    let all: Vec<i128> = lanes.iter().map(|t| sy * t[0] + sx * t[1]).collect();
+                    worst(&all)
+                }
+                None => {
+                    let mut rows: Vec<i128> = lanes.iter().map(|t| t[1]).collect();
+                    rows.sort_unstable();
+                    rows.dedup();
+                    rows.iter()
+                        .map(|&r| {
+                            let row: Vec<i128> = lanes
+                                .iter()
+                                .filter(|t| t[1] == r)
+                                .map(|t| sy * t[0])
+                                .collect();
+                            worst(&row)
+                        })
+                        .sum()
                 }
             }
-            touched.len() as u64
         })
         .max()?;
     (most < sec.full_max).then_some(most)
