@@ -287,3 +287,21 @@ fn a_range_guard_is_not_told_to_be_uniform() {
     assert!(!h.contains("uniform per warp"), "{h}");
     assert_eq!(f["data"]["split_max"], 1, "{f:#}");
 }
+
+#[test]
+fn lanes_along_the_loop_for_a_row_per_thread() {
+    // m[r·1024 + c]: lanes 4096 bytes apart, one sector each (32); the
+    // loop on c steps 4 bytes. A warp per row, lanes on c, c + 1, …: 32
+    // floats in a row, 128 bytes: 4 sectors aligned, 5 at worst.
+    let r = original("row_sums.cu", "256");
+    let h = hint(at(&r, "uncoalesced-access", 7));
+    assert!(
+        h.contains("let neighbouring lanes take neighbouring values of c")
+            && h.contains("5 sectors per request (ideal 4)"),
+        "{h}"
+    );
+    let from = "  int r = blockIdx.x * blockDim.x + threadIdx.x;\n  if (r >= rows) return;\n  float s = 0.0f;\n  for (int c = 0; c < COLS; c++) s += m[r * COLS + c];";
+    let to = "  int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;\n  if (r >= rows) return;\n  float s = 0.0f;\n  for (int c = lane; c < COLS; c += 32) s += m[r * COLS + c];\n  for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffff, s, o);";
+    let fixed = changed("row_sums.cu", "256", from, to);
+    assert!(sectors(&fixed, 7) <= 5, "{fixed:#}");
+}

@@ -241,7 +241,7 @@ fn compared_label(m: &Module, k: &KernelAnalysis, site: &Site) -> Option<String>
 
 /// `k` for clang's `%k.027` (a copy of source variable `k`), other names
 /// without their `%`, and "the counter" for an unnamed value.
-pub(super) fn source_name(label: &str) -> String {
+pub(crate) fn source_name(label: &str) -> String {
     let Some(name) = label.strip_prefix('%') else {
         return label.to_string();
     };

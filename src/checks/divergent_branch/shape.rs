@@ -33,7 +33,7 @@ pub fn of(m: &Module, k: &KernelAnalysis, site: &Site, d: &Divergence) -> Option
         && d.iterations
             .as_ref()
             .is_some_and(|t| t.rows.iter().all(|r| r.split_max <= 1));
-    if ladder_range || range(m, k, site) {
+    if ladder_range || (d.iterations.is_none() && d.split_max <= 1 && range(m, k, site)) {
         return Some(Shape::Range);
     }
     interleaved(k, d)
