@@ -480,6 +480,27 @@ fn warn_on_budget<T>(r: Result<T, Exhausted>) -> Result<T, Exhausted> {
     r
 }
 
+/// The row indices of thread-dependent accesses into two-dimensional
+/// `__shared__` arrays, for the ACF: the bank-conflict check evaluates a
+/// padded pitch from them (`memory::rows`).
+fn row_values<'s>(
+    m: &'s Module,
+    sites: &'s [Site],
+) -> impl Iterator<Item = (FuncId, Value, BlockId)> + 's {
+    sites
+        .iter()
+        .filter(|s| s.thread_dependent && s.space == Some(Space::Shared))
+        .flat_map(move |s| {
+            let func = m.func(s.func);
+            let block = func.inst(s.inst).block;
+            crate::memory::rows::row_terms(m, func, s.value)
+                .into_iter()
+                .flat_map(|r| r.terms)
+                .filter(|(v, _)| matches!(v, Value::Inst(_) | Value::Arg(_)))
+                .map(move |(v, _)| (s.func, v, block))
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -549,25 +570,4 @@ mod tests {
             assert_eq!(dep(w), dep(b));
         }
     }
-}
-
-/// The row indices of thread-dependent accesses into two-dimensional
-/// `__shared__` arrays, for the ACF: the bank-conflict check evaluates a
-/// padded pitch from them (`memory::rows`).
-fn row_values<'s>(
-    m: &'s Module,
-    sites: &'s [Site],
-) -> impl Iterator<Item = (FuncId, Value, BlockId)> + 's {
-    sites
-        .iter()
-        .filter(|s| s.thread_dependent && s.space == Some(Space::Shared))
-        .flat_map(move |s| {
-            let func = m.func(s.func);
-            let block = func.inst(s.inst).block;
-            crate::memory::rows::row_terms(m, func, s.value)
-                .into_iter()
-                .flat_map(|r| r.terms)
-                .filter(|(v, _)| matches!(v, Value::Inst(_) | Value::Arg(_)))
-                .map(move |(v, _)| (s.func, v, block))
-        })
 }

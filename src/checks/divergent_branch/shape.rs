@@ -84,7 +84,7 @@ fn interleaved(k: &KernelAnalysis, d: &Divergence) -> Option<Shape> {
     let mut split = 0;
     let mut s = threads / 2;
     while s >= 1 {
-        split = split.max(u32::from(s % u64::from(WARP_SIZE) != 0));
+        split = split.max(u32::from(!s.is_multiple_of(u64::from(WARP_SIZE))));
         s /= 2;
     }
     Some(Shape::Interleaved { split })
