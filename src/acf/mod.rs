@@ -24,8 +24,8 @@ pub mod expr;
 mod invariance;
 mod iterations;
 pub mod ladder;
+pub mod lane_exits;
 pub mod lanes;
-pub mod sweep;
 pub mod warp;
 
 use crate::budget::{Exhausted, Meter};
@@ -47,7 +47,7 @@ pub struct WarpFacts {
     active: HashMap<CtxId, Vec<(u32, u32)>>,
     /// `must` without assuming bounds checks pass whole warps.
     strict: HashMap<CtxId, Vec<u32>>,
-    sweeps: HashMap<(CtxId, BlockId), sweep::Sweep>,
+    lane_exits: HashMap<(CtxId, BlockId), lane_exits::LaneExits>,
     /// Per site block with a [`ladder::Ladder`], per value of its counter:
     /// the branch's condition (branch blocks only) and the block's lanes.
     iterations: HashMap<(CtxId, BlockId), Vec<Iteration>>,
@@ -303,8 +303,10 @@ impl KernelAcf {
                 let g = graphs.func(f);
                 let active = |b: BlockId| wf.active[&c][b.index()];
                 let conds = |b: BlockId| wf.conds.get(&(c, b));
-                if let Some(s) = sweep::sweep(&arena, g, m, (f, blk), cond, &active, &conds) {
-                    wf.sweeps.insert((c, blk), s);
+                if let Some(s) =
+                    lane_exits::lane_exits(&arena, g, m, (f, blk), cond, &active, &conds)
+                {
+                    wf.lane_exits.insert((c, blk), s);
                 }
             }
             let ctl = |f: FuncId| &control[&f];
@@ -409,9 +411,9 @@ impl KernelAcf {
     }
 
     /// Each lane's exit iteration, for a loop exit that tests a counter
-    /// against a per-lane bound (see [`sweep`]).
-    pub fn sweep(&self, w: usize, c: CtxId, b: BlockId) -> Option<&sweep::Sweep> {
-        self.facts[w].sweeps.get(&(c, b))
+    /// against a per-lane bound (see [`lane_exits`]).
+    pub fn lane_exits(&self, w: usize, c: CtxId, b: BlockId) -> Option<&lane_exits::LaneExits> {
+        self.facts[w].lane_exits.get(&(c, b))
     }
 
     /// The values of a loop counter the launch fixes, on the iterations
