@@ -364,3 +364,36 @@ fn the_changelog_starts_with_this_version() {
         "CHANGELOG.md's top entry is `{top}`, Cargo.toml's version {version}"
     );
 }
+
+#[test]
+fn the_docs_links_lead_to_files_that_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut broken = Vec::new();
+    for doc in documents()
+        .into_iter()
+        .chain(["ARCHITECTURE.md".to_string()])
+    {
+        let dir = root.join(&doc).parent().unwrap().to_path_buf();
+        let text = read(&doc);
+        for (n, code, line) in lines_with_code(&text) {
+            if code {
+                continue;
+            }
+            for (at, _) in line.match_indices("](") {
+                let target: String = line[at + 2..].chars().take_while(|&c| c != ')').collect();
+                let path = target.split('#').next().unwrap_or("");
+                if path.is_empty() || path.contains("://") {
+                    continue;
+                }
+                if !dir.join(path).exists() {
+                    broken.push(format!("{doc}:{n}: {target}"));
+                }
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "links to nothing:\n{}",
+        broken.join("\n")
+    );
+}
