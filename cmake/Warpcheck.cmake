@@ -56,14 +56,16 @@ endfunction()
 # frontend action (-fplugin) for it.
 function(warpcheck_plugin_for compiler out_var)
   set(kind "")
+  set(what "pass plugin")
   if(ARGV2 STREQUAL "FRONTEND")
     set(kind --frontend)
+    set(what "frontend action")
   endif()
   execute_process(COMMAND ${WARPCHECK_EXECUTABLE} print-plugin-path ${kind} --clang ${compiler}
     OUTPUT_VARIABLE plugin ERROR_VARIABLE why
     OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "warpcheck: no plugin for ${compiler}: ${why}")
+    message(FATAL_ERROR "warpcheck: no ${what} for ${compiler}: ${why}")
   endif()
   set(${out_var} "${plugin}" PARENT_SCOPE)
 endfunction()

@@ -4,5 +4,5 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    std::process::exit(warpcheck::cli::main());
+    warpcheck::temp::exit(warpcheck::cli::main());
 }

@@ -135,20 +135,18 @@ fn alive(pid: i32) -> bool {
 /// the child registered so that SIGINT/SIGTERM end it too.
 pub fn output(cmd: &mut std::process::Command) -> std::io::Result<std::process::Output> {
     use std::process::Stdio;
-    let child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    let _registered = ChildRegistration::new(child.id());
+    let (child, _registered) = spawn(
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )?;
     child.wait_with_output()
 }
 
 /// Runs `cmd` to its end as [`std::process::Command::status`] does (its
 /// output and input are ours), with the child registered.
 pub fn status(cmd: &mut std::process::Command) -> std::io::Result<std::process::ExitStatus> {
-    let mut child = cmd.spawn()?;
-    let _registered = ChildRegistration::new(child.id());
+    let (mut child, _registered) = spawn(cmd)?;
     child.wait()
 }
 
@@ -157,11 +155,17 @@ pub fn status(cmd: &mut std::process::Command) -> std::io::Result<std::process::
 #[derive(Debug)]
 pub struct ChildRegistration(u32);
 
-impl ChildRegistration {
-    pub fn new(pid: u32) -> Self {
-        children().push(pid);
-        ChildRegistration(pid)
-    }
+/// Starts `cmd` and registers it with the list locked throughout, so a
+/// signal that arrives between the start and the registration waits for
+/// the registration and ends the child too.
+pub fn spawn(
+    cmd: &mut std::process::Command,
+) -> std::io::Result<(std::process::Child, ChildRegistration)> {
+    let mut list = children();
+    let child = cmd.spawn()?;
+    let pid = child.id();
+    list.push(pid);
+    Ok((child, ChildRegistration(pid)))
 }
 
 impl Drop for ChildRegistration {
@@ -214,6 +218,22 @@ extern "C" fn on_signal(sig: libc::c_int) {
     }
 }
 
+/// Set once a signal is ending the process: the main thread must not
+/// exit on its own then (a child the signal ended looks like a failed
+/// compile to it), or the process would end with a status, not the signal.
+static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Exits with `code`, unless a signal is ending the process: then waits
+/// for the signal's thread to finish it.
+pub fn exit(code: i32) -> ! {
+    if ENDING.load(Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
+    std::process::exit(code)
+}
+
 /// Makes SIGINT and SIGTERM remove the registered paths first. Once per
 /// process; nothing is installed if the pipe or thread cannot be made.
 pub fn install() {
@@ -241,6 +261,7 @@ pub fn install() {
                     return;
                 }
                 let sig = libc::c_int::from(byte);
+                ENDING.store(true, Ordering::SeqCst);
                 end_children(sig);
                 remove_all();
                 // SAFETY: back to the default action, then die of it.

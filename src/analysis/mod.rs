@@ -15,8 +15,8 @@ use crate::acf::KernelAcf;
 use crate::budget::{Budget, Exhausted};
 use crate::glob::glob;
 use crate::graph::ModuleGraphs;
-use crate::ir::{FuncId, Module, SiteKind};
-use crate::memory::Spaces;
+use crate::ir::{BlockId, FuncId, Module, SiteKind, Value};
+use crate::memory::{Space, Spaces};
 use crate::taint::{DependenceAnalysis, KernelDeps, KernelScope};
 use tracing::field::Empty;
 use tracing::{info_span, warn};
@@ -422,6 +422,7 @@ fn analyze_kernel(
                 .iter()
                 .filter(|s| s.thread_dependent || s.kind == SiteKind::Atomic)
                 .map(|s| (s.func, s.value, m.func(s.func).inst(s.inst).block))
+                .chain(row_values(m, &sites))
                 .collect();
             let span = info_span!(
                 "acf",
@@ -477,6 +478,27 @@ fn warn_on_budget<T>(r: Result<T, Exhausted>) -> Result<T, Exhausted> {
         warn!(budget = e.name(), "analysis stopped: {e}");
     }
     r
+}
+
+/// The row indices of thread-dependent accesses into two-dimensional
+/// `__shared__` arrays, for the ACF: the bank-conflict check evaluates a
+/// padded pitch from them (`memory::rows`).
+fn row_values<'s>(
+    m: &'s Module,
+    sites: &'s [Site],
+) -> impl Iterator<Item = (FuncId, Value, BlockId)> + 's {
+    sites
+        .iter()
+        .filter(|s| s.thread_dependent && s.space == Some(Space::Shared))
+        .flat_map(move |s| {
+            let func = m.func(s.func);
+            let block = func.inst(s.inst).block;
+            crate::memory::rows::row_terms(m, func, s.value)
+                .into_iter()
+                .flat_map(|r| r.terms)
+                .filter(|(v, _)| matches!(v, Value::Inst(_) | Value::Arg(_)))
+                .map(move |(v, _)| (s.func, v, block))
+        })
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use crate::acf::lanes::{lanes, Column, Lanes};
 use crate::acf::KernelAcf;
 use crate::analysis::{KernelAnalysis, Site};
 use crate::ir::intrinsics::Dim;
-use crate::ir::{BlockId, Module};
+use crate::ir::{BlockId, Module, Value};
 
 /// One warp's view of a site's address.
 #[derive(Clone)]
@@ -197,6 +197,62 @@ fn per_warp_in(m: &Module, k: &KernelAnalysis, site: &Site, swept: bool) -> Vec<
                         .unwrap_or_else(|| vec![plain]),
                     );
                 }
+            }
+        }
+    }
+    out
+}
+
+/// The addresses of `site` with each `(value, bytes)` of `moves` added
+/// as that value's lanes times `bytes` (what padding a shared array's
+/// rows does to an access, `memory::rows`), per warp of each context, or
+/// per iteration of the site's ladder when `swept`. A warp whose lanes of
+/// a move are unknown is unknown: a remedy is judged only where every
+/// lane is placed.
+pub fn per_warp_moved(
+    m: &Module,
+    k: &KernelAnalysis,
+    site: &Site,
+    moves: &[(Value, i128)],
+    swept: bool,
+) -> Vec<WarpAddresses> {
+    let acf = &k.acf;
+    let block = m.func(site.func).inst(site.inst).block;
+    fn moved<'a>(
+        site: &Site,
+        moves: &[(Value, i128)],
+        get: &dyn Fn(Value) -> Option<&'a Lanes>,
+    ) -> Option<Lanes> {
+        let mut lanes = get(site.value)?.clone();
+        for &(v, bytes) in moves {
+            lanes = lanes.add(&get(v)?.scale(bytes));
+        }
+        Some(lanes)
+    }
+    let mut out = Vec::new();
+    for &c in acf.contexts(site.func) {
+        // As `per_iteration`: the ladder's rows only where every warp has each.
+        let ladder = acf.ladder(c, block).filter(|l| {
+            swept
+                && (0..l.values.len()).all(|it| {
+                    (0..acf.warps.len()).all(|w| acf.iteration(w, c, block, it).is_some())
+                })
+        });
+        let iterations = ladder.map_or(1, |l| l.values.len());
+        for it in 0..iterations {
+            for w in 0..acf.warps.len() {
+                let (active, lanes) = match ladder {
+                    Some(_) => {
+                        let i = acf.iteration(w, c, block, it).expect("checked above");
+                        let get = |v| acf.iteration_lanes(w, c, v, it);
+                        ((i.may, i.strict), moved(site, moves, &get))
+                    }
+                    None => {
+                        let active = (acf.active(w, c, block).0, acf.active_strict(w, c, block));
+                        (active, moved(site, moves, &|v| acf.lanes(w, c, v)))
+                    }
+                };
+                out.push(warp_addresses(acf, w, active, lanes.as_ref(), site));
             }
         }
     }

@@ -1,6 +1,7 @@
 #![doc = include_str!("bank_conflict.md")]
 
 mod padding;
+pub mod remedy;
 
 use super::addresses::{self, ceil_div, WarpAddresses};
 use super::fix::{Fix, SourceReader};
@@ -61,6 +62,10 @@ pub struct Conflict {
     /// address (they serialise), over every execution.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub contention: Option<MinMax>,
+    /// A change checked to make the access better ([`remedy`]): what the
+    /// hint advises.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remedy: Option<remedy::Remedy>,
 }
 
 /// An access's degrees per value of its loop's counter.
@@ -423,6 +428,7 @@ fn conflict_over(
         excess,
         iterations: None,
         contention: contention.map(|(min, max)| MinMax { min, max }),
+        remedy: None,
     }
 }
 
@@ -501,8 +507,42 @@ fn contention_verdict(c: &Conflict) -> Option<Verdict> {
     Some(Verdict {
         severity,
         message,
-        hint: Some(hint),
+        hint: Some(hint.to_string()),
     })
+}
+
+/// The figure of `s`: one request, or a copy loop's requests together.
+fn measure_conflict(m: &Module, k: &KernelAnalysis, s: &Site) -> Conflict {
+    let Some(bytes) = addresses::loop_sites(s, ROW as u64) else {
+        return conflict(m, k, s);
+    };
+    // A copy loop: every byte's request (a row of banks repeats).
+    let mut all = bytes.iter().map(|b| conflict(m, k, b));
+    let first = all.next().expect("a copy loop has a byte");
+    let mut c = all.fold(first, |a, b| Conflict {
+        min: a.min.min(b.min),
+        max: a.max.max(b.max),
+        class: if a.class == b.class {
+            a.class
+        } else {
+            ConflictClass::Unknown
+        },
+        full_min: a.full_min.min(b.full_min),
+        full_max: a.full_max.max(b.full_max),
+        wavefronts: MinMax {
+            min: a.wavefronts.min.min(b.wavefronts.min),
+            max: a.wavefronts.max.max(b.wavefronts.max),
+        },
+        ideal_wavefronts: a.ideal_wavefronts.max(b.ideal_wavefronts),
+        excess: a.excess.max(b.excess),
+        iterations: None,
+        contention: a.contention.or(b.contention),
+        remedy: None,
+    });
+    if s.repeat == Repeat::PerLane {
+        (c.min, c.wavefronts.min) = (1, c.wavefronts.min.min(1));
+    }
+    c
 }
 
 pub struct BankConflict;
@@ -531,35 +571,11 @@ impl Check for BankConflict {
     }
 
     fn measure(m: &Module, k: &KernelAnalysis, s: &Site) -> Conflict {
-        let Some(bytes) = addresses::loop_sites(s, ROW as u64) else {
-            return conflict(m, k, s);
-        };
-        // A copy loop: every byte's request (a row of banks repeats).
-        let mut all = bytes.iter().map(|b| conflict(m, k, b));
-        let first = all.next().expect("a copy loop has a byte");
-        let mut c = all.fold(first, |a, b| Conflict {
-            min: a.min.min(b.min),
-            max: a.max.max(b.max),
-            class: if a.class == b.class {
-                a.class
-            } else {
-                ConflictClass::Unknown
-            },
-            full_min: a.full_min.min(b.full_min),
-            full_max: a.full_max.max(b.full_max),
-            wavefronts: MinMax {
-                min: a.wavefronts.min.min(b.wavefronts.min),
-                max: a.wavefronts.max.max(b.wavefronts.max),
-            },
-            ideal_wavefronts: a.ideal_wavefronts.max(b.ideal_wavefronts),
-            excess: a.excess.max(b.excess),
-            iterations: None,
-            contention: a.contention.or(b.contention),
-        });
-        if s.repeat == Repeat::PerLane {
-            (c.min, c.wavefronts.min) = (1, c.wavefronts.min.min(1));
+        let c = measure_conflict(m, k, s);
+        Conflict {
+            remedy: remedy::remedy(m, k, s, &c),
+            ..c
         }
-        c
     }
 
     fn judge(s: &Site, c: &Conflict) -> Option<Verdict> {
@@ -581,9 +597,9 @@ impl Check for BankConflict {
                         c.wavefronts.max,
                         c.ideal_wavefronts
                     ),
-                    hint: Some(super::uncoalesced_access::copy_hint(
-                        of.bytes, s.bytes, s.repeat,
-                    )),
+                    hint: Some(
+                        super::uncoalesced_access::copy_hint(of.bytes, s.bytes, s.repeat).into(),
+                    ),
                 });
             }
         }
@@ -625,7 +641,11 @@ impl Check for BankConflict {
         Some(Verdict {
             severity,
             message,
-            hint: Some("pad the array so rows start in different banks (e.g. [32][33] instead of [32][32]), or swap the roles of threadIdx.x and threadIdx.y"),
+            hint: Some(
+                c.remedy
+                    .as_ref()
+                    .map_or_else(|| remedy::GENERAL_HINT.to_string(), remedy::Remedy::hint),
+            ),
         })
     }
 

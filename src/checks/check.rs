@@ -49,7 +49,7 @@ pub struct Verdict {
     pub severity: Severity,
     pub message: String,
     /// Shown with warnings, as a `hint:` note.
-    pub hint: Option<&'static str>,
+    pub hint: Option<String>,
 }
 
 /// What a check sees: the module's analyses, one kernel's results and
@@ -128,7 +128,7 @@ impl<C: Check> DynCheck for C {
                 let fig = fig.get::<C::Figure>()?;
                 let v = C::judge(s, fig)?;
                 let mut notes = Vec::new();
-                if let (Severity::Warning, Some(h)) = (v.severity, v.hint) {
+                if let (Severity::Warning, Some(h)) = (v.severity, &v.hint) {
                     notes.push(format!("hint: {h}"));
                 }
                 notes.extend(explanation_notes(cx, s));

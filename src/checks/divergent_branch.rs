@@ -1,5 +1,7 @@
 #![doc = include_str!("divergent_branch.md")]
 
+mod shape;
+
 use super::idioms::{self, Idiom};
 use super::{Check, Figure, Verdict};
 use crate::acf::expr::CtxId;
@@ -10,6 +12,7 @@ use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
 use crate::finding::{Kind, Severity};
 use crate::ir::{BlockId, Module, SiteKind};
 use serde::Serialize;
+pub use shape::Shape;
 
 /// A branch's classification.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
@@ -61,6 +64,10 @@ pub struct Divergence {
     /// one warp being able to split at all.
     #[serde(skip)]
     pub threshold: bool,
+    /// How the lanes split, when the hint has a checked change for it (a
+    /// range of threads, a reduction's interleaved test).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<Shape>,
 }
 
 /// A branch's figures per value of its loop's counter.
@@ -234,7 +241,7 @@ fn compared_label(m: &Module, k: &KernelAnalysis, site: &Site) -> Option<String>
 
 /// `k` for clang's `%k.027` (a copy of source variable `k`), other names
 /// without their `%`, and "the counter" for an unnamed value.
-pub(super) fn source_name(label: &str) -> String {
+pub(crate) fn source_name(label: &str) -> String {
     let Some(name) = label.strip_prefix('%') else {
         return label.to_string();
     };
@@ -397,6 +404,7 @@ fn classify(outcomes: &[Outcome]) -> Divergence {
             .collect(),
         iterations: None,
         idiom: None,
+        shape: None,
         threshold,
     }
 }
@@ -517,11 +525,15 @@ impl Check for DivergentBranch {
             DivClass::Bounded if d.threshold => idioms::Split::Bounded,
             DivClass::Bounded | DivClass::None | DivClass::Unknown => idioms::Split::Other,
         };
+        let shape = (s.thread_dependent && d.split_max > 0)
+            .then(|| shape::of(a.module, k, s, &d))
+            .flatten();
         Divergence {
             idiom: s
                 .thread_dependent
                 .then(|| idioms::of_branch(a, k, s, split))
                 .flatten(),
+            shape,
             ..d
         }
     }
@@ -567,11 +579,13 @@ impl Check for DivergentBranch {
                 ),
             ),
         };
-        let (message, hint) = match d.idiom {
-            None => (message, GENERIC_HINT),
+        let counter = d.iterations.as_ref().map_or("the counter", |t| &t.counter);
+        let (message, hint) = match (d.idiom, d.shape) {
+            (None, Some(sh)) => (message, sh.hint(counter)),
+            (None, None) => (message, GENERIC_HINT.to_string()),
             // The bounded class's message already says it.
-            Some(i @ Idiom::BoundsCheck) => (message, idiom_hint(i)),
-            Some(i) => (idiom_message(i, d), idiom_hint(i)),
+            (Some(i @ Idiom::BoundsCheck), _) => (message, idiom_hint(i).to_string()),
+            (Some(i), _) => (idiom_message(i, d), idiom_hint(i).to_string()),
         };
         Some(Verdict {
             severity,

@@ -1,16 +1,19 @@
 #![doc = include_str!("uncoalesced_access.md")]
 
+mod advice;
+
 use super::addresses::{self, ceil_div, distinct_bytes, pieces, WarpAddresses};
 use super::{Check, Figure, Verdict};
 use crate::acf::expr::{Atom, AtomId, Congruence, Pointer, Uniform};
 use crate::acf::lanes::Column;
-use crate::analysis::{KernelAnalysis, Site};
+use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
 use crate::dataflow::FastMap as HashMap;
 use crate::finding::{Kind, Severity};
 use crate::hw;
 use crate::ir::{Module, SiteKind};
 use crate::memory::lower::{Repeat, Whole};
 use crate::memory::Space;
+pub use advice::Advice;
 use serde::Serialize;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
@@ -81,6 +84,10 @@ pub struct Sectors {
     /// address (the L2 serialises them), over every execution.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub contention: Option<super::figures::MinMax>,
+    /// A change worked out for this access ([`advice`]): what the hint
+    /// advises.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub advice: Option<Advice>,
 }
 
 /// The parameter a class depends on and the values it holds for.
@@ -349,6 +356,7 @@ fn sectors_of(items: &[WarpAddresses], bytes: i128, cap: &dyn Fn() -> Option<u64
         condition: None,
         iterations: None,
         contention: None,
+        advice: None,
     }
 }
 
@@ -565,6 +573,14 @@ impl Check for UncoalescedAccess {
         sec
     }
 
+    fn measure_in(a: &ModuleAnalysis<'_>, k: &KernelAnalysis, s: &Site) -> Sectors {
+        let sec = Self::measure(a.module, k, s);
+        Sectors {
+            advice: advice::advise(a, k, s, &sec),
+            ..sec
+        }
+    }
+
     fn judge(s: &Site, sec: &Sectors) -> Option<Verdict> {
         if let Some(v) = piece_verdict(s, sec) {
             return Some(v);
@@ -584,7 +600,7 @@ impl Check for UncoalescedAccess {
                 return Some(Verdict {
                     severity: Severity::Note,
                     message: format!("global atomic: {c}, one after another"),
-                    hint: Some("reduce within the warp first (__reduce_add_sync, shuffles) so one lane updates, or give blocks their own copies"),
+                    hint: Some("reduce within the warp first (__reduce_add_sync, shuffles) so one lane updates, or give blocks their own copies".into()),
                 });
             }
         }
@@ -633,7 +649,7 @@ impl Check for UncoalescedAccess {
         Some(Verdict {
             severity,
             message,
-            hint: Some(hint(sec)),
+            hint: Some(hint(s, sec)),
         })
     }
 
@@ -676,7 +692,7 @@ fn piece_verdict(s: &Site, sec: &Sectors) -> Option<Verdict> {
             sec.ideal,
             stride_text(sec)
         ),
-        hint: Some(hint),
+        hint: Some(hint.to_string()),
     })
 }
 
@@ -744,12 +760,13 @@ fn stride_text(sec: &Sectors) -> String {
     }
 }
 
-fn hint(sec: &Sectors) -> &'static str {
-    if sec.type_inconsistent {
-        "lanes read one field of an array of structures; a structure of arrays makes them contiguous"
-    } else if sec.dim == Some("y") {
-        "swap the roles of threadIdx.x and threadIdx.y so that threadIdx.x indexes the contiguous dimension"
+fn hint(s: &Site, sec: &Sectors) -> String {
+    if let Some(a) = &sec.advice {
+        return a.hint(sec, s.bytes);
+    }
+    if sec.dim == Some("y") {
+        "swap the roles of threadIdx.x and threadIdx.y so that threadIdx.x indexes the contiguous dimension".into()
     } else {
-        "make neighbouring lanes touch neighbouring elements, or stage the data through shared memory"
+        "make neighbouring lanes touch neighbouring elements, or stage the data through shared memory".into()
     }
 }

@@ -49,13 +49,13 @@ impl Server {
     fn start(program: &Path) -> std::io::Result<Server> {
         let (line, theirs) = UnixStream::pair()?;
         let theirs = std::os::fd::OwnedFd::from(theirs);
-        let child = Command::new(program)
-            .args([READ_IR, SERVE])
-            .stdin(Stdio::from(theirs.try_clone()?))
-            .stdout(Stdio::from(theirs))
-            .stderr(Stdio::null())
-            .spawn()?;
-        let _registered = crate::temp::ChildRegistration::new(child.id());
+        let (child, _registered) = crate::temp::spawn(
+            Command::new(program)
+                .args([READ_IR, SERVE])
+                .stdin(Stdio::from(theirs.try_clone()?))
+                .stdout(Stdio::from(theirs))
+                .stderr(Stdio::null()),
+        )?;
         Ok(Server {
             child,
             line,

@@ -20,9 +20,11 @@
 mod access;
 pub mod asm;
 pub mod escape;
+pub mod fields;
 pub mod lower;
 mod origin;
 pub mod phases;
+pub mod rows;
 mod space;
 
 pub use access::{access_of, Access, AccessKind};

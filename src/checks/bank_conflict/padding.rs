@@ -10,7 +10,7 @@
 
 use crate::checks::fix::{line_col_offset, Fix, Replacement, SourceReader};
 use crate::finding::{Finding, Severity};
-use crate::ir::{Const, Function, GlobalId, Module, Opcode, TypeKind, Value};
+use crate::ir::{GlobalId, Module, TypeKind};
 
 /// The padding fix for a bank-conflict warning, if it is mechanical.
 pub fn fix(m: &Module, f: &Finding, source: SourceReader<'_>) -> Option<Fix> {
@@ -19,7 +19,7 @@ pub fn fix(m: &Module, f: &Finding, source: SourceReader<'_>) -> Option<Fix> {
     }
     let func = m.func(f.func);
     let address = func.inst(f.inst?).address()?;
-    let g = shared_array(m, func, address)?;
+    let g = crate::memory::rows::shared_global(m, func, address)?;
     let global = m.global(g);
     // [rows x [cols x 4-byte element]], each row a multiple of 128 bytes.
     let TypeKind::Array(row, _) = m.types.kind(global.value_ty) else {
@@ -52,33 +52,6 @@ pub fn fix(m: &Module, f: &Finding, source: SourceReader<'_>) -> Option<Fix> {
             text: " + 1".into(),
         }],
     })
-}
-
-/// The shared array an address points into: through GEPs and casts, as
-/// instructions or constant expressions.
-fn shared_array(m: &Module, func: &Function, mut v: Value) -> Option<GlobalId> {
-    for _ in 0..16 {
-        v = match v {
-            Value::Global(g) => {
-                return (m.global(g).addrspace == crate::ir::addrspace::SHARED).then_some(g)
-            }
-            Value::Inst(i) => {
-                let inst = func.inst(i);
-                match inst.op {
-                    Opcode::GetElementPtr | Opcode::AddrSpaceCast | Opcode::BitCast => {
-                        *inst.operands.first()?
-                    }
-                    _ => return None,
-                }
-            }
-            Value::Const(c) => match m.konst(c) {
-                Const::Expr { operands, .. } => *operands.first()?,
-                _ => return None,
-            },
-            _ => return None,
-        };
-    }
-    None
 }
 
 /// The line where the function owning a static local array is defined

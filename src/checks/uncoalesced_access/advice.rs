@@ -1,0 +1,251 @@
+//! What the uncoalesced-access hint advises, worked out from the access:
+//!
+//! * **a register accumulator** for a read-modify-write in a loop at an
+//!   address the loop does not change (`out[i] += …` per iteration): kept
+//!   in a register and stored once after the loop, the access runs once
+//!   per entry instead of once per iteration;
+//! * **a structure of arrays** only where the lanes step whole structs of
+//!   the lane stride's size (`p[i].lat`), not wherever a stride happens to
+//!   be an odd size (a transpose at `height = 7`);
+//! * **swapping the thread dimensions** where `threadIdx.y` steps one
+//!   element and `threadIdx.x` does not, with the sectors per request the
+//!   swapped index gives, worked out on each warp's lanes.
+
+use super::Sectors;
+use crate::acf::expr::{Atom, Uniform};
+use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
+use crate::checks::addresses;
+use crate::hw::SECTOR_BYTES;
+use crate::ir::{Opcode, SiteKind, Value};
+use crate::memory::fields::struct_strides;
+use crate::memory::Space;
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Advice {
+    /// A store every iteration to an address the loop around it keeps.
+    Accumulate,
+    /// Lanes read one field of `struct_bytes`-byte structures.
+    Fields { struct_bytes: u64 },
+    /// `threadIdx.x` and `threadIdx.y` swapped in the index: the most
+    /// sectors a request then takes.
+    Swap { sectors: u64 },
+    /// A loop around the access steps one element (`m[r·COLS + c]` with
+    /// `r` the lane's): lanes on neighbouring iterations' elements instead
+    /// take at most `sectors` per request.
+    LanesAlongLoop { counter: String, sectors: u64 },
+}
+
+impl Advice {
+    pub fn hint(&self, sec: &Sectors, bytes: u64) -> String {
+        match self {
+            Advice::Accumulate => "the loop stores to this address on every iteration, and the address does not change in it: accumulate in a register and store once after the loop".to_string(),
+            Advice::Fields { struct_bytes } => format!(
+                "lanes read one field of an array of {struct_bytes}-byte structures: a structure of arrays (one array per field) makes them contiguous, {} sectors per request",
+                sec.ideal
+            ),
+            Advice::LanesAlongLoop { counter, sectors } => format!(
+                "each step of the loop on {counter} moves {bytes} bytes while neighbouring lanes are far apart: let neighbouring lanes take neighbouring values of {counter} (a warp per row, its lanes striding the loop by 32, then a shuffle reduction): {sectors} sectors per request (ideal {})",
+                sec.ideal
+            ),
+            Advice::Swap { sectors } => format!(
+                "swap the roles of threadIdx.x and threadIdx.y in the kernel: threadIdx.x then steps {bytes} bytes here, {sectors} sectors per request (ideal {}), and no other global access of the kernel takes more sectors than now",
+                sec.ideal
+            ),
+        }
+    }
+}
+
+/// The advice for `site` with figure `sec`, if one of these applies.
+pub fn advise(
+    a: &ModuleAnalysis<'_>,
+    k: &KernelAnalysis,
+    site: &Site,
+    sec: &Sectors,
+) -> Option<Advice> {
+    if site.kind == SiteKind::Atomic || sec.full_max <= sec.ideal {
+        return None;
+    }
+    if read_modify_write(a, site) {
+        return Some(Advice::Accumulate);
+    }
+    let stride = sec.stride.map(i64::unsigned_abs);
+    if let Some(s) = stride.filter(|&s| s > site.bytes) {
+        if struct_strides(a.module, a.module.func(site.func), site.value).contains(&s) {
+            return Some(Advice::Fields { struct_bytes: s });
+        }
+    }
+    if let Some(sectors) = swapped(k, site, sec) {
+        return Some(Advice::Swap { sectors });
+    }
+    along_loop(a, k, site, sec)
+}
+
+/// A counter of a loop around the access whose one step moves the address
+/// by one element, while `threadIdx.x` moves it further.
+fn along_loop(
+    a: &ModuleAnalysis<'_>,
+    k: &KernelAnalysis,
+    site: &Site,
+    sec: &Sectors,
+) -> Option<Advice> {
+    let bytes = i128::from(site.bytes.max(1));
+    if sec.stride.is_none_or(|s| i128::from(s).abs() <= bytes) {
+        return None;
+    }
+    let acf = &k.acf;
+    let &c = acf.contexts(site.func).first()?;
+    let p = acf.arena.poly(acf.expr(c, site.value)?);
+    let phi = p.terms.iter().find_map(|(mono, coeff)| {
+        match (mono.as_slice(), acf.arena.atom(*mono.first()?)) {
+            ([_], Atom::Uniform(Uniform::LoopPhi(_, i))) if coeff.abs() == bytes => Some(*i),
+            _ => None,
+        }
+    })?;
+    let sectors = most_sectors(k, bytes, Some(bytes), Some(0))?;
+    let counter = crate::checks::divergent_branch::source_name(
+        &a.module.counter_label(a.module.func(site.func), phi),
+    );
+    (sectors < sec.full_max).then_some(Advice::LanesAlongLoop { counter, sectors })
+}
+
+/// Whether the loop around `site` stores to its address, which is defined
+/// outside that loop.
+fn read_modify_write(a: &ModuleAnalysis<'_>, site: &Site) -> bool {
+    let m = a.module;
+    let func = m.func(site.func);
+    let g = a.graphs.func(site.func);
+    let block = func.inst(site.inst).block;
+    let Some(l) = g.loops.loop_of(block) else {
+        return false;
+    };
+    let invariant = match site.value {
+        Value::Inst(i) => !g.loops.contains(l, func.inst(i).block),
+        Value::Arg(_) | Value::Global(_) | Value::Const(_) => true,
+        _ => false,
+    };
+    // A store there repeats every iteration (clang often keeps the load
+    // before the loop and the running value in a register already); a
+    // load there is one half of the pair when the loop stores it too.
+    let stored_in_loop = || {
+        g.loops.get(l).blocks.iter().any(|&b| {
+            func.blocks[b.index()].insts.iter().any(|&i| {
+                let inst = func.inst(i);
+                inst.op == Opcode::Store && inst.address() == Some(site.value)
+            })
+        })
+    };
+    invariant && matches!(site.kind, SiteKind::Load | SiteKind::Store) && stored_in_loop()
+}
+
+/// The most sectors a request of `site` takes with the roles of
+/// `threadIdx.x` and `threadIdx.y` swapped in the kernel, where that makes
+/// `threadIdx.x` step one element and no other global access of the
+/// kernel takes more sectors than it does now; `None` otherwise.
+fn swapped(k: &KernelAnalysis, site: &Site, sec: &Sectors) -> Option<u64> {
+    let [x, y, _] = addresses::strides(&k.acf, site);
+    let bytes = i128::from(site.bytes.max(1));
+    if y != Some(Some(bytes)) && y != Some(Some(-bytes)) {
+        return None;
+    }
+    if x == Some(Some(bytes)) || x == Some(Some(-bytes)) {
+        return None;
+    }
+    let after = most_sectors(k, bytes, y?, x?)?;
+    if after >= sec.full_max {
+        return None;
+    }
+    let others_fine = k
+        .sites
+        .iter()
+        .filter(|s| {
+            s.space == Some(Space::Global)
+                && s.thread_dependent
+                && s.kind != SiteKind::Branch
+                && !std::ptr::eq(*s, site)
+        })
+        .all(|s| {
+            let [x, y, _] = addresses::strides(&k.acf, s);
+            let b = i128::from(s.bytes.max(1));
+            let stride = |d: Option<Option<i128>>| d.unwrap_or(Some(0));
+            let before = most_sectors(k, b, stride(x), stride(y));
+            let now = most_sectors(k, b, stride(y), stride(x));
+            matches!((before, now), (Some(b), Some(n)) if n <= b)
+        });
+    others_fine.then_some(after)
+}
+
+/// The most sectors a request of `bytes` per lane takes over the block's
+/// warps when `threadIdx.x` steps `sx` bytes and `threadIdx.y` steps `sy`
+/// (`None`: a parameter's multiple, rows far apart), the base at its worst
+/// element-aligned place in a sector, and each row of lanes at its own
+/// where the step between rows is a parameter's.
+fn most_sectors(
+    k: &KernelAnalysis,
+    bytes: i128,
+    sx: Option<i128>,
+    sy: Option<i128>,
+) -> Option<u64> {
+    let sector = i128::from(SECTOR_BYTES);
+    let shifts: Vec<i128> = (0..sector)
+        .step_by(bytes.clamp(1, sector) as usize)
+        .collect();
+    let touched = |offsets: &[i128], shift: i128| {
+        let mut set = BTreeSet::new();
+        for &at in offsets {
+            let (lo, hi) = (at + shift, at + shift + bytes - 1);
+            set.extend(lo.div_euclid(sector)..=hi.div_euclid(sector));
+        }
+        set.len() as u64
+    };
+    let worst = |offsets: &[i128]| {
+        shifts
+            .iter()
+            .map(|&r| touched(offsets, r))
+            .max()
+            .unwrap_or(0)
+    };
+    let warp = |w: &crate::acf::warp::Warp| -> Option<u64> {
+        let lanes: Vec<[i128; 3]> = crate::acf::lanes::lanes(w.exists)
+            .map(|l| w.tid[l].map(i128::from))
+            .collect();
+        // The dimension whose step is a parameter's groups the lanes.
+        let (step, group, within) = match (sx, sy) {
+            (Some(a), Some(b)) => (a, None, b),
+            (None, Some(b)) => (b, Some(0), 0),
+            (Some(a), None) => (a, Some(1), 0),
+            (None, None) => return None,
+        };
+        Some(match group {
+            None => {
+                let all: Vec<i128> = lanes.iter().map(|t| step * t[0] + within * t[1]).collect();
+                worst(&all)
+            }
+            Some(g) => {
+                let other = 1 - g;
+                let mut keys: Vec<i128> = lanes.iter().map(|t| t[g]).collect();
+                keys.sort_unstable();
+                keys.dedup();
+                keys.iter()
+                    .map(|&key| {
+                        let row: Vec<i128> = lanes
+                            .iter()
+                            .filter(|t| t[g] == key)
+                            .map(|t| step * t[other])
+                            .collect();
+                        worst(&row)
+                    })
+                    .sum()
+            }
+        })
+    };
+    k.acf
+        .warps
+        .iter()
+        .map(warp)
+        .collect::<Option<Vec<u64>>>()?
+        .into_iter()
+        .max()
+}
