@@ -2,8 +2,9 @@
 //! docs/ show on files of this repository (the bundled examples, the
 //! fixtures) run and exit as the docs say (0, or the `# exit N` their
 //! comment gives), and print the diagnostics quoted under them; the docs
-//! speak to users (no issue numbers, no paths of one machine); the
-//! changelog's top entry is the crate's version.
+//! speak to users (no issue numbers, no paths of one machine); their links
+//! lead to files; the changelog's top entry is the crate's version. The
+//! quoted output is clang 19's, held in the default (LLVM 19) build.
 
 mod common;
 use common::*;
@@ -230,7 +231,15 @@ fn the_commands_the_docs_show_on_the_examples_run_as_they_say() {
                 s.exit
             ));
         }
-        for q in &s.quoted {
+        // The output the docs quote is clang 19's (the default build): an
+        // LLVM 22 build places some branches at other columns and emits
+        // other instructions, so there only the exit codes are held.
+        let quoted = if warpcheck::ir::major::LLVM_MAJOR == 19 {
+            &s.quoted[..]
+        } else {
+            &[]
+        };
+        for q in quoted {
             if !said.lines().any(|l| l == q) {
                 failures.push(format!(
                     "{}: `warpcheck {}` does not print the line the docs quote:\n  {q}\nit printed:\n{said}",
