@@ -582,6 +582,10 @@ fn kernel_commands_on_a_host_module_name_the_file() {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "WARPCHECK_FAULT is read by debug builds only"
+)]
 fn an_internal_error_in_report_exits_3() {
     let dir = plain();
     let out = run(warpcheck()

@@ -769,3 +769,50 @@ fn the_name_guards_see_what_they_must() {
         ["bank-conflict", "divergent-branch"]
     );
 }
+
+/// The `src/` paths ARCHITECTURE.md names in its sentence on who knows
+/// LLVM ("Only `src/ir/llvm.rs`, … know about LLVM"); a folder (`src/plugin/`)
+/// stands for the files in it.
+fn documented_llvm_files() -> Vec<String> {
+    let doc = fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let start = doc
+        .find("Only `src/")
+        .expect("ARCHITECTURE.md says who knows LLVM");
+    let sentence = &doc[start..start + doc[start..].find("know about LLVM").unwrap()];
+    sentence
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|p| p.starts_with("src/"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn only_the_files_architecture_names_know_llvm() {
+    let named = documented_llvm_files();
+    assert!(named.len() >= 3, "{named:?}");
+    let covers = |rel: &str| {
+        named
+            .iter()
+            .any(|p| rel == p || (p.ends_with('/') && rel.starts_with(p.as_str())))
+    };
+    let knowing: Vec<String> = read_sources()
+        .iter()
+        .filter(|s| s.code.text.contains("inkwell") || s.code.text.contains("llvm_sys"))
+        .map(Source::rel)
+        .collect();
+    let unnamed: Vec<&String> = knowing.iter().filter(|r| !covers(r)).collect();
+    assert!(
+        unnamed.is_empty(),
+        "these files use inkwell or llvm-sys but ARCHITECTURE.md does not name them: {unnamed:?}"
+    );
+    let idle: Vec<&String> = named
+        .iter()
+        .filter(|p| !knowing.iter().any(|k| k == *p || k.starts_with(p.as_str())))
+        .collect();
+    assert!(
+        idle.is_empty(),
+        "ARCHITECTURE.md names these as knowing LLVM, but they do not: {idle:?}"
+    );
+}

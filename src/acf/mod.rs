@@ -24,8 +24,8 @@ pub mod expr;
 mod invariance;
 mod iterations;
 pub mod ladder;
+pub mod lane_exits;
 pub mod lanes;
-pub mod sweep;
 pub mod warp;
 
 use crate::budget::{Exhausted, Meter};
@@ -47,7 +47,7 @@ pub struct WarpFacts {
     active: HashMap<CtxId, Vec<(u32, u32)>>,
     /// `must` without assuming bounds checks pass whole warps.
     strict: HashMap<CtxId, Vec<u32>>,
-    sweeps: HashMap<(CtxId, BlockId), sweep::Sweep>,
+    lane_exits: HashMap<(CtxId, BlockId), lane_exits::LaneExits>,
     /// Per site block with a [`ladder::Ladder`], per value of its counter:
     /// the branch's condition (branch blocks only) and the block's lanes.
     iterations: HashMap<(CtxId, BlockId), Vec<Iteration>>,
@@ -154,40 +154,10 @@ impl KernelAcf {
             meter.acf_exprs(arena.num_exprs())?;
             meter.time_and_memory()
         };
-        let mut exprs = HashMap::default();
-        let mut branches = Vec::new();
-        for &c in &order {
-            let f = b.arena.func_of(c);
-            let func = m.func(f);
-            for blk in func.block_ids() {
-                if !graphs.func(f).cfg.reachable(blk) {
-                    continue;
-                }
-                let Some(t) = func.terminator(blk) else {
-                    continue;
-                };
-                if t.is_conditional_branch() {
-                    let v = t.operands[0];
-                    let e = b.value(c, v);
-                    exprs.insert((c, v), e);
-                    branches.push((c, blk, e));
-                    check(&b.arena)?;
-                }
-            }
-        }
-        // Where each value is used: a warp that never runs those blocks
-        // never needs its lanes (the checks see an idle warp first).
-        let mut used_at: HashMap<(CtxId, Value), Vec<BlockId>> = HashMap::default();
-        for &(f, v, at) in values {
-            for c in b.contexts_of(f).to_vec() {
-                let e = b.value(c, v);
-                exprs.insert((c, v), e);
-                used_at.entry((c, v)).or_default().push(at);
-            }
-            check(&b.arena)?;
-        }
+        let built = Built::new(&mut b, m, graphs, &order, values, &check)?;
         let nwarps = warp::warps(block).len();
-        let sweeps = iterations::Ladders::find(&mut b, m, graphs, (&branches, &used_at), nwarps);
+        let branches_and_uses = (&built.branches[..], &built.used_at);
+        let sweeps = iterations::Ladders::find(&mut b, m, graphs, branches_and_uses, nwarps);
         let contexts: HashMap<FuncId, Vec<CtxId>> = reached
             .iter()
             .map(|&f| (f, b.contexts_of(f).to_vec()))
@@ -208,105 +178,42 @@ impl KernelAcf {
         // go (every few branches, after each warp's sites), else 32 warps
         // each hold the lanes of every subexpression at once.
         let mut keep = vec![false; arena.num_exprs()];
-        let kept = exprs.values().chain(sweeps.iter_exprs.values().flatten());
+        let kept = built
+            .exprs
+            .values()
+            .chain(sweeps.iter_exprs.values().flatten());
         for &e in kept {
             if let Some(k) = keep.get_mut(e.index()) {
                 *k = true;
             }
         }
-        for (i, &(c, blk, e)) in branches.iter().enumerate() {
-            if i % KEEP_EVERY == KEEP_EVERY - 1 {
-                for ev in &mut evs {
-                    ev.keep_only(&keep);
-                }
-            }
-            let f = arena.func_of(c);
-            // The part of a threshold that moves in a loop is the same in
-            // most warps: work it out once per branch.
-            let seen: std::cell::RefCell<HashMap<expr::Poly, expr::Poly>> = Default::default();
-            let variant = |ar: &Arena, u: &expr::Poly| {
-                if let Some(v) = seen.borrow().get(u) {
-                    return v.clone();
-                }
-                let v = invariance::variant_terms(m, graphs.func(f), ar, u, f, blk);
-                seen.borrow_mut().insert(u.clone(), v.clone());
-                v
-            };
-            let uniform = !arena.is_thread(e);
-            for (ev, wf) in evs.iter_mut().zip(&mut facts) {
-                let cond = if uniform {
-                    Cond::Uniform
-                } else {
-                    warp::condition(&mut arena, ev, m.func(f), blk, e, &variant)
-                };
-                wf.conds.insert((c, blk), cond);
-            }
-            check(&arena)?;
-        }
-        for &(c, blk, _) in &branches {
-            let mut conds: Vec<&mut Cond> = facts
-                .iter_mut()
-                .filter_map(|wf| wf.conds.get_mut(&(c, blk)))
-                .collect();
-            warp::mark_bounded(&mut conds);
-        }
+        let mut warp_state = (&mut arena, &mut evs[..], &mut facts[..]);
+        branch_conditions(m, graphs, &mut warp_state, &built.branches, &keep, &check)?;
         let control: HashMap<FuncId, active::ControlEdges> = reached
             .iter()
             .map(|&f| (f, active::ControlEdges::new(graphs.func(f))))
             .collect();
         for ((w, ev), wf) in warps.iter().zip(&mut evs).zip(&mut facts) {
-            let mut entries = HashMap::default();
-            for (k, &c) in order.iter().enumerate() {
-                let f = arena.func_of(c);
-                let Some(edges) = control.get(&f) else {
-                    continue;
-                };
-                let at = |x: CtxId, b: BlockId| wf.active[&x][b.index()];
-                let entry = entry_lanes(w, c, k, (&order, &calls), at, f == kernel);
-                // Strict: a caller's bounds check cuts the lanes it passes.
-                let strict_at = |x: CtxId, b: BlockId| (at(x, b).0, wf.strict[&x][b.index()]);
-                let strict_entry = entry_lanes(w, c, k, (&order, &calls), strict_at, f == kernel);
-                let g = graphs.func(f);
-                let cond = |b: BlockId| wf.conds.get(&(c, b));
-                let lanes = active::active_lanes(g, edges, entry, cond, true);
-                let bounded = wf.conds.iter().any(|((h, _), x)| {
-                    *h == c && matches!(x, Cond::Threshold { bounded: true, .. })
-                });
-                let strict = if bounded || strict_entry != entry {
-                    active::active_lanes(g, edges, strict_entry, cond, false)
-                } else {
-                    lanes.clone()
-                };
-                wf.strict.insert(c, strict.iter().map(|x| x.1).collect());
-                wf.active.insert(c, lanes);
-                entries.insert(c, (entry, strict_entry));
-            }
-            for (&(c, v), &e) in &exprs {
+            let entries = warp_lanes(w, wf, (&order, &calls), &control, graphs, &arena, kernel);
+            for (&(c, v), &e) in &built.exprs {
                 let runs = |b: &BlockId| {
                     wf.active
                         .get(&c)
                         .and_then(|a| a.get(b.index()))
                         .is_none_or(|x| x.0 != 0)
                 };
-                if used_at.get(&(c, v)).is_none_or(|at| at.iter().any(runs)) {
+                if built
+                    .used_at
+                    .get(&(c, v))
+                    .is_none_or(|at| at.iter().any(runs))
+                {
                     ev.eval(&mut arena, e);
                     // A warp's values are most of what the ACF holds.
                     meter.memory()?;
                 }
             }
             check(&arena)?;
-            for &(c, blk, _) in &branches {
-                let Some(cond) = wf.conds.get(&(c, blk)) else {
-                    continue;
-                };
-                let f = arena.func_of(c);
-                let g = graphs.func(f);
-                let active = |b: BlockId| wf.active[&c][b.index()];
-                let conds = |b: BlockId| wf.conds.get(&(c, b));
-                if let Some(s) = sweep::sweep(&arena, g, m, (f, blk), cond, &active, &conds) {
-                    wf.sweeps.insert((c, blk), s);
-                }
-            }
+            find_lane_exits(m, graphs, &arena, wf, &built.branches);
             let ctl = |f: FuncId| &control[&f];
             sweeps.run(&mut arena, ev, wf, (m, graphs), (&ctl, &entries));
             ev.keep_only(&keep);
@@ -318,7 +225,7 @@ impl KernelAcf {
             .iter()
             .flat_map(|&(f, v, _)| contexts.get(&f).into_iter().flatten().map(move |&c| (c, v)))
             .filter(|k| seen.insert(*k))
-            .filter_map(|k| Some((k, *exprs.get(&k)?)))
+            .filter_map(|k| Some((k, *built.exprs.get(&k)?)))
             .collect();
         let cases = cases::find(&mut arena, &mut evs, &warps, sites);
         keep.resize(arena.num_exprs(), false);
@@ -339,7 +246,7 @@ impl KernelAcf {
         Ok(KernelAcf {
             kernel,
             arena,
-            exprs,
+            exprs: built.exprs,
             contexts,
             block,
             warps,
@@ -409,9 +316,9 @@ impl KernelAcf {
     }
 
     /// Each lane's exit iteration, for a loop exit that tests a counter
-    /// against a per-lane bound (see [`sweep`]).
-    pub fn sweep(&self, w: usize, c: CtxId, b: BlockId) -> Option<&sweep::Sweep> {
-        self.facts[w].sweeps.get(&(c, b))
+    /// against a per-lane bound (see [`lane_exits`]).
+    pub fn lane_exits(&self, w: usize, c: CtxId, b: BlockId) -> Option<&lane_exits::LaneExits> {
+        self.facts[w].lane_exits.get(&(c, b))
     }
 
     /// The values of a loop counter the launch fixes, on the iterations
@@ -476,6 +383,182 @@ impl KernelAcf {
                         .is_some_and(|l| l.uniform(may).is_some())
             })
         })
+    }
+}
+
+/// The expressions the warps evaluate, as built.
+struct Built {
+    exprs: HashMap<(CtxId, Value), ExprId>,
+    /// Each reachable conditional branch: its context, block and condition.
+    branches: Vec<(CtxId, BlockId, ExprId)>,
+    /// The blocks that use each site value.
+    used_at: HashMap<(CtxId, Value), Vec<BlockId>>,
+}
+
+impl Built {
+    /// The condition of every reachable branch in each context, then the
+    /// sites' values (`values`) in every context of their function.
+    fn new(
+        b: &mut build::Builder<'_>,
+        m: &Module,
+        graphs: &ModuleGraphs,
+        order: &[CtxId],
+        values: &[(FuncId, Value, BlockId)],
+        check: &dyn Fn(&Arena) -> Result<(), Exhausted>,
+    ) -> Result<Self, Exhausted> {
+        let mut exprs = HashMap::default();
+        let mut branches = Vec::new();
+        for &c in order {
+            let f = b.arena.func_of(c);
+            let func = m.func(f);
+            for blk in func.block_ids() {
+                if !graphs.func(f).cfg.reachable(blk) {
+                    continue;
+                }
+                let Some(t) = func.terminator(blk) else {
+                    continue;
+                };
+                if t.is_conditional_branch() {
+                    let v = t.operands[0];
+                    let e = b.value(c, v);
+                    exprs.insert((c, v), e);
+                    branches.push((c, blk, e));
+                    check(&b.arena)?;
+                }
+            }
+        }
+        // Where each value is used: a warp that never runs those blocks
+        // never needs its lanes (the checks see an idle warp first).
+        let mut used_at: HashMap<(CtxId, Value), Vec<BlockId>> = HashMap::default();
+        for &(f, v, at) in values {
+            for c in b.contexts_of(f).to_vec() {
+                let e = b.value(c, v);
+                exprs.insert((c, v), e);
+                used_at.entry((c, v)).or_default().push(at);
+            }
+            check(&b.arena)?;
+        }
+        Ok(Built {
+            exprs,
+            branches,
+            used_at,
+        })
+    }
+}
+
+/// Each branch's condition in every warp, then which of them are bounded
+/// (`warp::mark_bounded`). The subexpressions' lanes not in `keep` are
+/// dropped every [`KEEP_EVERY`] branches.
+fn branch_conditions(
+    m: &Module,
+    graphs: &ModuleGraphs,
+    (arena, evs, facts): &mut (&mut Arena, &mut [Evaluator<'_>], &mut [WarpFacts]),
+    branches: &[(CtxId, BlockId, ExprId)],
+    keep: &[bool],
+    check: &dyn Fn(&Arena) -> Result<(), Exhausted>,
+) -> Result<(), Exhausted> {
+    for (i, &(c, blk, e)) in branches.iter().enumerate() {
+        if i % KEEP_EVERY == KEEP_EVERY - 1 {
+            for ev in evs.iter_mut() {
+                ev.keep_only(keep);
+            }
+        }
+        let f = arena.func_of(c);
+        // The part of a threshold that moves in a loop is the same in
+        // most warps: work it out once per branch.
+        let seen: std::cell::RefCell<HashMap<expr::Poly, expr::Poly>> = Default::default();
+        let variant = |ar: &Arena, u: &expr::Poly| {
+            if let Some(v) = seen.borrow().get(u) {
+                return v.clone();
+            }
+            let v = invariance::variant_terms(m, graphs.func(f), ar, u, f, blk);
+            seen.borrow_mut().insert(u.clone(), v.clone());
+            v
+        };
+        let uniform = !arena.is_thread(e);
+        for (ev, wf) in evs.iter_mut().zip(facts.iter_mut()) {
+            let cond = if uniform {
+                Cond::Uniform
+            } else {
+                warp::condition(arena, ev, m.func(f), blk, e, &variant)
+            };
+            wf.conds.insert((c, blk), cond);
+        }
+        check(arena)?;
+    }
+    for &(c, blk, _) in branches {
+        let mut conds: Vec<&mut Cond> = facts
+            .iter_mut()
+            .filter_map(|wf| wf.conds.get_mut(&(c, blk)))
+            .collect();
+        warp::mark_bounded(&mut conds);
+    }
+    Ok(())
+}
+
+/// The lanes of warp `w` that can and must be active in each block of
+/// each context (`wf.active`, and `wf.strict` without assuming that
+/// bounds checks pass whole warps), contexts in `order`, callers first;
+/// returns each context's entry lanes, plain and strict.
+fn warp_lanes(
+    w: &Warp,
+    wf: &mut WarpFacts,
+    (order, calls): (&[CtxId], &CallSites),
+    control: &HashMap<FuncId, active::ControlEdges>,
+    graphs: &ModuleGraphs,
+    arena: &Arena,
+    kernel: FuncId,
+) -> iterations::Entries {
+    let mut entries = HashMap::default();
+    for (k, &c) in order.iter().enumerate() {
+        let f = arena.func_of(c);
+        let Some(edges) = control.get(&f) else {
+            continue;
+        };
+        let at = |x: CtxId, b: BlockId| wf.active[&x][b.index()];
+        let entry = entry_lanes(w, c, k, (order, calls), at, f == kernel);
+        // Strict: a caller's bounds check cuts the lanes it passes.
+        let strict_at = |x: CtxId, b: BlockId| (at(x, b).0, wf.strict[&x][b.index()]);
+        let strict_entry = entry_lanes(w, c, k, (order, calls), strict_at, f == kernel);
+        let g = graphs.func(f);
+        let cond = |b: BlockId| wf.conds.get(&(c, b));
+        let lanes = active::active_lanes(g, edges, entry, cond, true);
+        let bounded = wf
+            .conds
+            .iter()
+            .any(|((h, _), x)| *h == c && matches!(x, Cond::Threshold { bounded: true, .. }));
+        let strict = if bounded || strict_entry != entry {
+            active::active_lanes(g, edges, strict_entry, cond, false)
+        } else {
+            lanes.clone()
+        };
+        wf.strict.insert(c, strict.iter().map(|x| x.1).collect());
+        wf.active.insert(c, lanes);
+        entries.insert(c, (entry, strict_entry));
+    }
+    entries
+}
+
+/// The lane exits ([`lane_exits`]) of the branches whose shape allows
+/// them, in one warp.
+fn find_lane_exits(
+    m: &Module,
+    graphs: &ModuleGraphs,
+    arena: &Arena,
+    wf: &mut WarpFacts,
+    branches: &[(CtxId, BlockId, ExprId)],
+) {
+    for &(c, blk, _) in branches {
+        let Some(cond) = wf.conds.get(&(c, blk)) else {
+            continue;
+        };
+        let f = arena.func_of(c);
+        let g = graphs.func(f);
+        let active = |b: BlockId| wf.active[&c][b.index()];
+        let conds = |b: BlockId| wf.conds.get(&(c, b));
+        if let Some(s) = lane_exits::lane_exits(arena, g, m, (f, blk), cond, &active, &conds) {
+            wf.lane_exits.insert((c, blk), s);
+        }
     }
 }
 

@@ -263,7 +263,7 @@ fn warp_outcome(acf: &KernelAcf, w: usize, f: CtxId, b: BlockId) -> Outcome {
     if may == 0 {
         return Outcome::Uniform;
     }
-    if let Some(s) = acf.sweep(w, f, b) {
+    if let Some(s) = acf.lane_exits(w, f, b) {
         return match (s.differ(s.entry_must), s.differ(s.entry_may)) {
             (Some(true), _) => Outcome::Split,
             (_, Some(false)) => Outcome::Uniform,

@@ -444,23 +444,22 @@ pub struct Reported {
 /// Analyses the jobs and prints their findings (text to stderr when
 /// `to_stderr`, as a compiler would), or the JSON or SARIF document.
 pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr: bool) -> Reported {
-    // A regular file of a report's size, never a FIFO or a device.
-    let baseline = r.baseline.as_deref().map(|p| {
-        crate::files::regular(p, "baseline", MAX_BASELINE_BYTES)
-            .map_err(|e| format!("--baseline {e}"))
-            .and_then(|_| crate::diag::baseline::read(p))
-    });
-    let baseline = match baseline {
-        None => None,
-        Some(Ok(b)) => Some(b),
-        Some(Err(e)) => {
-            eprintln!("warpcheck: error: {e}");
-            return Reported {
-                code: exit::INPUT,
-                warnings: 0,
-                findings_fail: false,
-            };
-        }
+    let failed = |code| Reported {
+        code,
+        ..Reported::default()
+    };
+    let Ok(baseline) = read_baseline(r) else {
+        return failed(exit::INPUT);
+    };
+    let sink = match r.format {
+        ReportFormat::Json => match KernelSink::start() {
+            Ok(sink) => Some(sink),
+            Err(e) => {
+                eprintln!("warpcheck: internal error: writing the report: {e}");
+                return failed(exit::INTERNAL);
+            }
+        },
+        _ => None,
     };
     let emit = |text: &str| {
         if to_stderr {
@@ -469,39 +468,74 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
             print!("{text}");
         }
     };
-    let colour = r.color.colour(to_stderr);
-    let mut fixes = Vec::new();
-    let mut report = json::Report::new();
-    let mut cache = text::SourceCache::default();
-    let mut code = exit::OK;
-    let mut warnings = 0usize;
-    let mut errors = 0usize;
-    let mut suppressed = 0usize;
-    let sink = match r.format {
-        ReportFormat::Json => match KernelSink::start() {
-            Ok(sink) => Some(sink),
-            Err(e) => {
-                eprintln!("warpcheck: internal error: writing the report: {e}");
-                return Reported {
-                    code: exit::INTERNAL,
-                    warnings: 0,
-                    findings_fail: false,
-                };
-            }
-        },
-        _ => None,
+    let outcomes = analyse_jobs(r, settings, jobs, sink.as_ref());
+    let mut tally = Tally::new(r, r.color.colour(to_stderr), baseline);
+    for (job, outcome) in jobs.iter().zip(outcomes) {
+        tally.add(&job.file, outcome.flatten(), &emit);
+    }
+    let summary = r.summary.then(|| {
+        tally.summary.rank(&tally.report.findings);
+        std::mem::take(&mut tally.summary)
+    });
+    // Every format says the same findings: notes with `--notes` (or in the
+    // full dump `--sites` asks for).
+    if !(r.notes || r.sites) {
+        tally
+            .report
+            .findings
+            .retain(|f| always_said(f.severity != Severity::Note.name(), &f.check));
+    }
+    if let Err(e) = write_document(r, sink, &tally.report, summary.as_ref(), &emit) {
+        eprintln!("warpcheck: internal error: writing the report: {e}");
+        tally.code = exit::INTERNAL;
+    }
+    if r.format == ReportFormat::Text && !r.quiet {
+        tally.closing_lines();
+    }
+    if let Some(path) = &r.export_fixes {
+        if let Err(e) = export_fixes(path, jobs, std::mem::take(&mut tally.fixes)) {
+            eprintln!("warpcheck: error: --export-fixes {}: {e}", path.display());
+            tally.code = tally.code.max(exit::INPUT);
+        }
+    }
+    tally.reported(r)
+}
+
+/// `--baseline`'s fingerprints (none without it); `Err` once said.
+fn read_baseline(r: &ReportArgs) -> Result<Option<std::collections::HashSet<String>>, ()> {
+    let Some(p) = r.baseline.as_deref() else {
+        return Ok(None);
     };
+    // A regular file of a report's size, never a FIFO or a device.
+    crate::files::regular(p, "baseline", MAX_BASELINE_BYTES)
+        .map_err(|e| format!("--baseline {e}"))
+        .and_then(|_| crate::diag::baseline::read(p))
+        .map(Some)
+        .map_err(|e| eprintln!("warpcheck: error: {e}"))
+}
+
+/// A file's outcome: `None` for a panic while analysing it.
+type Outcome = Option<Result<FileOutcome, frontend::InputError>>;
+
+/// Checks every job, `-j` at a time; the JSON kernels go to `sink` in the
+/// files' order as they come.
+fn analyse_jobs(
+    r: &ReportArgs,
+    settings: &Settings,
+    jobs: &[Job],
+    sink: Option<&KernelSink>,
+) -> Vec<Option<Outcome>> {
     let threads = r.jobs.unwrap_or_else(super::jobs::default_threads);
     // Threads that no file takes analyse a file's kernels.
     let per_file = (threads / jobs.len().max(1)).max(1);
-    let outcomes = super::jobs::run_all(jobs, threads, |job| {
+    super::jobs::run_all(jobs, threads, |job| {
         let place = jobs.iter().position(|j| std::ptr::eq(j, job)).unwrap_or(0);
         let want = Wanted {
             report: r.format != ReportFormat::Text || r.summary,
             sites: r.sites && r.format == ReportFormat::Json,
             summary: r.summary,
             bounds: r.bounds,
-            kernels: sink.as_ref().map(|s| (s, place)),
+            kernels: sink.map(|s| (s, place)),
         };
         let outcome = match configured(job, settings) {
             Ok((mut settings, compile)) => {
@@ -511,140 +545,189 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
             Err(message) => Some(Err(frontend::InputError { message })),
         };
         // Later files' kernels wait for this one's.
-        if let Some(s) = &sink {
+        if let Some(s) = sink {
             s.done(place);
         }
         outcome
-    });
-    let mut summary = crate::diag::summary::Summary::default();
-    for (job, outcome) in jobs.iter().zip(outcomes) {
-        let file = &job.file;
-        match outcome.flatten().ok_or(()) {
-            Ok(Ok(FileOutcome {
-                report: module_report,
-                counts,
-                findings,
-                prints,
-                suppressed: quiet_here,
-                fixes: fixes_here,
-            })) => {
-                for (file, name, c) in counts {
-                    summary.add_kernel(&file, &name, c);
-                }
-                suppressed += quiet_here;
-                let old = |fp: &str| baseline.as_ref().is_some_and(|b| b.contains(fp));
-                fixes.extend(
-                    fixes_here
-                        .into_iter()
-                        .filter(|(i, _)| !prints.get(*i).is_some_and(|fp| old(fp)))
-                        .map(|(_, fix)| fix),
-                );
-                let findings: Vec<_> = findings
-                    .into_iter()
-                    .zip(prints)
-                    .filter(|(_, fp)| !old(fp))
-                    .map(|(f, _)| f)
-                    .collect();
-                // Errors are warnings the configuration promoted: shown
-                // whenever warnings are.
-                let is_warning = |f: &&Finding| f.severity != Severity::Note;
-                errors += findings
-                    .iter()
-                    .filter(|f| f.severity == Severity::Error)
-                    .count();
-                warnings += findings.iter().filter(is_warning).count();
-                if r.format == ReportFormat::Text {
-                    for f in findings.iter().filter(|f| r.notes || shown(f)) {
-                        emit(&text::render_styled(f, r.explain, &mut cache, colour));
-                    }
-                }
-                report.findings.extend(
-                    module_report
-                        .findings
-                        .into_iter()
-                        .filter(|f| !old(&f.fingerprint)),
-                );
-            }
-            Ok(Err(e)) => {
+    })
+}
+
+/// What the files' outcomes add up to, the text printed as each comes.
+struct Tally<'r> {
+    r: &'r ReportArgs,
+    colour: text::Colour,
+    baseline: Option<std::collections::HashSet<String>>,
+    cache: text::SourceCache,
+    report: json::Report,
+    summary: crate::diag::summary::Summary,
+    fixes: Vec<crate::checks::Fix>,
+    warnings: usize,
+    errors: usize,
+    suppressed: usize,
+    code: i32,
+}
+
+impl<'r> Tally<'r> {
+    fn new(
+        r: &'r ReportArgs,
+        colour: text::Colour,
+        baseline: Option<std::collections::HashSet<String>>,
+    ) -> Self {
+        Tally {
+            r,
+            colour,
+            baseline,
+            cache: text::SourceCache::default(),
+            report: json::Report::new(),
+            summary: Default::default(),
+            fixes: Vec::new(),
+            warnings: 0,
+            errors: 0,
+            suppressed: 0,
+            code: exit::OK,
+        }
+    }
+
+    /// Adds `file`'s outcome: its findings that the baseline does not
+    /// know, printed as text when that is the format.
+    fn add(&mut self, file: &std::path::Path, outcome: Outcome, emit: &dyn Fn(&str)) {
+        let outcome = match outcome {
+            Some(Ok(o)) => o,
+            Some(Err(e)) => {
                 eprintln!("warpcheck: error: {e}");
-                code = code.max(exit::INPUT);
+                self.code = self.code.max(exit::INPUT);
+                return;
             }
-            Err(_) => {
+            None => {
                 eprintln!(
                     "warpcheck: internal error while analysing {}; other files are unaffected. Please report this.",
                     file.display()
                 );
-                code = exit::INTERNAL;
+                self.code = exit::INTERNAL;
+                return;
+            }
+        };
+        let FileOutcome {
+            report,
+            counts,
+            findings,
+            prints,
+            suppressed,
+            fixes,
+        } = outcome;
+        for (file, name, c) in counts {
+            self.summary.add_kernel(&file, &name, c);
+        }
+        self.suppressed += suppressed;
+        let baseline = &self.baseline;
+        let old = |fp: &str| baseline.as_ref().is_some_and(|b| b.contains(fp));
+        self.fixes.extend(
+            fixes
+                .into_iter()
+                .filter(|(i, _)| !prints.get(*i).is_some_and(|fp| old(fp)))
+                .map(|(_, fix)| fix),
+        );
+        let findings: Vec<_> = findings
+            .into_iter()
+            .zip(prints)
+            .filter(|(_, fp)| !old(fp))
+            .map(|(f, _)| f)
+            .collect();
+        // Errors are warnings the configuration promoted: shown whenever
+        // warnings are.
+        self.errors += findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .count();
+        self.warnings += findings
+            .iter()
+            .filter(|f| f.severity != Severity::Note)
+            .count();
+        if self.r.format == ReportFormat::Text {
+            for f in findings.iter().filter(|f| self.r.notes || shown(f)) {
+                emit(&text::render_styled(
+                    f,
+                    self.r.explain,
+                    &mut self.cache,
+                    self.colour,
+                ));
             }
         }
-    }
-    let summary = r.summary.then(|| {
-        summary.rank(&report.findings);
-        summary
-    });
-    // Every format says the same findings: notes with `--notes` (or in the
-    // full dump `--sites` asks for).
-    if !(r.notes || r.sites) {
-        report
+        self.report
             .findings
-            .retain(|f| always_said(f.severity != Severity::Note.name(), &f.check));
+            .extend(report.findings.into_iter().filter(|f| !old(&f.fingerprint)));
     }
-    let written = match (r.format, sink) {
+
+    /// Clang's closing count and clang-tidy's line on suppressions.
+    fn closing_lines(&self) {
+        if let Some(line) = generated(self.warnings - self.errors, self.errors) {
+            eprintln!("{line}");
+        }
+        let n = self.suppressed;
+        if n > 0 {
+            eprintln!(
+                "Suppressed {n} warning{} ({n} NOLINT).",
+                if n == 1 { "" } else { "s" }
+            );
+        }
+    }
+
+    /// The run's exit code: errors (the configuration's
+    /// `WarningsAsErrors`) fail it without `--werror`.
+    fn reported(&self, r: &ReportArgs) -> Reported {
+        let mut code = self.code;
+        let findings_fail =
+            code == exit::OK && (self.errors > 0 || (r.werror && self.warnings > 0));
+        if findings_fail {
+            code = r.error_exitcode.map_or(exit::WARNINGS, i32::from);
+        }
+        Reported {
+            code,
+            warnings: self.warnings,
+            findings_fail,
+        }
+    }
+}
+
+/// The document the format asks for after the findings: the summary in
+/// text, the SARIF log, or the end of the JSON report.
+fn write_document(
+    r: &ReportArgs,
+    sink: Option<KernelSink>,
+    report: &json::Report,
+    summary: Option<&crate::diag::summary::Summary>,
+    emit: &dyn Fn(&str),
+) -> Result<(), String> {
+    match (r.format, sink) {
         (ReportFormat::Text, _) => {
-            if let Some(s) = &summary {
+            if let Some(s) = summary {
                 emit(&s.render());
             }
             Ok(())
         }
         (ReportFormat::Sarif, _) => {
-            serde_json::to_string_pretty(&crate::diag::sarif::render(&report))
+            serde_json::to_string_pretty(&crate::diag::sarif::render(report))
                 .map(|s| println!("{}", json::compact(&s)))
                 .map_err(|e| e.to_string())
         }
-        (ReportFormat::Json, Some(sink)) => sink.finish(&report.findings, summary.as_ref()),
+        (ReportFormat::Json, Some(sink)) => sink.finish(&report.findings, summary),
         (ReportFormat::Json, None) => Err(String::from("no report was started")),
+    }
+}
+
+/// Writes `--export-fixes`: clang-tidy's main file is the one analysed,
+/// absolute as the paths of the replacements are.
+fn export_fixes(
+    path: &std::path::Path,
+    jobs: &[Job],
+    fixes: Vec<crate::checks::Fix>,
+) -> Result<(), String> {
+    let main = match jobs {
+        [one] => Some(std::fs::canonicalize(&one.file).unwrap_or_else(|_| one.file.clone())),
+        _ => None,
     };
-    if let Err(e) = written {
-        eprintln!("warpcheck: internal error: writing the report: {e}");
-        code = exit::INTERNAL;
-    }
-    if r.format == ReportFormat::Text && !r.quiet {
-        if let Some(line) = generated(warnings - errors, errors) {
-            eprintln!("{line}");
-        }
-        // As clang-tidy says it.
-        if suppressed > 0 {
-            eprintln!(
-                "Suppressed {suppressed} warning{} ({suppressed} NOLINT).",
-                if suppressed == 1 { "" } else { "s" }
-            );
-        }
-    }
-    // Errors (the configuration's WarningsAsErrors) fail the run without
-    // --werror.
-    if let Some(path) = &r.export_fixes {
-        // clang-tidy's main file: the one analysed, absolute as the paths
-        // of the replacements are.
-        let main = match jobs {
-            [one] => Some(std::fs::canonicalize(&one.file).unwrap_or_else(|_| one.file.clone())),
-            _ => None,
-        };
-        let written = super::fixes::yaml(main.as_deref(), &super::fixes::dedup(fixes))
-            .and_then(|text| std::fs::write(path, text).map_err(|e| e.to_string()));
-        if let Err(e) = written {
-            eprintln!("warpcheck: error: --export-fixes {}: {e}", path.display());
-            code = code.max(exit::INPUT);
-        }
-    }
-    let findings_fail = code == exit::OK && (errors > 0 || (r.werror && warnings > 0));
-    if findings_fail {
-        code = r.error_exitcode.map_or(exit::WARNINGS, i32::from);
-    }
-    Reported {
-        code,
-        warnings,
-        findings_fail,
-    }
+    let text = super::fixes::yaml(main.as_deref(), &super::fixes::dedup(fixes))?;
+    std::fs::write(path, text).map_err(|e| e.to_string())
 }
 
 /// Whether a finding is shown without `--notes`: warnings and errors, and

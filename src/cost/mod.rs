@@ -7,7 +7,7 @@
 //! * [`metric`]: what each instruction, edge and divergent branch costs,
 //!   from the ACF checks' per-site figures (the simulator's counters are
 //!   the truth these must cover).
-//! * [`values`]: the logical conditions — per-lane affine bounds of the
+//! * [`conditions`]: the logical conditions — per-lane affine bounds of the
 //!   integer values, loop counters split into start plus step times an
 //!   iteration counter, guards as facts.
 //! * [`trips`]: one trip bound per loop, from an exit test on a counter,
@@ -35,6 +35,7 @@
 pub mod affine;
 pub mod bound;
 mod cbc;
+pub mod conditions;
 pub mod lp;
 pub mod metric;
 pub mod potential;
@@ -45,7 +46,6 @@ pub mod sanity;
 pub mod splits;
 pub mod sweeps;
 pub mod trips;
-pub mod values;
 pub mod warp_graph;
 
 use crate::analysis::KernelAnalysis;
@@ -196,7 +196,7 @@ pub fn prepare(
 ) -> Prepared {
     let f = m.func(k.kernel);
     let mut names = names_of(f);
-    let env = values::Env {
+    let env = conditions::Env {
         m,
         f,
         g,
@@ -234,7 +234,7 @@ pub fn names_of(f: &crate::ir::Function) -> Names {
             .map(|(i, p)| p.name.clone().unwrap_or_else(|| format!("arg{i}")))
             .collect(),
         factors: Factors::default(),
-        unsigned: values::unsigned_params(&f.demangled, f.params.len()),
+        unsigned: conditions::unsigned_params(&f.demangled, f.params.len()),
     }
 }
 
@@ -249,7 +249,7 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 fn problem(
-    env: &values::Env<'_>,
+    env: &conditions::Env<'_>,
     (k, figures): (&KernelAnalysis, &[SiteFigures]),
     (trips, factors): (&[Trip], &Factors),
     (degree, each_time): (usize, bool),
@@ -282,8 +282,8 @@ fn problem(
         if let Err(e) = meter.time_and_memory() {
             return Err(format!("the {e} ran out"));
         }
-        let mut vals = values::Values::new(env, values::Ranges::default());
-        let fs = values::edge_facts(&mut vals, e.logical.0, e.logical.1)
+        let mut vals = conditions::Values::new(env, conditions::Ranges::default());
+        let fs = conditions::edge_facts(&mut vals, e.logical.0, e.logical.1)
             .iter()
             .map(|a| env.eliminate(a, true))
             .collect();

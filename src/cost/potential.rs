@@ -20,10 +20,10 @@
 
 use super::affine::{Affine, Sym};
 use super::bound::{Factors, Mono, Poly};
+use super::conditions::{Env, Ranges};
 use super::lp::{Lp, Row, VarId};
 use super::rat::Rat;
 use super::remainder::Link;
-use super::values::{Env, Ranges};
 use super::warp_graph::{NodeId, WarpGraph};
 use crate::dataflow::FastMap as HashMap;
 use crate::graph::LoopId;

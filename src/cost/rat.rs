@@ -8,6 +8,11 @@
 //! claim (a trip bound, a fact, an LP row, a range) checks
 //! [`Rat::is_finite`] and makes that quantity unknown, so an overflow is a
 //! missing bound, never a panic and never a wrong number.
+//!
+//! Written here rather than taken from `num-rational`: its `Ratio<i128>`
+//! panics where this must give the overflow (a zero denominator, the sign
+//! of `i128::MIN` flipped in a gcd or a normalisation), so every operation
+//! would need a guard around it, and it has no sticky overflow value.
 
 use std::cmp::Ordering;
 use std::fmt;

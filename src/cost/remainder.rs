@@ -15,8 +15,8 @@
 //! reaches a node before `X`: every edge into `X` rewrites it.
 
 use super::affine::{Affine, Sym};
+use super::conditions::{self, Env, Ranges, Values};
 use super::rat::Rat;
-use super::values::{self, Env, Ranges, Values};
 use crate::graph::loop_facts::{MainMask, Remainder};
 use crate::graph::LoopId;
 use crate::ir::{BlockId, Value};
@@ -59,7 +59,7 @@ fn link(env: &Env<'_>, r: &Remainder) -> Option<Link> {
     // leaves out the sign.
     if r.main_mask == MainMask::HighButSign {
         let mut at_exit = Values::new(env, Ranges::default());
-        values::edge_facts(&mut at_exit, r.main_exit.0, r.main_exit.1);
+        conditions::edge_facts(&mut at_exit, r.main_exit.0, r.main_exit.1);
         if !at_exit.ranges.nonneg(env, &x_aff) {
             return None;
         }
@@ -67,7 +67,7 @@ fn link(env: &Env<'_>, r: &Remainder) -> Option<Link> {
     // On the guard's edge, 0 ≤ x < U: x & (U − 1) = x.
     let u = r.unroll as i128;
     let mut at_guard = Values::new(env, Ranges::default());
-    values::edge_facts(&mut at_guard, r.guard.0, r.guard.1);
+    conditions::edge_facts(&mut at_guard, r.guard.0, r.guard.1);
     let (lo, hi) = at_guard.ranges.of(env, &x_aff);
     if !(lo.is_some_and(|l| l >= Rat::ZERO) && hi.is_some_and(|h| h < Rat::int(u))) {
         return None;

@@ -17,8 +17,8 @@
 //! distinct values, so at most one split.
 
 use super::affine::Sym;
+use super::conditions::{Env, Ranges, Values};
 use super::rat::Rat;
-use super::values::{Env, Ranges, Values};
 use crate::acf::expr::{Atom, ExprId, Op, Uniform};
 use crate::acf::KernelAcf;
 use crate::analysis::KernelAnalysis;

@@ -22,7 +22,7 @@
 //!
 //! [`metric::PerEntry`]: super::metric::PerEntry
 
-use super::values::Env;
+use super::conditions::Env;
 use crate::analysis::KernelAnalysis;
 use crate::dataflow::FastMap as HashMap;
 use crate::graph::LoopId;

@@ -23,8 +23,8 @@
 
 use super::affine::{Affine, Sym};
 use super::bound::{Factor, Factors};
+use super::conditions::{self, congruence_bits, Env, Ranges, Values};
 use super::rat::Rat;
-use super::values::{self, congruence_bits, Env, Ranges, Values};
 use crate::graph::loop_facts::{Amount, Counter, ExitTest};
 use crate::graph::{Loop, LoopId};
 use crate::ir::{InstId, IntPred, Opcode, Value};
@@ -64,7 +64,7 @@ fn loop_bound(env: &Env<'_>, factors: &mut Factors, l: LoopId, lp: &Loop) -> Tri
         .collect();
     let mut vals = Values::new(env, Ranges::default());
     if let [p] = outside.as_slice() {
-        values::edge_facts(&mut vals, *p, lp.header);
+        conditions::edge_facts(&mut vals, *p, lp.header);
     }
     let mut best: Option<Affine> = None;
     let mut why = "no exit compares a counter with a loop-invariant bound".to_string();

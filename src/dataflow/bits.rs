@@ -1,53 +1,37 @@
-//! A fixed-size bit set, for block sets, liveness and program points.
+//! A fixed-size bit set, for block sets, liveness and program points:
+//! `fixedbitset`'s, with the two answers the fixpoints need (whether an
+//! insert or a union added anything).
+
+use fixedbitset::FixedBitSet;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Bits {
-    words: Vec<u64>,
-}
+pub struct Bits(FixedBitSet);
 
 impl Bits {
     pub fn new(len: usize) -> Self {
-        Bits {
-            words: vec![0; len.div_ceil(64)],
-        }
+        Bits(FixedBitSet::with_capacity(len))
     }
 
+    /// Adds `i` (below the size); whether it was new.
     pub fn insert(&mut self, i: usize) -> bool {
-        let (w, b) = (i / 64, 1u64 << (i % 64));
-        let fresh = self.words[w] & b == 0;
-        self.words[w] |= b;
-        fresh
+        !self.0.put(i)
     }
 
+    /// Whether `i` is a member (never, past the size).
     pub fn contains(&self, i: usize) -> bool {
-        self.words
-            .get(i / 64)
-            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+        self.0.contains(i)
     }
 
     /// Adds every member of `other` (of the same size); whether any was new.
     pub fn union_with(&mut self, other: &Bits) -> bool {
-        let mut changed = false;
-        for (w, o) in self.words.iter_mut().zip(&other.words) {
-            let next = *w | o;
-            changed |= next != *w;
-            *w = next;
-        }
+        let changed = !other.0.is_subset(&self.0);
+        self.0.union_with(&other.0);
         changed
     }
 
     /// The members in order; a step per member, not per bit.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(wi, &w)| {
-            let mut rest = w;
-            std::iter::from_fn(move || {
-                (rest != 0).then(|| {
-                    let b = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    wi * 64 + b
-                })
-            })
-        })
+        self.0.ones()
     }
 }
 

@@ -296,65 +296,12 @@ pub fn translate(args: &[String], dir: &Path) -> Translated {
     t
 }
 
-/// Splits a shell command line into words: blanks separate, quotes group,
-/// a backslash escapes the next character (not inside single quotes).
+/// Splits a shell command line into words as a POSIX shell does: blanks
+/// separate, quotes group, a backslash escapes the next character (not
+/// inside single quotes), `#` at a word's start comments out the line.
 pub fn split_command(line: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' | '\t' | '\n' => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(x) => word.push(x),
-                        None => return Err("unterminated ' quote".into()),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(x @ ('"' | '\\' | '$' | '`')) => word.push(x),
-                            Some(x) => {
-                                word.push('\\');
-                                word.push(x);
-                            }
-                            None => return Err("unterminated \" quote".into()),
-                        },
-                        Some(x) => word.push(x),
-                        None => return Err("unterminated \" quote".into()),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                if let Some(x) = chars.next() {
-                    word.push(x);
-                }
-            }
-            _ => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
-    Ok(words)
+    // shlex says only that the line is bad, not where: name both causes.
+    shlex::split(line).ok_or_else(|| "an unclosed quote or a trailing backslash".to_string())
 }
 
 #[cfg(test)]
@@ -372,6 +319,9 @@ mod tests {
             ["nvcc", "-DNAME=a b", "x y", "c d", "-Iinc dir"]
         );
         assert!(split_command("nvcc 'open").is_err());
+        assert!(split_command("nvcc -c a.cu \\").is_err());
+        // A line continued in a shell script, and a comment after it.
+        assert_eq!(words("nvcc \\\n-c a.cu # built"), ["nvcc", "-c", "a.cu"]);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! warpcheck's own IR: a compact, owned, index-based copy of an LLVM module.
 //!
-//! Only `ir::llvm` touches LLVM (through inkwell). Every later stage works on
+//! Only `ir::llvm`, `ir::launch` and `ir::debug_names` touch LLVM (through
+//! inkwell). Every later stage works on
 //! these plain tables, so it can be tested with modules built by
 //! [`builder::ModuleBuilder`] and never holds an LLVM object.
 

@@ -1,73 +1,26 @@
-//! IEEE half and bfloat16 conversions. Half arithmetic is done in `f32` and
+//! IEEE half and bfloat16 conversions, rounding to nearest even as the
+//! GPU's `cvt.rn` does (`half`'s). Half arithmetic is done in `f32` and
 //! rounded back, which is exact for `+ - * /`: `f32` has more than twice
 //! half's precision, so the double rounding cannot change a result.
 
+use half::{bf16, f16};
+
 /// Rounds an `f32` to the nearest half (ties to even).
 pub fn f32_to_f16(x: f32) -> u16 {
-    let b = x.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
-    let exp = ((b >> 23) & 0xff) as i32;
-    let man = b & 0x7f_ffff;
-    if exp == 0xff {
-        let nan = if man != 0 {
-            0x200 | (man >> 13) as u16
-        } else {
-            0
-        };
-        return sign | 0x7c00 | nan;
-    }
-    let e = exp - 127 + 15;
-    if e >= 0x1f {
-        return sign | 0x7c00;
-    }
-    if e <= 0 {
-        if e < -10 {
-            return sign;
-        }
-        // Subnormal: the value in units of 2^-24 is the full significand
-        // shifted right by 14 - e.
-        let full = man | 0x80_0000;
-        let shift = (14 - e) as u32;
-        let rounded = (full + (1 << (shift - 1)) - 1 + ((full >> shift) & 1)) >> shift;
-        return sign | rounded as u16;
-    }
-    let rounded = (man + 0xfff + ((man >> 13) & 1)) >> 13;
-    // A carry out of the significand correctly bumps the exponent.
-    let v = ((e as u32) << 10) + rounded;
-    if v >= 0x7c00 {
-        sign | 0x7c00
-    } else {
-        sign | v as u16
-    }
+    f16::from_f32(x).to_bits()
 }
 
 pub fn f16_to_f32(h: u16) -> f32 {
-    let negative = h & 0x8000 != 0;
-    let exp = u32::from((h >> 10) & 0x1f);
-    let man = u32::from(h & 0x3ff);
-    let magnitude = match exp {
-        // Subnormals are exact in f32: man * 2^-24.
-        0 => man as f32 * f32::from_bits(0x3380_0000),
-        0x1f => f32::from_bits(0x7f80_0000 | (man << 13)),
-        _ => f32::from_bits(((exp + 112) << 23) | (man << 13)),
-    };
-    if negative {
-        -magnitude
-    } else {
-        magnitude
-    }
+    f16::from_bits(h).to_f32()
 }
 
+/// Rounds an `f32` to the nearest bfloat16 (ties to even; a NaN stays one).
 pub fn f32_to_bf16(x: f32) -> u16 {
-    let b = x.to_bits();
-    if x.is_nan() {
-        return ((b >> 16) | 0x40) as u16;
-    }
-    ((b + 0x7fff + ((b >> 16) & 1)) >> 16) as u16
+    bf16::from_f32(x).to_bits()
 }
 
 pub fn bf16_to_f32(h: u16) -> f32 {
-    f32::from_bits(u32::from(h) << 16)
+    bf16::from_bits(h).to_f32()
 }
 
 #[cfg(test)]
@@ -90,6 +43,8 @@ mod tests {
             assert_eq!(f32_to_f16(f16_to_f32(h)), h);
         }
         assert!(f16_to_f32(0x7e00).is_nan());
+        // The quiet NaN keeps its quiet bit.
+        assert_eq!(f32_to_f16(f32::NAN), 0x7e00);
     }
 
     #[test]
@@ -97,5 +52,11 @@ mod tests {
         assert_eq!(f32_to_bf16(1.0), 0x3f80);
         assert_eq!(bf16_to_f32(0x3f80), 1.0);
         assert!(bf16_to_f32(f32_to_bf16(f32::NAN)).is_nan());
+        // bfloat16 keeps 7 fraction bits: 1 + 2^-8 is halfway between 1 and
+        // 1 + 2^-7 and rounds to the even one, 1 + 3·2^-8 up to 1 + 2^-6.
+        assert_eq!(f32_to_bf16(1.0 + 2f32.powi(-8)), 0x3f80);
+        assert_eq!(f32_to_bf16(1.0 + 3.0 * 2f32.powi(-8)), 0x3f82);
+        // Past the largest finite value: infinity.
+        assert_eq!(f32_to_bf16(f32::MAX), 0x7f80);
     }
 }

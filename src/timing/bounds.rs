@@ -212,29 +212,10 @@ pub fn time_kernel(
         }
     };
     let uniform = barriers_uniform(m, k, g, &costs.barriers);
-    // Work and span.
-    let everything = |_: crate::ir::InstId, _: crate::ir::BlockId| true;
-    let ws = (|| {
-        let work = problem.solve(f, &steps, &everything, meter)?;
-        let span = problem.solve(f, &costs.as_costs(machine, 0), &everything, meter)?;
-        let (span_factor, span_note) = match &uniform {
-            Ok(()) => (Rat::ONE, None),
-            Err(why) => (
-                Rat::int(i128::from(n)),
-                Some(format!("the span is summed over the block's warps: {why}")),
-            ),
-        };
-        let work_factor = Rat::new(i128::from(resident_warps), i128::from(p));
-        Ok::<_, String>(WorkSpan {
-            work_value: out.names.eval_bound(&work, req.at),
-            span_value: out.names.eval_bound(&span, req.at),
-            work,
-            span,
-            work_factor,
-            span_factor,
-            span_note,
-        })
-    })();
+    let per_warp = (&steps, &costs.as_costs(machine, 0));
+    let warps = (n, resident_warps, p);
+    let names_at = (&out.names, req.at);
+    let ws = work_span(f, problem, per_warp, &uniform, warps, names_at, meter);
     out.work_span_cycles = ws.as_ref().map_err(Clone::clone).and_then(|ws| {
         let block = out
             .names
@@ -289,29 +270,72 @@ pub fn time_kernel(
     };
     let names_at = (&out.names, req.at);
     out.roofline = roofline::roofline(m, k, figures, problem, names_at, machine, &shape, meter);
-    let delay = match &out.roofline {
-        Ok(r) => Ok(r.throughput.delay()),
-        Err(_) if !machine.throughput_limited() => Ok(0.0),
-        Err(e) => Err(format!("the bytes it moves: {e}")),
-    };
-    for c in [&mut out.work_span_cycles, &mut out.abstract_cta] {
-        *c = match (c.clone(), &delay) {
-            (Ok(c), Ok(d)) => Ok(Cycles {
-                block: c.block + d,
-                launch: c.launch + d,
-                throughput: *d,
-            }),
-            (Ok(_), Err(e)) => Err(e.clone()),
-            (Err(e), _) => Err(e),
-        };
-    }
-    out.chosen = [
-        (Method::AbstractCta, &out.abstract_cta),
-        (Method::WorkSpan, &out.work_span_cycles),
-    ]
-    .into_iter()
-    .filter_map(|(method, c)| c.as_ref().ok().map(|c| (method, c.clone())))
-    .min_by(|a, b| a.1.launch.total_cmp(&b.1.launch));
+    out.add_throughput(machine);
     out.seconds = start.elapsed().as_secs_f64();
     out
+}
+
+/// Work and span (see the module's docs): the bounds on a warp's steps and
+/// on its chain of latencies (`per_warp`), the work shared by the
+/// `resident` warps at `p` a cycle, the span summed over the block's `n`
+/// warps where they do not meet the same barriers (`uniform`).
+fn work_span(
+    f: &crate::ir::Function,
+    problem: &crate::cost::Problem,
+    (steps, latencies): (&metric::Costs, &metric::Costs),
+    uniform: &Result<(), String>,
+    (n, resident, p): (u64, u64, u64),
+    (names, at): (&Names, &Params),
+    meter: &Meter,
+) -> Result<WorkSpan, String> {
+    let everything = |_: crate::ir::InstId, _: crate::ir::BlockId| true;
+    let work = problem.solve(f, steps, &everything, meter)?;
+    let span = problem.solve(f, latencies, &everything, meter)?;
+    let (span_factor, span_note) = match uniform {
+        Ok(()) => (Rat::ONE, None),
+        Err(why) => (
+            Rat::int(i128::from(n)),
+            Some(format!("the span is summed over the block's warps: {why}")),
+        ),
+    };
+    Ok(WorkSpan {
+        work_value: names.eval_bound(&work, at),
+        span_value: names.eval_bound(&span, at),
+        work,
+        span,
+        work_factor: Rat::new(i128::from(resident), i128::from(p)),
+        span_factor,
+        span_note,
+    })
+}
+
+impl TimeBound {
+    /// Adds the roofline's throughput term to both methods' cycles (an
+    /// error where it is needed and missing), and chooses the method with
+    /// the fewer cycles per launch.
+    fn add_throughput(&mut self, machine: &Machine) {
+        let delay = match &self.roofline {
+            Ok(r) => Ok(r.throughput.delay()),
+            Err(_) if !machine.throughput_limited() => Ok(0.0),
+            Err(e) => Err(format!("the bytes it moves: {e}")),
+        };
+        for c in [&mut self.work_span_cycles, &mut self.abstract_cta] {
+            *c = match (c.clone(), &delay) {
+                (Ok(c), Ok(d)) => Ok(Cycles {
+                    block: c.block + d,
+                    launch: c.launch + d,
+                    throughput: *d,
+                }),
+                (Ok(_), Err(e)) => Err(e.clone()),
+                (Err(e), _) => Err(e),
+            };
+        }
+        self.chosen = [
+            (Method::AbstractCta, &self.abstract_cta),
+            (Method::WorkSpan, &self.work_span_cycles),
+        ]
+        .into_iter()
+        .filter_map(|(method, c)| c.as_ref().ok().map(|c| (method, c.clone())))
+        .min_by(|a, b| a.1.launch.total_cmp(&b.1.launch));
+    }
 }

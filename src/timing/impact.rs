@@ -45,7 +45,7 @@ use crate::checks::SiteFigures;
 use crate::cost::affine::Affine;
 use crate::cost::bound::Params;
 use crate::cost::metric::uniform_sectors;
-use crate::cost::{values, Trip};
+use crate::cost::{conditions, Trip};
 use crate::finding::{Finding, Impact, Severity};
 use crate::graph::FunctionGraphs;
 use crate::hw;
@@ -507,7 +507,7 @@ fn executions(
     let m = a.module;
     let f = m.func(func);
     let mut names = crate::cost::names_of(f);
-    let env = values::Env {
+    let env = conditions::Env {
         m,
         f,
         g,

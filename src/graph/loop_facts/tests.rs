@@ -173,17 +173,18 @@ fn header_tested_loop_with_a_parameter_bound_on_either_side() {
     assert!(!step.may_wrap(IntPred::Slt) && step.may_wrap(IntPred::Ult));
 }
 
-#[test]
-fn unrolled_by_four_with_a_remainder_loop() {
-    // clang's runtime unrolling of `for (i = 0; i < n; i++)`:
-    //   0 entry: u = n & -4, x = n & 3; n ≥ 4 ? 1 : 2
-    //   1 body4: i, niter; i4 = i + 4; niter4 = niter + 4;
-    //            niter4 == u ? 2 : 1
-    //   2 mid:   i.unr = phi [0, entry], [i4, body4]; x != 0 ? 3 : 4
-    //   3 rem:   j = phi [j1, rem], [i.unr, mid] (back edge first),
-    //            e = phi [e1, rem], [0, mid]; j1 = j + 1; e1 = e + 1;
-    //            e1 == x ? 4 : 3
-    //   4 exit
+/// clang's runtime unrolling of `for (i = 0; i < n; i++)` by 4, the main
+/// loop's bound `u = n & main_mask`:
+///   0 entry: u = n & main_mask, x = n & 3; n ≥ 4 ? 1 : 2
+///   1 body4: i, niter; i4 = i + 4; niter4 = niter + 4;
+///            niter4 == u ? 2 : 1
+///   2 mid:   i.unr = phi [0, entry], [i4, body4]; x != 0 ? 3 : 4
+///   3 rem:   j = phi [j1, rem], [i.unr, mid] (back edge first),
+///            e = phi [e1, rem], [0, mid]; j1 = j + 1; e1 = e + 1;
+///            e1 == x ? 4 : 3
+///   4 exit
+/// Returns the module and `(i, niter, niter4, u, x, i_unr, j, j1, e, e1)`.
+fn unrolled_by_four(main_mask: i64) -> (Module, [Value; 10]) {
     let mut vals = None;
     let m = kernel(|fb, i32t| {
         let n = Value::Arg(0);
@@ -194,8 +195,8 @@ fn unrolled_by_four_with_a_remainder_loop() {
             fb.const_int(32, 3),
             fb.const_int(32, 4),
         );
-        let minus4 = fb.const_int(32, -4);
-        let u = fb.binary(Opcode::And, n, minus4);
+        let high = fb.const_int(32, main_mask);
+        let u = fb.binary(Opcode::And, n, high);
         let x = fb.binary(Opcode::And, n, three);
         let big = fb.icmp(IntPred::Uge, n, four);
         fb.cond_br(big, body4, mid);
@@ -225,9 +226,14 @@ fn unrolled_by_four_with_a_remainder_loop() {
         fb.add_incoming(e, zero, mid);
         fb.switch_to(exit);
         fb.ret(None);
-        vals = Some((i, niter, niter4, u, x, i_unr, j, j1, e, e1));
+        vals = Some([i, niter, niter4, u, x, i_unr, j, j1, e, e1]);
     });
-    let (i, niter, niter4, u, x, i_unr, j, j1, e, e1) = vals.unwrap();
+    (m, vals.unwrap())
+}
+
+#[test]
+fn unrolled_by_four_with_a_remainder_loop() {
+    let (m, [i, niter, niter4, u, x, i_unr, j, j1, e, e1]) = unrolled_by_four(-4);
     let (f, loops) = facts(&m);
     // Headers 1 and 3 in RPO: the unrolled loop is 0, the remainder 1.
     assert_eq!(loops.len(), 2);
@@ -691,65 +697,38 @@ fn the_guard_rotation_leaves_repeats_the_exit_test_on_the_start() {
     assert!(f.remainders().is_empty());
 }
 
-/// `for (j = 0; j < n; j++)` unrolled by 4 in clang 19's shape, with the
-/// main loop's bound `n & main_mask`: block 0 guards `n <u 4` into the
-/// middle block 2, the main loop 1 steps by 4 up to `n & main_mask` and
-/// leaves into 2, which enters the remainder 3 unless `n & 3 == 0`; the
-/// remainder counts from 0 to `n & 3`; block 4 is the exit.
-fn unrolled_by_4(main_mask: i64) -> Module {
-    kernel(|fb, i32t| {
-        let n = Value::Arg(0);
-        let (main, mid, rem, exit) = (fb.block(), fb.block(), fb.block(), fb.block());
-        let (zero, one, four) = (
-            fb.const_int(32, 0),
-            fb.const_int(32, 1),
-            fb.const_int(32, 4),
-        );
-        let (high, low) = (fb.const_int(32, main_mask), fb.const_int(32, 3));
-        let main_bound = fb.binary(Opcode::And, n, high);
-        let rem_bound = fb.binary(Opcode::And, n, low);
-        let short = fb.icmp(IntPred::Ult, n, four);
-        fb.cond_br(short, mid, main);
-        fb.switch_to(main);
-        let h = fb.phi(i32t, &[(zero, BlockId(0))]);
-        let h_next = update(fb, Opcode::Add, h, four, NUW_NSW);
-        let main_done = fb.icmp(IntPred::Eq, h_next, main_bound);
-        fb.cond_br(main_done, mid, main);
-        fb.add_incoming(h, h_next, main);
-        fb.switch_to(mid);
-        let none_left = fb.icmp(IntPred::Eq, rem_bound, zero);
-        fb.cond_br(none_left, exit, rem);
-        fb.switch_to(rem);
-        let k = fb.phi(i32t, &[(zero, mid)]);
-        let k_next = update(fb, Opcode::Add, k, one, NUW_NSW);
-        let rem_done = fb.icmp(IntPred::Eq, k_next, rem_bound);
-        fb.cond_br(rem_done, exit, rem);
-        fb.add_incoming(k, k_next, rem);
-        fb.switch_to(exit);
-        fb.ret(None);
-    })
-}
-
 #[test]
 fn an_unrolled_loop_and_its_remainder_are_found_with_their_edges() {
     // `n & -4` is every bit but the two low ones: `n − (n & 3)` always.
-    let (f, loops) = facts(&unrolled_by_4(-4));
-    let (main, rem) = (
-        loops.loop_of(BlockId(1)).unwrap(),
-        loops.loop_of(BlockId(3)).unwrap(),
-    );
+    // The remainder (loop 1) is entered from mid (2), which the main
+    // loop's latch (1) and the guard `n ≥ 4` (0) reach.
+    let (m, _) = unrolled_by_four(-4);
+    let (f, _) = facts(&m);
     let [r] = f.remainders() else {
         panic!("one remainder expected: {:?}", f.remainders());
     };
-    assert_eq!((r.rem, r.main, r.middle), (rem, main, BlockId(2)));
-    assert_eq!(r.main_exit, (BlockId(1), BlockId(2)));
-    assert_eq!(r.guard, (BlockId(0), BlockId(2)));
-    assert_eq!((r.count, r.unroll), (Value::Arg(0), 4));
-    assert_eq!(r.main_mask, MainMask::High);
-    // `n & 0x7ffffffc` leaves the sign out too: true where n ≥ 0.
-    let (f, _) = facts(&unrolled_by_4(0x7fff_fffc));
+    assert_eq!(
+        (r.rem, r.main, r.middle),
+        (LoopId(1), LoopId(0), BlockId(2))
+    );
+    assert_eq!(
+        (r.main_exit, r.guard),
+        ((BlockId(1), BlockId(2)), (BlockId(0), BlockId(2)))
+    );
+    assert_eq!(
+        (r.count, r.unroll, r.main_mask),
+        (Value::Arg(0), 4, MainMask::High)
+    );
+    // Both tested counters (`e` and `niter`) start at the constant 0.
+    assert_eq!(
+        (m.int_value(r.starts.0), m.int_value(r.starts.1)),
+        (Some(0), Some(0))
+    );
+    // `n & 0x7ffffffc` leaves the sign out too: `n − (n & 3)` where n ≥ 0.
+    let (m, _) = unrolled_by_four(0x7fff_fffc);
+    let (f, _) = facts(&m);
     assert_eq!(f.remainders()[0].main_mask, MainMask::HighButSign);
-    // `n & -8` is not `n − (n & 3)`: no remainder of this main loop.
-    let (f, _) = facts(&unrolled_by_4(-8));
-    assert!(f.remainders().is_empty());
+    // `n & -8` is not `n − (n & 3)`: the main loop finishes no remainder.
+    let (m, _) = unrolled_by_four(-8);
+    assert!(facts(&m).0.remainders().is_empty());
 }

@@ -69,202 +69,258 @@ impl FuncDecoder<'_, '_> {
     /// Decodes one non-phi instruction; `None` when it does nothing at run
     /// time (debug and lifetime markers).
     pub(super) fn inst(&mut self, i: InstId) -> Result<Option<Op>, String> {
-        let m = self.d.m;
-        let types = &m.types;
         let inst = self.func.inst(i);
-        let dst = self.inst_slot[i.index()];
-        let ops = &inst.operands;
-        let words = |t| shape::words(types, t);
         let op = match inst.op {
-            Opcode::Ret => match ops.first() {
-                Some(&v) => Op::Ret {
-                    src: self.slot(v)?,
-                    words: words(self.ty_of(v)),
-                },
-                None => Op::Ret { src: 0, words: 0 },
-            },
+            Opcode::Ret => self.ret(i)?,
             Opcode::Br => self.branch(i)?,
             Opcode::Switch => self.switch(i)?,
             Opcode::Unreachable => Op::Trap(Box::new(Trap::Unreachable)),
             Opcode::Call => return self.call(i),
-            _ if inst.op.is_binary() => {
-                let (s, n) = shape::element(types, inst.ty)?;
-                let (a, b) = (self.slot(ops[0])?, self.slot(ops[1])?);
-                let n = count(n)?;
-                match (int_op(inst.op), float_op(inst.op)) {
-                    (Some(op), _) => Op::Int {
-                        op,
-                        bits: int_bits(s)?,
-                        n,
-                        dst,
-                        a,
-                        b,
-                    },
-                    (_, Some(op)) => Op::Float {
-                        op,
-                        ty: float_ty(s)?,
-                        n,
-                        dst,
-                        a,
-                        b,
-                    },
-                    _ => unreachable!("binary opcodes are integer or float"),
-                }
-            }
-            Opcode::FNeg => {
-                let (s, n) = shape::element(types, inst.ty)?;
-                Op::FNeg {
-                    ty: float_ty(s)?,
-                    n: count(n)?,
-                    dst,
-                    a: self.slot(ops[0])?,
-                }
-            }
-            Opcode::ICmp | Opcode::FCmp => {
-                let (s, n) = shape::element(types, self.ty_of(ops[0]))?;
-                let (a, b) = (self.slot(ops[0])?, self.slot(ops[1])?);
-                let n = count(n)?;
-                match &inst.kind {
-                    InstKind::ICmp(pred) => Op::ICmp {
-                        pred: *pred,
-                        bits: int_bits(s)?,
-                        n,
-                        dst,
-                        a,
-                        b,
-                    },
-                    InstKind::FCmp(pred) => Op::FCmp {
-                        pred: *pred,
-                        ty: float_ty(s)?,
-                        n,
-                        dst,
-                        a,
-                        b,
-                    },
-                    _ => return Err("a compare without a predicate".into()),
-                }
-            }
-            Opcode::Select => Op::Select {
-                n: count(words(inst.ty))?,
-                per_elem: matches!(types.kind(self.ty_of(ops[0])), TypeKind::Vector(..)),
-                dst,
-                cond: self.slot(ops[0])?,
-                a: self.slot(ops[1])?,
-                b: self.slot(ops[2])?,
-            },
+            _ if inst.op.is_binary() => self.binary(i)?,
+            Opcode::FNeg => self.fneg(i)?,
+            Opcode::ICmp | Opcode::FCmp => self.compare(i)?,
+            Opcode::Select => self.select(i)?,
             _ if inst.op.is_cast() => self.cast(i)?,
             Opcode::Freeze => Op::Copy {
-                n: words(inst.ty),
-                dst,
-                src: self.slot(ops[0])?,
+                n: shape::words(&self.d.m.types, inst.ty),
+                dst: self.inst_slot[i.index()],
+                src: self.slot(inst.operands[0])?,
             },
             Opcode::GetElementPtr => self.gep(i)?,
-            Opcode::Alloca => {
-                let InstKind::Alloca { allocated } = inst.kind else {
-                    return Err("an alloca without a type".into());
-                };
-                let size = types.size(allocated);
-                let align = types.get(allocated).align.max(1) as u32;
-                let (size, count) = match m.int_value(ops[0]) {
-                    Some(c) => (size * c.max(0) as u64, None),
-                    None => {
-                        let bits = int_bits(shape::scalar(types, self.ty_of(ops[0]))?)?;
-                        (size, Some((self.slot(ops[0])?, bits)))
-                    }
-                };
-                Op::Alloca {
-                    dst,
-                    size: u32::try_from(size).map_err(|_| "a local array over 4 GiB")?,
-                    align,
-                    count,
-                }
-            }
-            Opcode::Load => {
-                let site = self.d.access(SiteKind::Load, self.fid, i);
-                self.load(inst.ty, dst, ops[0], site)?
-            }
-            Opcode::Store => {
-                let site = self.d.access(SiteKind::Store, self.fid, i);
-                self.store(ops[0], ops[1], site)?
-            }
-            Opcode::AtomicRmw | Opcode::CmpXchg => {
-                let site = self.d.access(SiteKind::Atomic, self.fid, i);
-                let scalar = shape::scalar(types, self.ty_of(ops[1]))?;
-                let kind = match &inst.kind {
-                    InstKind::AtomicRmw { op } => RmwKind::Rmw(*op),
-                    _ => RmwKind::Cas,
-                };
-                self.atomic(i, kind, scalar, inst.op == Opcode::CmpXchg, site)?
-            }
+            Opcode::Alloca => self.alloca(i)?,
+            Opcode::Load | Opcode::Store | Opcode::AtomicRmw | Opcode::CmpXchg => self.memory(i)?,
             Opcode::Fence => Op::Nop,
-            Opcode::ExtractValue | Opcode::InsertValue => {
-                let InstKind::Indices(idx) = &inst.kind else {
-                    return Err("no indices".into());
-                };
-                let agg_ty = self.ty_of(ops[0]);
-                let (start, n, _) =
-                    shape::member(types, agg_ty, idx).ok_or("indices outside the aggregate")?;
-                if inst.op == Opcode::ExtractValue {
-                    Op::Copy {
-                        n,
-                        dst,
-                        src: self.slot(ops[0])? + start,
-                    }
-                } else {
-                    Op::InsertValue {
-                        dst,
-                        agg: self.slot(ops[0])?,
-                        val: self.slot(ops[1])?,
-                        start,
-                        agg_words: words(agg_ty),
-                        val_words: n,
-                    }
-                }
-            }
-            Opcode::ExtractElement | Opcode::InsertElement => {
-                let vec = ops[0];
-                let len = words(self.ty_of(vec));
-                let idx = if inst.op == Opcode::ExtractElement {
-                    ops[1]
-                } else {
-                    ops[2]
-                };
-                let idx_bits = int_bits(shape::scalar(types, self.ty_of(idx))?)?;
-                if inst.op == Opcode::ExtractElement {
-                    Op::ExtractElement {
-                        dst,
-                        vec: self.slot(vec)?,
-                        idx: self.slot(idx)?,
-                        idx_bits,
-                        len,
-                    }
-                } else {
-                    Op::InsertElement {
-                        dst,
-                        vec: self.slot(vec)?,
-                        val: self.slot(ops[1])?,
-                        idx: self.slot(idx)?,
-                        idx_bits,
-                        len,
-                    }
-                }
-            }
-            Opcode::ShuffleVector => {
-                let InstKind::Mask(mask) = &inst.kind else {
-                    return Err("a shufflevector without a mask".into());
-                };
-                Op::ShuffleVector(Box::new(ShuffleVector {
-                    dst,
-                    a: self.slot(ops[0])?,
-                    b: self.slot(ops[1])?,
-                    len: words(self.ty_of(ops[0])),
-                    mask: mask.iter().map(|&k| u32::try_from(k).ok()).collect(),
-                }))
-            }
+            Opcode::ExtractValue | Opcode::InsertValue => self.aggregate(i)?,
+            Opcode::ExtractElement | Opcode::InsertElement => self.vector_element(i)?,
+            Opcode::ShuffleVector => self.shuffle(i)?,
             Opcode::Phi => unreachable!("phis are decoded as edge copies"),
             _ => return Err("not an instruction the simulator runs".into()),
         };
         Ok(Some(op))
+    }
+
+    fn ret(&mut self, i: InstId) -> Result<Op, String> {
+        Ok(match self.func.inst(i).operands.first() {
+            Some(&v) => Op::Ret {
+                src: self.slot(v)?,
+                words: shape::words(&self.d.m.types, self.ty_of(v)),
+            },
+            None => Op::Ret { src: 0, words: 0 },
+        })
+    }
+
+    /// An integer or float binary operation, per element.
+    fn binary(&mut self, i: InstId) -> Result<Op, String> {
+        let inst = self.func.inst(i);
+        let (s, n) = shape::element(&self.d.m.types, inst.ty)?;
+        let dst = self.inst_slot[i.index()];
+        let (a, b) = (self.slot(inst.operands[0])?, self.slot(inst.operands[1])?);
+        let n = count(n)?;
+        Ok(match (int_op(inst.op), float_op(inst.op)) {
+            (Some(op), _) => Op::Int {
+                op,
+                bits: int_bits(s)?,
+                n,
+                dst,
+                a,
+                b,
+            },
+            (_, Some(op)) => Op::Float {
+                op,
+                ty: float_ty(s)?,
+                n,
+                dst,
+                a,
+                b,
+            },
+            _ => unreachable!("binary opcodes are integer or float"),
+        })
+    }
+
+    fn fneg(&mut self, i: InstId) -> Result<Op, String> {
+        let inst = self.func.inst(i);
+        let (s, n) = shape::element(&self.d.m.types, inst.ty)?;
+        Ok(Op::FNeg {
+            ty: float_ty(s)?,
+            n: count(n)?,
+            dst: self.inst_slot[i.index()],
+            a: self.slot(inst.operands[0])?,
+        })
+    }
+
+    /// `icmp` or `fcmp`, per element of the operands.
+    fn compare(&mut self, i: InstId) -> Result<Op, String> {
+        let inst = self.func.inst(i);
+        let ops = &inst.operands;
+        let (s, n) = shape::element(&self.d.m.types, self.ty_of(ops[0]))?;
+        let dst = self.inst_slot[i.index()];
+        let (a, b) = (self.slot(ops[0])?, self.slot(ops[1])?);
+        let n = count(n)?;
+        Ok(match &inst.kind {
+            InstKind::ICmp(pred) => Op::ICmp {
+                pred: *pred,
+                bits: int_bits(s)?,
+                n,
+                dst,
+                a,
+                b,
+            },
+            InstKind::FCmp(pred) => Op::FCmp {
+                pred: *pred,
+                ty: float_ty(s)?,
+                n,
+                dst,
+                a,
+                b,
+            },
+            _ => return Err("a compare without a predicate".into()),
+        })
+    }
+
+    /// `select`, on one condition or one per element.
+    fn select(&mut self, i: InstId) -> Result<Op, String> {
+        let inst = self.func.inst(i);
+        let m = self.d.m;
+        let types = &m.types;
+        let ops = &inst.operands;
+        Ok(Op::Select {
+            n: count(shape::words(types, inst.ty))?,
+            per_elem: matches!(types.kind(self.ty_of(ops[0])), TypeKind::Vector(..)),
+            dst: self.inst_slot[i.index()],
+            cond: self.slot(ops[0])?,
+            a: self.slot(ops[1])?,
+            b: self.slot(ops[2])?,
+        })
+    }
+
+    /// A local array: its bytes, fixed or times a count read at run time.
+    fn alloca(&mut self, i: InstId) -> Result<Op, String> {
+        let m = self.d.m;
+        let types = &m.types;
+        let inst = self.func.inst(i);
+        let InstKind::Alloca { allocated } = inst.kind else {
+            return Err("an alloca without a type".into());
+        };
+        let size = types.size(allocated);
+        let align = types.get(allocated).align.max(1) as u32;
+        let n = inst.operands[0];
+        let (size, count) = match m.int_value(n) {
+            Some(c) => (size * c.max(0) as u64, None),
+            None => {
+                let bits = int_bits(shape::scalar(types, self.ty_of(n))?)?;
+                (size, Some((self.slot(n)?, bits)))
+            }
+        };
+        Ok(Op::Alloca {
+            dst: self.inst_slot[i.index()],
+            size: u32::try_from(size).map_err(|_| "a local array over 4 GiB")?,
+            align,
+            count,
+        })
+    }
+
+    /// A load, store or atomic: an access site of its own.
+    fn memory(&mut self, i: InstId) -> Result<Op, String> {
+        let inst = self.func.inst(i);
+        let ops = &inst.operands;
+        let dst = self.inst_slot[i.index()];
+        match inst.op {
+            Opcode::Load => {
+                let site = self.d.access(SiteKind::Load, self.fid, i);
+                self.load(inst.ty, dst, ops[0], site)
+            }
+            Opcode::Store => {
+                let site = self.d.access(SiteKind::Store, self.fid, i);
+                self.store(ops[0], ops[1], site)
+            }
+            _ => {
+                let site = self.d.access(SiteKind::Atomic, self.fid, i);
+                let scalar = shape::scalar(&self.d.m.types, self.ty_of(ops[1]))?;
+                let kind = match &inst.kind {
+                    InstKind::AtomicRmw { op } => RmwKind::Rmw(*op),
+                    _ => RmwKind::Cas,
+                };
+                self.atomic(i, kind, scalar, inst.op == Opcode::CmpXchg, site)
+            }
+        }
+    }
+
+    /// `extractvalue` (a copy of the member's words) or `insertvalue`.
+    fn aggregate(&mut self, i: InstId) -> Result<Op, String> {
+        let m = self.d.m;
+        let types = &m.types;
+        let inst = self.func.inst(i);
+        let ops = &inst.operands;
+        let InstKind::Indices(idx) = &inst.kind else {
+            return Err("no indices".into());
+        };
+        let agg_ty = self.ty_of(ops[0]);
+        let (start, n, _) =
+            shape::member(types, agg_ty, idx).ok_or("indices outside the aggregate")?;
+        let dst = self.inst_slot[i.index()];
+        Ok(if inst.op == Opcode::ExtractValue {
+            Op::Copy {
+                n,
+                dst,
+                src: self.slot(ops[0])? + start,
+            }
+        } else {
+            Op::InsertValue {
+                dst,
+                agg: self.slot(ops[0])?,
+                val: self.slot(ops[1])?,
+                start,
+                agg_words: shape::words(types, agg_ty),
+                val_words: n,
+            }
+        })
+    }
+
+    /// `extractelement` or `insertelement` at an index read at run time.
+    fn vector_element(&mut self, i: InstId) -> Result<Op, String> {
+        let m = self.d.m;
+        let types = &m.types;
+        let inst = self.func.inst(i);
+        let ops = &inst.operands;
+        let extract = inst.op == Opcode::ExtractElement;
+        let vec = ops[0];
+        let len = shape::words(types, self.ty_of(vec));
+        let idx = if extract { ops[1] } else { ops[2] };
+        let idx_bits = int_bits(shape::scalar(types, self.ty_of(idx))?)?;
+        let dst = self.inst_slot[i.index()];
+        Ok(if extract {
+            Op::ExtractElement {
+                dst,
+                vec: self.slot(vec)?,
+                idx: self.slot(idx)?,
+                idx_bits,
+                len,
+            }
+        } else {
+            Op::InsertElement {
+                dst,
+                vec: self.slot(vec)?,
+                val: self.slot(ops[1])?,
+                idx: self.slot(idx)?,
+                idx_bits,
+                len,
+            }
+        })
+    }
+
+    fn shuffle(&mut self, i: InstId) -> Result<Op, String> {
+        let inst = self.func.inst(i);
+        let ops = &inst.operands;
+        let InstKind::Mask(mask) = &inst.kind else {
+            return Err("a shufflevector without a mask".into());
+        };
+        Ok(Op::ShuffleVector(Box::new(ShuffleVector {
+            dst: self.inst_slot[i.index()],
+            a: self.slot(ops[0])?,
+            b: self.slot(ops[1])?,
+            len: shape::words(&self.d.m.types, self.ty_of(ops[0])),
+            mask: mask.iter().map(|&k| u32::try_from(k).ok()).collect(),
+        })))
     }
 
     fn branch(&mut self, i: InstId) -> Result<Op, String> {
@@ -315,7 +371,8 @@ impl FuncDecoder<'_, '_> {
     }
 
     fn cast(&mut self, i: InstId) -> Result<Op, String> {
-        let types = &self.d.m.types;
+        let m = self.d.m;
+        let types = &m.types;
         let inst = self.func.inst(i);
         let src = inst.operands[0];
         let dst = self.inst_slot[i.index()];
@@ -455,7 +512,8 @@ impl FuncDecoder<'_, '_> {
         address: Value,
         site: u32,
     ) -> Result<Op, String> {
-        let types = &self.d.m.types;
+        let m = self.d.m;
+        let types = &m.types;
         let addr = self.slot(address)?;
         let leaves = shape::leaves(types, ty)?;
         Ok(match leaves.as_slice() {
@@ -476,7 +534,8 @@ impl FuncDecoder<'_, '_> {
     }
 
     fn store(&mut self, value: Value, address: Value, site: u32) -> Result<Op, String> {
-        let types = &self.d.m.types;
+        let m = self.d.m;
+        let types = &m.types;
         let ty = self.ty_of(value);
         let (src, addr) = (self.slot(value)?, self.slot(address)?);
         let leaves = shape::leaves(types, ty)?;

@@ -23,14 +23,14 @@ const MAX_ITERATIONS: i128 = 1 << 12;
 
 /// Each lane's exit iteration and the lanes that enter the loop.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Sweep {
+pub struct LaneExits {
     /// `None` past the budget.
     pub exits: [Option<u32>; LANES],
     pub entry_may: u32,
     pub entry_must: u32,
 }
 
-impl Sweep {
+impl LaneExits {
     /// Whether the lanes of `mask` leave on at least two iterations;
     /// `None` if some lane's iteration is not known.
     pub fn differ(&self, mask: u32) -> Option<bool> {
@@ -48,8 +48,8 @@ impl Sweep {
     }
 }
 
-/// The sweep of the branch ending `b`, if its shape allows one.
-pub fn sweep<'c>(
+/// The lane exits of the branch ending `b`, if its shape allows them.
+pub fn lane_exits<'c>(
     arena: &Arena,
     g: &FunctionGraphs,
     m: &Module,
@@ -57,7 +57,7 @@ pub fn sweep<'c>(
     cond: &Cond,
     active: &dyn Fn(BlockId) -> (u32, u32),
     conds: &dyn Fn(BlockId) -> Option<&'c Cond>,
-) -> Option<Sweep> {
+) -> Option<LaneExits> {
     let Cond::Threshold { pred, u, d, .. } = cond else {
         return None;
     };
@@ -103,7 +103,7 @@ pub fn sweep<'c>(
         k += 1;
     }
     let (entry_may, entry_must) = entry(g, lp.header, |x| lp.contains(x), active, conds);
-    Some(Sweep {
+    Some(LaneExits {
         exits,
         entry_may,
         entry_must,
