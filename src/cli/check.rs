@@ -527,7 +527,10 @@ pub fn report_jobs(r: &ReportArgs, settings: &Settings, jobs: &[Job], to_stderr:
                 prints,
                 suppressed: quiet_here,
                 fixes: fixes_here,
+                problems: said_here,
             })) => {
+                // NOLINT's own warnings are warnings clang would count.
+                warnings += said_here;
                 for (file, name, c) in counts {
                     summary.add_kernel(&file, &name, c);
                 }
@@ -686,6 +689,8 @@ struct FileOutcome {
     suppressed: usize,
     /// The mechanical fixes, by the index of their finding.
     fixes: Vec<(usize, crate::checks::Fix)>,
+    /// The warnings about the file's NOLINT comments it printed.
+    problems: usize,
 }
 
 /// What [`check_file`] reports besides the findings.
@@ -880,11 +885,13 @@ fn check_file(
         prints: Vec::new(),
         suppressed: 0,
         fixes: Vec::new(),
+        problems: 0,
     };
     let mut problems = Vec::new();
     let kernels = analysis::in_batches(&m, opts, &IfdsTaint, |a| {
         check_batch(a, settings, (want, &machine), &mut out, &mut problems);
     });
+    out.problems = problems.len();
     for p in problems {
         eprintln!("{p}");
     }
