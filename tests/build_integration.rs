@@ -136,6 +136,17 @@ fn nolint_comments() {
         ),
         "{err}"
     );
+    // Clang's count takes in every warning printed, the misspelt NOLINT's
+    // too, as clang-tidy's does.
+    let printed = text
+        .lines()
+        .chain(err.lines())
+        .filter(|l| l.contains(": warning: "))
+        .count();
+    assert!(
+        err.contains(&format!("{printed} warnings generated.")),
+        "{printed} warnings printed: {err}"
+    );
 }
 
 /// A copy of the Makefile project in a temp dir (its `odd.cu` is the

@@ -614,11 +614,14 @@ impl<'r> Tally<'r> {
             prints,
             suppressed,
             fixes,
+            problems,
         } = outcome;
         for (file, name, c) in counts {
             self.summary.add_kernel(&file, &name, c);
         }
         self.suppressed += suppressed;
+        // NOLINT's own warnings are warnings clang would count.
+        self.warnings += problems;
         let baseline = &self.baseline;
         let old = |fp: &str| baseline.as_ref().is_some_and(|b| b.contains(fp));
         self.fixes.extend(
@@ -769,6 +772,8 @@ struct FileOutcome {
     suppressed: usize,
     /// The mechanical fixes, by the index of their finding.
     fixes: Vec<(usize, crate::checks::Fix)>,
+    /// The warnings about the file's NOLINT comments it printed.
+    problems: usize,
 }
 
 /// What [`check_file`] reports besides the findings.
@@ -963,11 +968,13 @@ fn check_file(
         prints: Vec::new(),
         suppressed: 0,
         fixes: Vec::new(),
+        problems: 0,
     };
     let mut problems = Vec::new();
     let kernels = analysis::in_batches(&m, opts, &IfdsTaint, |a| {
         check_batch(a, settings, (want, &machine), &mut out, &mut problems);
     });
+    out.problems = problems.len();
     for p in problems {
         eprintln!("{p}");
     }

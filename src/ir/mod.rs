@@ -578,7 +578,8 @@ impl Module {
 
     /// The instruction whose debug location best places `inst`: itself if
     /// it has a line, else the nearest earlier (then later) instruction of
-    /// its block with one. Clang gives merged values and stores line 0.
+    /// its block with one, else its nearest operand with one. Clang gives
+    /// merged values and stores line 0.
     pub fn pos_anchor(&self, func: &Function, inst: InstId) -> Option<InstId> {
         let known = |i: &InstId| func.inst(*i).loc.is_some_and(|l| self.loc(l).pos.line != 0);
         if known(&inst) {
@@ -592,6 +593,29 @@ impl Module {
             .chain(block[at..].iter())
             .find(|i| known(i))
             .copied()
+            .or_else(|| {
+                // A block clang merged whole (two halo branches' common
+                // code) has no line of its own: the nearest operand
+                // that has one, breadth first, is the source of the value.
+                let mut queue = std::collections::VecDeque::from([inst]);
+                let mut seen = vec![inst];
+                while let Some(i) = queue.pop_front() {
+                    for v in &func.inst(i).operands {
+                        let Value::Inst(o) = *v else { continue };
+                        if seen.contains(&o) {
+                            continue;
+                        }
+                        if known(&o) {
+                            return Some(o);
+                        }
+                        if seen.len() < 32 {
+                            seen.push(o);
+                            queue.push_back(o);
+                        }
+                    }
+                }
+                None
+            })
     }
 
     /// Whether a file is a header the user did not write: warpcheck's own
@@ -675,5 +699,36 @@ impl Module {
             .and_then(|i| func.inst(i).loc)
             .map(|l| self.user_pos_by(l, is_system).0)
             .or_else(|| func.loc.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::builder::ModuleBuilder;
+    use super::*;
+
+    /// A block clang merged (every instruction at line 0) is placed by the
+    /// nearest operand with a line, here two steps back in another block.
+    #[test]
+    fn a_merged_block_is_placed_at_its_operands_line() {
+        let mut mb = ModuleBuilder::new();
+        let void = mb.void();
+        let c1 = mb.const_int(32, 1);
+        let mut fb = mb.define("k", &[], void);
+        fb.kernel();
+        let merged = fb.block();
+        fb.at_line(5);
+        let t = fb.sreg("tid.x");
+        fb.at_line(0);
+        let a = fb.binary(Opcode::Add, t, c1);
+        fb.br(merged);
+        fb.switch_to(merged);
+        let x = fb.binary(Opcode::Mul, a, c1);
+        fb.ret(None);
+        let m = mb.finish();
+        let func = &m.funcs[0];
+        let Value::Inst(x) = x else { panic!() };
+        let Value::Inst(t) = t else { panic!() };
+        assert_eq!(m.pos_anchor(func, x), Some(t));
     }
 }
