@@ -69,6 +69,7 @@
 //! the time they take (see [`throughput`] for why adding is sound).
 
 pub mod class;
+pub mod libdevice;
 pub mod placement;
 pub mod throughput;
 
