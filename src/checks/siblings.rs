@@ -12,11 +12,11 @@
 //! `graph`'s reconvergence tree) in the same innermost loop, so that every
 //! warp that runs one runs the other in the same iteration with the same
 //! lanes, never on different sides of a branch nor in different
-//! iterations (nor copies of one source access that unrolling made: they
-//! stand for different iterations of the source's loop). Their addresses
-//! differ by a constant: the ACF of the two
-//! pointers has the same non-constant part in every calling context (the
-//! same array, the same lane and loop terms). A group is kept only when
+//! iterations (nor a copy of one source access that unrolling made
+//! reading the same bytes again: that is the next iteration of the
+//! source's loop). Their addresses differ by a constant: the ACF of the
+//! two pointers has the same non-constant part in every calling context
+//! (the same array, the same lane and loop terms). A group is kept only when
 //! it spans at most the lane stride (the fields of one element: a
 //! neighbouring element's field at a stride's distance is a different
 //! reuse, which a cache may or may not keep).
@@ -262,16 +262,19 @@ fn group(
     }
     let f = m.func(s.func);
     let block = f.inst(s.inst).block;
-    // Copies of one source access (same place, another instruction) are
-    // different iterations of the source's loop.
-    let unrolled =
-        |t: &Site| t.inst != s.inst && t.pos == s.pos && s.pos.as_ref().is_some_and(|p| p.line > 0);
+    // Another instruction at the same place reading the same bytes is a
+    // copy of one source access that unrolling made: another iteration of
+    // the source's loop, which reloads what this one read.
+    let unrolled = |t: &Site, d: i128| {
+        d == 0 && t.inst != s.inst && t.pos == s.pos && s.pos.as_ref().is_some_and(|p| p.line > 0)
+    };
     let mut members: Vec<(usize, i128)> = bucket
         .iter()
         .map(|&j| (j, &k.sites[j]))
-        .filter(|(_, t)| candidate(t) && t.kind == s.kind && t.func == s.func && !unrolled(t))
+        .filter(|(_, t)| candidate(t) && t.kind == s.kind && t.func == s.func)
         .filter(|(_, t)| same_iteration(g, block, f.inst(t.inst).block))
         .filter_map(|(j, t)| Some((j, distance(&k.acf, s, t)?)))
+        .filter(|&(j, d)| !unrolled(&k.sites[j], d))
         .collect();
     let lo = members.iter().map(|&(_, d)| d).min()?;
     let hi = members
