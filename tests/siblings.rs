@@ -180,3 +180,31 @@ fn fields_on_two_sides_of_a_branch_are_not_paired() {
         assert!(sec.get("siblings").is_none(), "line {line}: {sec:#}");
     }
 }
+
+/// lavaMD's accumulation: `f[i].v`, `.x`, `.y`, `.z` (doubles, lanes 32
+/// bytes apart) kept in registers over the loop, loaded before it (all
+/// four at one place) and stored after it. Each alone: 32 lanes span 1024
+/// bytes, every lane's 8 bytes in a sector of its own, 32 sectors for 256
+/// bytes (ideal 8). Together: the 1024 bytes, 32 sectors, their ideal.
+/// Each request spans 8 lines where its 256 bytes need 2: 6 extra.
+#[test]
+fn fields_kept_in_registers_over_a_loop_are_siblings() {
+    let r = report();
+    let kernel = &common::kernel(&r, "accumulate")["sites"];
+    let global: Vec<&Value> = kernel
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["space"] == "global" && s["bytes"] == 8 && s["sectors"]["ideal"] == 8)
+        .collect();
+    // Four loads and four stores of the struct.
+    assert_eq!(global.len(), 8, "{global:#?}");
+    for s in global {
+        let sec = &s["sectors"];
+        assert_eq!((&sec["full_max"], &sec["ideal"]), (&32.into(), &8.into()));
+        let sib = &sec["siblings"];
+        assert_eq!(sib["accesses"], 4, "{s:#}");
+        assert_eq!((&sib["union"], &sib["ideal"]), (&32.into(), &32.into()));
+        assert_eq!(sib["extra_requests"], 6);
+    }
+}

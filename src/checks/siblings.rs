@@ -114,11 +114,29 @@ impl Siblings {
                 plural(self.pieces, "piece")
             ));
         }
-        let mut others: Vec<&SiblingAt> = self.with.iter().collect();
+        let kind = s.kind.name();
+        let col = s.pos.as_ref().map_or(0, |p| p.col);
+        // Accesses clang placed where this one is (loads hoisted out of a
+        // loop take the loop's place).
+        let here = self
+            .with
+            .iter()
+            .filter(|a| line > 0 && (a.line, a.column) == (line, col))
+            .count();
+        if here > 0 {
+            names.push(match here {
+                1 => format!("the other {kind} at this column"),
+                n => format!("the {n} other {kind}s at this column"),
+            });
+        }
+        let mut others: Vec<&SiblingAt> = self
+            .with
+            .iter()
+            .filter(|a| line == 0 || (a.line, a.column) != (line, col))
+            .collect();
         others.sort_by_key(|a| (a.line, a.column));
         others.dedup();
         if !others.is_empty() {
-            let kind = s.kind.name();
             let here = line > 0 && others.iter().all(|o| o.line == line);
             let places: Vec<String> = others
                 .iter()
@@ -566,6 +584,11 @@ mod tests {
         assert_eq!(
             siblings(&[(71, 5), (72, 5)], 12, 12, 2).text(&s),
             "with the loads at 71:5 and 72:5 it uses every byte it fetches: 2 extra requests, no extra DRAM traffic"
+        );
+        // Loads clang hoisted to one place.
+        assert_eq!(
+            siblings(&[(70, 43), (70, 43), (70, 43)], 32, 32, 6).text(&s),
+            "with the 3 other loads at this column it uses every byte it fetches: 6 extra requests, no extra DRAM traffic"
         );
         // A group's DRAM excess is shared equally.
         assert_eq!(
