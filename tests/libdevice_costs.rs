@@ -3,8 +3,10 @@
 //! (`__clang_cuda_libdevice_declares.h`) is wrapped in a `noinline`
 //! device function, compiled by clang 19 at `-O2` for sm_80 with the CUDA
 //! 12.4 toolkit's libdevice linked, and the wrapper's instructions (but
-//! its `ret`) are counted by class. A row that differs, or a function the
-//! table lacks, fails the test, which prints the measured table.
+//! its `ret`) are counted by class. A row that differs (in an LLVM 22
+//! build, whose reader upgrades the IR, a body's issue slots by more than a
+//! tenth), or a function the table lacks, fails the test, which prints the
+//! measured table.
 //!
 //! And what the table is for: a kernel calling `expf` has the same share
 //! of its time for its other sites whether libdevice is linked (the body
@@ -197,9 +199,18 @@ fn the_table_is_what_libdevice_inlines() {
         })
         .collect::<Vec<_>>()
         .join("\n");
+    // The table was measured by the LLVM 19 build. Another major reads the
+    // same IR upgraded (some `llvm.nvvm.*` calls become generic
+    // intrinsics), which may move an instruction between classes: there,
+    // each body's issue slots must agree within a tenth (or 2).
+    let agrees = |n: &str, b: &Body| match body(n) {
+        None => false,
+        Some(t) if warpcheck::ir::major::LLVM_MAJOR == 19 => t == b,
+        Some(t) => t.issues().abs_diff(b.issues()) <= (t.issues() / 10).max(2),
+    };
     let wrong: Vec<&String> = measured
         .iter()
-        .filter(|(n, b)| body(n) != Some(b))
+        .filter(|(n, b)| !agrees(n, b))
         .map(|(n, _)| n)
         .collect();
     assert!(
