@@ -91,6 +91,28 @@ fn declarations(clang: &Path) -> Vec<(String, String, Vec<String>)> {
     out
 }
 
+/// Compiles `cu` to `ll` with clang 19 at `-O2` for sm_80, libdevice
+/// linked from the toolkit at `root`, with `flags`.
+fn linked(clang: &Path, root: &Path, cu: &Path, ll: &Path, flags: &[&str]) {
+    let out = Command::new(clang)
+        .args([
+            "-x",
+            "cuda",
+            "--cuda-device-only",
+            "--cuda-gpu-arch=sm_80",
+            "-O2",
+        ])
+        .args(flags)
+        .arg(format!("--cuda-path={}", root.display()))
+        .args(["-Wno-unknown-cuda-version", "-S", "-emit-llvm", "-o"])
+        .arg(ll)
+        .arg(cu)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}: {err}", cu.display());
+}
+
 /// The wrappers and a kernel that keeps them.
 fn source(decls: &[(String, String, Vec<String>)]) -> String {
     let mut s = String::new();
@@ -167,25 +189,7 @@ fn the_table_is_what_libdevice_inlines() {
     let cu = dir.path().join("bodies.cu");
     let ll = dir.path().join("bodies.ll");
     std::fs::write(&cu, source(&decls)).unwrap();
-    let out = Command::new(&clang)
-        .args([
-            "-x",
-            "cuda",
-            "--cuda-device-only",
-            "--cuda-gpu-arch=sm_80",
-            "-O2",
-        ])
-        .arg(format!("--cuda-path={}", root.display()))
-        .args(["-Wno-unknown-cuda-version", "-S", "-emit-llvm", "-o"])
-        .arg(&ll)
-        .arg(&cu)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    linked(&clang, &root, &cu, &ll, &[]);
     let m = frontend::load(&ll, &CompileOptions::default()).unwrap();
     let measured = measure(&m);
     assert_eq!(measured.len(), decls.len(), "a wrapper was dropped");
@@ -282,30 +286,11 @@ fn a_calls_share_does_not_swing_with_libdevice() {
     };
     let cu = common::fixture("cu/libdevice_call.cu");
     let dir = tempfile::tempdir().unwrap();
-    let linked = dir.path().join("linked.ll");
-    let out = Command::new(&clang)
-        .args([
-            "-x",
-            "cuda",
-            "--cuda-device-only",
-            "--cuda-gpu-arch=sm_80",
-            "-O2",
-            "-g",
-        ])
-        .arg(format!("--cuda-path={}", root.display()))
-        .args(["-Wno-unknown-cuda-version", "-S", "-emit-llvm", "-o"])
-        .arg(&linked)
-        .arg(&cu)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(&linked).unwrap();
+    let ll = dir.path().join("linked.ll");
+    linked(&clang, &root, &cu, &ll, &["-g"]);
+    let text = std::fs::read_to_string(&ll).unwrap();
     assert!(!text.contains("@__nv_expf("), "libdevice was not linked");
-    let with = shares(&[linked.to_str().unwrap()]);
+    let with = shares(&[ll.to_str().unwrap()]);
     assert_eq!(with.len(), 2, "{with:?}");
     assert_eq!(with["accumulate"].1, 1.0, "{with:?}");
     let root = root.display().to_string();
