@@ -64,6 +64,10 @@ pub struct Impact {
 }
 
 impl Impact {
+    /// The inputs that findings made one (a struct copy's pieces, accesses
+    /// of one cause) add up; the others are the first's.
+    pub const SUMMED: [&'static str; 3] = ["excess_sectors", "excess_wavefronts", "extra_requests"];
+
     /// No estimate, for `reason`.
     pub fn unknown(reason: impl Into<String>) -> Impact {
         Impact {

@@ -196,7 +196,13 @@ fn every_finding_has_an_impact_and_text_is_ordered_by_it() {
 /// bytes apart) and are one warning listing the three accesses.
 ///
 /// Sectors: 32 lanes 24 bytes apart span 768 bytes, 24 sectors for 4
-/// bytes a lane (ideal 128 bytes, 4 sectors): 20 excess each.
+/// bytes a lane (ideal 128 bytes, 4 sectors): 20 excess each. The two
+/// loads run together (one block) 12 bytes apart, so they fetch their
+/// sectors together: field starts every 12 bytes leave no sector of the
+/// 768 bytes untouched, a union of 24 sectors for 256 bytes (8 sectors):
+/// 16 excess from DRAM, 8 charged to each load. Each load's request spans
+/// 6 lines of 128 bytes where its 128 bytes need one: 5 extra requests.
+/// The store has no sibling store: its 20 excess sectors stay.
 #[test]
 fn accesses_of_one_line_with_one_cause_are_one_warning() {
     let r = check_json("cu/impact_aos.cu", &[]);
@@ -220,7 +226,17 @@ fn accesses_of_one_line_with_one_cause_are_one_warning() {
         .unwrap()
         .contains("3 accesses of p on this line, one cause"));
     assert_eq!(f["impact"]["inputs"]["grouped_accesses"], 3.0);
-    assert_eq!(f["impact"]["inputs"]["excess_sectors"], 60.0);
+    assert_eq!(f["impact"]["inputs"]["excess_sectors"], 8.0 + 8.0 + 20.0);
+    assert_eq!(f["impact"]["inputs"]["extra_requests"], 5.0 + 5.0);
+    let loads = accesses.iter().filter(|a| a["kind"] == "load");
+    for a in loads {
+        let sib = &a["data"]["siblings"];
+        assert_eq!(
+            (&sib["union"], &sib["ideal"]),
+            (&24.into(), &8.into()),
+            "{a:#}"
+        );
+    }
     // The other line (a plain copy, coalesced) has no finding.
     assert!(findings_of(&r, "step")
         .iter()

@@ -146,7 +146,17 @@ fn a_struct_copy_is_one_finding_naming_its_pieces() {
         "{hint}"
     );
     // The impact is every piece's: 4 loads and 4 stores of 12 excess
-    // sectors each.
+    // sectors each alone; but the four loads (and the four stores) of
+    // one warp fetch their sectors together, a union of 16 sectors for
+    // 512 bytes: no excess DRAM traffic. Each piece's request spans 4
+    // lines of 128 bytes where its own 128 bytes need 1: 3 extra.
+    assert!(
+        copy16[0].contains(
+            "with the other 3 pieces of the copy it uses every byte it fetches: 3 extra requests, no extra DRAM traffic"
+        ),
+        "{}",
+        copy16[0]
+    );
     let f = r["findings"]
         .as_array()
         .unwrap()
@@ -154,7 +164,8 @@ fn a_struct_copy_is_one_finding_naming_its_pieces() {
         .find(|f| f["line"] == 18)
         .unwrap();
     assert_eq!(f["impact"]["inputs"]["pieces"], 8.0);
-    assert_eq!(f["impact"]["inputs"]["excess_sectors"], 96.0);
+    assert_eq!(f["impact"]["inputs"]["excess_sectors"], 0.0);
+    assert_eq!(f["impact"]["inputs"]["extra_requests"], 8.0 * 3.0);
 }
 
 /// Simulates `kernel` on one block of `threads` with zeroed buffers of

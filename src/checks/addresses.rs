@@ -359,7 +359,7 @@ fn warp_addresses(
 /// The base's congruence, sharpened by the access's alignment: every
 /// lane's `base + d[l]` is a multiple of `align`, so the base is `−d[l]`
 /// modulo it (a `char` array stored to as `float`s starts a word).
-fn aligned(base: Congruence, d: i128, align: u64) -> Congruence {
+pub(super) fn aligned(base: Congruence, d: i128, align: u64) -> Congruence {
     let a = i128::from(align);
     let weaker = base.modulus != 0 && a % base.modulus == 0 && a > base.modulus;
     if weaker && (base.residue + d).rem_euclid(base.modulus) == 0 {
@@ -493,7 +493,12 @@ pub fn ceil_div(a: i128, b: i128) -> i128 {
 
 /// Distinct bytes the lanes of `mask` touch.
 pub fn distinct_bytes(d: &Column, mask: u32, bytes: i128) -> i128 {
-    let mut spans: Vec<(i128, i128)> = lanes(mask).map(|l| (d[l], d[l] + bytes)).collect();
+    distinct_bytes_of(lanes(mask).map(|l| (d[l], d[l] + bytes)))
+}
+
+/// Distinct bytes the byte ranges `[lo, hi)` cover together.
+pub fn distinct_bytes_of(spans: impl Iterator<Item = (i128, i128)>) -> i128 {
+    let mut spans: Vec<(i128, i128)> = spans.collect();
     spans.sort_unstable();
     let (mut total, mut end) = (0, i128::MIN);
     for (lo, hi) in spans {

@@ -42,6 +42,7 @@ trait AnyFigure: Debug + Send + Sync {
     fn key(&self) -> &'static str;
     fn json(&self) -> serde_json::Result<serde_json::Value>;
     fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
 impl<F: Figure> AnyFigure for F {
@@ -54,6 +55,10 @@ impl<F: Figure> AnyFigure for F {
     }
 
     fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
         self
     }
 }
@@ -81,6 +86,14 @@ impl SiteFigures {
     /// The site's figure of type `F`, if the check that measures it applies.
     pub fn get<F: Figure>(&self) -> Option<&F> {
         self.figures.iter().find_map(|f| f.as_any().downcast_ref())
+    }
+
+    /// The figure of type `F` to complete, while the measuring stage still
+    /// holds the only reference to it.
+    pub(super) fn get_mut<F: Figure>(&mut self) -> Option<&mut F> {
+        self.figures
+            .iter_mut()
+            .find_map(|f| Arc::get_mut(f)?.as_any_mut().downcast_mut())
     }
 }
 

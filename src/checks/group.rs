@@ -265,7 +265,7 @@ fn summed(parts: &[&Finding]) -> Option<Impact> {
     };
     let mut inputs = first.inputs.clone();
     inputs.insert("grouped_accesses", parts.len() as f64);
-    for key in ["excess_sectors", "excess_wavefronts"] {
+    for key in Impact::SUMMED {
         if inputs.contains_key(key) {
             let total: f64 = all.iter().filter_map(|i| i.inputs.get(key)).sum();
             inputs.insert(key, total);

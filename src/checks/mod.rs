@@ -19,6 +19,7 @@ pub mod fix;
 pub mod group;
 pub mod idioms;
 pub mod notes;
+pub mod siblings;
 pub mod uncoalesced_access;
 
 pub use check::{Check, CheckContext, DynCheck, Ranked, Verdict};
@@ -74,7 +75,8 @@ pub fn measure_all(a: &ModuleAnalysis<'_>) -> Vec<Vec<SiteFigures>> {
     a.kernels
         .iter()
         .map(|k| {
-            k.sites
+            let mut figures: Vec<SiteFigures> = k
+                .sites
                 .iter()
                 .map(|s| {
                     let mut fig = SiteFigures::default();
@@ -84,7 +86,10 @@ pub fn measure_all(a: &ModuleAnalysis<'_>) -> Vec<Vec<SiteFigures>> {
                     }
                     fig
                 })
-                .collect()
+                .collect();
+            // What accesses fetch together needs every access's figure.
+            uncoalesced_access::attach_siblings(a, k, &mut figures);
+            figures
         })
         .collect()
 }

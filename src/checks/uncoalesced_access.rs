@@ -88,6 +88,12 @@ pub struct Sectors {
     /// advises.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub advice: Option<Advice>,
+    /// Accesses of the same warp and iteration at a constant distance
+    /// (the other fields of a struct) and what they fetch together; set
+    /// for the whole kernel at once, after every site is measured
+    /// ([`attach_siblings`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub siblings: Option<super::siblings::Siblings>,
 }
 
 /// The parameter a class depends on and the values it holds for.
@@ -357,6 +363,7 @@ fn sectors_of(items: &[WarpAddresses], bytes: i128, cap: &dyn Fn() -> Option<u64
         iterations: None,
         contention: None,
         advice: None,
+        siblings: None,
     }
 }
 
@@ -582,6 +589,9 @@ impl Check for UncoalescedAccess {
     }
 
     fn judge(s: &Site, sec: &Sectors) -> Option<Verdict> {
+        if let Some(v) = sibling_verdict(s, sec) {
+            return Some(v);
+        }
         if let Some(v) = piece_verdict(s, sec) {
             return Some(v);
         }
@@ -657,6 +667,51 @@ impl Check for UncoalescedAccess {
     fn rank(sec: &Sectors) -> i64 {
         sec.full_max as i64 - sec.ideal as i64
     }
+}
+
+/// An access whose siblings use the sectors it fetches: the figures, what
+/// the group wastes (requests, DRAM traffic only past the union) and, for
+/// fields that cover a struct, the vector load that reads them at once.
+fn sibling_verdict(s: &Site, sec: &Sectors) -> Option<Verdict> {
+    let sib = sec.siblings.as_ref()?;
+    if sec.class != SectorClass::Uncoalesced || sec.sparse || sec.contention.is_some() {
+        return None;
+    }
+    let (message, hint) = match piece_verdict(s, sec) {
+        Some(v) => (format!("{}; {}", v.message, sib.text(s)), v.hint),
+        None => (
+            format!(
+                "uncoalesced {} access: sectors per request {} (ideal {}); {}{}",
+                s.kind.name(),
+                sec.full_max,
+                sec.ideal,
+                sib.text(s),
+                stride_text(sec)
+            ),
+            Some(hint(s, sec)),
+        ),
+    };
+    Some(Verdict {
+        severity: Severity::Warning,
+        message,
+        hint: sib
+            .vector
+            .as_ref()
+            .and_then(vector_hint)
+            .map(String::from)
+            .or(hint),
+    })
+}
+
+/// Reading 4-byte fields that cover a struct as one vector.
+fn vector_hint(v: &super::siblings::VectorRead) -> Option<&'static str> {
+    Some(match v.ty {
+        "float2" => "read the pair as one float2 (the struct __align__(8), or through a const float2 *): one 8-byte request per lane",
+        "int2" => "read the pair as one int2 (the struct __align__(8), or through a const int2 *): one 8-byte request per lane",
+        "float4" => "read the four fields as one float4 (the struct __align__(16), or through a const float4 *): one 16-byte request per lane",
+        "int4" => "read the four fields as one int4 (the struct __align__(16), or through a const int4 *): one 16-byte request per lane",
+        _ => return None,
+    })
 }
 
 /// A request of a struct copy or fill the backend splits into pieces:
@@ -768,5 +823,29 @@ fn hint(s: &Site, sec: &Sectors) -> String {
         "swap the roles of threadIdx.x and threadIdx.y so that threadIdx.x indexes the contiguous dimension".into()
     } else {
         "make neighbouring lanes touch neighbouring elements, or stage the data through shared memory".into()
+    }
+}
+
+/// Fills in [`Sectors::siblings`] for the accesses of kernel `k` that have
+/// siblings, once every site has its figures (`figures`, in the order of
+/// `k.sites`): a group's union needs every member's lanes.
+pub(super) fn attach_siblings(
+    a: &ModuleAnalysis<'_>,
+    k: &KernelAnalysis,
+    figures: &mut [super::SiteFigures],
+) {
+    let mut groups = super::siblings::Groups::new(k);
+    for (i, fig) in figures.iter_mut().enumerate() {
+        let Some(sec) = fig.get_mut::<Sectors>() else {
+            continue;
+        };
+        // A class that holds for some values of a parameter, or none, has
+        // no one union.
+        if sec.condition.is_some() || sec.class == SectorClass::Unknown {
+            continue;
+        }
+        if let Some(stride) = sec.stride {
+            sec.siblings = groups.of(a, i, stride);
+        }
     }
 }

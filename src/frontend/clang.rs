@@ -13,6 +13,15 @@ use std::process::Command;
 /// machines without a CUDA toolkit.
 pub const CUDA_HEADER: &str = include_str!("warpcheck_cuda.h");
 
+/// The header a toolkit compile finds before clang's own declarations of
+/// the libdevice functions, which it declares pure
+/// (`src/frontend/toolkit/`): without libdevice linked, a call would
+/// otherwise keep the loads and stores around it in their loop.
+const TOOLKIT_HEADER: (&str, &str) = (
+    "__clang_cuda_libdevice_declares.h",
+    include_str!("toolkit/__clang_cuda_libdevice_declares.h"),
+);
+
 /// The headers user files include by name that warpcheck provides without
 /// a toolkit (`src/frontend/include/`, installed as
 /// `share/warpcheck/include/`), by their path under that directory: the
@@ -269,7 +278,13 @@ pub(super) fn side_arguments(
     args.extend(debug.iter().cloned());
     args.extend(["-emit-llvm", "-c"].map(String::from));
     match tk {
-        Some(tk) => args.extend(tk.clang_flags()),
+        Some(tk) => {
+            args.extend(tk.clang_flags());
+            if let Some(dir) = header.parent() {
+                args.push("-isystem".into());
+                args.push(dir.join("toolkit").display().to_string());
+            }
+        }
         None => {
             args.extend(["-nocudainc", "-nocudalib"].map(String::from));
             // sm_70+ `*_sync` builtins need PTX 6.0+; the driver only
@@ -289,9 +304,12 @@ pub(super) fn side_arguments(
 }
 
 /// Writes the force-included header beside `stubs/`, the include dir of
-/// [`OWN_HEADERS`].
+/// [`OWN_HEADERS`], and `toolkit/`, that of [`TOOLKIT_HEADER`].
 fn write_headers(header: &Path) -> std::io::Result<()> {
     std::fs::write(header, CUDA_HEADER)?;
+    let toolkit = header.with_file_name("toolkit");
+    std::fs::create_dir_all(&toolkit)?;
+    std::fs::write(toolkit.join(TOOLKIT_HEADER.0), TOOLKIT_HEADER.1)?;
     let stubs = header.with_file_name("stubs");
     std::fs::create_dir_all(&stubs)?;
     for (name, text) in OWN_HEADERS {
@@ -385,7 +403,7 @@ impl Setup {
         // Our headers live in the cache, named by their contents, so that
         // the precompiled header made from them stays valid; in the temp
         // dir if the cache cannot be written.
-        let shared = pch::shared_dir("headers", (CUDA_HEADER, OWN_HEADERS), |d| {
+        let shared = pch::shared_dir("headers", (CUDA_HEADER, OWN_HEADERS, TOOLKIT_HEADER), |d| {
             write_headers(&d.join("warpcheck_cuda.h"))
         });
         let headers = match shared {

@@ -45,6 +45,7 @@
 //! | `blocks_per_sm` | 0 | 0: derived from the limits above; otherwise the blocks resident per SM, given |
 //! | `dram_gbps` | 1555 | A100 whitepaper: 1555 GB/s of HBM2 for the 40 GB part, the part whose SMs, clock and shared memory the numbers above describe (the 80 GB SXM part has 2039 GB/s: `--machine dram_gbps=2039`); device-wide; 0 is unlimited |
 //! | `l2_bytes_per_cycle` | 5120 | A100 whitepaper: L2 read bandwidth 5120 bytes per clock, device-wide; 0 is unlimited |
+//! | `l1_lines_per_cycle` | 1 | 128-byte lines an SM's L1 serves per clock, its requests' cost where no DRAM traffic is added (a sibling field's load re-reading lines a neighbour fetched): L1 and shared memory are one 128-bytes-per-clock data path per SM (A100 whitepaper; Jia et al. measure close to that for Volta's L1, which Ampere's continues); 0 is unlimited |
 //! | `shared_wavefronts_per_cycle` | 1 | 32 banks × 4 bytes per clock per SM (whitepaper, CUDA Programming Guide "Shared Memory" for 8.0): one 128-byte wavefront per cycle per SM; 0 is unlimited |
 //!
 //! References: NVIDIA A100 Tensor Core GPU Architecture (whitepaper,
@@ -59,7 +60,7 @@
 //! Timing Analysis of GPU Kernels" (WCET 2014): one SM issuing one
 //! instruction per cycle, every instruction one cycle, every memory access
 //! ten, and barriers free. It has no throughput limits (the paper models
-//! none): its `dram_gbps`, `l2_bytes_per_cycle` and
+//! none): its `dram_gbps`, `l2_bytes_per_cycle`, `l1_lines_per_cycle` and
 //! `shared_wavefronts_per_cycle` are 0, unlimited.
 //!
 //! The throughput limits ([`throughput`]) bound how fast a launch can move
@@ -68,6 +69,7 @@
 //! the time they take (see [`throughput`] for why adding is sound).
 
 pub mod class;
+pub mod libdevice;
 pub mod placement;
 pub mod throughput;
 
@@ -111,6 +113,8 @@ pub struct Machine {
     pub dram_gbps: u32,
     /// L2 bandwidth of the device in bytes per cycle; 0: unlimited.
     pub l2_bytes_per_cycle: u32,
+    /// 128-byte L1 lines an SM serves per cycle; 0: unlimited.
+    pub l1_lines_per_cycle: u32,
     /// Shared-memory wavefronts an SM serves per cycle; 0: unlimited.
     pub shared_wavefronts_per_cycle: u32,
 }
@@ -122,7 +126,7 @@ impl Default for Machine {
 }
 
 /// The keys `set` takes besides `preset`, in the order `describe` lists them.
-const KEYS: [&str; 28] = [
+const KEYS: [&str; 29] = [
     "sms",
     "issue_rate",
     "clock_mhz",
@@ -149,6 +153,7 @@ const KEYS: [&str; 28] = [
     "blocks_per_sm",
     "dram_gbps",
     "l2_bytes_per_cycle",
+    "l1_lines_per_cycle",
     "shared_wavefronts_per_cycle",
     "preset",
 ];
@@ -184,6 +189,7 @@ impl Machine {
             blocks_per_sm: 0,
             dram_gbps: 1555,
             l2_bytes_per_cycle: 5120,
+            l1_lines_per_cycle: 1,
             shared_wavefronts_per_cycle: 1,
         }
     }
@@ -212,6 +218,7 @@ impl Machine {
             grid_barrier_cycles: 0,
             dram_gbps: 0,
             l2_bytes_per_cycle: 0,
+            l1_lines_per_cycle: 0,
             shared_wavefronts_per_cycle: 0,
             ..Machine::a100()
         }
@@ -272,6 +279,7 @@ impl Machine {
             "blocks_per_sm" => &mut self.blocks_per_sm,
             "dram_gbps" => &mut self.dram_gbps,
             "l2_bytes_per_cycle" => &mut self.l2_bytes_per_cycle,
+            "l1_lines_per_cycle" => &mut self.l1_lines_per_cycle,
             "shared_wavefronts_per_cycle" => &mut self.shared_wavefronts_per_cycle,
             _ => {
                 return Err(format!(
@@ -290,6 +298,7 @@ impl Machine {
                 | "blocks_per_sm"
                 | "dram_gbps"
                 | "l2_bytes_per_cycle"
+                | "l1_lines_per_cycle"
                 | "shared_wavefronts_per_cycle"
         );
         *slot = if zero_ok {
@@ -354,9 +363,11 @@ mod tests {
             (
                 p.dram_gbps,
                 p.l2_bytes_per_cycle,
+                p.l1_lines_per_cycle,
                 p.shared_wavefronts_per_cycle
             ),
-            (0, 0, 0)
+            (0, 0, 0, 0)
         );
+        assert!(Machine::a100().set("l1_lines_per_cycle", "0").is_ok());
     }
 }

@@ -1,5 +1,7 @@
 //! What each instruction of a kernel costs a warp in the static bounds:
-//! an issue slot, and the cycles until the warp may issue again. Memory
+//! an issue slot (a libdevice body's, for a call of an unlinked libdevice
+//! function: [`crate::machine::libdevice`]), and the cycles until the
+//! warp may issue again. Memory
 //! instructions take the most sectors or wavefronts the checks allow for
 //! them, so every latency here is at least what the simulator's cycle
 //! mode gives the same instruction (both classify it with
@@ -17,6 +19,7 @@ use crate::ir::intrinsics::Intrinsic;
 use crate::ir::SiteKind;
 use crate::ir::{BlockId, InstId, Module};
 use crate::machine::class::{class_of, uniform_wavefronts, worst_wavefronts, Access, Class};
+use crate::machine::libdevice;
 use crate::machine::Machine;
 use crate::memory::Space;
 
@@ -26,12 +29,15 @@ pub struct InstCost {
     pub class: Class,
     /// Cycles until the warp may issue again, at most.
     pub latency: u64,
+    /// Issue slots it takes: one, none for a marker, a libdevice body's
+    /// for a call to one that is not linked.
+    pub issues: u64,
 }
 
 impl InstCost {
-    /// Issue slots it takes (markers take none).
+    /// Issue slots it takes.
     pub fn issues(&self) -> u64 {
-        u64::from(self.class != Class::Free)
+        self.issues
     }
 }
 
@@ -112,6 +118,25 @@ pub fn function_costs(
                 );
             }
             let class = class_of(m, f, inst);
+            // A call of an unlinked libdevice function: the body it stands
+            // for, as the same kernel built with libdevice would inline it;
+            // never less than the class's latency, which the simulator's
+            // cycle mode gives the call.
+            if let Some(body) = libdevice::called(m, inst) {
+                let latency = machine
+                    .body_latency(body)
+                    .max(u64::from(machine.latency(class)));
+                let issues = body.issues().max(1);
+                out.insts.insert(
+                    i,
+                    InstCost {
+                        class,
+                        latency,
+                        issues,
+                    },
+                );
+                continue;
+            }
             let latency = match class {
                 Class::Memory => memory.get(&i).copied().unwrap_or_else(|| {
                     let worst = |a| machine.site_bound(a, Space::Unknown, 128, None, None);
@@ -123,7 +148,15 @@ pub fn function_costs(
                 }
                 c => u64::from(machine.latency(c)),
             };
-            out.insts.insert(i, InstCost { class, latency });
+            let issues = u64::from(class != Class::Free);
+            out.insts.insert(
+                i,
+                InstCost {
+                    class,
+                    latency,
+                    issues,
+                },
+            );
         }
     }
     Ok(out)

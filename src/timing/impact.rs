@@ -13,7 +13,9 @@
 //! * `S`: one warp's chain, each instruction its latency
 //!   ([`super::costs::kernel_costs`], the classes the cycle mode uses);
 //! * `M`: the cycles the block's global sectors take at its SM's share of
-//!   DRAM bandwidth, and its shared-memory wavefronts at the SM's rate.
+//!   DRAM bandwidth (siblings' sectors once: their union, with their extra
+//!   requests at the L1's rate), and its shared-memory wavefronts at the
+//!   SM's rate.
 //!
 //! **A finding's cost**, in the same cycles (times `r`, every resident
 //! block pays it):
@@ -23,7 +25,11 @@
 //!   the branch's executions, over `P`: what a splitting warp issues with
 //!   part of its lanes masked off;
 //! * an uncoalesced access: the sectors over the ideal, times the warps
-//!   and the executions, at the DRAM cost of a sector;
+//!   and the executions, at the DRAM cost of a sector; where sibling
+//!   accesses of the same warp and iteration use the same sectors (the
+//!   fields of a struct, `checks::siblings`), only the group's union past
+//!   its ideal is DRAM traffic, an equal part for each, and each access's
+//!   extra 128-byte L1 requests cost the L1's time for a line;
 //! * a bank conflict: the wavefronts over the ideal, times the warps and
 //!   the executions, at the shared-memory rate.
 //!
@@ -94,10 +100,12 @@ struct Model<'a> {
     /// Warps in the block, issue rate.
     warps: f64,
     p: f64,
-    /// Cycles of one global sector and one shared wavefront at the SM's
-    /// share of the machine's throughput.
+    /// Cycles of one global sector, one shared wavefront and one L1
+    /// request (a 128-byte line) at the SM's share of the machine's
+    /// throughput.
     sector: f64,
     wavefront: f64,
+    request: f64,
     /// The block's estimated cycles and their parts.
     w: f64,
     s: f64,
@@ -238,6 +246,15 @@ fn cheap_reason(f: &Finding, i: &Impact) -> String {
             "the splitting warps run {issues} instructions serialised, {}",
             times(input("executions"))
         ),
+        _ if i.inputs.contains_key("extra_requests") => format!(
+            "{} extra L1 requests per request and {}, {}",
+            input("extra_requests"),
+            match input("excess_sectors") {
+                x if x > 0.0 => format!("{x} excess DRAM sectors"),
+                _ => "no extra DRAM traffic".to_string(),
+            },
+            times(input("executions"))
+        ),
         _ if i.inputs.contains_key("excess_sectors") => format!(
             "{} excess sectors per request, {}",
             input("excess_sectors"),
@@ -269,7 +286,7 @@ fn pieces(mut all: Vec<Impact>) -> Impact {
     let add = |get: fn(&Impact) -> Option<f64>| all.iter().map(get).sum::<Option<f64>>();
     let (cycles, share) = (add(|i| i.cycles), add(|i| i.share));
     let mut inputs = all[0].inputs.clone();
-    for key in ["excess_sectors", "excess_wavefronts"] {
+    for key in Impact::SUMMED {
         if inputs.contains_key(key) {
             inputs.insert(key, all.iter().filter_map(|i| i.inputs.get(key)).sum());
         }
@@ -309,10 +326,15 @@ fn estimate(md: &Model<'_>, site: &Site, fig: &SiteFigures) -> Impact {
         inputs.insert("issue_rate", md.p);
         side * splits * exec / md.p * md.resident
     } else if let Some(sec) = fig.get::<Sectors>() {
-        let excess = sec.full_max.saturating_sub(sec.ideal) as f64;
+        let (excess, requests) = charged(sec);
         inputs.insert("excess_sectors", excess);
         inputs.insert("sector_cycles", md.sector);
-        excess * md.warps * exec * md.sector * md.resident
+        if let Some(sib) = &sec.siblings {
+            inputs.insert("extra_requests", requests);
+            inputs.insert("request_cycles", md.request);
+            inputs.insert("sibling_accesses", sib.accesses as f64);
+        }
+        (excess * md.sector + requests * md.request) * md.warps * exec * md.resident
     } else if let Some(c) = fig.get::<Conflict>() {
         let excess = c.wavefronts.max.saturating_sub(c.ideal_wavefronts) as f64;
         inputs.insert("excess_wavefronts", excess);
@@ -331,6 +353,18 @@ fn estimate(md: &Model<'_>, site: &Site, fig: &SiteFigures) -> Impact {
         }),
         inputs,
         reason: None,
+    }
+}
+
+/// What an uncoalesced access is charged per execution by a warp: its
+/// DRAM sectors past the ideal, and its extra L1 requests. Alone, every
+/// sector past its ideal; with siblings, its part of the group's union
+/// past the group's ideal, and the lines its request touches past those
+/// its bytes need.
+fn charged(sec: &Sectors) -> (f64, f64) {
+    match &sec.siblings {
+        Some(sib) => (sib.dram_excess(), sib.extra_requests as f64),
+        None => (sec.full_max.saturating_sub(sec.ideal) as f64, 0.0),
     }
 }
 
@@ -401,6 +435,10 @@ fn model<'a>(
         0 => f64::from(machine.wavefront_cycles),
         r => 1.0 / f64::from(r),
     };
+    let request = match machine.l1_lines_per_cycle {
+        0 => 0.0,
+        r => 1.0 / f64::from(r),
+    };
     let mut mem = 0.0;
     for (s, fig) in k.sites.iter().zip(figures) {
         let Some(part) = parts.get(&s.func) else {
@@ -412,10 +450,17 @@ fn model<'a>(
         let e = part.runs(m.func(s.func).inst(s.inst).block) * warps;
         match s.space {
             Some(Space::Global) => {
-                let n = fig
-                    .get::<Sectors>()
-                    .map_or(uniform_sectors(s.bytes, s.bytes), |x| x.full_max);
-                mem += e * n as f64 * sector;
+                let cost = match fig.get::<Sectors>() {
+                    Some(x) => match &x.siblings {
+                        Some(sib) => {
+                            let n = sib.union as f64 / sib.accesses.max(1) as f64;
+                            n * sector + sib.extra_requests as f64 * request
+                        }
+                        None => x.full_max as f64 * sector,
+                    },
+                    None => uniform_sectors(s.bytes, s.bytes) as f64 * sector,
+                };
+                mem += e * cost;
             }
             Some(Space::Shared) => {
                 let n = fig
@@ -451,6 +496,7 @@ fn model<'a>(
         p,
         sector,
         wavefront,
+        request,
         mem,
         nominal,
         resident,
