@@ -305,3 +305,31 @@ fn lanes_along_the_loop_for_a_row_per_thread() {
     let fixed = changed("row_sums.cu", "256", from, to);
     assert!(sectors(&fixed, 7) <= 5, "{fixed:#}");
 }
+
+#[test]
+fn a_recurrence_along_a_row_is_stored_transposed() {
+    // x[r·n + c] depends on x[r·n + c - 1]: the loop on c cannot go to the
+    // lanes. Lanes step rows, 4·n bytes apart (a sector each for n >= 8).
+    // Transposed, x[c·rows + r]: 32 floats side by side, 128 bytes, 4
+    // sectors aligned, 5 at worst.
+    let r = original("recurrence.cu", "256");
+    let hints: Vec<String> = findings(&r, "uncoalesced-access")
+        .into_iter()
+        .map(hint)
+        .collect();
+    assert!(!hints.is_empty(), "{r:#}");
+    for h in &hints {
+        assert!(!h.contains("loop on c"), "{h}");
+        assert!(
+            h.contains("store the array transposed")
+                && h.contains("5 sectors per request (ideal 4)"),
+            "{h}"
+        );
+    }
+    let text = source("recurrence.cu")
+        .replace("int n)", "int n, int rows)")
+        .replace("x[r * n + c - 1]", "x[(c - 1) * rows + r]")
+        .replace("r * n + c", "c * rows + r");
+    let fixed = analyse("recurrence.cu", &text, "256");
+    assert!(sectors(&fixed, 6) <= 5, "{fixed:#}");
+}

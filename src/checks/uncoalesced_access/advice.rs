@@ -36,6 +36,10 @@ pub enum Advice {
     /// `r` the lane's): lanes on neighbouring iterations' elements instead
     /// take at most `sectors` per request.
     LanesAlongLoop { counter: String, sectors: u64 },
+    /// Each lane its own row, a sector or more from its neighbour's:
+    /// transposed, the lanes' elements side by side take at most
+    /// `sectors`.
+    Transposed { sectors: u64 },
 }
 
 impl Advice {
@@ -48,6 +52,10 @@ impl Advice {
             ),
             Advice::LanesAlongLoop { counter, sectors } => format!(
                 "each step of the loop on {counter} moves {bytes} bytes while neighbouring lanes are far apart: let neighbouring lanes take neighbouring values of {counter} (a warp per row, its lanes striding the loop by 32, then a shuffle reduction): {sectors} sectors per request (ideal {})",
+                sec.ideal
+            ),
+            Advice::Transposed { sectors } => format!(
+                "each lane walks its own row, a sector or more from its neighbour's: store the array transposed (element [r][c] at [c][r]) so that neighbouring lanes' elements are adjacent, or give neighbouring lanes neighbouring columns: {sectors} sectors per request (ideal {})",
                 sec.ideal
             ),
             Advice::Swap { sectors } => format!(
@@ -80,7 +88,73 @@ pub fn advise(
     if let Some(sectors) = swapped(k, site, sec) {
         return Some(Advice::Swap { sectors });
     }
-    along_loop(a, k, site, sec)
+    if !recurrence(a, site) {
+        if let Some(along) = along_loop(a, k, site, sec) {
+            return Some(along);
+        }
+    }
+    transposed(k, site, sec)
+}
+
+/// Lanes a sector or more apart along threadIdx.x (a constant stride of
+/// 32 bytes or more, or a parameter's multiple): the sectors the lanes
+/// take with their elements side by side instead.
+fn transposed(k: &KernelAnalysis, site: &Site, sec: &Sectors) -> Option<Advice> {
+    let bytes = i128::from(site.bytes.max(1));
+    let [x, y, _] = addresses::strides(&k.acf, site);
+    let far = match x? {
+        Some(s) => s.abs() >= i128::from(SECTOR_BYTES),
+        None => true,
+    };
+    if !far {
+        return None;
+    }
+    let sectors = most_sectors(k, bytes, Some(bytes), y.unwrap_or(Some(0)))?;
+    (sectors < sec.full_max).then_some(Advice::Transposed { sectors })
+}
+
+/// Whether the loop around `site` loads an array it also stores to: a
+/// recurrence (`X[i] -= X[i - 1]·A[i]`) whose iterations cannot go to
+/// different lanes, whichever of its accesses this is.
+fn recurrence(a: &ModuleAnalysis<'_>, site: &Site) -> bool {
+    let func = a.module.func(site.func);
+    let g = a.graphs.func(site.func);
+    let Some(l) = g.loops.loop_of(func.inst(site.inst).block) else {
+        return false;
+    };
+    let (mut loaded, mut stored) = (Vec::new(), Vec::new());
+    for &b in &g.loops.get(l).blocks {
+        for &i in &func.blocks[b.index()].insts {
+            let inst = func.inst(i);
+            let Some(base) = inst.address().and_then(|x| base_of(func, x)) else {
+                continue;
+            };
+            match inst.op {
+                Opcode::Load => loaded.push(base),
+                Opcode::Store => stored.push(base),
+                _ => {}
+            }
+        }
+    }
+    loaded.iter().any(|b| stored.contains(b))
+}
+
+/// The value an address steps from: through GEPs and casts to an
+/// argument, a global or another instruction.
+fn base_of(func: &crate::ir::Function, mut v: Value) -> Option<Value> {
+    for _ in 0..16 {
+        let Value::Inst(i) = v else {
+            return Some(v);
+        };
+        let inst = func.inst(i);
+        match inst.op {
+            Opcode::GetElementPtr | Opcode::AddrSpaceCast | Opcode::BitCast => {
+                v = *inst.operands.first()?;
+            }
+            _ => return Some(v),
+        }
+    }
+    None
 }
 
 /// A counter of a loop around the access whose one step moves the address
