@@ -180,11 +180,14 @@ fn looks_whole(pch: &Path) -> bool {
 
 /// Whether a failed compile's `stderr` blames the PCH `pch` it read (clang
 /// names the file: "malformed or corrupted AST file", "PCH file … not
-/// found", a signature mismatch).
+/// found", a signature mismatch; clang 22 says "malformed or corrupted
+/// precompiled file" without naming it).
 pub fn blamed(stderr: &[u8], pch: &Path) -> bool {
     let text = String::from_utf8_lossy(stderr);
     let name = pch.file_name().map(|n| n.to_string_lossy().into_owned());
-    name.is_some_and(|n| text.contains(&n)) || text.contains("AST file")
+    name.is_some_and(|n| text.contains(&n))
+        || text.contains("AST file")
+        || text.contains("corrupted precompiled file")
 }
 
 /// Drops the PCH `mine` (this run's name for a cached one) and the cached
