@@ -80,18 +80,6 @@ fn opt22_loads_the_llvm22_plugin_and_warns_at_the_lines() {
     }
 }
 
-/// Installs this build into a fresh prefix with scripts/install.sh.
-fn install_this_build() -> tempfile::TempDir {
-    let prefix = tempfile::tempdir().unwrap();
-    let build = Path::new(env!("CARGO_BIN_EXE_warpcheck")).parent().unwrap();
-    let out = run(Command::new("bash")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install.sh"))
-        .arg(prefix.path())
-        .arg(build));
-    assert!(out.status.success(), "{}", stderr(&out));
-    prefix
-}
-
 /// The supported major this build is not for.
 fn other_major() -> u32 {
     if LLVM_MAJOR == 19 {
@@ -103,7 +91,7 @@ fn other_major() -> u32 {
 
 #[test]
 fn an_install_names_the_plugin_for_its_major() {
-    let prefix = install_this_build();
+    let prefix = install();
     let named = prefix
         .path()
         .join(format!("lib/libwarpcheck-llvm{LLVM_MAJOR}.so"));
@@ -139,7 +127,7 @@ fn make_stops_when_the_clang_has_no_plugin() {
     if let Err(why) = have_tools(&[&other]) {
         return skip("make_stops_when_the_clang_has_no_plugin", &why);
     }
-    let prefix = install_this_build();
+    let prefix = install();
     let dir = tempfile::tempdir().unwrap();
     let src = fixture("projects/clang_make");
     for f in ["Makefile", "kernel.cu"] {
@@ -171,7 +159,7 @@ fn cmake_stops_when_the_compiler_has_no_plugin() {
     if let Err(why) = have_tools(&[&other, "cmake"]) {
         return skip("cmake_stops_when_the_compiler_has_no_plugin", &why);
     }
-    let prefix = install_this_build();
+    let prefix = install();
     let build = tempfile::tempdir().unwrap();
     let out = run(Command::new("cmake")
         .arg("-S")
