@@ -1,27 +1,32 @@
 #!/usr/bin/env python3
-"""Hardware counters beside the simulator's figures, launch by launch.
+"""Hardware counters beside the simulator's figures and the static claims.
 
-For each kernel of the given .cu files (default: every fixture and
-example), one launch (--grid, --block; pointer parameters get 1 MiB
-buffers, filled 0, 1, 2, ... where the element type is known and zeroed
-otherwise, integers --int, floats 1.0), run two ways:
+Every kernel of the given .cu files (default: every fixture and example)
+is launched once (--grid, --block; pointer parameters get 1 MiB buffers,
+filled 0, 1, 2, ... where the element type is known and zeroed otherwise,
+integers --int, floats 1.0) three ways:
 
-* on the GPU: a generated host harness (the file included, its own main
-  renamed) built with nvcc and profiled with Nsight Compute (`ncu`);
-* in `warpcheck simulate` with the same launch and arguments.
+* on the GPU: a generated host program per file (the file included, its
+  own main renamed, every kernel launched once) built with nvcc and
+  profiled with Nsight Compute (`ncu`), per kernel and per source line;
+* in `warpcheck simulate`, same launch and arguments, per kernel and line;
+* in `warpcheck check --block-dim` (the definite static findings).
 
-and print a table of the figures both give: global sectors per request,
-shared-memory wavefronts, divergent branches and instructions (SASS warp
-instructions against the simulator's IR steps, which differ by design:
-shown for scale). `--dry-run` needs no GPU, nvcc or ncu: it prints each
-launch, the harness and the commands it would run, and the simulator's
-figures. `--parse-ncu CSV` prints the hardware figures of an `ncu --csv`
-report. Kernels a harness cannot launch (templates, kernels whose
-parameters are structs) are listed as skipped with the reason.
+The steps can run on two machines, since the GPU machine need not have
+warpcheck (or LLVM) and the development machine need not have a GPU:
+
+    gpu_validate.py prepare DIR [FILES]   # here: harnesses, simulator, check
+    gpu_validate.py gpu DIR OUT           # there: nvcc + ncu, results in OUT
+    gpu_validate.py compare DIR OUT       # here: the tables, contradictions
+
+`all` runs the three in a row where everything exists; `prepare` alone is
+the dry run. Kernels a harness cannot launch (templates, extern "C" or
+struct parameters) are listed as skipped with the reason.
 """
 
 import argparse
 import csv
+import gzip
 import io
 import json
 import os
@@ -29,11 +34,18 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUFFER_BYTES = 1 << 20
+# Dynamic shared memory every launch gets, for the `extern __shared__` kernels.
+SHARED_BYTES = 8192
+# Block shapes tried in turn where the default or the host's shape does not
+# run in the simulator (a fixed 2-D tile indexed by threadIdx).
+FALLBACK_BLOCKS = ([32, 32, 1], [16, 16, 1], [32, 8, 1], [32, 1, 1])
 
-# Nsight Compute metrics (Volta and later) and what they stand for.
+# Nsight Compute metrics (Volta and later), per kernel, and what they stand for.
 METRICS = {
     "sectors": [
         "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
@@ -56,16 +68,12 @@ METRICS = {
     "instructions": ["smsp__inst_executed.sum"],
 }
 
-BUFFER_BYTES = 1 << 20
-
-# C++ pointee types the simulator fills with 0, 1, 2, ... (`iota`).
 ELEMENTS = {
     "char": "i8", "signed char": "i8", "unsigned char": "u8",
     "short": "i16", "unsigned short": "u16", "int": "i32", "unsigned int": "u32",
     "long": "i64", "unsigned long": "u64", "long long": "i64",
     "unsigned long long": "u64", "float": "f32", "double": "f64",
 }
-
 INTS = {"char", "signed char", "unsigned char", "short", "unsigned short", "int",
         "unsigned int", "long", "unsigned long", "long long", "unsigned long long",
         "bool", "size_t"}
@@ -83,9 +91,9 @@ def params_of(demangled):
         elif c == "," and depth == 0:
             out.append(inner[start:i].strip())
             start = i + 1
-    if inner.strip():
+    if inner[start:].strip():
         out.append(inner[start:].strip())
-    return out
+    return [p for p in out if p != "void"]
 
 
 def base(ty):
@@ -97,21 +105,25 @@ class Launch:
     """One kernel's launch: its arguments for the simulator and the harness."""
 
     def __init__(self, kernel, grid, block, int_value):
-        self.name = kernel["name"]
-        self.mangled = kernel["mangled"]
-        self.short = self.name[:self.name.index("(")]
+        self.name, self.mangled = kernel["name"], kernel["mangled"]
         self.grid, self.block = grid, block
-        self.sim_args, self.decls, self.call, self.skip = [], [], [], None
+        if kernel.get("block_dim") and kernel.get("block_dim_source") != "default":
+            self.block = list(kernel["block_dim"])
+        self.sim_args, self.setup, self.call, self.skip = [], [], [], None
+        if "(" not in self.name:
+            self.short, self.skip = self.name, "no parameter types in its name (extern \"C\")"
+            return
+        self.short = self.name[:self.name.index("(")]
         if "<" in self.short or "::" in self.short:
             self.skip = "a template or namespaced kernel: no generic harness"
         for i, ty in enumerate(params_of(self.name)):
             b = base(ty)
             if b.endswith("*"):
                 elem = ELEMENTS.get(base(b[:-1]))
-                init = "iota" if elem else "zero"
-                self.sim_args.append(f"arg{i}=buf:{BUFFER_BYTES}:{init}")
-                self.decls.append((i, b, elem))
-                self.call.append(f"({ty})arg{i}")
+                self.sim_args.append(f"arg{i}=buf:{BUFFER_BYTES}:" + (f"iota:{elem}" if elem else "zero"))
+                fill = f"wc_iota<{base(b[:-1])}>()" if elem else "wc_zero()"
+                self.setup.append(f"void *arg{i} = {fill};")
+                self.call.append(f"WcPtr{{arg{i}}}")
             elif b in INTS:
                 self.sim_args.append(f"arg{i}={int_value}")
                 self.call.append(f"({ty}){int_value}")
@@ -124,203 +136,357 @@ class Launch:
     def dims(self, d):
         return ",".join(str(x) for x in d)
 
-    def harness(self, source):
-        """A host program that runs this launch once."""
-        lines = [
-            "#define main warpcheck_fixture_main",
-            f'#include "{source}"',
-            "#undef main",
-            "#include <cstdio>",
-            "template <class T> __global__ void warpcheck_iota(T *p, size_t n) {",
-            "  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;",
-            "  if (i < n) p[i] = (T)i;",
-            "}",
-            "int main() {",
-        ]
-        for i, ty, elem in self.decls:
-            lines.append(f"  void *arg{i} = nullptr;")
-            lines.append(f"  cudaMalloc(&arg{i}, {BUFFER_BYTES});")
-            lines.append(f"  cudaMemset(arg{i}, 0, {BUFFER_BYTES});")
-            if elem:
-                t = base(ty[:-1])
-                n = f"{BUFFER_BYTES} / sizeof({t})"
-                lines.append(
-                    f"  warpcheck_iota<<<({n} + 255) / 256, 256>>>(({t} *)arg{i}, {n});"
-                )
+    def body(self):
+        """The statements that run this launch once, in a block of its own."""
         g, b = self.dims(self.grid), self.dims(self.block)
-        lines.append(f"  {self.short}<<<dim3({g}), dim3({b})>>>({', '.join(self.call)});")
-        lines.append("  cudaError_t e = cudaDeviceSynchronize();")
-        lines.append('  if (e != cudaSuccess) { fprintf(stderr, "%s\\n", cudaGetErrorString(e)); return 1; }')
-        lines.append("  return 0;")
-        lines.append("}")
-        return "\n".join(lines) + "\n"
+        frees = " ".join(f"cudaFree(arg{i});" for i in range(len(self.call))
+                         if f"void *arg{i} " in " ".join(self.setup))
+        return (["  {"] + [f"    {s}" for s in self.setup]
+                + [f"    {self.short}<<<dim3({g}), dim3({b}), {SHARED_BYTES}>>>({', '.join(self.call)});",
+                   f'    wc_sync("{self.short}");', f"    {frees}", "  }"])
 
 
-def warpcheck_bin(args):
+def harness(source, launches):
+    """A host program that runs each launch of one file once."""
+    return "\n".join([
+        "#include <cassert>",
+        "#include <cstdio>",
+        "#include <cstdlib>",
+        "#define main warpcheck_fixture_main",
+        f'#include "{source}"',
+        "#undef main",
+        "// Converts to whatever pointer the kernel's parameter is.",
+        "struct WcPtr { void *p; template <class T> operator T *() const { return (T *)p; } };",
+        f"static const size_t WC_BYTES = {BUFFER_BYTES};",
+        "static void *wc_zero() {",
+        "  void *p = nullptr; cudaMalloc(&p, WC_BYTES); cudaMemset(p, 0, WC_BYTES); return p;",
+        "}",
+        "template <class T> static void *wc_iota() {",
+        "  T *h = (T *)malloc(WC_BYTES);",
+        "  for (size_t i = 0; i < WC_BYTES / sizeof(T); ++i) h[i] = (T)i;",
+        "  void *p = nullptr; cudaMalloc(&p, WC_BYTES);",
+        "  cudaMemcpy(p, h, WC_BYTES, cudaMemcpyHostToDevice); free(h); return p;",
+        "}",
+        "static int wc_failed = 0;",
+        "static void wc_sync(const char *k) {",
+        "  cudaError_t e = cudaGetLastError();  // a launch that never started",
+        "  if (e == cudaSuccess) e = cudaDeviceSynchronize();",
+        '  if (e != cudaSuccess) { fprintf(stderr, "%s: %s\\n", k, cudaGetErrorString(e)); wc_failed = 1; }',
+        "}",
+        "int main() {",
+    ] + [line for l in launches for line in l.body()] + ["  return wc_failed;", "}", ""])
+
+
+def warpcheck(args):
     return args.warpcheck or os.path.join(ROOT, "target", "release", "warpcheck")
 
 
-def kernels_of(wc, path):
-    out = subprocess.run([wc, "check", "--format", "json", path],
-                         capture_output=True, text=True)
-    if out.returncode not in (0, 1):
-        raise RuntimeError(out.stderr.strip())
-    seen, kernels = set(), []
-    for k in json.loads(out.stdout)["kernels"]:
-        if k["mangled"] not in seen:
-            seen.add(k["mangled"])
-            kernels.append(k)
-    return kernels
+def default_files():
+    fixtures = os.path.join(ROOT, "tests", "fixtures", "cu")
+    examples = os.path.join(ROOT, "examples")
+    return sorted([os.path.join(fixtures, f) for f in os.listdir(fixtures) if f.endswith(".cu")]
+                  + [os.path.join(examples, f) for f in os.listdir(examples) if f.endswith(".cu")])
 
 
-def simulate(wc, path, launch):
-    cmd = [wc, "simulate", path, "--kernel", launch.mangled, "--grid",
-           launch.dims(launch.grid), "--block", launch.dims(launch.block),
-           "--format", "json"]
-    for a in launch.sim_args:
-        cmd += ["--arg", a]
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode != 0:
-        return None, (out.stderr.strip().splitlines() or ["failed"])[-1]
-    t = json.loads(out.stdout)["totals"]
-    return {
-        "sectors": t["sectors"], "requests": t["requests"],
-        "wavefronts": t["wavefronts"], "divergent": t["divwarps"],
-        "instructions": t["steps"],
-    }, None
+def run_json(cmd, ok=(0,)):
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if out.returncode not in ok:
+        err = [l for l in out.stderr.splitlines() if "error" in l] or ["failed"]
+        raise RuntimeError(err[0].strip())
+    return json.loads(out.stdout)
 
 
-def parse_ncu(text):
-    """Per kernel (by name as ncu prints it), each figure summed over its
-    metrics, from `ncu --csv` output."""
-    start = text.find('"ID"')
-    rows = csv.DictReader(io.StringIO(text[start:] if start >= 0 else text))
-    per = {}
-    for r in rows:
-        name, metric = r.get("Kernel Name"), r.get("Metric Name")
-        value = (r.get("Metric Value") or "").replace(",", "")
-        if not name or not metric:
+def prepare(args):
+    """Harnesses, simulator figures and static findings into args.dir."""
+    wc, work = warpcheck(args), os.path.abspath(args.dir)
+    os.makedirs(work, exist_ok=True)
+    grid = [int(x) for x in args.grid.split(",")] + [1] * (3 - len(args.grid.split(",")))
+    block = [int(x) for x in args.block.split(",")] + [1] * (3 - len(args.block.split(",")))
+    plan = {"grid": grid, "block": block, "files": [], "skipped": []}
+    for path in args.files or default_files():
+        rel = os.path.relpath(os.path.abspath(path), ROOT)
+        try:
+            check = run_json([wc, "check", "--format", "json", "--block-dim",
+                              ",".join(map(str, block)), rel], ok=(0, 1))
+        except (RuntimeError, json.JSONDecodeError) as e:
+            plan["skipped"].append(f"{rel}: {e}")
             continue
-        for what, names in METRICS.items():
-            if metric in names:
+        seen, launches = set(), []
+        for k in check["kernels"]:
+            if k["mangled"] in seen:
+                continue
+            seen.add(k["mangled"])
+            launch = Launch(k, grid, block, args.int_value)
+            if launch.skip:
+                plan["skipped"].append(f"{rel} {launch.short}: {launch.skip}")
+            else:
+                launches.append(launch)
+        if not launches:
+            continue
+        entry = {"file": rel, "kernels": [], "findings": check.get("findings", [])}
+        ran = []
+        for l in launches:
+            sim, why = None, None
+            for shape in [l.block] + [b for b in FALLBACK_BLOCKS if b != l.block]:
+                l.block = shape
+                cmd = [wc, "simulate", rel, "--kernel", l.short, "--grid", l.dims(grid),
+                       "--block", l.dims(shape), "--shared-bytes", str(SHARED_BYTES),
+                       "--format", "json"]
+                for a in l.sim_args:
+                    cmd += ["--arg", a]
                 try:
-                    v = float(value)
+                    sim = run_json(cmd)
+                    break
+                except (RuntimeError, json.JSONDecodeError) as e:
+                    why = why or str(e)
+            if sim is None:
+                # Not run on the GPU either: a fault there spoils the launches after it.
+                plan["skipped"].append(f"{rel} {l.short}: simulate: {why}")
+                continue
+            ran.append(l)
+            entry["kernels"].append({"short": l.short, "mangled": l.mangled, "name": l.name,
+                                     "block": l.block, "sim": sim})
+        if not ran:
+            continue
+        stem = re.sub(r"[^A-Za-z0-9]+", "_", rel)
+        entry["harness"] = f"{stem}.cu"
+        with open(os.path.join(work, entry["harness"]), "w") as f:
+            f.write(harness(os.path.relpath(os.path.join(ROOT, rel), work), ran))
+        plan["files"].append(entry)
+    with open(os.path.join(work, "plan.json"), "w") as f:
+        json.dump(plan, f)
+    n = sum(len(e["kernels"]) for e in plan["files"])
+    print(f"prepared {n} launches in {len(plan['files'])} programs under {args.dir}; "
+          f"{len(plan['skipped'])} skipped")
+    return 0
+
+
+def gpu(args):
+    """Builds each harness and profiles it: per-kernel metrics and per-line
+    source counters, raw, into args.out (parsed later by `compare`)."""
+    work, out = os.path.abspath(args.dir), os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(work, "plan.json")) as f:
+        plan = json.load(f)
+    log = open(os.path.join(out, "gpu-log.txt"), "w")
+
+    def build(entry):
+        src = os.path.join(work, entry["harness"])
+        exe = src[:-3]
+        r = subprocess.run([args.nvcc, f"-arch={args.arch}", "-lineinfo", "-O3", "-o", exe, src,
+                            "-I", os.path.dirname(os.path.join(ROOT, entry["file"]))],
+                           capture_output=True, text=True, cwd=work)
+        return entry, exe, r
+
+    start, results = time.time(), {}
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 4) as pool:
+        built = list(pool.map(build, plan["files"]))
+    log.write(f"built {len(built)} harnesses in {time.time() - start:.0f} s\n")
+    metrics = ",".join(m for ms in METRICS.values() for m in ms)
+    for entry, exe, r in built:
+        name = entry["harness"]
+        res = results.setdefault(name, {})
+        if r.returncode != 0:
+            res["error"] = "nvcc: " + r.stderr[-2000:]
+            continue
+        if time.time() - start > args.budget:
+            res["error"] = "not profiled: the time budget ran out"
+            continue
+        rep = exe + "-rep"
+        prof = subprocess.run([args.ncu, "-f", "-o", rep, "--metrics", metrics, "--section",
+                               "SourceCounters", "--import-source", "yes", "--print-kernel-base",
+                               "mangled", exe], capture_output=True, text=True, cwd=work)
+        res["profile_rc"], res["profile_err"] = prof.returncode, prof.stderr[-3000:]
+        res["program_out"] = prof.stdout[-3000:]
+        if not os.path.exists(rep + ".ncu-rep"):
+            continue
+        raw = subprocess.run([args.ncu, "-i", rep + ".ncu-rep", "--csv", "--page", "raw",
+                              "--print-kernel-base", "mangled", "--metrics", metrics],
+                             capture_output=True, text=True)
+        res["raw"] = raw.stdout
+        for view in ("cuda", "sass"):
+            src = subprocess.run([args.ncu, "-i", rep + ".ncu-rep", "--csv", "--page", "source",
+                                  "--print-source", view, "--print-kernel-base", "mangled"],
+                                 capture_output=True, text=True)
+            res["source"] = {"view": view, "rc": src.returncode, "out": src.stdout,
+                             "err": src.stderr[-1000:]}
+            if src.returncode == 0 and src.stdout.strip():
+                break
+        log.write(f"{name}: profiled at {time.time() - start:.0f} s\n")
+        log.flush()
+    with gzip.open(os.path.join(out, "gpu.json.gz"), "wt") as f:
+        json.dump(results, f)
+    log.write(f"done in {time.time() - start:.0f} s\n")
+    return 0
+
+
+def parse_raw(text):
+    """Per kernel (mangled), each figure summed over its metrics, from an
+    `ncu --csv --page raw` table (one row per kernel, a column per metric)."""
+    lines = text.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith('"ID"')), None)
+    if start is None:
+        return {}
+    rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+    head, per = rows[0], {}
+    for r in rows[1:]:
+        if len(r) != len(head) or not r[0].isdigit():
+            continue
+        rec = dict(zip(head, r))
+        figs = per.setdefault(rec.get("Kernel Name", "?"), {})
+        for what, names in METRICS.items():
+            for m in names:
+                try:
+                    v = float(rec.get(m, "").replace(",", ""))
                 except ValueError:
                     continue
-                per.setdefault(name, {}).setdefault(what, 0.0)
-                per[name][what] += v
+                if v == v:  # not NaN (a metric the device left empty)
+                    figs[what] = figs.get(what, 0.0) + v
     return per
 
 
-def profile(launch, source, args, work):
-    """Builds and profiles the harness; the hardware figures or an error."""
-    h = os.path.join(work, "harness.cu")
-    exe = os.path.join(work, "harness")
-    with open(h, "w") as f:
-        f.write(launch.harness(os.path.abspath(source)))
-    build = subprocess.run([args.nvcc, f"-arch={args.arch}", "-lineinfo", "-o", exe, h,
-                            "-I", os.path.dirname(os.path.abspath(source))],
-                           capture_output=True, text=True)
-    if build.returncode != 0:
-        return None, "nvcc: " + (build.stderr.strip().splitlines() or ["failed"])[-1]
-    metrics = ",".join(m for ms in METRICS.values() for m in ms)
-    prof = subprocess.run([args.ncu, "--csv", "--metrics", metrics, "--kernel-name",
-                           f"regex:^{re.escape(launch.short)}$", exe],
-                          capture_output=True, text=True)
-    if prof.returncode != 0:
-        return None, "ncu: " + (prof.stderr.strip().splitlines() or ["failed"])[-1]
-    per = parse_ncu(prof.stdout)
-    got = next(iter(per.values()), None)
-    return (got, None) if got else (None, "ncu reported no metrics")
+# Source-page columns (by the words in their titles) and what they count.
+SOURCE_COLUMNS = {
+    "sectors": ("l2 theoretical sectors global", "excessive", "ideal"),
+    "ideal_sectors": ("l2 theoretical sectors global ideal",),
+    "wavefronts": ("l1 wavefronts shared", "ideal", "excessive"),
+    "ideal_wavefronts": ("l1 wavefronts shared ideal",),
+    "divergent": ("divergent branches",),
+}
 
 
-def ratio(a, b):
-    return f"{a / b:.2f}" if b else "-"
+def parse_source(text, kernel):
+    """Per source line, the counters of an `ncu --page source --print-source
+    cuda --csv` table: {line: {figure: value}}."""
+    lines = text.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith('"#"')
+                  or l.startswith('"Line"') or l.startswith('"# Address"')), None)
+    if start is None:
+        return {}
+    rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+    head = [h.lower() for h in rows[0]]
+    cols = {}
+    for what, (want, *unwanted) in SOURCE_COLUMNS.items():
+        for i, h in enumerate(head):
+            if want in h and not any(u in h for u in unwanted):
+                cols[what] = i
+                break
+    per = {}
+    for r in rows[1:]:
+        if not r or not r[0].strip().isdigit():
+            continue
+        figs = {}
+        for what, i in cols.items():
+            try:
+                figs[what] = float(r[i].replace(",", ""))
+            except (ValueError, IndexError):
+                pass
+        per[int(r[0])] = figs
+    return per
 
 
-def row(file, launch, hw, sim):
-    def pair(what):
-        h = "-" if hw is None else f"{hw.get(what, 0):.0f}"
-        s = "-" if sim is None else str(sim[what])
-        return f"{h} / {s}"
-    spr_h = "-" if hw is None else ratio(hw.get("sectors", 0), hw.get("requests", 0))
-    spr_s = "-" if sim is None else ratio(sim["sectors"], sim["requests"])
-    return (f"| {os.path.basename(file)} | {launch.short} | {spr_h} / {spr_s} | "
-            f"{pair('wavefronts')} | {pair('divergent')} | {pair('instructions')} |")
+def sim_lines(sim):
+    """Per source line of the kernel's own file, the simulator's counters."""
+    per = {}
+    for s in sim.get("sites", []):
+        f = per.setdefault(s.get("line", 0), {})
+        if s["kind"] == "branch":
+            f["divergent"] = f.get("divergent", 0) + s.get("divergent", 0)
+        else:
+            for k in ("sectors", "ideal_sectors", "wavefronts", "requests"):
+                if isinstance(s.get(k), (int, float)):
+                    f[k] = f.get(k, 0) + s[k]
+    return per
+
+
+def compare(args):
+    work, out = os.path.abspath(args.dir), os.path.abspath(args.out)
+    with open(os.path.join(work, "plan.json")) as f:
+        plan = json.load(f)
+    with gzip.open(os.path.join(out, "gpu.json.gz"), "rt") as f:
+        gpu_res = json.load(f)
+    print("| file | kernel | global sectors (GPU / sim) | requests | shared wavefronts "
+          "| divergent branches | SASS / IR instructions |")
+    print("|---|---|---|---|---|---|---|")
+    notes, agree, kernels = [], {"sectors": 0, "requests": 0, "wavefronts": 0}, 0
+    for entry in plan["files"]:
+        res = gpu_res.get(entry["harness"], {})
+        if "error" in res:
+            notes.append(f"{entry['file']}: {res['error'].strip().splitlines()[-1] if res['error'].strip() else 'failed'}")
+            continue
+        hw_all = parse_raw(res.get("raw", ""))
+        for k in entry["kernels"]:
+            hw, sim = hw_all.get(k["mangled"]), k["sim"]
+            if hw is None or sim is None:
+                notes.append(f"{entry['file']} {k['short']}: "
+                             + ("no GPU figures" if hw is None else "no simulator figures"))
+                continue
+            kernels += 1
+            t = sim["totals"]
+            for what in agree:
+                agree[what] += int(round(hw.get(what, 0)) == t[what])
+
+            def pair(h, s):
+                return f"{h:.0f} / {s}" + ("" if round(h) == s else " ≠")
+            print(f"| {os.path.basename(entry['file'])} | {k['short']} "
+                  f"| {pair(hw.get('sectors', 0), t['sectors'])} "
+                  f"| {pair(hw.get('requests', 0), t['requests'])} "
+                  f"| {pair(hw.get('wavefronts', 0), t['wavefronts'])} "
+                  f"| {pair(hw.get('divergent', 0), t['divwarps'])} "
+                  f"| {hw.get('instructions', 0):.0f} / {t['steps']} |")
+            lines_hw = parse_source(res.get("source", {}).get("out", ""), k["mangled"])
+            for line, s in sorted(sim_lines(sim).items()):
+                h = lines_hw.get(line)
+                if h is None:
+                    continue
+                for what in ("sectors", "wavefronts"):
+                    if what in s and what in h and round(h[what]) != s[what]:
+                        notes.append(f"{entry['file']}:{line} {k['short']}: {what} GPU "
+                                     f"{h[what]:.0f}, simulator {s[what]}")
+    print()
+    print(f"{kernels} kernels compared; global sectors equal in {agree['sectors']}, "
+          f"requests in {agree['requests']}, shared wavefronts in {agree['wavefronts']}.")
+    for s in plan["skipped"]:
+        print(f"skipped: {s}")
+    for n in notes:
+        print(f"note: {n}")
+    return 0
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("files", nargs="*", help=".cu files (default: the fixtures and examples)")
-    p.add_argument("--dry-run", action="store_true",
-                   help="print the launches, harnesses, commands and the simulator's figures; no GPU")
-    p.add_argument("--parse-ncu", metavar="CSV", help="print the figures of an ncu --csv report")
-    p.add_argument("--grid", default="2,1,1")
-    p.add_argument("--block", default="256,1,1")
-    p.add_argument("--int", type=int, default=128, dest="int_value")
-    p.add_argument("--arch", default="sm_80")
-    p.add_argument("--warpcheck", help="the warpcheck binary (default: target/release/warpcheck)")
-    p.add_argument("--nvcc", default=shutil.which("nvcc") or "nvcc")
-    p.add_argument("--ncu", default=shutil.which("ncu") or "ncu")
+    sub = p.add_subparsers(dest="step", required=True)
+    steps = {n: sub.add_parser(n) for n in ("prepare", "gpu", "compare", "all")}
+    for name, s in steps.items():
+        s.add_argument("dir")
+        if name in ("gpu", "compare", "all"):
+            s.add_argument("out")
+        if name in ("prepare", "all"):
+            s.add_argument("files", nargs="*")
+            s.add_argument("--grid", default="2,1,1")
+            s.add_argument("--block", default="256,1,1")
+            s.add_argument("--int", type=int, default=128, dest="int_value")
+            s.add_argument("--warpcheck", help="default: target/release/warpcheck")
+        if name in ("gpu", "all"):
+            s.add_argument("--arch", default="sm_90")
+            s.add_argument("--nvcc", default=shutil.which("nvcc") or "nvcc")
+            s.add_argument("--ncu", default=shutil.which("ncu") or "ncu")
+            s.add_argument("--budget", type=float, default=420,
+                           help="seconds after which no further program is profiled")
     args = p.parse_args()
-
-    if args.parse_ncu:
-        with open(args.parse_ncu) as f:
-            for name, figs in parse_ncu(f.read()).items():
-                spr = ratio(figs.get("sectors", 0), figs.get("requests", 0))
-                print(f"{name}: sectors/request {spr}, " + ", ".join(
-                    f"{k} {v:.0f}" for k, v in sorted(figs.items())))
-        return 0
-
-    if not args.dry_run:
+    if args.step in ("gpu", "all"):
         missing = [t for t in (args.nvcc, args.ncu) if not shutil.which(t)]
-        gpu = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True) \
-            if shutil.which("nvidia-smi") else None
-        if missing or gpu is None or gpu.returncode != 0:
-            print("gpu-validate: needs a GPU (nvidia-smi), nvcc and ncu; missing: "
-                  + ", ".join(missing + ([] if gpu and gpu.returncode == 0 else ["a GPU"]))
-                  + " (--dry-run runs without them)", file=sys.stderr)
+        if missing:
+            print("gpu-validate: needs nvcc and ncu on the PATH; missing: " + ", ".join(missing),
+                  file=sys.stderr)
             return 2
-    files = args.files or sorted(
-        [os.path.join(ROOT, "tests/fixtures/cu", f)
-         for f in os.listdir(os.path.join(ROOT, "tests/fixtures/cu")) if f.endswith(".cu")]
-        + [os.path.join(ROOT, "examples", f)
-           for f in os.listdir(os.path.join(ROOT, "examples")) if f.endswith(".cu")])
-    wc = warpcheck_bin(args)
-    grid = [int(x) for x in args.grid.split(",")] + [1] * (3 - len(args.grid.split(",")))
-    block = [int(x) for x in args.block.split(",")] + [1] * (3 - len(args.block.split(",")))
-    print("| file | kernel | sectors/request (GPU / simulator) | shared wavefronts "
-          "| divergent branches | instructions (SASS / IR steps) |")
-    print("|---|---|---|---|---|---|")
-    skipped = []
-    with tempfile.TemporaryDirectory() as work:
-        for path in files:
-            try:
-                kernels = kernels_of(wc, path)
-            except RuntimeError as e:
-                skipped.append(f"{os.path.basename(path)}: {e}")
-                continue
-            for k in kernels:
-                launch = Launch(k, grid, block, args.int_value)
-                if launch.skip:
-                    skipped.append(f"{os.path.basename(path)} {launch.short}: {launch.skip}")
-                    continue
-                sim, why = simulate(wc, path, launch)
-                if args.dry_run:
-                    print(f"<!-- {launch.short}<<<{launch.dims(grid)}, {launch.dims(block)}>>>"
-                          f" simulate --arg {' --arg '.join(launch.sim_args) or '(none)'} -->")
-                    hw = None
-                else:
-                    hw, hwhy = profile(launch, path, args, work)
-                    why = why or hwhy
-                if why:
-                    skipped.append(f"{os.path.basename(path)} {launch.short}: {why}")
-                print(row(path, launch, hw, sim))
-                if args.dry_run:
-                    print("<!-- harness:\n" + launch.harness(os.path.abspath(path)) + "-->")
-    for s in skipped:
-        print(f"skipped: {s}")
-    return 0
+    if args.step == "prepare":
+        return prepare(args)
+    if args.step == "gpu":
+        return gpu(args)
+    if args.step == "compare":
+        return compare(args)
+    return prepare(args) or gpu(args) or compare(args)
 
 
 if __name__ == "__main__":
