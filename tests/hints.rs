@@ -333,3 +333,100 @@ fn a_recurrence_along_a_row_is_stored_transposed() {
     let fixed = analyse("recurrence.cu", &text, "256");
     assert!(sectors(&fixed, 6) <= 5, "{fixed:#}");
 }
+
+#[test]
+fn a_sparse_level_of_a_scan_is_read_from_a_compact_array() {
+    // data[2·iter·g + iter − 1]: lanes 8·iter bytes apart, a sector each
+    // once iter ≥ 4 (32 per request). The parameter spaces and places the
+    // lanes, so there is no row to transpose: read compactly, data[g] is
+    // 32 words side by side, 4 sectors aligned, 5 at worst.
+    let r = original("scan_level.cu", "256");
+    let f = at(&r, "uncoalesced-access", 5);
+    let h = hint(f);
+    assert!(
+        h.contains("write them to a compact array")
+            && h.contains("5 sectors per request (ideal 4)"),
+        "{h}"
+    );
+    assert!(!h.contains("transposed"), "{h}");
+    let fixed = changed(
+        "scan_level.cu",
+        "256",
+        "data[2 * iter * g + iter - 1]",
+        "data[g]",
+    );
+    assert!(sectors(&fixed, 5) <= 5, "{fixed:#}");
+}
+
+#[test]
+fn a_state_updated_in_a_loop_is_worked_on_as_a_local_copy() {
+    // states[t].w[i & 15]: lanes 64 bytes apart (32 sectors per request),
+    // loaded and stored on each of n iterations. Copied to a local State
+    // before the loop and back after it, the global accesses of states
+    // run once per thread, outside the loop (lines 7 and 15 of the copy).
+    let r = original("rng_state.cu", "256");
+    let h = hint(at(&r, "uncoalesced-access", 9));
+    assert!(
+        h.contains("its own 64-byte structure in this loop")
+            && h.contains("copy it to a local variable"),
+        "{h}"
+    );
+    assert!(!h.contains("structure of arrays"), "{h}");
+    let from = "  float sum = 0.0f;\n  for (int i = 0; i < n; i++) {\n    unsigned x = states[t].w[i & 15];";
+    let to = "  State s = states[t];\n  float sum = 0.0f;\n  for (int i = 0; i < n; i++) {\n    unsigned x = s.w[i & 15];";
+    let text = source("rng_state.cu")
+        .replace(from, to)
+        .replace("    states[t].w[i & 15] = x;", "    s.w[i & 15] = x;")
+        .replace("  out[t] = sum;", "  states[t] = s;\n  out[t] = sum;");
+    assert!(text.contains("State s = states[t];") && text.contains("states[t] = s;"));
+    let fixed = analyse("rng_state.cu", &text, "256");
+    for f in findings(&fixed, "uncoalesced-access") {
+        let line = f["line"].as_u64().unwrap();
+        assert!(
+            line == 7 || line == 15,
+            "an access of states left in the loop: {f:#}"
+        );
+        let runs = f["impact"]["inputs"]["executions"].as_f64().unwrap();
+        assert_eq!(runs, 1.0, "{f:#}");
+    }
+}
+
+#[test]
+fn a_loop_that_maps_a_row_per_thread_is_stored_transposed() {
+    // y[t·91 + i] for i < 91: lanes 364 bytes apart, a sector each (32).
+    // The loop maps each element (nothing carried from one i to the
+    // next), so the advice is the layout, not lanes along i: transposed,
+    // y[i·4096 + t] is 32 floats side by side, 4 sectors aligned, 5 at
+    // worst.
+    let r = original("row_map.cu", "256");
+    for f in findings(&r, "uncoalesced-access") {
+        let h = hint(f);
+        assert!(!h.contains("loop on i"), "{h}");
+        assert!(
+            h.contains("store the array transposed")
+                && h.contains("5 sectors per request (ideal 4)"),
+            "{h}"
+        );
+    }
+    let text = source("row_map.cu").replace("t * EQ + i", "i * 4096 + t");
+    let fixed = analyse("row_map.cu", &text, "256");
+    assert!(sectors(&fixed, 7) <= 5, "{fixed:#}");
+}
+
+#[test]
+fn a_row_end_written_as_an_or_is_a_row_per_lane() {
+    // r·1024 | 1023 is r·1024 + 1023: lanes 4096 bytes apart (the message
+    // says so, and the hint is the transposed layout); transposed, the
+    // lanes' elements x[1023·1024 + r] are side by side: at most 5.
+    let r = original("last_column.cu", "256");
+    let all = findings(&r, "uncoalesced-access");
+    assert!(!all.is_empty(), "{r:#}");
+    for f in all {
+        let message = f["message"].as_str().unwrap();
+        assert!(message.contains("4096 bytes apart"), "{f:#}");
+        assert!(hint(f).contains("store the array transposed"), "{f:#}");
+    }
+    let text = source("last_column.cu").replace("r * N + (N - 1)", "(N - 1) * N + r");
+    let fixed = analyse("last_column.cu", &text, "256");
+    assert!(sectors(&fixed, 6) <= 5, "{fixed:#}");
+}

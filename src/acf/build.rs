@@ -345,7 +345,10 @@ impl<'a> Builder<'a> {
                 let (a, b) = bin(self);
                 self.and(a, b)
             }
-            Opcode::Or => self.binop(c, ops, Op::Or),
+            Opcode::Or => {
+                let (a, b) = bin(self);
+                disjoint_sum(&self.arena, &a, &b).unwrap_or_else(|| self.op(Op::Or, vec![a, b]))
+            }
             Opcode::Xor => {
                 let (a, b) = bin(self);
                 match (a.as_const(), b.as_const()) {
@@ -1025,5 +1028,44 @@ impl Arena {
         } else {
             Congruence::UNKNOWN
         }
+    }
+}
+
+/// `a | b` as `a + b` where no bit can be set in both: one side a
+/// non-negative constant below 2^k, the other a multiple of 2^k (clang
+/// writes `1024·t + 1023` as `or disjoint`).
+fn disjoint_sum(arena: &Arena, a: &Poly, b: &Poly) -> Option<Poly> {
+    let (p, k) = match (a.as_const(), b.as_const()) {
+        (_, Some(k)) => (a, k),
+        (Some(k), None) => (b, k),
+        _ => return None,
+    };
+    if k < 0 {
+        return None;
+    }
+    let step = 1i128.checked_shl(128 - (k as u128).leading_zeros())?;
+    (arena.congruence(p).residue_mod(step) == Some(0)).then(|| p.add(&Poly::constant(k)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_or_below_the_low_zero_bits_adds() {
+        let mut ar = Arena::default();
+        let t = Poly::atom(ar.intern_atom(Atom::Tid(Dim::X), Congruence::UNKNOWN));
+        // 1024 t | 1023 = 1024 t + 1023: t's term has ten zero low bits.
+        let row = t.scale(1024);
+        let sum = disjoint_sum(&ar, &row, &Poly::constant(1023));
+        assert_eq!(sum, Some(row.add(&Poly::constant(1023))));
+        assert_eq!(
+            disjoint_sum(&ar, &Poly::constant(3), &t.scale(4)),
+            Some(t.scale(4).add(&Poly::constant(3)))
+        );
+        // 1024 t | 1024 may share bit 10; 2 t | 3 may share bit 1.
+        assert_eq!(disjoint_sum(&ar, &row, &Poly::constant(1024)), None);
+        assert_eq!(disjoint_sum(&ar, &t.scale(2), &Poly::constant(3)), None);
+        assert_eq!(disjoint_sum(&ar, &t, &t), None);
     }
 }

@@ -4,19 +4,27 @@
 //!   address the loop does not change (`out[i] += …` per iteration): kept
 //!   in a register and stored once after the loop, the access runs once
 //!   per entry instead of once per iteration;
+//! * **a local copy** of a structure each thread updates in a loop (a
+//!   random generator's state), read back from global memory otherwise;
 //! * **a structure of arrays** only where the lanes step whole structs of
 //!   the lane stride's size (`p[i].lat`), not wherever a stride happens to
 //!   be an odd size (a transpose at `height = 7`);
 //! * **swapping the thread dimensions** where `threadIdx.y` steps one
 //!   element and `threadIdx.x` does not, with the sectors per request the
-//!   swapped index gives, worked out on each warp's lanes.
+//!   swapped index gives, worked out on each warp's lanes;
+//! * **lanes along the loop** where a loop steps the address one element
+//!   and neighbouring lanes are rows apart (not in a recurrence);
+//! * **a compact array** where the lanes read a sparse subset of a 1-D
+//!   array at a parameter's spacing (a scan's level), and otherwise
+//! * **the array transposed** where each lane has its own row.
 
 use super::Sectors;
-use crate::acf::expr::{Atom, Uniform};
+use crate::acf::expr::{Atom, AtomId, Pointer, Uniform};
 use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
 use crate::checks::addresses;
 use crate::hw::SECTOR_BYTES;
-use crate::ir::{Opcode, SiteKind, Value};
+use crate::ir::intrinsics::Dim;
+use crate::ir::{InstId, Opcode, SiteKind, Value};
 use crate::memory::fields::struct_strides;
 use crate::memory::Space;
 use serde::Serialize;
@@ -29,6 +37,9 @@ pub enum Advice {
     Accumulate,
     /// Lanes read one field of `struct_bytes`-byte structures.
     Fields { struct_bytes: u64 },
+    /// Each lane updates its own `struct_bytes`-byte structure in a loop,
+    /// reading back what it writes (a random generator's state).
+    LocalCopy { struct_bytes: u64 },
     /// `threadIdx.x` and `threadIdx.y` swapped in the index: the most
     /// sectors a request then takes.
     Swap { sectors: u64 },
@@ -40,12 +51,23 @@ pub enum Advice {
     /// transposed, the lanes' elements side by side take at most
     /// `sectors`.
     Transposed { sectors: u64 },
+    /// Lanes read a sparse subset of a 1-D array, spaced by a parameter
+    /// that also places them (`data[2·iter·t + iter − 1]`): no row to
+    /// transpose; a compact copy of those elements takes `sectors`.
+    Compact { sectors: u64 },
 }
 
 impl Advice {
     pub fn hint(&self, sec: &Sectors, bytes: u64) -> String {
         match self {
             Advice::Accumulate => "the loop stores to this address on every iteration, and the address does not change in it: accumulate in a register and store once after the loop".to_string(),
+            Advice::LocalCopy { struct_bytes } => format!(
+                "each thread updates its own {struct_bytes}-byte structure in this loop, reading back what it writes: copy it to a local variable before the loop, work on the copy and store it back once after the loop"
+            ),
+            Advice::Compact { sectors } => format!(
+                "lanes read a sparse subset of the array, spaced by a parameter that also places them (a level of a tree or scan): where an earlier step produces these elements, have it also write them to a compact array (the k-th at k) and read that here: {sectors} sectors per request (ideal {})",
+                sec.ideal
+            ),
             Advice::Fields { struct_bytes } => format!(
                 "lanes read one field of an array of {struct_bytes}-byte structures: a structure of arrays (one array per field) makes them contiguous, {} sectors per request",
                 sec.ideal
@@ -82,18 +104,78 @@ pub fn advise(
     let stride = sec.stride.map(i64::unsigned_abs);
     if let Some(s) = stride.filter(|&s| s > site.bytes) {
         if struct_strides(a.module, a.module.func(site.func), site.value).contains(&s) {
+            if updated_in_loop(a, site) {
+                return Some(Advice::LocalCopy { struct_bytes: s });
+            }
             return Some(Advice::Fields { struct_bytes: s });
         }
     }
     if let Some(sectors) = swapped(k, site, sec) {
         return Some(Advice::Swap { sectors });
     }
-    if !recurrence(a, site) {
+    if !recurrence(a, site) && reduction(a, site) {
         if let Some(along) = along_loop(a, k, site, sec) {
             return Some(along);
         }
     }
+    if let Some(sectors) = compact(k, site, sec) {
+        return Some(Advice::Compact { sectors });
+    }
     transposed(k, site, sec)
+}
+
+/// The sectors a request takes with the lanes' elements side by side,
+/// where the address is a sparse 1-D walk: the `threadIdx.x` term's
+/// coefficient holds a parameter and every other uniform term (but the
+/// base pointer's) holds it too, so no independent column places the
+/// lanes (`Size·t + c` with a separate `c` is a matrix's column instead),
+/// and a term of the parameter alone offsets them.
+fn compact(k: &KernelAnalysis, site: &Site, sec: &Sectors) -> Option<u64> {
+    let acf = &k.acf;
+    let &c = acf.contexts(site.func).first()?;
+    let p = acf.arena.poly(acf.expr(c, site.value)?);
+    let is_tid = |a: &AtomId| matches!(acf.arena.atom(*a), Atom::Tid(_));
+    let param = |a: &AtomId| {
+        matches!(
+            acf.arena.atom(*a),
+            Atom::Uniform(Uniform::Param(_, Pointer::No))
+        )
+    };
+    let mut spacing: Vec<AtomId> = Vec::new();
+    for (mono, _) in &p.terms {
+        if mono
+            .iter()
+            .any(|a| matches!(acf.arena.atom(*a), Atom::Tid(Dim::X)))
+        {
+            if !mono.iter().all(|a| is_tid(a) || param(a)) || mono.len() != 2 {
+                return None;
+            }
+            spacing.extend(mono.iter().filter(|a| param(a)));
+        }
+    }
+    if spacing.is_empty() {
+        return None;
+    }
+    let placed_by_spacing = p.terms.iter().all(|(mono, _)| {
+        let base = matches!(
+            mono.as_slice(),
+            [a] if matches!(acf.arena.atom(*a), Atom::Uniform(Uniform::Param(_, Pointer::Yes)) | Atom::Uniform(Uniform::Global(_)))
+        );
+        mono.is_empty() || base || spacing.iter().all(|s| mono.contains(s))
+    });
+    // The parameter also places the lanes (`+ iter − 1`); with no such
+    // term the lanes start their rows (`id[y·w]`): a matrix's column 0.
+    spacing.sort_unstable();
+    let offset = p
+        .terms
+        .iter()
+        .any(|(mono, c)| *c != 0 && mono.as_slice() == spacing.as_slice());
+    if !placed_by_spacing || !offset {
+        return None;
+    }
+    let bytes = i128::from(site.bytes.max(1));
+    let sectors = most_sectors(k, bytes, Some(bytes), Some(0))?;
+    (sectors < sec.full_max).then_some(sectors)
 }
 
 /// Lanes a sector or more apart along threadIdx.x (a constant stride of
@@ -111,6 +193,81 @@ fn transposed(k: &KernelAnalysis, site: &Site, sec: &Sectors) -> Option<Advice> 
     }
     let sectors = most_sectors(k, bytes, Some(bytes), y.unwrap_or(Some(0)))?;
     (sectors < sec.full_max).then_some(Advice::Transposed { sectors })
+}
+
+/// Whether the loop around `site` reduces into a value it carries (`sum
+/// += a[r·N + k]`): a phi at its header updated from itself and something
+/// else. Only then do lanes on neighbouring iterations (and a shuffle
+/// reduction) fit; a loop that maps each element wants the layout changed.
+fn reduction(a: &ModuleAnalysis<'_>, site: &Site) -> bool {
+    let func = a.module.func(site.func);
+    let g = a.graphs.func(site.func);
+    let Some(l) = g.loops.loop_of(func.inst(site.inst).block) else {
+        return false;
+    };
+    let lp = g.loops.get(l);
+    let inside = |v: Value| matches!(v, Value::Inst(i) if lp.blocks.contains(&func.inst(i).block));
+    // The update's arithmetic down to its leaves (an unrolled `s + a + b`
+    // nests): the phi among them, and a value the loop computes (not a
+    // counter's constant or loop-invariant step).
+    let update_of = |phi: InstId, v: Value| {
+        let (mut stack, mut seen_phi, mut fed) = (vec![(v, 0)], false, false);
+        while let Some((v, depth)) = stack.pop() {
+            if v == Value::Inst(phi) {
+                seen_phi = true;
+                continue;
+            }
+            let arith = match v {
+                Value::Inst(i) if depth < 8 => {
+                    let inst = func.inst(i);
+                    ACCUMULATING.contains(&inst.op).then_some(inst)
+                }
+                _ => None,
+            };
+            match arith {
+                Some(inst) => stack.extend(inst.operands.iter().map(|&o| (o, depth + 1))),
+                None => fed |= inside(v),
+            }
+        }
+        seen_phi && fed
+    };
+    func.blocks[lp.header.index()].insts.iter().any(|&phi| {
+        let inst = func.inst(phi);
+        inst.op == Opcode::Phi
+            && inst.operands.iter().any(|&v| {
+                matches!(v, Value::Inst(u) if ACCUMULATING.contains(&func.inst(u).op))
+                    && update_of(phi, v)
+            })
+    })
+}
+
+/// The operators a running sum or product is updated with.
+const ACCUMULATING: [Opcode; 6] = [
+    Opcode::Add,
+    Opcode::FAdd,
+    Opcode::Sub,
+    Opcode::FSub,
+    Opcode::Mul,
+    Opcode::FMul,
+];
+
+/// Whether the loop around `site` stores to the array `site` accesses
+/// (the same base): a structure updated in place every iteration.
+fn updated_in_loop(a: &ModuleAnalysis<'_>, site: &Site) -> bool {
+    let func = a.module.func(site.func);
+    let g = a.graphs.func(site.func);
+    let Some(l) = g.loops.loop_of(func.inst(site.inst).block) else {
+        return false;
+    };
+    let Some(base) = base_of(func, site.value) else {
+        return false;
+    };
+    g.loops.get(l).blocks.iter().any(|&b| {
+        func.blocks[b.index()].insts.iter().any(|&i| {
+            let inst = func.inst(i);
+            inst.op == Opcode::Store && inst.address().and_then(|x| base_of(func, x)) == Some(base)
+        })
+    })
 }
 
 /// Whether the loop around `site` loads an array it also stores to: a
