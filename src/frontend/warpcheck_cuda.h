@@ -1059,7 +1059,49 @@ struct cudaDeviceProp {
   int managedMemory;
 };
 
+/* The attributes cudaDeviceGetAttribute answers, numbered as the toolkit
+ * numbers them. */
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1,
+  cudaDevAttrMaxBlockDimX = 2,
+  cudaDevAttrMaxBlockDimY = 3,
+  cudaDevAttrMaxBlockDimZ = 4,
+  cudaDevAttrMaxGridDimX = 5,
+  cudaDevAttrMaxGridDimY = 6,
+  cudaDevAttrMaxGridDimZ = 7,
+  cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrTotalConstantMemory = 9,
+  cudaDevAttrWarpSize = 10,
+  cudaDevAttrMaxRegistersPerBlock = 12,
+  cudaDevAttrClockRate = 13,
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrIntegrated = 18,
+  cudaDevAttrComputeMode = 20,
+  cudaDevAttrConcurrentKernels = 31,
+  cudaDevAttrMemoryClockRate = 36,
+  cudaDevAttrGlobalMemoryBusWidth = 37,
+  cudaDevAttrL2CacheSize = 38,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrUnifiedAddressing = 41,
+  cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+  cudaDevAttrManagedMemory = 83,
+  cudaDevAttrCooperativeLaunch = 95,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97
+};
+
+enum cudaComputeMode {
+  cudaComputeModeDefault = 0,
+  cudaComputeModeExclusive = 1,
+  cudaComputeModeProhibited = 2,
+  cudaComputeModeExclusiveProcess = 3
+};
+
 extern "C" {
+cudaError_t cudaDeviceGetAttribute(int *, enum cudaDeviceAttr, int);
+cudaError_t cudaGetSymbolAddress(void **, const void *);
 cudaError_t cudaMalloc(void **, size_t);
 cudaError_t cudaMallocManaged(void **, size_t,
                               unsigned int __flags = cudaMemAttachGlobal);
@@ -1155,6 +1197,11 @@ cudaMemcpyFromSymbol(void *__dst, const __T &__sym, size_t __n,
                      size_t __off = 0,
                      enum cudaMemcpyKind __k = cudaMemcpyDeviceToHost) {
   return ::cudaMemcpyFromSymbol(__dst, (const void *)&__sym, __n, __off, __k);
+}
+template <class __T>
+static __inline__ cudaError_t cudaGetSymbolAddress(void **__p,
+                                                   const __T &__sym) {
+  return ::cudaGetSymbolAddress(__p, (const void *)&__sym);
 }
 template <class __T>
 static __inline__ cudaError_t cudaFuncSetCacheConfig(__T *__f,

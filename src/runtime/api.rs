@@ -778,6 +778,59 @@ fn properties(rt: &Runtime) -> DeviceProp {
     }
 }
 
+/// `cudaDeviceGetAttribute`: the same figures as the properties, by the
+/// toolkit's attribute numbers.
+#[no_mangle]
+pub unsafe extern "C" fn cudaDeviceGetAttribute(
+    value: *mut c_int,
+    attr: c_int,
+    device: c_int,
+) -> c_int {
+    call("cudaDeviceGetAttribute", |rt| {
+        if value.is_null() {
+            return Ok(e::INVALID_VALUE);
+        }
+        if device != 0 {
+            return Ok(e::INVALID_DEVICE);
+        }
+        let p = properties(rt);
+        let int = |v: usize| c_int::try_from(v).unwrap_or(c_int::MAX);
+        let v = match attr {
+            1 => p.max_threads_per_block,
+            2..=4 => p.max_threads_dim[(attr - 2) as usize],
+            5..=7 => p.max_grid_size[(attr - 5) as usize],
+            8 => int(p.shared_mem_per_block),
+            9 => int(p.total_const_mem),
+            10 => p.warp_size,
+            12 => p.regs_per_block,
+            13 => p.clock_rate,
+            16 => p.multi_processor_count,
+            // Not integrated; compute mode default.
+            18 | 20 => 0,
+            31 => p.concurrent_kernels,
+            36 => p.memory_clock_rate,
+            37 => p.memory_bus_width,
+            38 => p.l2_cache_size,
+            39 => p.max_threads_per_multi_processor,
+            41 => p.unified_addressing,
+            75 => p.major,
+            76 => p.minor,
+            81 => int(p.shared_mem_per_multiprocessor),
+            82 => p.regs_per_multiprocessor,
+            83 => p.managed_memory,
+            95 => 1,
+            97 => int(crate::hw::MAX_SHARED_PER_BLOCK as usize),
+            _ => {
+                return Err(Fatal(format!(
+                    "device attribute {attr} is not one warpcheck's runtime reports"
+                )))
+            }
+        };
+        *value = v;
+        Ok(e::SUCCESS)
+    })
+}
+
 #[no_mangle]
 pub extern "C" fn cudaDeviceSetCacheConfig(_config: c_int) -> c_int {
     call("cudaDeviceSetCacheConfig", |_| Ok(e::SUCCESS))
