@@ -19,6 +19,16 @@
 #ifndef WARPCHECK_CUDA_H
 #define WARPCHECK_CUDA_H
 
+/* nvcc includes cuda_runtime.h before every file; helpers such as the
+ * CUDA samples' helper_cuda.h test its guards (and driver_types.h's)
+ * before they use the runtime API. */
+#ifndef __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_H__
+#endif
+#ifndef __DRIVER_TYPES_H__
+#define __DRIVER_TYPES_H__
+#endif
+
 /* Treated as a system header so that clang accepts our __device__ overloads
  * ahead of the standard library's constexpr functions of the same signature
  * (they would otherwise become implicitly __host__ __device__ and clash). */
@@ -1057,6 +1067,8 @@ struct cudaDeviceProp {
   int concurrentKernels;
   int unifiedAddressing;
   int managedMemory;
+  size_t textureAlignment;
+  int deviceOverlap;
 };
 
 /* The attributes cudaDeviceGetAttribute answers, numbered as the toolkit
@@ -1127,6 +1139,7 @@ cudaError_t cudaMemPrefetchAsync(const void *, size_t, int,
                                  cudaStream_t __stream = 0);
 
 cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaThreadSynchronize(void);
 cudaError_t cudaDeviceReset(void);
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaPeekAtLastError(void);

@@ -150,3 +150,103 @@ impl Device {
 fn fault(message: String) -> HostFault {
     HostFault { message }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::builder::ModuleBuilder;
+    use crate::ir::{addrspace, Opcode, Value};
+    use crate::sim::ErrorKind;
+
+    /// `p[t] += 1` for thread `t`: a kernel whose result depends on what
+    /// the memory held before the launch.
+    fn increment() -> Module {
+        let mut mb = ModuleBuilder::new();
+        let (i32t, i64t, void) = (mb.int(32), mb.int(64), mb.void());
+        let generic = mb.ptr(addrspace::GENERIC);
+        let one = mb.const_int(32, 1);
+        let mut fb = mb.define("inc", &[generic], void);
+        fb.kernel();
+        let t = fb.sreg("tid.x");
+        let t64 = fb.cast(Opcode::ZExt, t, i64t);
+        let p = fb.gep(i32t, Value::Arg(0), &[t64]);
+        let v = fb.load(i32t, p);
+        let w = fb.binary(Opcode::Add, v, one);
+        fb.store(w, p);
+        fb.ret(None);
+        mb.finish()
+    }
+
+    fn config(threads: u32) -> LaunchConfig {
+        LaunchConfig {
+            block: [threads, 1, 1],
+            ..LaunchConfig::default()
+        }
+    }
+
+    fn ints(d: &mut Device, at: u64, n: u64) -> Vec<i32> {
+        d.bytes(at, 4 * n)
+            .unwrap()
+            .chunks_exact(4)
+            .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn memory_outlives_launches() {
+        let m = increment();
+        let mut d = Device::new(&m).unwrap();
+        let a = d.allocate("a".into(), 64).unwrap();
+        d.bytes(a, 8)
+            .unwrap()
+            .copy_from_slice(&[5, 0, 0, 0, 7, 0, 0, 0]);
+        for _ in 0..3 {
+            d.launch(&m, FuncId(0), &config(16), &[a]).unwrap();
+        }
+        // Three launches of +1 on 16 ints: 5 + 3, 7 + 3, then 0 + 3.
+        let v = ints(&mut d, a, 16);
+        assert_eq!(&v[..3], &[8, 10, 3]);
+        assert!(v[3..].iter().all(|&x| x == 3));
+    }
+
+    #[test]
+    fn an_access_after_free_is_a_fault_naming_the_buffer() {
+        let m = increment();
+        let mut d = Device::new(&m).unwrap();
+        let a = d.allocate("a".into(), 64).unwrap();
+        let b = d.allocate("b".into(), 64).unwrap();
+        d.release(a).unwrap();
+        let e = d.launch(&m, FuncId(0), &config(16), &[a]).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Memory);
+        assert!(
+            e.message
+                .contains("'a' (64 bytes), which the program has freed"),
+            "{}",
+            e.message
+        );
+        // Thread 0 loads first.
+        assert_eq!(e.thread, Some([0, 0, 0]));
+        // The host cannot reach it either, nor free it twice; the other
+        // allocation is untouched and the memory survives the fault.
+        assert!(d.bytes(a, 4).is_err());
+        assert!(d.release(a).unwrap_err().message.contains("freed already"));
+        d.launch(&m, FuncId(0), &config(16), &[b]).unwrap();
+        assert_eq!(ints(&mut d, b, 16), vec![1; 16]);
+    }
+
+    #[test]
+    fn the_host_side_is_held_to_the_allocations() {
+        let m = increment();
+        let mut d = Device::new(&m).unwrap();
+        let a = d.allocate("a".into(), 16).unwrap();
+        assert!(d.bytes(a + 12, 4).is_ok());
+        let past = d.bytes(a + 12, 8).unwrap_err().message;
+        assert!(past.contains("at offset 12 of 'a' (16 bytes)"), "{past}");
+        assert!(d
+            .release(a + 4)
+            .unwrap_err()
+            .message
+            .contains("not its start"));
+        assert!(d.bytes(0x1000, 4).is_err());
+    }
+}
