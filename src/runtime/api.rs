@@ -126,6 +126,17 @@ fn call(name: &str, f: impl FnOnce(&mut Runtime) -> CallResult) -> c_int {
     })
 }
 
+/// Stores an out-parameter: `cudaErrorInvalidValue` for a null one.
+unsafe fn put<T>(out: *mut T, v: T) -> i32 {
+    match out.as_mut() {
+        Some(o) => {
+            *o = v;
+            e::SUCCESS
+        }
+        None => e::INVALID_VALUE,
+    }
+}
+
 fn device_ptr(p: *const c_void) -> bool {
     (p as u64) >> 56 != 0
 }
@@ -616,11 +627,7 @@ pub unsafe extern "C" fn cudaGetSymbolAddress(
         let Some((at, _)) = rt.symbol(symbol as usize) else {
             return Ok(e::INVALID_SYMBOL);
         };
-        if ptr.is_null() {
-            return Ok(e::INVALID_VALUE);
-        }
-        *ptr = at as *mut c_void;
-        Ok(e::SUCCESS)
+        Ok(put(ptr, at as *mut c_void))
     })
 }
 
@@ -699,24 +706,12 @@ pub extern "C" fn cudaGetErrorName(code: c_int) -> *const c_char {
 
 #[no_mangle]
 pub unsafe extern "C" fn cudaGetDeviceCount(count: *mut c_int) -> c_int {
-    call("cudaGetDeviceCount", |_| {
-        if count.is_null() {
-            return Ok(e::INVALID_VALUE);
-        }
-        *count = 1;
-        Ok(e::SUCCESS)
-    })
+    call("cudaGetDeviceCount", |_| Ok(put(count, 1)))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cudaGetDevice(device: *mut c_int) -> c_int {
-    call("cudaGetDevice", |_| {
-        if device.is_null() {
-            return Ok(e::INVALID_VALUE);
-        }
-        *device = 0;
-        Ok(e::SUCCESS)
-    })
+    call("cudaGetDevice", |_| Ok(put(device, 0)))
 }
 
 #[no_mangle]
@@ -859,11 +854,7 @@ pub extern "C" fn cudaFuncSetCacheConfig(_func: *const c_void, _config: c_int) -
 #[no_mangle]
 pub unsafe extern "C" fn cudaStreamCreate(stream: *mut *mut c_void) -> c_int {
     call("cudaStreamCreate", |rt| {
-        if stream.is_null() {
-            return Ok(e::INVALID_VALUE);
-        }
-        *stream = rt.handle() as *mut c_void;
-        Ok(e::SUCCESS)
+        Ok(put(stream, rt.handle() as *mut c_void))
     })
 }
 
@@ -902,8 +893,7 @@ pub unsafe extern "C" fn cudaEventCreate(event: *mut *mut c_void) -> c_int {
         if event.is_null() {
             return Ok(e::INVALID_VALUE);
         }
-        *event = rt.create_event() as *mut c_void;
-        Ok(e::SUCCESS)
+        Ok(put(event, rt.create_event() as *mut c_void))
     })
 }
 
