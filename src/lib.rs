@@ -29,6 +29,7 @@ pub mod memory;
 pub mod pipeline;
 pub mod plugin;
 pub mod ptx;
+pub mod runtime;
 pub mod sim;
 pub mod taint;
 pub mod temp;

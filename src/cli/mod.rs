@@ -9,6 +9,7 @@ mod launch;
 mod params;
 mod plugin_path;
 mod report;
+mod run;
 mod shim;
 mod simulate;
 mod time;
@@ -58,6 +59,10 @@ pub enum Command {
     PrintPluginPath(plugin_path::PluginPathArgs),
     /// Run one kernel launch on the CPU and report its exact cost.
     Simulate(simulate::SimulateArgs),
+    /// Build a whole CUDA program for warpcheck's CPU runtime and run it:
+    /// every launch is simulated, memory errors are reported, and what the
+    /// launches measured is printed after the program.
+    Run(run::RunArgs),
     /// Run a compiler command unchanged, then analyse what it compiled
     /// (for CMAKE_CUDA_COMPILER_LAUNCHER): `warpcheck launch -- nvcc …`.
     Launch(launch::LaunchArgs),
@@ -118,6 +123,7 @@ pub fn main() -> i32 {
         }
         Command::Check(args) => check::run(&args),
         Command::Simulate(args) => simulate::run(&args),
+        Command::Run(args) => run::run(&args),
         Command::Launch(args) => launch::launch(&args),
         Command::Build(args) => launch::build(&args),
         Command::DumpConfig { file } => dump_config(file.as_deref()),

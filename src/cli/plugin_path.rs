@@ -131,6 +131,15 @@ pub fn for_clang(clang: Option<&Path>) -> Option<PathBuf> {
         .clone()
 }
 
+/// warpcheck's shared library for this build's LLVM major, which also
+/// holds the CUDA runtime that `warpcheck run` links programs against.
+pub fn runtime_library() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    candidates(exe.parent()?, LLVM_MAJOR, Library::Pass)
+        .into_iter()
+        .find(|p| fits(p, LLVM_MAJOR))
+}
+
 fn majors_text() -> String {
     SUPPORTED_MAJORS
         .iter()

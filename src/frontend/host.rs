@@ -42,6 +42,51 @@ pub fn launches(src: &Path, opts: &CompileOptions) -> Result<Vec<HostLaunch>, In
     Ok(launch::read_file(&out)?)
 }
 
+/// Compiles `src`'s host side to the object `out` for a program that runs
+/// on warpcheck's runtime (`warpcheck run`): the same setup as the device
+/// compile, with `device` (the device module, wrapped) embedded as the GPU
+/// binary that clang's registration code hands the runtime. A `.cpp` file
+/// is compiled the same way, for the runtime's declarations.
+pub fn program_object(
+    src: &Path,
+    opts: &CompileOptions,
+    device: &Path,
+    out: &Path,
+) -> Result<(), InputError> {
+    let setup = Setup::new(src, opts)?;
+    let mut args: Vec<String> = side_arguments(
+        Side::Host,
+        &["-gline-tables-only".to_string()],
+        &setup.header,
+        setup.tk.as_ref(),
+        opts,
+    )
+    .into_iter()
+    .filter(|a| a != "-emit-llvm")
+    .collect();
+    args.extend(
+        ["-Xclang", "-fcuda-include-gpubinary", "-Xclang"]
+            .map(String::from)
+            .into_iter()
+            .chain([device.display().to_string()]),
+    );
+    args.extend(opts.extra.iter().cloned());
+    args.extend(["-o".into(), out.display().to_string()]);
+    args.push(src.display().to_string());
+    let output = setup.run(args, out, src)?;
+    if !output.status.success() {
+        return Err(InputError {
+            message: format!(
+                "{}: the host-side compile failed ({}):\n{}",
+                src.display(),
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim_end()
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// The launches of `src`: those the frontend action `recorded` from the
 /// device compile's AST when it ran and saw any, else [`launches`]. A file
 /// whose AST shows none although its text has `<<<` (host code the device

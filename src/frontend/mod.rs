@@ -13,7 +13,7 @@ mod toolkit;
 pub mod untrusted;
 
 pub use clang::{clang_major, find_clang, find_llvm_tool, on_path, CompileOptions};
-pub use host::{launches as host_launches, launches_unless_recorded};
+pub use host::{launches as host_launches, launches_unless_recorded, program_object};
 pub use opt::{find_opt, print_uniformity};
 pub use toolkit::Toolkit;
 

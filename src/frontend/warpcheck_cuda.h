@@ -19,6 +19,16 @@
 #ifndef WARPCHECK_CUDA_H
 #define WARPCHECK_CUDA_H
 
+/* nvcc includes cuda_runtime.h before every file; helpers such as the
+ * CUDA samples' helper_cuda.h test its guards (and driver_types.h's)
+ * before they use the runtime API. */
+#ifndef __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_H__
+#endif
+#ifndef __DRIVER_TYPES_H__
+#define __DRIVER_TYPES_H__
+#endif
+
 /* Treated as a system header so that clang accepts our __device__ overloads
  * ahead of the standard library's constexpr functions of the same signature
  * (they would otherwise become implicitly __host__ __device__ and clash). */
@@ -1057,9 +1067,53 @@ struct cudaDeviceProp {
   int concurrentKernels;
   int unifiedAddressing;
   int managedMemory;
+  size_t textureAlignment;
+  int deviceOverlap;
+};
+
+/* The attributes cudaDeviceGetAttribute answers, numbered as the toolkit
+ * numbers them. */
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1,
+  cudaDevAttrMaxBlockDimX = 2,
+  cudaDevAttrMaxBlockDimY = 3,
+  cudaDevAttrMaxBlockDimZ = 4,
+  cudaDevAttrMaxGridDimX = 5,
+  cudaDevAttrMaxGridDimY = 6,
+  cudaDevAttrMaxGridDimZ = 7,
+  cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrTotalConstantMemory = 9,
+  cudaDevAttrWarpSize = 10,
+  cudaDevAttrMaxRegistersPerBlock = 12,
+  cudaDevAttrClockRate = 13,
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrIntegrated = 18,
+  cudaDevAttrComputeMode = 20,
+  cudaDevAttrConcurrentKernels = 31,
+  cudaDevAttrMemoryClockRate = 36,
+  cudaDevAttrGlobalMemoryBusWidth = 37,
+  cudaDevAttrL2CacheSize = 38,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrUnifiedAddressing = 41,
+  cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+  cudaDevAttrManagedMemory = 83,
+  cudaDevAttrCooperativeLaunch = 95,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97
+};
+
+enum cudaComputeMode {
+  cudaComputeModeDefault = 0,
+  cudaComputeModeExclusive = 1,
+  cudaComputeModeProhibited = 2,
+  cudaComputeModeExclusiveProcess = 3
 };
 
 extern "C" {
+cudaError_t cudaDeviceGetAttribute(int *, enum cudaDeviceAttr, int);
+cudaError_t cudaGetSymbolAddress(void **, const void *);
 cudaError_t cudaMalloc(void **, size_t);
 cudaError_t cudaMallocManaged(void **, size_t,
                               unsigned int __flags = cudaMemAttachGlobal);
@@ -1085,6 +1139,7 @@ cudaError_t cudaMemPrefetchAsync(const void *, size_t, int,
                                  cudaStream_t __stream = 0);
 
 cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaThreadSynchronize(void);
 cudaError_t cudaDeviceReset(void);
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaPeekAtLastError(void);
@@ -1155,6 +1210,11 @@ cudaMemcpyFromSymbol(void *__dst, const __T &__sym, size_t __n,
                      size_t __off = 0,
                      enum cudaMemcpyKind __k = cudaMemcpyDeviceToHost) {
   return ::cudaMemcpyFromSymbol(__dst, (const void *)&__sym, __n, __off, __k);
+}
+template <class __T>
+static __inline__ cudaError_t cudaGetSymbolAddress(void **__p,
+                                                   const __T &__sym) {
+  return ::cudaGetSymbolAddress(__p, (const void *)&__sym);
 }
 template <class __T>
 static __inline__ cudaError_t cudaFuncSetCacheConfig(__T *__f,

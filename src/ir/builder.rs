@@ -137,7 +137,14 @@ impl Module {
     }
 
     fn push_function(&mut self, name: &str, params: &[TypeId], ret: TypeId) -> FuncId {
-        let params = params.iter().map(|&ty| Param { ty, name: None }).collect();
+        let params = params
+            .iter()
+            .map(|&ty| Param {
+                ty,
+                name: None,
+                byval: None,
+            })
+            .collect();
         self.funcs.push(Function::declaration(name, params, ret));
         FuncId::new(self.funcs.len() - 1)
     }

@@ -399,6 +399,17 @@ impl Loader {
         self.origins.insts.resize(self.m.funcs.len(), Vec::new());
     }
 
+    /// The type of parameter `i`'s `byval` attribute, if it has one.
+    unsafe fn byval_type(&mut self, f: LLVMValueRef, i: u32) -> Option<TypeId> {
+        let kind = LLVMGetEnumAttributeKindForName(c"byval".as_ptr(), 5);
+        let attr = LLVMGetEnumAttributeAtIndex(f, i + 1, kind);
+        if attr.is_null() {
+            return None;
+        }
+        let ty = LLVMGetTypeAttributeValue(attr);
+        (!ty.is_null()).then(|| self.ty(ty))
+    }
+
     unsafe fn function_header(&mut self, f: LLVMValueRef) -> Function {
         let name = value_name(f);
         let fn_ty = LLVMGlobalGetValueType(f);
@@ -408,9 +419,11 @@ impl Loader {
         for i in 0..n {
             let p = LLVMGetParam(f, i);
             let pname = value_name(p);
+            let byval = self.byval_type(f, i);
             params.push(Param {
                 ty: self.ty(LLVMTypeOf(p)),
                 name: (!pname.is_empty()).then_some(pname),
+                byval,
             });
         }
         let is_declaration = LLVMIsDeclaration(f) != 0;

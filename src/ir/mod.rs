@@ -287,6 +287,9 @@ pub struct Param {
     pub ty: TypeId,
     /// The source name, when debug info or the IR names it.
     pub name: Option<String>,
+    /// The type a `byval` pointer parameter carries: a kernel's structure
+    /// argument, whose bytes the launch copies in.
+    pub byval: Option<TypeId>,
 }
 
 /// Block-shape limits a kernel declares (`__launch_bounds__`, `reqntid`).

@@ -37,6 +37,7 @@ pub fn module_objects(m: &Module, layout: &Layout) -> Result<Vec<Buffer>, SimErr
         space: Space::Unknown,
         data: Vec::new(),
         writable: false,
+        released: None,
     }];
     for v in &layout.vars {
         let g = m.global(v.global);
@@ -67,6 +68,7 @@ pub fn module_objects(m: &Module, layout: &Layout) -> Result<Vec<Buffer>, SimErr
             },
             data,
             writable: !g.is_constant,
+            released: None,
         });
     }
     Ok(objects)
@@ -138,6 +140,7 @@ pub fn bind_arguments(
                     space: Space::Global,
                     data,
                     writable: true,
+                    released: None,
                 });
                 words.push(addr::encode(addr::GLOBAL, object, 0));
                 buffers.push((object, info.name.clone(), elem));
@@ -221,6 +224,7 @@ pub fn asm_env(
             space: Space::Global,
             data: vec![0; 8],
             writable: true,
+            released: None,
         });
         addr::encode(addr::GLOBAL, object, 0)
     } else {

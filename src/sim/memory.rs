@@ -13,6 +13,10 @@ pub struct Buffer {
     pub space: Space,
     pub data: Vec<u8>,
     pub writable: bool,
+    /// The size the buffer had when the program released it
+    /// (`cudaFree`): its bytes are gone, and any access is a use after
+    /// free.
+    pub released: Option<u64>,
 }
 
 /// Why an access could not be performed.
@@ -22,6 +26,8 @@ pub enum FaultKind {
     Invalid,
     OutOfBounds,
     ReadOnly,
+    /// Inside a buffer the program has released.
+    Released,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,6 +73,9 @@ impl View<'_> {
                     .get_mut(object as usize)
                     .filter(|_| object != 0)
                     .ok_or_else(|| fault(FaultKind::Invalid))?;
+                if buf.released.is_some() {
+                    return Err(fault(FaultKind::Released));
+                }
                 if write && !buf.writable {
                     return Err(fault(FaultKind::ReadOnly));
                 }
@@ -131,7 +140,12 @@ pub fn describe(f: &Fault, objects: &[Buffer], layout: &Layout, shared_len: usiz
                     b.data.len()
                 )
             } else if let Some(b) = named(addr::object(a)) {
-                if f.kind == FaultKind::ReadOnly {
+                if let Some(size) = b.released {
+                    format!(
+                        "at offset {off} of '{}' ({size} bytes), which the program has freed",
+                        b.name
+                    )
+                } else if f.kind == FaultKind::ReadOnly {
                     format!("'{}' is read-only ({} memory)", b.name, b.space.name())
                 } else if off >= b.data.len() as u64 {
                     format!(
@@ -195,6 +209,7 @@ mod tests {
             space: Space::Global,
             data: vec![0; n],
             writable: true,
+            released: None,
         };
         vec![b("<null>", 0), b("a", 16), b("b", 8)]
     }

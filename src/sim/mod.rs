@@ -21,6 +21,7 @@ pub mod code;
 pub mod cost;
 pub mod cycles;
 mod decode;
+pub mod device;
 pub mod error;
 mod exec;
 mod fp16;
@@ -40,12 +41,14 @@ pub use args::{ArgValue, BufferSpec, Elem, Init};
 pub use budget::Budget;
 pub use code::SiteInfo;
 pub use cost::{Counters, SiteStats};
+pub use device::Device;
 pub use error::{Details, ErrorKind, LaneGroup, LaneState, SimError};
 
 use crate::ir::{FuncId, Module, TypeKind};
 use block::{Block, Step};
 use exec::{Machine, Program};
 use layout::Layout;
+use memory::Buffer;
 
 /// The shape of a launch and which blocks to run.
 #[derive(Clone, Debug)]
@@ -163,6 +166,20 @@ pub fn simulate(
     config: &LaunchConfig,
     arguments: &[(String, ArgValue)],
 ) -> Result<Outcome, SimError> {
+    let program = prepare(m, kernel, config)?;
+    let mut objects = launch::module_objects(m, &program.layout)?;
+    let (words, buffers) = launch::bind_arguments(m, kernel, config, arguments, &mut objects)?;
+    execute(m, kernel, config, &program, &mut objects, &words, buffers)
+}
+
+/// Checks a launch's shape and decodes the kernel and what it calls.
+fn prepare(m: &Module, kernel: FuncId, config: &LaunchConfig) -> Result<Program, SimError> {
+    check_launch(m, kernel, config)?;
+    Ok(decode_program(m, kernel))
+}
+
+/// Whether `kernel` can run with `config`'s shape.
+fn check_launch(m: &Module, kernel: FuncId, config: &LaunchConfig) -> Result<(), SimError> {
     let f = m.func(kernel);
     if f.is_declaration {
         return Err(SimError::usage(format!(
@@ -172,29 +189,51 @@ pub fn simulate(
     }
     launch::check_shape(config)?;
     let [gx, gy, gz] = config.grid.map(u64::from);
-    // The whole grid is a range, never a list, and so is each range of
-    // `--blocks`: a grid may have 2^63 blocks and the budget stops long
-    // before most of them run. Blocks are made as they are reached.
-    let all = match &config.blocks {
-        Some(list) => cycles::Run::Listed(list.clone()),
-        None => cycles::Run::Whole(gx * gy * gz),
-    };
-    if let Some(linear) = all.last().filter(|&b| b >= gx * gy * gz) {
+    if let Some(linear) = blocks_to_run(config).last().filter(|&b| b >= gx * gy * gz) {
         return Err(SimError::usage(format!(
             "block {linear} is outside the grid of {} blocks",
             gx * gy * gz
         )));
     }
+    Ok(())
+}
+
+/// The kernel and the functions it calls, decoded.
+fn decode_program(m: &Module, kernel: FuncId) -> Program {
     let layout = Layout::new(m);
     let decoded = decode::decode(m, kernel, &layout);
-    let program = Program {
+    Program {
         funcs: decoded.funcs,
         sites: decoded.sites,
         requests: decoded.requests,
         layout,
-    };
-    let mut objects = launch::module_objects(m, &program.layout)?;
-    let (words, buffers) = launch::bind_arguments(m, kernel, config, arguments, &mut objects)?;
+    }
+}
+
+/// The blocks a launch runs. The whole grid is a range, never a list, and
+/// so is each range of `--blocks`: a grid may have 2^63 blocks and the
+/// budget stops long before most of them run. Blocks are made as they are
+/// reached.
+fn blocks_to_run(config: &LaunchConfig) -> cycles::Run {
+    let [gx, gy, gz] = config.grid.map(u64::from);
+    match &config.blocks {
+        Some(list) => cycles::Run::Listed(list.clone()),
+        None => cycles::Run::Whole(gx * gy * gz),
+    }
+}
+
+/// Runs a prepared launch against `objects` (the module's variables and
+/// the buffers its arguments `words` point to), which hold what the
+/// kernel left in memory afterwards, whether it finished or stopped.
+fn execute(
+    m: &Module,
+    kernel: FuncId,
+    config: &LaunchConfig,
+    program: &Program,
+    objects: &mut Vec<Buffer>,
+    words: &[u64],
+    buffers: Vec<launch::Bound>,
+) -> Result<Outcome, SimError> {
     let user_shared = program.layout.shared_bytes(config.dynamic_shared);
     if user_shared > crate::hw::MAX_SHARED_PER_BLOCK {
         return Err(SimError::usage(format!(
@@ -202,23 +241,40 @@ pub fn simulate(
             crate::hw::MAX_SHARED_PER_BLOCK >> 10
         )));
     }
-    let env = launch::asm_env(&program, config, user_shared, &mut objects);
+    let env = launch::asm_env(program, config, user_shared, objects);
     let shared = env
         .reserved_smem
         .map_or(user_shared, |begin| begin + exec::asm::RESERVED_SMEM);
 
     let mut machine = Machine::new(
         m,
-        &program,
+        program,
         config.grid,
         config.block,
-        objects,
+        std::mem::take(objects),
         shared,
         config.budget,
     );
     machine.asm_env = env;
+    let result = run_blocks(m, kernel, config, program, &mut machine, words, buffers);
+    *objects = std::mem::take(&mut machine.objects);
+    result
+}
+
+/// The launch's blocks on `machine`, to the end or the first stop.
+fn run_blocks(
+    m: &Module,
+    kernel: FuncId,
+    config: &LaunchConfig,
+    program: &Program,
+    machine: &mut Machine,
+    words: &[u64],
+    buffers: Vec<launch::Bound>,
+) -> Result<Outcome, SimError> {
+    let [gx, gy, gz] = config.grid.map(u64::from);
+    let all = blocks_to_run(config);
     let mut timing = match &config.machine {
-        Some(model) => Some(cycle_collector(m, &program, model, config, &all)?),
+        Some(model) => Some(cycle_collector(m, program, model, config, &all)?),
         None => None,
     };
     machine.cycles = timing.as_ref().map(|(t, _)| t.clone());
@@ -249,20 +305,20 @@ pub fn simulate(
     let mut returned: Option<[u32; 3]> = None;
     loop {
         let mut block = match fresh.next() {
-            Some(b) => Block::new(&mut machine, b, &words),
+            Some(b) => Block::new(machine, b, words),
             None => match queue.pop_front() {
                 Some(b) => b,
-                None => match stalled.iter().position(|b| b.may_wake(&machine)) {
+                None => match stalled.iter().position(|b| b.may_wake(machine)) {
                     Some(k) => stalled.remove(k),
                     None if !stalled.is_empty() => {
-                        let e = stalled[0].livelock(&mut machine);
+                        let e = stalled[0].livelock(machine);
                         let aside: Vec<Block> = stalled.into_iter().chain(arrived).collect();
                         return Err(stop(e, outcome, &aside, machine, buffers));
                     }
                     None if arrived.is_empty() => break,
                     None => {
                         if let Some(gone) = returned {
-                            let e = grid::deadlock(&machine, &arrived[0], gone);
+                            let e = grid::deadlock(machine, &arrived[0], gone);
                             return Err(stop(e, outcome, &arrived, machine, buffers));
                         }
                         queue.extend(arrived.drain(..));
@@ -271,7 +327,7 @@ pub fn simulate(
                 },
             },
         };
-        match block.run(&mut machine) {
+        match block.run(machine) {
             Ok(Step::Done) => {
                 returned.get_or_insert(block.index);
                 record(&mut outcome, &block);
@@ -288,7 +344,7 @@ pub fn simulate(
                 }
             }
             Ok(Step::AtGridBarrier) if partial_grid => {
-                return Err(grid::needs_every_block(&machine, &block, gx * gy * gz));
+                return Err(grid::needs_every_block(machine, &block, gx * gy * gz));
             }
             Ok(Step::AtGridBarrier) => arrived.push(block),
             Ok(Step::Stalled) => stalled.push(block),
@@ -330,7 +386,7 @@ fn stop(
     mut e: SimError,
     mut outcome: Outcome,
     waiting: &[Block],
-    machine: Machine,
+    machine: &mut Machine,
     buffers: Vec<launch::Bound>,
 ) -> SimError {
     if e.kind.is_kernel_fault() {
@@ -376,16 +432,16 @@ fn record(outcome: &mut Outcome, block: &Block) {
 }
 
 /// Adds what the machine holds at the end (or the stop) to the outcome.
-fn finish(mut outcome: Outcome, mut machine: Machine, buffers: Vec<launch::Bound>) -> Outcome {
+fn finish(mut outcome: Outcome, machine: &mut Machine, buffers: Vec<launch::Bound>) -> Outcome {
     outcome.sites = machine
         .program
         .sites
         .iter()
         .cloned()
-        .zip(machine.sites)
+        .zip(std::mem::take(&mut machine.sites))
         .collect();
-    outcome.output = machine.output;
-    outcome.asm_runs = machine.asm_runs;
+    outcome.output = std::mem::take(&mut machine.output);
+    outcome.asm_runs = std::mem::take(&mut machine.asm_runs);
     outcome.buffers = buffers
         .into_iter()
         .map(|(object, name, elem)| BufferResult {

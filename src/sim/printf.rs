@@ -246,6 +246,7 @@ mod tests {
             space: Space::Global,
             data: d,
             writable: false,
+            released: None,
         };
         let mut objects = vec![buf(vec![]), buf(data), buf(args)];
         let layout = Layout::default();

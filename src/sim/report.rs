@@ -211,8 +211,14 @@ fn min_max(r: &Range) -> MinMaxJson {
 /// (`memory::lower`'s pieces) and copies of one instruction are one site
 /// of the report, as in the static one.
 pub fn sites(m: &Module, outcome: &Outcome) -> Vec<SiteJson> {
+    merged_sites(m, &outcome.sites)
+}
+
+/// [`sites`] of any list of per-instruction figures (several launches'
+/// summed, for a whole program).
+pub fn merged_sites(m: &Module, sites: &[(SiteInfo, SiteStats)]) -> Vec<SiteJson> {
     let mut merged: BTreeMap<Key, SiteStats> = BTreeMap::new();
-    for (info, stats) in &outcome.sites {
+    for (info, stats) in sites {
         merged.entry(key(m, info, stats)).or_default().merge(stats);
     }
     merged

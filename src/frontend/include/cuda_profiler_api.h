@@ -3,5 +3,7 @@
 #pragma once
 #include "../warpcheck_cuda.h"
 
+extern "C" {
 cudaError_t cudaProfilerStart(void);
 cudaError_t cudaProfilerStop(void);
+}

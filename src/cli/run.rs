@@ -1,0 +1,454 @@
+//! `warpcheck run app.cu [more.cu|.cpp|.c …] [flags] [-- program args]`:
+//! builds a whole CUDA program for warpcheck's runtime and runs it on the
+//! CPU. The device sides are compiled as `check` compiles them and linked
+//! into one module, which every host object carries as its GPU binary;
+//! the host objects are linked against the runtime (warpcheck's shared
+//! library), and the program runs natively with every launch simulated.
+//! What the launches measured is printed after the program, on stderr or
+//! to `-o FILE`, so that the program's own output stays its own.
+
+use super::check::Format;
+use super::exit;
+use crate::frontend::{self, CompileOptions};
+use crate::runtime;
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The report's format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Write the report to this file instead of stderr.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// GPU architecture for the device compile.
+    #[arg(long, default_value = "sm_80")]
+    pub cuda_gpu_arch: String,
+    /// The clang to compile and link with (default: this build's).
+    #[arg(long, value_name = "PATH")]
+    pub clang: Option<PathBuf>,
+    /// A machine-model constant, KEY=VALUE (repeatable): the device the
+    /// program sees and the simulated times of its launches.
+    #[arg(long = "machine", value_name = "KEY=VALUE")]
+    pub machine: Vec<String>,
+    /// Source files (.cu, .cpp, .cc, .c), then compile and link flags
+    /// (-I, -D, -O, -std, -l, -L, -Wl,…), then `--` and the program's
+    /// arguments.
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "FILES AND FLAGS"
+    )]
+    pub rest: Vec<String>,
+}
+
+/// What the command line asks to build and run.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Plan {
+    sources: Vec<PathBuf>,
+    compile: Vec<String>,
+    link: Vec<String>,
+    program_args: Vec<String>,
+}
+
+/// Flags whose value may be the next word.
+const WITH_VALUE: &[&str] = &["-I", "-D", "-U", "-include", "-isystem", "-L", "-l", "-x"];
+
+/// Splits the words after the options: sources by their extension, link
+/// flags from compile flags, and the program's arguments after `--`.
+fn plan(words: &[String]) -> Result<Plan, String> {
+    let mut p = Plan::default();
+    let (ours, theirs) = match words.iter().position(|w| w == "--") {
+        Some(i) => (&words[..i], &words[i + 1..]),
+        None => (words, &[][..]),
+    };
+    p.program_args = theirs.to_vec();
+    let mut it = ours.iter();
+    while let Some(w) = it.next() {
+        if !w.starts_with('-') {
+            if source_kind(Path::new(w)).is_none() {
+                return Err(format!(
+                    "{w}: not a source file warpcheck run builds (.cu, .cpp, .cc, .cxx, .c)"
+                ));
+            }
+            p.sources.push(PathBuf::from(w));
+            continue;
+        }
+        let mut flag = vec![w.clone()];
+        if WITH_VALUE.contains(&w.as_str()) {
+            flag.extend(it.next().cloned());
+        }
+        let link = w.starts_with("-l") || w.starts_with("-L") || w.starts_with("-Wl,");
+        if link || w == "-pthread" || w == "-fopenmp" {
+            p.link.extend(flag.iter().cloned());
+        }
+        if !link {
+            p.compile.extend(flag);
+        }
+    }
+    if p.sources.is_empty() {
+        return Err("no source file to build".into());
+    }
+    Ok(p)
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum SourceKind {
+    /// CUDA: a device side and a host side.
+    Cuda,
+    /// C++ compiled as CUDA host code (for the runtime's declarations).
+    Cxx,
+    C,
+}
+
+fn source_kind(p: &Path) -> Option<SourceKind> {
+    match p.extension()?.to_str()? {
+        "cu" => Some(SourceKind::Cuda),
+        "cpp" | "cc" | "cxx" | "C" => Some(SourceKind::Cxx),
+        "c" => Some(SourceKind::C),
+        _ => None,
+    }
+}
+
+fn fail(message: impl std::fmt::Display) -> i32 {
+    eprintln!("warpcheck run: error: {message}");
+    exit::INPUT
+}
+
+pub fn run(args: &RunArgs) -> i32 {
+    let plan = match plan(&args.rest) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    if let Err(e) = crate::machine::Machine::a100().with_settings(&args.machine) {
+        return fail(e);
+    }
+    let Some(library) = super::plugin_path::runtime_library() else {
+        return fail(
+            "warpcheck's runtime library (libwarpcheck.so) is not installed beside warpcheck",
+        );
+    };
+    let dir = match crate::temp::tempdir() {
+        Ok(d) => d,
+        Err(e) => return fail(format!("cannot create a temporary directory: {e}")),
+    };
+    let opts = CompileOptions {
+        gpu_arch: args.cuda_gpu_arch.clone(),
+        no_toolkit: true,
+        extra: plan.compile.clone(),
+        clang: args.clang.clone(),
+        ..CompileOptions::default()
+    };
+    let program = match build(&plan, &opts, &library, dir.path()) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let report_path = dir.path().join("report.json");
+    let status = crate::temp::status(
+        Command::new(&program)
+            .args(&plan.program_args)
+            .env(runtime::REPORT_ENV, &report_path)
+            .env(runtime::MACHINE_ENV, args.machine.join("\n"))
+            .env(runtime::ARCH_ENV, &args.cuda_gpu_arch),
+    );
+    let status = match status {
+        Ok(s) => s,
+        Err(e) => return fail(format!("cannot run the program: {e}")),
+    };
+    let code = exit_code(status);
+    let report = std::fs::read_to_string(&report_path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    let Some(report) = report else {
+        eprintln!(
+            "warpcheck run: the program ended ({status}) without the runtime's report \
+             (it launched nothing, or was killed)"
+        );
+        return code;
+    };
+    if let Err(e) = print_report(&report, args) {
+        return fail(e);
+    }
+    if report["fatal"].is_string() {
+        return exit::INPUT;
+    }
+    code
+}
+
+/// The program's own exit code; 128 + the signal that ended it, as a
+/// shell reports it.
+fn exit_code(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status
+        .code()
+        .or_else(|| status.signal().map(|s| 128 + s))
+        .unwrap_or(exit::INTERNAL)
+}
+
+/// Compiles and links the program; returns the executable.
+fn build(
+    plan: &Plan,
+    opts: &CompileOptions,
+    library: &Path,
+    dir: &Path,
+) -> Result<PathBuf, String> {
+    let mut bitcodes = Vec::new();
+    for (i, src) in plan.sources.iter().enumerate() {
+        if source_kind(src) == Some(SourceKind::Cuda) {
+            let bc = match frontend::load_with_ir(src, opts).map_err(|e| e.message)? {
+                (_, frontend::IrSource::Bitcode(bc)) => bc,
+                (_, frontend::IrSource::File(f)) => std::fs::read(&f).map_err(|e| e.to_string())?,
+            };
+            let path = dir.join(format!("device{i}.bc"));
+            std::fs::write(&path, bc).map_err(|e| format!("{}: {e}", path.display()))?;
+            bitcodes.push(path);
+        }
+    }
+    let device = link_device(&bitcodes, dir)?;
+    let wrapped = dir.join("device.wcmod");
+    std::fs::write(&wrapped, runtime::container::wrap(&device))
+        .map_err(|e| format!("{}: {e}", wrapped.display()))?;
+    let clang = match &opts.clang {
+        Some(c) => frontend::on_path(c),
+        None => frontend::find_clang().ok_or("clang not found (pass --clang)")?,
+    };
+    let mut objects = Vec::new();
+    for (i, src) in plan.sources.iter().enumerate() {
+        let out = dir.join(format!("host{i}.o"));
+        match source_kind(src) {
+            Some(SourceKind::C) => compile_c(&clang, src, &plan.compile, &out)?,
+            _ => frontend::program_object(src, opts, &wrapped, &out).map_err(|e| e.message)?,
+        }
+        objects.push(out);
+    }
+    let exe = dir.join("program");
+    let libdir = library.parent().unwrap_or(Path::new("."));
+    let libname = library
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .and_then(|s| s.strip_prefix("lib"))
+        .unwrap_or("warpcheck");
+    let output = crate::temp::output(
+        Command::new(&clang)
+            .arg("--driver-mode=g++")
+            .args(&objects)
+            .arg("-o")
+            .arg(&exe)
+            .args(&plan.link)
+            .arg(format!("-L{}", libdir.display()))
+            .arg(format!("-l{libname}"))
+            .arg(format!("-Wl,-rpath,{}", libdir.display()))
+            .arg("-lm"),
+    )
+    .map_err(|e| format!("cannot run {}: {e}", clang.display()))?;
+    if !output.status.success() {
+        return Err(link_error(&String::from_utf8_lossy(&output.stderr)));
+    }
+    Ok(exe)
+}
+
+/// The device modules of all `.cu` files as one bitcode file's bytes.
+fn link_device(bitcodes: &[PathBuf], dir: &Path) -> Result<Vec<u8>, String> {
+    let read = |p: &Path| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
+    match bitcodes {
+        [] => Err("no .cu file: nothing to run on the device".into()),
+        [one] => read(one),
+        many => {
+            let tool = frontend::find_llvm_tool("WARPCHECK_LLVM_LINK", "llvm-link")
+                .ok_or("llvm-link not found: needed to link several .cu files' device code")?;
+            let out = dir.join("device.bc");
+            let output = crate::temp::output(Command::new(&tool).args(many).arg("-o").arg(&out))
+                .map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
+            if !output.status.success() {
+                return Err(format!(
+                    "linking the device code failed:\n{}",
+                    String::from_utf8_lossy(&output.stderr).trim_end()
+                ));
+            }
+            read(&out)
+        }
+    }
+}
+
+fn compile_c(clang: &Path, src: &Path, flags: &[String], out: &Path) -> Result<(), String> {
+    let output = crate::temp::output(
+        Command::new(clang)
+            .args(["-x", "c", "-c", "-gline-tables-only"])
+            .args(flags)
+            .arg("-o")
+            .arg(out)
+            .arg(src),
+    )
+    .map_err(|e| format!("cannot run {}: {e}", clang.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{}: the compile failed:\n{}",
+            src.display(),
+            String::from_utf8_lossy(&output.stderr).trim_end()
+        ));
+    }
+    Ok(())
+}
+
+/// The linker's complaint, with the CUDA functions the runtime lacks
+/// named first.
+fn link_error(stderr: &str) -> String {
+    let mut missing: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| {
+            let rest = &l[l.find("undefined reference to `")? + 24..];
+            Some(&rest[..rest.find('\'')?])
+        })
+        .filter(|name| name.starts_with("cuda") || name.starts_with("__cuda"))
+        .collect();
+    missing.sort_unstable();
+    missing.dedup();
+    if missing.is_empty() {
+        format!("linking the program failed:\n{}", stderr.trim_end())
+    } else {
+        format!(
+            "the program calls {}, which warpcheck's runtime does not provide",
+            missing.join(", ")
+        )
+    }
+}
+
+fn print_report(report: &serde_json::Value, args: &RunArgs) -> Result<(), String> {
+    let text = match args.format {
+        Format::Json => serde_json::to_string_pretty(report).unwrap_or_default() + "\n",
+        Format::Text => text(report),
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display())),
+        None => {
+            eprint!("{text}");
+            Ok(())
+        }
+    }
+}
+
+/// The report for people: per kernel, its launches and time, then the
+/// sites where warps split or memory was accessed less than ideally.
+fn text(r: &serde_json::Value) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
+    let kernels = r["kernels"].as_array().cloned().unwrap_or_default();
+    let _ = writeln!(
+        s,
+        "warpcheck run: {} kernel(s) launched, {:.3} ms simulated",
+        kernels.len(),
+        r["simulated_us"].as_f64().unwrap_or(0.0) / 1000.0
+    );
+    for k in &kernels {
+        let t = &k["totals"];
+        let _ = writeln!(
+            s,
+            "{}: {} launch(es), {} blocks, {} warp instructions, {:.3} ms",
+            k["kernel"].as_str().unwrap_or("?"),
+            n(&k["launches"]),
+            n(&k["blocks"]),
+            n(&t["steps"]),
+            k["simulated_us"].as_f64().unwrap_or(0.0) / 1000.0
+        );
+        for site in k["sites"].as_array().into_iter().flatten() {
+            if let Some(line) = site_line(site) {
+                let _ = writeln!(s, "  {line}");
+            }
+        }
+    }
+    for e in r["errors"].as_array().into_iter().flatten() {
+        let _ = writeln!(
+            s,
+            "error: {}:{}:{}: {} in {}",
+            e["file"].as_str().unwrap_or("?"),
+            n(&e["line"]),
+            n(&e["column"]),
+            e["message"].as_str().unwrap_or(""),
+            e["kernel"].as_str().unwrap_or("?")
+        );
+    }
+    s
+}
+
+/// One site's figures, when it ran.
+fn site_line(site: &serde_json::Value) -> Option<String> {
+    let n = |k: &str| site[k].as_u64().unwrap_or(0);
+    let execs = n("executions");
+    if execs == 0 {
+        return None;
+    }
+    let at = format!(
+        "{}:{}:{}",
+        site["file"].as_str().unwrap_or("?"),
+        n("line"),
+        n("column")
+    );
+    let kind = site["kind"].as_str().unwrap_or("?");
+    let what = match (kind, site["space"].as_str()) {
+        ("branch", _) => format!(
+            "branch: diverged in {} of {execs} warp executions ({} of {} warps)",
+            n("divergent"),
+            n("divergent_warps"),
+            n("warps")
+        ),
+        (_, Some("global")) => {
+            let total = site["sectors"]["total"].as_u64().unwrap_or(0);
+            format!(
+                "global {kind}: {execs} requests, {total} sectors (ideal {}), {:.2} per request",
+                n("ideal_sectors"),
+                total as f64 / execs as f64
+            )
+        }
+        (_, Some("shared")) => format!(
+            "shared {kind}: {execs} accesses, conflict degree up to {}, {} ideal wavefronts",
+            site["conflict"]["max"].as_u64().unwrap_or(0),
+            n("ideal_wavefronts")
+        ),
+        (_, space) => format!("{} {kind}: {execs} executions", space.unwrap_or("")),
+    };
+    Some(format!("{at}: {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn splits_sources_flags_and_program_arguments() {
+        let p = plan(&words(
+            "a.cu b.cpp -I inc -DX=1 -O3 -lm -L/opt/lib -pthread -- 10 -v",
+        ))
+        .unwrap();
+        assert_eq!(
+            p.sources,
+            vec![PathBuf::from("a.cu"), PathBuf::from("b.cpp")]
+        );
+        assert_eq!(p.compile, words("-I inc -DX=1 -O3 -pthread"));
+        assert_eq!(p.link, words("-lm -L/opt/lib -pthread"));
+        assert_eq!(p.program_args, words("10 -v"));
+        assert!(plan(&words("notes.txt")).is_err());
+        assert!(plan(&words("-O2")).is_err());
+    }
+
+    #[test]
+    fn names_the_missing_cuda_calls() {
+        let err = "/usr/bin/ld: a.o: in function `main':\n\
+                   a.cu:(.text+0x1): undefined reference to `cudaGraphLaunch'\n\
+                   a.cu:(.text+0x9): undefined reference to `cudaGraphLaunch'\n";
+        assert_eq!(
+            link_error(err),
+            "the program calls cudaGraphLaunch, which warpcheck's runtime does not provide"
+        );
+        assert!(
+            link_error("undefined reference to `foo'").starts_with("linking the program failed")
+        );
+    }
+}

@@ -1,0 +1,153 @@
+//! `warpcheck run` on small whole programs (tests/fixtures/run): each is
+//! built for the CPU runtime and run, and its own exit code, its output
+//! and warpcheck's report are checked. Needs `cargo build` first (the
+//! runtime is in libwarpcheck.so, beside the binary).
+
+mod common;
+
+use common::{fixture, stderr, stdout, warpcheck};
+use std::process::Output;
+
+fn run(name: &str, extra: &[&str]) -> Output {
+    common::plugin();
+    let file = fixture(&format!("run/{name}.cu"));
+    common::run(warpcheck().arg("run").args(extra).arg(file))
+}
+
+#[test]
+fn vector_add_passes_its_own_check() {
+    let out = run("vector_add", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "vector_add: all 1000 elements right\n");
+    // The report goes to stderr, never into the program's output.
+    assert!(stderr(&out).contains("vector_add(float const*, float const*, float*, int): 1 launch"));
+}
+
+/// The per-site counters, summed over the launch: 1000 threads in 4
+/// blocks of 256 are 32 warps; warp 31 (threads 992-1023) has 8 threads
+/// below n and 24 above, so `i < n` splits it and no other. Each full
+/// warp loads 32 consecutive floats, 128 bytes from a 256-byte aligned
+/// buffer: 4 sectors; warp 31's 8 lanes read 32 bytes, 1 sector. So each
+/// access makes 32 requests of 31 * 4 + 1 = 125 sectors, all ideal.
+#[test]
+fn vector_add_counters_in_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("run.json");
+    let out = run(
+        "vector_add",
+        &["--format", "json", "-o", report.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let k = &r["kernels"][0];
+    assert_eq!(k["launches"], 1);
+    assert_eq!(k["blocks"], 4);
+    let sites = k["sites"].as_array().unwrap();
+    let branch: Vec<_> = sites.iter().filter(|s| s["kind"] == "branch").collect();
+    assert_eq!(branch.len(), 1);
+    assert_eq!(branch[0]["line"], 8);
+    assert_eq!(branch[0]["executions"], 32);
+    assert_eq!(branch[0]["divergent"], 1);
+    let global: Vec<_> = sites.iter().filter(|s| s["space"] == "global").collect();
+    assert_eq!(global.len(), 3, "two loads and a store");
+    for s in global {
+        assert_eq!(s["line"], 9);
+        assert_eq!(s["executions"], 32);
+        assert_eq!(s["sectors"]["total"], 125);
+        assert_eq!(s["ideal_sectors"], 125);
+    }
+    assert!(r["errors"].as_array().unwrap().is_empty());
+    assert!(r["fatal"].is_null());
+}
+
+#[test]
+fn a_wrong_kernel_fails_the_programs_own_check() {
+    let out = run("wrong_kernel", &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    // a[0] - b[0] = 0 - 1.
+    assert_eq!(stdout(&out), "mismatch at 0: -1\n");
+}
+
+/// Thread 1000 is thread 1000 - 3 * 256 = 232 of block 3; it writes
+/// `c[1000]`, the 4 bytes right after the 4000-byte allocation.
+#[test]
+fn an_out_of_bounds_write_is_reported_at_its_line() {
+    let out = run("out_of_bounds", &[]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("out_of_bounds.cu:9:10: invalid __global__ write of size 4 bytes"),
+        "{err}"
+    );
+    assert!(
+        err.contains("0 bytes after the end of 'cudaMalloc #1' (4000 bytes)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("by thread (232,0,0) in block (3,0,0)"),
+        "{err}"
+    );
+    assert_eq!(
+        stdout(&out),
+        "sync: an illegal memory access was encountered\n"
+    );
+}
+
+#[test]
+fn a_use_after_free_is_reported_at_its_line() {
+    let out = run("use_after_free", &[]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("use_after_free.cu:6:22: invalid __global__ read of size 4 bytes"),
+        "{err}"
+    );
+    assert!(err.contains("which the program has freed"), "{err}");
+    assert!(err.contains("by thread (0,0,0) in block (0,0,0)"), "{err}");
+    assert_eq!(stdout(&out), "sync: cudaErrorIllegalAddress\n");
+}
+
+#[test]
+fn an_unsupported_call_is_named() {
+    let out = run("unsupported_call", &[]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "the program calls cudaMallocManaged, which warpcheck's runtime does not provide"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn events_time_a_launch() {
+    let out = run("events", &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).ends_with("ms (no error)\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_compile_error_exits_2_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.cu");
+    std::fs::write(
+        &bad,
+        "__global__ void k() { undeclared(); }\nint main() {}\n",
+    )
+    .unwrap();
+    common::plugin();
+    let out = common::run(warpcheck().arg("run").arg(&bad));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("bad.cu"), "{}", stderr(&out));
+}
