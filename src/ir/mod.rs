@@ -584,7 +584,24 @@ impl Module {
     /// its block with one, else its nearest operand with one. Clang gives
     /// merged values and stores line 0.
     pub fn pos_anchor(&self, func: &Function, inst: InstId) -> Option<InstId> {
-        let known = |i: &InstId| func.inst(*i).loc.is_some_and(|l| self.loc(l).pos.line != 0);
+        self.pos_anchor_by(func, inst, &|f| self.is_system_file(f))
+    }
+
+    /// [`Self::pos_anchor`] with the system-file test given: a location
+    /// counts where the user's view of it ([`Self::user_pos`]) has a line,
+    /// so a header's `atomicExch` wrapper inlined at two call sites clang
+    /// merged (line 0) is placed by its neighbours.
+    fn pos_anchor_by(
+        &self,
+        func: &Function,
+        inst: InstId,
+        is_system: &dyn Fn(FileId) -> bool,
+    ) -> Option<InstId> {
+        let known = |i: &InstId| {
+            func.inst(*i)
+                .loc
+                .is_some_and(|l| self.user_pos_by(l, is_system).0.line != 0)
+        };
         if known(&inst) {
             return Some(inst);
         }
@@ -618,6 +635,22 @@ impl Module {
                     }
                 }
                 None
+            })
+            .or_else(|| {
+                // Else the branch that leads into the block: the last
+                // placed instruction of a predecessor.
+                let here = func.inst(inst).block;
+                (0..func.blocks.len())
+                    .map(BlockId::new)
+                    .filter(|&b| func.successors(b).contains(&here))
+                    .find_map(|b| {
+                        func.blocks[b.index()]
+                            .insts
+                            .iter()
+                            .rev()
+                            .find(|i| known(i))
+                            .copied()
+                    })
             })
     }
 
@@ -698,7 +731,7 @@ impl Module {
         inst: InstId,
         is_system: &dyn Fn(FileId) -> bool,
     ) -> Option<SourcePos> {
-        self.pos_anchor(func, inst)
+        self.pos_anchor_by(func, inst, is_system)
             .and_then(|i| func.inst(i).loc)
             .map(|l| self.user_pos_by(l, is_system).0)
             .or_else(|| func.loc.clone())
@@ -733,5 +766,34 @@ mod tests {
         let Value::Inst(x) = x else { panic!() };
         let Value::Inst(t) = t else { panic!() };
         assert_eq!(m.pos_anchor(func, x), Some(t));
+    }
+
+    /// A store clang merged from two branches (line 0) whose operands are
+    /// a global and a constant is placed at the branch that leads to it.
+    #[test]
+    fn a_merged_store_of_constants_is_placed_at_its_branch() {
+        let mut mb = ModuleBuilder::new();
+        let void = mb.void();
+        let i32t = mb.int(32);
+        let flag = mb.global("flag", i32t, 3);
+        let c0 = mb.const_int(32, 0);
+        let mut fb = mb.define("k", &[], void);
+        fb.kernel();
+        let (merged, done) = (fb.block(), fb.block());
+        fb.at_line(7);
+        let t = fb.sreg("tid.x");
+        let odd = fb.icmp(IntPred::Ne, t, c0);
+        fb.cond_br(odd, merged, done);
+        fb.switch_to(merged);
+        fb.at_line(0);
+        fb.store(c0, flag);
+        fb.br(done);
+        fb.switch_to(done);
+        fb.ret(None);
+        let m = mb.finish();
+        let func = &m.funcs[0];
+        let store = func.blocks[merged.index()].insts[0];
+        let branch = *func.blocks[0].insts.last().unwrap();
+        assert_eq!(m.pos_anchor(func, store), Some(branch));
     }
 }
