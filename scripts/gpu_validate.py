@@ -20,7 +20,7 @@ warpcheck (or LLVM) and the development machine need not have a GPU:
     gpu_validate.py compare DIR OUT       # here: the tables, contradictions
 
 `all` runs the three in a row where everything exists; `prepare` alone is
-the dry run. Kernels a harness cannot launch (templates, extern "C" or
+the dry run; `parse CSV` prints the figures of an `ncu --csv` report. Kernels a harness cannot launch (templates, extern "C" or
 struct parameters) are listed as skipped with the reason.
 """
 
@@ -320,6 +320,38 @@ def gpu(args):
     return 0
 
 
+def parse_metrics(text):
+    """Per kernel, each figure summed over its metrics, from `ncu --csv`
+    output in either layout: a row per metric (`Metric Name`, `Metric
+    Value`, as a profiling run prints it) or a row per kernel with a column
+    per metric (`--page raw`)."""
+    start = text.find('"ID"')
+    rows = list(csv.DictReader(io.StringIO(text[start:] if start >= 0 else text)))
+    if not rows or "Metric Name" not in rows[0]:
+        return parse_raw(text)
+    per = {}
+    for r in rows:
+        name, metric = r.get("Kernel Name"), r.get("Metric Name")
+        for what, names in METRICS.items():
+            if name and metric in names:
+                try:
+                    v = float((r.get("Metric Value") or "").replace(",", ""))
+                except ValueError:
+                    continue
+                per.setdefault(name, {}).setdefault(what, 0.0)
+                per[name][what] += v
+    return per
+
+
+def parse(args):
+    with open(args.csv) as f:
+        for name, figs in parse_metrics(f.read()).items():
+            spr = f"{figs['sectors'] / figs['requests']:.2f}" if figs.get("requests") else "-"
+            print(f"{name}: sectors/request {spr}, " + ", ".join(
+                f"{k} {v:.0f}" for k, v in sorted(figs.items())))
+    return 0
+
+
 def parse_raw(text):
     """Per kernel (mangled), each figure summed over its metrics, from an
     `ncu --csv --page raw` table (one row per kernel, a column per metric)."""
@@ -414,7 +446,7 @@ def compare(args):
         if "error" in res:
             notes.append(f"{entry['file']}: {res['error'].strip().splitlines()[-1] if res['error'].strip() else 'failed'}")
             continue
-        hw_all = parse_raw(res.get("raw", ""))
+        hw_all = parse_metrics(res.get("raw", ""))
         for k in entry["kernels"]:
             hw, sim = hw_all.get(k["mangled"]), k["sim"]
             if hw is None or sim is None:
@@ -456,6 +488,7 @@ def compare(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="step", required=True)
+    sub.add_parser("parse", help="the figures of an `ncu --csv` report").add_argument("csv")
     steps = {n: sub.add_parser(n) for n in ("prepare", "gpu", "compare", "all")}
     for name, s in steps.items():
         s.add_argument("dir")
@@ -480,6 +513,8 @@ def main():
             print("gpu-validate: needs nvcc and ncu on the PATH; missing: " + ", ".join(missing),
                   file=sys.stderr)
             return 2
+    if args.step == "parse":
+        return parse(args)
     if args.step == "prepare":
         return prepare(args)
     if args.step == "gpu":

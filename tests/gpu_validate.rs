@@ -1,6 +1,7 @@
-//! `scripts/gpu-validate.sh`, the parts that run without a GPU: the dry
-//! run (launches, harnesses and the simulator's figures) and the reading
-//! of Nsight Compute's CSV. Figures derived by hand.
+//! `scripts/gpu-validate.sh`, the parts that run without a GPU: `prepare`
+//! (launches, harnesses and the simulator's figures), `compare` against a
+//! report made by hand, and the reading of Nsight Compute's CSV. Figures
+//! derived by hand.
 
 mod common;
 
@@ -14,29 +15,95 @@ fn script() -> Command {
     c
 }
 
+/// `prepare` of the bundled vector add into a fresh directory: the plan.
+fn prepared(dir: &Path) -> serde_json::Value {
+    let out = run(script()
+        .args(["prepare"])
+        .arg(dir)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vector_add.cu"))
+        .args(["--warpcheck", env!("CARGO_BIN_EXE_warpcheck")]));
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    serde_json::from_str(&std::fs::read_to_string(dir.join("plan.json")).unwrap()).unwrap()
+}
+
 #[test]
-fn a_dry_run_prints_the_launch_the_harness_and_the_simulators_figures() {
+fn prepare_writes_the_harness_and_the_simulators_figures() {
     if Command::new("python3").arg("--version").output().is_err() {
         return skip("gpu_validate", "no python3");
     }
-    let out = run(script()
-        .args(["--dry-run", "--warpcheck", env!("CARGO_BIN_EXE_warpcheck")])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vector_add.cu")));
-    let text = stdout(&out);
-    assert!(out.status.success(), "{}{}", text, stderr(&out));
+    let dir = tempfile::tempdir().unwrap();
+    let plan = prepared(dir.path());
     // vector_add<<<2, 256>>>(a, b, c, n = 128): threads 0..127 of block 0
     // (4 warps) run `c[i] = a[i] + b[i]`, 3 requests of 4 sectors each
-    // (32 floats from a 256-byte aligned base): 4.00 sectors per request;
+    // (32 floats from a 256-byte aligned base): 12 requests, 48 sectors;
     // no shared memory, and `i < n` splits no warp.
+    let file = &plan["files"][0];
+    assert_eq!(file["file"], "examples/vector_add.cu", "{plan:#}");
+    let totals = &file["kernels"][0]["sim"]["totals"];
+    assert_eq!(totals["requests"], 12, "{totals:#}");
+    assert_eq!(totals["sectors"], 48, "{totals:#}");
+    assert_eq!(totals["wavefronts"], 0, "{totals:#}");
+    assert_eq!(totals["divwarps"], 0, "{totals:#}");
+    let harness =
+        std::fs::read_to_string(dir.path().join(file["harness"].as_str().unwrap())).unwrap();
     assert!(
-        text.contains("| vector_add.cu | vector_add | - / 4.00 | - / 0 | - / 0 |"),
+        harness.contains("vector_add<<<dim3(2,1,1), dim3(256,1,1), 8192>>>(WcPtr{arg0}"),
+        "{harness}"
+    );
+    assert!(harness.contains("(int)128"), "{harness}");
+}
+
+#[test]
+fn compare_tables_the_gpus_figures_beside_the_simulators() {
+    if Command::new("python3").arg("--version").output().is_err() {
+        return skip("gpu_validate", "no python3");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let plan = prepared(dir.path());
+    let file = &plan["files"][0];
+    let mangled = file["kernels"][0]["mangled"].as_str().unwrap();
+    // What `ncu --page raw --csv` prints for the launch: a row per kernel,
+    // a column per metric; 36 + 12 sectors, 8 + 4 requests as above.
+    let raw = format!(
+        "\"ID\",\"Kernel Name\",\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\",\"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum\",\"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\",\"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum\",\"smsp__inst_executed.sum\"\n\
+         \"\",\"\",\"sector\",\"sector\",\"\",\"\",\"inst\"\n\
+         \"0\",\"{mangled}\",\"32\",\"16\",\"8\",\"4\",\"176\"\n"
+    );
+    let results = dir.path().join("results");
+    std::fs::create_dir(&results).unwrap();
+    let gpu = serde_json::json!({ file["harness"].as_str().unwrap(): { "raw": raw } });
+    let mut gz = gzip(&serde_json::to_vec(&gpu).unwrap());
+    std::fs::write(results.join("gpu.json.gz"), &mut gz).unwrap();
+    let out = run(script().arg("compare").arg(dir.path()).arg(&results));
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    assert!(
+        text.contains("| vector_add.cu | vector_add | 48 / 48 | 12 / 12 | 0 / 0 | 0 / 0 | 176 / "),
         "{text}"
     );
     assert!(
-        text.contains("vector_add<<<dim3(2,1,1), dim3(256,1,1)>>>"),
+        text.contains(
+            "1 kernels compared; global sectors equal in 1, requests in 1, shared wavefronts in 1."
+        ),
         "{text}"
     );
-    assert!(text.contains("--arg arg3=128"), "{text}");
+}
+
+/// `bytes` as a gzip stream, written by python3's gzip module (the test
+/// needs no compression crate).
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut child = Command::new("python3")
+        .args([
+            "-c",
+            "import gzip,sys; sys.stdout.buffer.write(gzip.compress(sys.stdin.buffer.read()))",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(bytes).unwrap();
+    child.wait_with_output().unwrap().stdout
 }
 
 #[test]
@@ -44,7 +111,15 @@ fn without_a_gpu_it_says_what_is_missing() {
     if Command::new("python3").arg("--version").output().is_err() {
         return skip("gpu_validate", "no python3");
     }
-    let out = run(script().args(["--nvcc", "no-such-nvcc", "--ncu", "no-such-ncu"]));
+    let out = run(script().args([
+        "gpu",
+        "work",
+        "out",
+        "--nvcc",
+        "no-such-nvcc",
+        "--ncu",
+        "no-such-ncu",
+    ]));
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("no-such-nvcc"), "{}", stderr(&out));
 }
@@ -66,7 +141,7 @@ fn nsight_computes_csv_is_read() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("report.csv");
     std::fs::write(&path, csv).unwrap();
-    let out = run(script().arg("--parse-ncu").arg(&path));
+    let out = run(script().arg("parse").arg(&path));
     let text = stdout(&out);
     // 8 warps × 4 + 4 pieces of a 16-byte struct copy: 1024 sectors over
     // 64 requests, 16 per request; the thousands separator read.

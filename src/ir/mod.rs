@@ -637,8 +637,11 @@ impl Module {
                 None
             })
             .or_else(|| {
-                // Else the branch that leads into the block: the last
+                // Else, for code clang merged (a location whose line it
+                // cleared; code with no location at all is the compiler's
+                // own), the branch that leads into the block: the last
                 // placed instruction of a predecessor.
+                func.inst(inst).loc?;
                 let here = func.inst(inst).block;
                 (0..func.blocks.len())
                     .map(BlockId::new)
