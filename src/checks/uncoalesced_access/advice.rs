@@ -22,9 +22,11 @@ use super::Sectors;
 use crate::acf::expr::{Atom, AtomId, Pointer, Uniform};
 use crate::analysis::{KernelAnalysis, ModuleAnalysis, Site};
 use crate::checks::addresses;
+use crate::graph::loops::LoopId;
+use crate::graph::FunctionGraphs;
 use crate::hw::SECTOR_BYTES;
 use crate::ir::intrinsics::Dim;
-use crate::ir::{InstId, Opcode, SiteKind, Value};
+use crate::ir::{Function, InstId, Opcode, SiteKind, Value};
 use crate::memory::fields::struct_strides;
 use crate::memory::Space;
 use serde::Serialize;
@@ -200,9 +202,7 @@ fn transposed(k: &KernelAnalysis, site: &Site, sec: &Sectors) -> Option<Advice> 
 /// else. Only then do lanes on neighbouring iterations (and a shuffle
 /// reduction) fit; a loop that maps each element wants the layout changed.
 fn reduction(a: &ModuleAnalysis<'_>, site: &Site) -> bool {
-    let func = a.module.func(site.func);
-    let g = a.graphs.func(site.func);
-    let Some(l) = g.loops.loop_of(func.inst(site.inst).block) else {
+    let Some((func, g, l)) = loop_around(a, site) else {
         return false;
     };
     let lp = g.loops.get(l);
@@ -251,34 +251,19 @@ const ACCUMULATING: [Opcode; 6] = [
     Opcode::FMul,
 ];
 
-/// Whether the loop around `site` stores to the array `site` accesses
-/// (the same base): a structure updated in place every iteration.
-fn updated_in_loop(a: &ModuleAnalysis<'_>, site: &Site) -> bool {
+/// The loop around `site`, with its function and graphs.
+fn loop_around<'a>(
+    a: &'a ModuleAnalysis<'_>,
+    site: &Site,
+) -> Option<(&'a Function, &'a FunctionGraphs, LoopId)> {
     let func = a.module.func(site.func);
     let g = a.graphs.func(site.func);
-    let Some(l) = g.loops.loop_of(func.inst(site.inst).block) else {
-        return false;
-    };
-    let Some(base) = base_of(func, site.value) else {
-        return false;
-    };
-    g.loops.get(l).blocks.iter().any(|&b| {
-        func.blocks[b.index()].insts.iter().any(|&i| {
-            let inst = func.inst(i);
-            inst.op == Opcode::Store && inst.address().and_then(|x| base_of(func, x)) == Some(base)
-        })
-    })
+    let l = g.loops.loop_of(func.inst(site.inst).block)?;
+    Some((func, g, l))
 }
 
-/// Whether the loop around `site` loads an array it also stores to: a
-/// recurrence (`X[i] -= X[i - 1]·A[i]`) whose iterations cannot go to
-/// different lanes, whichever of its accesses this is.
-fn recurrence(a: &ModuleAnalysis<'_>, site: &Site) -> bool {
-    let func = a.module.func(site.func);
-    let g = a.graphs.func(site.func);
-    let Some(l) = g.loops.loop_of(func.inst(site.inst).block) else {
-        return false;
-    };
+/// The bases (`base_of`) of the arrays loop `l` loads from and stores to.
+fn loop_bases(func: &Function, g: &FunctionGraphs, l: LoopId) -> (Vec<Value>, Vec<Value>) {
     let (mut loaded, mut stored) = (Vec::new(), Vec::new());
     for &b in &g.loops.get(l).blocks {
         for &i in &func.blocks[b.index()].insts {
@@ -293,12 +278,32 @@ fn recurrence(a: &ModuleAnalysis<'_>, site: &Site) -> bool {
             }
         }
     }
+    (loaded, stored)
+}
+
+/// Whether the loop around `site` stores to the array `site` accesses
+/// (the same base): a structure updated in place every iteration.
+fn updated_in_loop(a: &ModuleAnalysis<'_>, site: &Site) -> bool {
+    let Some((func, g, l)) = loop_around(a, site) else {
+        return false;
+    };
+    base_of(func, site.value).is_some_and(|base| loop_bases(func, g, l).1.contains(&base))
+}
+
+/// Whether the loop around `site` loads an array it also stores to: a
+/// recurrence (`X[i] -= X[i - 1]·A[i]`) whose iterations cannot go to
+/// different lanes, whichever of its accesses this is.
+fn recurrence(a: &ModuleAnalysis<'_>, site: &Site) -> bool {
+    let Some((func, g, l)) = loop_around(a, site) else {
+        return false;
+    };
+    let (loaded, stored) = loop_bases(func, g, l);
     loaded.iter().any(|b| stored.contains(b))
 }
 
 /// The value an address steps from: through GEPs and casts to an
 /// argument, a global or another instruction.
-fn base_of(func: &crate::ir::Function, mut v: Value) -> Option<Value> {
+fn base_of(func: &Function, mut v: Value) -> Option<Value> {
     for _ in 0..16 {
         let Value::Inst(i) = v else {
             return Some(v);
@@ -345,11 +350,7 @@ fn along_loop(
 /// Whether the loop around `site` stores to its address, which is defined
 /// outside that loop.
 fn read_modify_write(a: &ModuleAnalysis<'_>, site: &Site) -> bool {
-    let m = a.module;
-    let func = m.func(site.func);
-    let g = a.graphs.func(site.func);
-    let block = func.inst(site.inst).block;
-    let Some(l) = g.loops.loop_of(block) else {
+    let Some((func, g, l)) = loop_around(a, site) else {
         return false;
     };
     let invariant = match site.value {
