@@ -19,6 +19,11 @@ warpcheck (or LLVM) and the development machine need not have a GPU:
     gpu_validate.py gpu DIR OUT           # there: nvcc + ncu, results in OUT
     gpu_validate.py compare DIR OUT       # here: the tables, contradictions
 
+`prepare --ptx` makes the GPU run clang's code, the code warpcheck reads:
+each file's PTX from clang (the flags `check` compiles with), loaded by the
+harness through the driver API (`cuModuleLoad`, `cuLaunchKernel`), so that
+differences of nvcc's code generation drop out of the comparison.
+
 `all` runs the three in a row where everything exists; `prepare` alone is
 the dry run; `parse CSV` prints the figures of an `ncu --csv` report. Kernels a harness cannot launch (templates, extern "C" or
 struct parameters) are listed as skipped with the reason.
@@ -136,18 +141,55 @@ class Launch:
     def dims(self, d):
         return ",".join(str(x) for x in d)
 
-    def body(self):
-        """The statements that run this launch once, in a block of its own."""
+    def body(self, ptx=False):
+        """The statements that run this launch once, in a block of its own:
+        nvcc's kernel through `<<<>>>`, or with `ptx` clang's, from the
+        module the harness loaded, through the driver API."""
         g, b = self.dims(self.grid), self.dims(self.block)
         frees = " ".join(f"cudaFree(arg{i});" for i in range(len(self.call))
                          if f"void *arg{i} " in " ".join(self.setup))
-        return (["  {"] + [f"    {s}" for s in self.setup]
-                + [f"    {self.short}<<<dim3({g}), dim3({b}), {SHARED_BYTES}>>>({', '.join(self.call)});",
-                   f'    wc_sync("{self.short}");', f"    {frees}", "  }"])
+        if ptx:
+            # Every argument an lvalue of the parameter's own type.
+            values = [f"    {ty} arg{i} = {value};" for i, (ty, value) in enumerate(self.typed())
+                      if ty is not None]
+            refs = ", ".join(f"&arg{i}" for i in range(len(self.call)))
+            params = f"    void *wc_params[] = {{{refs}}};" if self.call else "    void **wc_params = nullptr;"
+            launch = values + [params,
+                               f'    wc_launch("{self.mangled}", dim3({g}), dim3({b}), wc_params);']
+        else:
+            launch = [f"    {self.short}<<<dim3({g}), dim3({b}), {SHARED_BYTES}>>>({', '.join(self.call)});"]
+        return (["  {"] + [f"    {s}" for s in self.setup] + launch
+                + [f'    wc_sync("{self.short}");', f"    {frees}", "  }"])
+
+    def typed(self):
+        """Per parameter, the type and value of a local holding it; (None,
+        None) for a pointer, whose `void *argN` is set up already."""
+        return [(None, None) if call.startswith("WcPtr") else (base(ty), call)
+                for ty, call in zip(params_of(self.name), self.call)]
 
 
-def harness(source, launches):
-    """A host program that runs each launch of one file once."""
+def harness(source, launches, ptx=None):
+    """A host program that runs each launch of one file once; with `ptx`
+    (a PTX file's name), the kernels of that module instead of nvcc's."""
+    loader = [] if ptx is None else [
+        "#include <cuda.h>",
+        "static CUmodule wc_module;",
+        "static void wc_launch(const char *k, dim3 g, dim3 b, void **params) {",
+        "  CUfunction f;",
+        "  CUresult r = cuModuleGetFunction(&f, wc_module, k);",
+        "  if (r == CUDA_SUCCESS)",
+        f"    r = cuLaunchKernel(f, g.x, g.y, g.z, b.x, b.y, b.z, {SHARED_BYTES}, 0, params, nullptr);",
+        '  if (r != CUDA_SUCCESS) { const char *s = "?"; cuGetErrorString(r, &s); '
+        'fprintf(stderr, "%s: %s\\n", k, s); wc_failed = 1; }',
+        "}",
+    ]
+    load = [] if ptx is None else [
+        "  cudaFree(0);  // the runtime's primary context, which the driver calls then use",
+        f'  if (cuModuleLoad(&wc_module, "{ptx}") != CUDA_SUCCESS) {{',
+        f'    fprintf(stderr, "cannot load {ptx}\\n");',
+        "    return 1;",
+        "  }",
+    ]
     return "\n".join([
         "#include <cassert>",
         "#include <cstdio>",
@@ -173,8 +215,9 @@ def harness(source, launches):
         "  if (e == cudaSuccess) e = cudaDeviceSynchronize();",
         '  if (e != cudaSuccess) { fprintf(stderr, "%s: %s\\n", k, cudaGetErrorString(e)); wc_failed = 1; }',
         "}",
-        "int main() {",
-    ] + [line for l in launches for line in l.body()] + ["  return wc_failed;", "}", ""])
+    ] + loader + ["int main() {"] + load
+        + [line for l in launches for line in l.body(ptx is not None)]
+        + ["  return wc_failed;", "}", ""])
 
 
 def warpcheck(args):
@@ -196,13 +239,25 @@ def run_json(cmd, ok=(0,)):
     return json.loads(out.stdout)
 
 
+def clang_ptx(args, rel, out):
+    """Writes the PTX clang makes of `rel` with the flags `warpcheck check`
+    compiles it with (so from the IR warpcheck reads); the reason if not."""
+    inc = os.path.join(ROOT, "src", "frontend")
+    cmd = [args.clang, "-x", "cuda", "--cuda-device-only", f"--cuda-gpu-arch={args.ptx_arch}",
+           "-O2", "-S", "-nocudainc", "-nocudalib", "-Xclang", "-target-feature", "-Xclang",
+           "+ptx75", "-include", os.path.join(inc, "warpcheck_cuda.h"), "-isystem",
+           os.path.join(inc, "include"), "-o", out, rel]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    return None if r.returncode == 0 else (r.stderr.strip().splitlines() or ["failed"])[-1]
+
+
 def prepare(args):
     """Harnesses, simulator figures and static findings into args.dir."""
     wc, work = warpcheck(args), os.path.abspath(args.dir)
     os.makedirs(work, exist_ok=True)
     grid = [int(x) for x in args.grid.split(",")] + [1] * (3 - len(args.grid.split(",")))
     block = [int(x) for x in args.block.split(",")] + [1] * (3 - len(args.block.split(",")))
-    plan = {"grid": grid, "block": block, "files": [], "skipped": []}
+    plan = {"grid": grid, "block": block, "files": [], "skipped": [], "ptx": bool(args.ptx)}
     for path in args.files or default_files():
         rel = os.path.relpath(os.path.abspath(path), ROOT)
         try:
@@ -250,8 +305,16 @@ def prepare(args):
             continue
         stem = re.sub(r"[^A-Za-z0-9]+", "_", rel)
         entry["harness"] = f"{stem}.cu"
+        ptx = None
+        if args.ptx:
+            ptx = f"{stem}.ptx"
+            why = clang_ptx(args, rel, os.path.join(work, ptx))
+            if why:
+                plan["skipped"].append(f"{rel}: clang's PTX: {why}")
+                continue
+            entry["ptx"] = ptx
         with open(os.path.join(work, entry["harness"]), "w") as f:
-            f.write(harness(os.path.relpath(os.path.join(ROOT, rel), work), ran))
+            f.write(harness(os.path.relpath(os.path.join(ROOT, rel), work), ran, ptx))
         plan["files"].append(entry)
     with open(os.path.join(work, "plan.json"), "w") as f:
         json.dump(plan, f)
@@ -273,8 +336,9 @@ def gpu(args):
     def build(entry):
         src = os.path.join(work, entry["harness"])
         exe = src[:-3]
+        driver = ["-lcuda"] if entry.get("ptx") else []
         r = subprocess.run([args.nvcc, f"-arch={args.arch}", "-lineinfo", "-O3", "-o", exe, src,
-                            "-I", os.path.dirname(os.path.join(ROOT, entry["file"]))],
+                            "-I", os.path.dirname(os.path.join(ROOT, entry["file"]))] + driver,
                            capture_output=True, text=True, cwd=work)
         return entry, exe, r
 
@@ -500,6 +564,12 @@ def main():
             s.add_argument("--block", default="256,1,1")
             s.add_argument("--int", type=int, default=128, dest="int_value")
             s.add_argument("--warpcheck", help="default: target/release/warpcheck")
+            s.add_argument("--ptx", action="store_true",
+                           help="run clang's PTX of each file (the code warpcheck reads), "
+                                "loaded through the driver API, instead of nvcc's kernels")
+            s.add_argument("--clang", default=os.environ.get("WARPCHECK_CLANG", "clang-19"))
+            s.add_argument("--ptx-arch", default="sm_80",
+                           help="the GPU architecture clang compiles for (check's default)")
         if name in ("gpu", "all"):
             s.add_argument("--arch", default="sm_90")
             s.add_argument("--nvcc", default=shutil.which("nvcc") or "nvcc")

@@ -7,6 +7,7 @@
 //! table that `tests/layering.rs` enforces.
 
 pub mod acf;
+pub mod agreement;
 pub mod allocator;
 pub mod analysis;
 pub mod budget;

@@ -152,3 +152,43 @@ fn nsight_computes_csv_is_read() {
         stderr(&out)
     );
 }
+
+/// `prepare --ptx`: clang's PTX of the file beside the harness, which
+/// loads it and launches each kernel by its mangled name through the
+/// driver API, with every argument an lvalue of its parameter's type.
+#[test]
+fn prepare_with_ptx_launches_clangs_code_through_the_driver() {
+    if Command::new("python3").arg("--version").output().is_err() {
+        return skip("gpu_validate", "no python3");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(script()
+        .args(["prepare", "--ptx", "--clang"])
+        .arg(clang())
+        .arg(dir.path())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vector_add.cu"))
+        .args(["--warpcheck", env!("CARGO_BIN_EXE_warpcheck")]));
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("plan.json")).unwrap())
+            .unwrap();
+    let file = &plan["files"][0];
+    let mangled = file["kernels"][0]["mangled"].as_str().unwrap();
+    let ptx = std::fs::read_to_string(dir.path().join(file["ptx"].as_str().unwrap())).unwrap();
+    assert!(ptx.contains(&format!(".entry {mangled}(")), "{ptx}");
+    let harness =
+        std::fs::read_to_string(dir.path().join(file["harness"].as_str().unwrap())).unwrap();
+    assert!(harness.contains("cuModuleLoad(&wc_module, \""), "{harness}");
+    assert!(harness.contains("int arg3 = (int)128;"), "{harness}");
+    assert!(
+        harness.contains("void *wc_params[] = {&arg0, &arg1, &arg2, &arg3};"),
+        "{harness}"
+    );
+    assert!(
+        harness.contains(&format!(
+            "wc_launch(\"{mangled}\", dim3(2,1,1), dim3(256,1,1), wc_params);"
+        )),
+        "{harness}"
+    );
+    assert!(!harness.contains("<<<"), "{harness}");
+}

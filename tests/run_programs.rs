@@ -20,7 +20,9 @@ fn vector_add_passes_its_own_check() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out), "vector_add: all 1000 elements right\n");
     // The report goes to stderr, never into the program's output.
-    assert!(stderr(&out).contains("vector_add(float const*, float const*, float*, int): 1 launch"));
+    assert!(stderr(&out).contains(
+        "vector_add(float const*, float const*, float*, int) at block (256,1,1): 1 launch"
+    ));
 }
 
 /// The per-site counters, summed over the launch: 1000 threads in 4

@@ -10,6 +10,7 @@ mod params;
 mod plugin_path;
 mod report;
 mod run;
+mod run_claims;
 mod shim;
 mod simulate;
 mod time;

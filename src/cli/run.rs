@@ -142,7 +142,7 @@ pub fn run(args: &RunArgs) -> i32 {
         clang: args.clang.clone(),
         ..CompileOptions::default()
     };
-    let program = match build(&plan, &opts, &library, dir.path()) {
+    let (program, device) = match build(&plan, &opts, &library, dir.path()) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
@@ -162,13 +162,16 @@ pub fn run(args: &RunArgs) -> i32 {
     let report = std::fs::read_to_string(&report_path)
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
-    let Some(report) = report else {
+    let Some(mut report) = report else {
         eprintln!(
             "warpcheck run: the program ended ({status}) without the runtime's report \
              (it launched nothing, or was killed)"
         );
         return code;
     };
+    if let Err(e) = super::run_claims::annotate(&mut report, &device) {
+        report["agreement"] = serde_json::json!({ "error": e });
+    }
     if let Err(e) = print_report(&report, args) {
         return fail(e);
     }
@@ -188,13 +191,14 @@ fn exit_code(status: std::process::ExitStatus) -> i32 {
         .unwrap_or(exit::INTERNAL)
 }
 
-/// Compiles and links the program; returns the executable.
+/// Compiles and links the program; returns the executable and the device
+/// module's bitcode file.
 fn build(
     plan: &Plan,
     opts: &CompileOptions,
     library: &Path,
     dir: &Path,
-) -> Result<PathBuf, String> {
+) -> Result<(PathBuf, PathBuf), String> {
     let mut bitcodes = Vec::new();
     for (i, src) in plan.sources.iter().enumerate() {
         if source_kind(src) == Some(SourceKind::Cuda) {
@@ -208,6 +212,8 @@ fn build(
         }
     }
     let device = link_device(&bitcodes, dir)?;
+    let linked = dir.join("device-linked.bc");
+    std::fs::write(&linked, &device).map_err(|e| format!("{}: {e}", linked.display()))?;
     let wrapped = dir.join("device.wcmod");
     std::fs::write(&wrapped, runtime::container::wrap(&device))
         .map_err(|e| format!("{}: {e}", wrapped.display()))?;
@@ -247,7 +253,7 @@ fn build(
     if !output.status.success() {
         return Err(link_error(&String::from_utf8_lossy(&output.stderr)));
     }
-    Ok(exe)
+    Ok((exe, linked))
 }
 
 /// The device modules of all `.cu` files as one bitcode file's bytes.
@@ -345,21 +351,40 @@ fn text(r: &serde_json::Value) -> String {
     );
     for k in &kernels {
         let t = &k["totals"];
+        let b = |i: usize| n(&k["block"][i]);
         let _ = writeln!(
             s,
-            "{}: {} launch(es), {} blocks, {} warp instructions, {:.3} ms",
+            "{} at block ({},{},{}): {} launch(es), {} blocks, {} warp instructions, {:.3} ms",
             k["kernel"].as_str().unwrap_or("?"),
+            b(0),
+            b(1),
+            b(2),
             n(&k["launches"]),
             n(&k["blocks"]),
             n(&t["steps"]),
             k["simulated_us"].as_f64().unwrap_or(0.0) / 1000.0
         );
+        if let Some(e) = k["static"]["error"].as_str() {
+            let _ = writeln!(s, "  (check could not analyse it at this shape: {e})");
+        }
+        for off in k["static"]["pointers_off_alignment"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let _ = writeln!(
+                s,
+                "  (pointer {} inside its allocation: check's claims here assume only the alignment the accesses state)",
+                off.as_str().unwrap_or("?")
+            );
+        }
         for site in k["sites"].as_array().into_iter().flatten() {
             if let Some(line) = site_line(site) {
                 let _ = writeln!(s, "  {line}");
             }
         }
     }
+    agreement_text(&mut s, &r["agreement"]);
     for e in r["errors"].as_array().into_iter().flatten() {
         let _ = writeln!(
             s,
@@ -410,7 +435,44 @@ fn site_line(site: &serde_json::Value) -> Option<String> {
         ),
         (_, space) => format!("{} {kind}: {execs} executions", space.unwrap_or("")),
     };
-    Some(format!("{at}: {what}"))
+    let claim = match (
+        site["static"]["verdict"].as_str(),
+        site["static"]["claim"].as_str(),
+    ) {
+        (Some(verdict), Some(claim)) => format!(" [check: {claim}: {verdict}]"),
+        (Some(verdict), None) => format!(" [check: no site: {verdict}]"),
+        _ => String::new(),
+    };
+    Some(format!("{at}: {what}{claim}"))
+}
+
+/// The comparison with `check`'s claims: a line of counts, then every
+/// contradiction, each a bug in the static analysis.
+fn agreement_text(s: &mut String, a: &serde_json::Value) {
+    use std::fmt::Write;
+    if let Some(e) = a["error"].as_str() {
+        let _ = writeln!(s, "check's claims were not compared: {e}");
+        return;
+    }
+    let n = |k: &str| a[k].as_u64().unwrap_or(0);
+    if a.is_null() || n("sites") == 0 {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "check's claims at the launched shapes: {} site(s) ran; {} confirmed, {} left open by check and measured here, {} contradicted",
+        n("sites"),
+        n("confirmed"),
+        n("measured"),
+        n("contradicted")
+    );
+    for c in a["contradictions"].as_array().into_iter().flatten() {
+        let _ = writeln!(
+            s,
+            "warpcheck run: CONTRADICTION (a bug in warpcheck's static analysis; please report it): {}",
+            c.as_str().unwrap_or("?")
+        );
+    }
 }
 
 #[cfg(test)]

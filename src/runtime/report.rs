@@ -1,15 +1,40 @@
-//! What a run measured, summed over its launches kernel by kernel: the
-//! counters, the simulated time and each source site's figures (as
-//! `warpcheck simulate` reports one launch's), and the faults. Written as
-//! JSON at exit for `warpcheck run`, which prints it after the program.
+//! What a run measured, summed over its launches by kernel and block
+//! shape: the counters, the simulated time, each source site's figures (as
+//! `warpcheck simulate` reports one launch's) and what the launches passed
+//! that static claims rest on; and the faults. Written as JSON at exit for
+//! `warpcheck run`, which prints it after the program beside `check`'s
+//! claims for the same shapes.
 
 use crate::ir::{FuncId, Module};
 use crate::sim::{report, Counters, Outcome, SimError, SiteInfo, SiteStats};
 use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// One kernel's launches so far.
+/// What one launch passed that the static claims may rest on: an integer
+/// parameter's value, or where in its allocation a pointer points.
+#[derive(Clone, Copy, Debug)]
+pub enum Passed {
+    Int(i64),
+    /// The pointer's byte offset within its allocation.
+    Offset(u64),
+    Other,
+}
+
+/// Offsets are kept modulo this (no static alignment claim is larger).
+const OFFSET_MODULUS: u64 = 4096;
+/// Distinct offsets kept per pointer; a pointer passed at more is
+/// reported with the first ones.
+const MOST_OFFSETS: usize = 16;
+
+/// A kernel's launches at one block shape so far.
 struct KernelRun {
     kernel: FuncId,
+    block: [u32; 3],
+    /// Each integer parameter's least value, by its name.
+    least: BTreeMap<String, i64>,
+    /// Each pointer parameter's offsets within its allocation, modulo
+    /// [`OFFSET_MODULUS`], by its name.
+    offsets: BTreeMap<String, BTreeSet<u64>>,
     launches: u64,
     blocks: u64,
     totals: Counters,
@@ -40,6 +65,15 @@ pub struct Measured {
 #[derive(Serialize)]
 struct KernelJson {
     kernel: String,
+    mangled: String,
+    /// The block shape of these launches (a kernel launched at several
+    /// has an entry for each).
+    block: [u32; 3],
+    /// Each integer parameter's least value over these launches.
+    least_ints: BTreeMap<String, i64>,
+    /// Each pointer parameter's offsets within its allocation (modulo
+    /// 4096) over these launches.
+    pointer_offsets: BTreeMap<String, BTreeSet<u64>>,
     launches: u64,
     blocks: u64,
     simulated_us: f64,
@@ -59,13 +93,22 @@ pub struct RunJson {
 }
 
 impl Measured {
-    /// Adds a launch (or the part of it that ran before a fault).
-    pub fn add(&mut self, kernel: FuncId, o: &Outcome) {
-        let i = match self.kernels.iter().position(|k| k.kernel == kernel) {
+    /// Adds a launch (or the part of it that ran before a fault), with
+    /// what it passed, by parameter name.
+    pub fn add(&mut self, kernel: FuncId, o: &Outcome, passed: &[(String, Passed)]) {
+        let block = o.config.block;
+        let at = self
+            .kernels
+            .iter()
+            .position(|k| k.kernel == kernel && k.block == block);
+        let i = match at {
             Some(i) => i,
             None => {
                 self.kernels.push(KernelRun {
                     kernel,
+                    block,
+                    least: BTreeMap::new(),
+                    offsets: BTreeMap::new(),
                     launches: 0,
                     blocks: 0,
                     totals: Counters::default(),
@@ -76,6 +119,21 @@ impl Measured {
             }
         };
         let k = &mut self.kernels[i];
+        for (name, p) in passed {
+            match *p {
+                Passed::Int(v) => {
+                    let least = k.least.entry(name.clone()).or_insert(v);
+                    *least = (*least).min(v);
+                }
+                Passed::Offset(off) => {
+                    let seen = k.offsets.entry(name.clone()).or_default();
+                    if seen.len() < MOST_OFFSETS {
+                        seen.insert(off % OFFSET_MODULUS);
+                    }
+                }
+                Passed::Other => {}
+            }
+        }
         k.launches += 1;
         k.blocks += o.blocks.len() as u64;
         k.totals += o.totals;
@@ -114,6 +172,10 @@ impl Measured {
                 .iter()
                 .map(|k| KernelJson {
                     kernel: m.func(k.kernel).demangled.clone(),
+                    mangled: m.func(k.kernel).name.clone(),
+                    block: k.block,
+                    least_ints: k.least.clone(),
+                    pointer_offsets: k.offsets.clone(),
                     launches: k.launches,
                     blocks: k.blocks,
                     simulated_us: k.simulated_us,

@@ -6,10 +6,10 @@
 //! kept as the sticky error.
 
 use super::errors as e;
-use super::report::Measured;
+use super::report::{Measured, Passed};
 use crate::ir::{FuncId, GlobalId, Module, TypeKind};
 use crate::machine::Machine;
-use crate::sim::{Budget, Device, ErrorKind, LaunchConfig, SimError};
+use crate::sim::{offset_in_object, Budget, Device, ErrorKind, LaunchConfig, SimError};
 use std::collections::HashMap;
 
 /// A call that cannot go on: warpcheck's own failure, not the program's
@@ -235,7 +235,9 @@ impl Runtime {
         };
         let f = m.func(kernel);
         let mut words = Vec::with_capacity(f.params.len());
+        let mut passed = Vec::with_capacity(f.params.len());
         for (i, (p, bytes)) in f.params.iter().zip(args).enumerate() {
+            let name = p.name.clone().unwrap_or_else(|| format!("arg{i}"));
             if let Some(ty) = p.byval {
                 // A structure argument: its bytes in an object of their
                 // own, one per parameter, reused by later launches.
@@ -253,16 +255,25 @@ impl Runtime {
                 let n = dst.len().min(bytes.len());
                 dst[..n].copy_from_slice(&bytes[..n]);
                 words.push(at);
+                passed.push((name, Passed::Other));
                 continue;
             }
             let mut w = [0u8; 8];
             let n = bytes.len().min(8);
             w[..n].copy_from_slice(&bytes[..n]);
             let word = u64::from_le_bytes(w);
-            words.push(match m.types.kind(p.ty) {
-                TypeKind::Int(bits) if *bits < 64 => word & ((1u64 << bits) - 1),
-                _ => word,
-            });
+            let (word, seen) = match m.types.kind(p.ty) {
+                TypeKind::Int(bits) if *bits < 64 => {
+                    let unused = 64 - bits;
+                    let signed = ((word << unused) as i64) >> unused;
+                    (word & ((1u64 << bits) - 1), Passed::Int(signed))
+                }
+                TypeKind::Int(_) => (word, Passed::Int(word as i64)),
+                TypeKind::Ptr(_) => (word, Passed::Offset(offset_in_object(word))),
+                _ => (word, Passed::Other),
+            };
+            words.push(word);
+            passed.push((name, seen));
         }
         let config = LaunchConfig {
             grid: shape.grid,
@@ -281,14 +292,20 @@ impl Runtime {
             Ok(outcome) => {
                 self.clock_us += outcome.cycles.as_ref().map_or(0.0, |c| c.microseconds);
                 print_output(&outcome.output);
-                self.measured.add(kernel, &outcome);
+                self.measured.add(kernel, &outcome, &passed);
                 Ok(e::SUCCESS)
             }
-            Err(err) => self.launch_failed(kernel, &name, err),
+            Err(err) => self.launch_failed(kernel, &name, err, &passed),
         }
     }
 
-    fn launch_failed(&mut self, kernel: FuncId, name: &str, err: SimError) -> CallResult {
+    fn launch_failed(
+        &mut self,
+        kernel: FuncId,
+        name: &str,
+        err: SimError,
+        passed: &[(String, Passed)],
+    ) -> CallResult {
         match err.kind {
             ErrorKind::Usage => {
                 eprintln!("warpcheck run: cannot launch {name}: {}", err.message);
@@ -300,7 +317,7 @@ impl Runtime {
             kind => {
                 if let Some(partial) = &err.details.partial {
                     print_output(&partial.output);
-                    self.measured.add(kernel, partial);
+                    self.measured.add(kernel, partial, passed);
                 }
                 eprintln!("========= warpcheck run: {} in {name}", kind.status());
                 for line in err.to_string().lines() {

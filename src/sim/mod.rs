@@ -37,6 +37,9 @@ pub mod stop_report;
 #[cfg(test)]
 mod tests;
 
+/// A device address's byte offset within its object (allocation or
+/// variable): what alignment a pointer argument really has.
+pub use addr::offset as offset_in_object;
 pub use args::{ArgValue, BufferSpec, Elem, Init};
 pub use budget::Budget;
 pub use code::SiteInfo;

@@ -191,19 +191,8 @@ pub fn iota_arguments(m: &Module, k: FuncId, int: i128) -> Vec<(String, ArgValue
         .collect()
 }
 
-/// `(kind, file, line, column)`: how the static and the simulated reports
-/// both key a site.
-pub type SiteKey = (String, String, u64, u64);
-
-/// The key of a site of `check --format json`.
-pub fn static_key(s: &serde_json::Value) -> SiteKey {
-    (
-        s["kind"].as_str().unwrap().to_string(),
-        s["file"].as_str().unwrap().to_string(),
-        s["line"].as_u64().unwrap(),
-        s["column"].as_u64().unwrap(),
-    )
-}
+#[allow(unused_imports)]
+pub use warpcheck::agreement::{static_key, SiteKey};
 
 /// The key of a simulated site.
 pub fn sim_key(s: &SiteJson) -> SiteKey {
