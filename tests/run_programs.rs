@@ -153,3 +153,28 @@ fn a_compile_error_exits_2_naming_the_file() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("bad.cu"), "{}", stderr(&out));
 }
+
+/// A host side that includes `<omp.h>` builds where the compiler has none
+/// (warpcheck's stand-in answers as one thread; without `-fopenmp` the
+/// pragma is ignored). Where clang has its own `<omp.h>`, that one is
+/// found first and the program needs OpenMP's runtime: not this test.
+#[test]
+fn openmp_host_code_runs_on_one_thread() {
+    let resource = std::process::Command::new(common::clang())
+        .arg("-print-resource-dir")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    if std::path::Path::new(&resource)
+        .join("include/omp.h")
+        .exists()
+    {
+        return common::skip(
+            "openmp_host_code_runs_on_one_thread",
+            "clang has its own omp.h",
+        );
+    }
+    let out = run("openmp_host", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "1 thread(s), 0 wrong\n");
+}

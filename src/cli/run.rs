@@ -54,6 +54,11 @@ struct Plan {
     program_args: Vec<String>,
 }
 
+/// `<omp.h>` for programs whose host code uses OpenMP, when the compiler
+/// has none: the runtime calls as one thread answers them (the pragmas
+/// are ignored without `-fopenmp`, so the loops run serially).
+const OMP_SERIAL: &str = include_str!("run/omp.h");
+
 /// Flags whose value may be the next word.
 const WITH_VALUE: &[&str] = &["-I", "-D", "-U", "-include", "-isystem", "-L", "-l", "-x"];
 
@@ -135,6 +140,17 @@ pub fn run(args: &RunArgs) -> i32 {
         Ok(d) => d,
         Err(e) => return fail(format!("cannot create a temporary directory: {e}")),
     };
+    // Headers a program may include that this machine may lack (OpenMP's),
+    // searched after every other include directory.
+    let fallback = dir.path().join("fallback-include");
+    let written = std::fs::create_dir_all(&fallback)
+        .and_then(|()| std::fs::write(fallback.join("omp.h"), OMP_SERIAL));
+    if let Err(e) = written {
+        return fail(format!("{}: {e}", fallback.display()));
+    }
+    let mut plan = plan;
+    plan.compile
+        .extend(["-idirafter".to_string(), fallback.display().to_string()]);
     let opts = CompileOptions {
         gpu_arch: args.cuda_gpu_arch.clone(),
         no_toolkit: true,
