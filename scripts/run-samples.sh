@@ -60,7 +60,8 @@ programs=(
 )
 
 # PolyBench/GPU: each benchmark compares its GPU result with its own CPU
-# run and prints how many elements differ beyond its threshold. Sizes are
+# run and prints how many elements differ beyond its threshold (GEMVER:
+# "Number of misses"). Sizes are
 # the script's, small enough to simulate (defining N skips the headers'
 # datasets, so each size is given). Each .cu includes polybench.c itself.
 # DOITGEN is left out: it calls rtclock without declaring it.
@@ -89,7 +90,7 @@ polybench=(
 )
 for entry in "${polybench[@]}"; do
   IFS='|' read -r name file sizes <<< "$entry"
-  programs+=("polybench $name|$poly/$name|$file|-I $poly/../common $sizes||Percent: 0\$")
+  programs+=("polybench $name|$poly/$name|$file|-I $poly/../common $sizes||Percent: 0\$\\|misses: 0\$")
 done
 
 # Inputs some programs read, generated here; "@name" as a program's

@@ -178,3 +178,13 @@ fn openmp_host_code_runs_on_one_thread() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out), "1 thread(s), 0 wrong\n");
 }
+
+/// Tiles of 64 and 128 threads (several warps, as the CUDA samples'
+/// reduction makes them) reduce with `cg::reduce`, and the program checks
+/// every thread's sum, tile rank and tile count itself.
+#[test]
+fn multi_warp_tiles_reduce_across_their_warps() {
+    let out = run("multi_warp_tiles", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "multi-warp tiles: 0 wrong\n");
+}

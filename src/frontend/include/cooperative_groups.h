@@ -132,18 +132,33 @@ public:
 
 __WC_CG thread_block this_thread_block() { return thread_block(); }
 
+/* The scratch CUDA's multi-warp tiles exchange through, declared
+ * `__shared__` by the program; warpcheck's tiles keep their own. */
+template <unsigned int __MaxBlockSize, unsigned int __TileCount = 0>
+struct block_tile_memory {
+  unsigned char __unused;
+};
+
+template <unsigned int __S, unsigned int __C>
+__WC_CG thread_block this_thread_block(block_tile_memory<__S, __C> &) {
+  return thread_block();
+}
+
 /* ------------------------------------------------------------------------ */
 /* Tiles of a warp: thread_block_tile<N> for N = 1, 2, 4, ..., 32            */
 /* ------------------------------------------------------------------------ */
 
 template <unsigned int __N, class __Parent = void> class thread_block_tile;
 
+namespace __wc_cg {
+template <unsigned int __N, bool __MultiWarp = (__N > 32)> class tile;
+
 /* A tile is `__N` consecutive lanes of one warp, starting at a multiple of
  * `__N`; its rank is the lane's position within it. */
-template <unsigned int __N> class thread_block_tile<__N, void> {
-  static_assert(__N >= 1 && __N <= 32 && (__N & (__N - 1)) == 0,
-                "warpcheck's cooperative groups: tiles of 1, 2, 4, 8, 16 or "
-                "32 threads only");
+template <unsigned int __N> class tile<__N, false> {
+  static_assert(__N >= 1 && (__N & (__N - 1)) == 0,
+                "warpcheck's cooperative groups: tiles of a power of two "
+                "threads only");
 
   unsigned int __meta_rank;
   unsigned int __meta_size;
@@ -154,7 +169,7 @@ template <unsigned int __N> class thread_block_tile<__N, void> {
   }
 
 public:
-  __WC_CG thread_block_tile(unsigned int __rank, unsigned int __groups)
+  __WC_CG tile(unsigned int __rank, unsigned int __groups)
       : __meta_rank(__rank), __meta_size(__groups) {}
 
   __WC_CG static constexpr unsigned int num_threads() { return __N; }
@@ -194,6 +209,44 @@ public:
     return __match_all_sync(__mask(), __v, &__pred) >>
            (__wc_cg::lane() & ~(__N - 1));
   }
+};
+
+/* A tile of `__N` threads, 64 to 1024, is `__N / 32` consecutive warps of
+ * the block (by linear rank). Its sync is the block's barrier: right when
+ * every tile of the block syncs together, as they do in the reductions
+ * multi-warp tiles are made for; a tile syncing alone is reported as a
+ * deadlock. Its collectives exchange through shared memory of their own
+ * (the `block_tile_memory` a program declares is not needed). */
+template <unsigned int __N> class tile<__N, true> {
+  static_assert(__N <= 1024 && (__N & (__N - 1)) == 0,
+                "warpcheck's cooperative groups: tiles of a power of two "
+                "threads, at most 1024");
+
+  unsigned int __meta_rank;
+  unsigned int __meta_size;
+
+public:
+  __WC_CG tile(unsigned int __rank, unsigned int __groups)
+      : __meta_rank(__rank), __meta_size(__groups) {}
+
+  __WC_CG static constexpr unsigned int num_threads() { return __N; }
+  __WC_CG static constexpr unsigned int size() { return __N; }
+  __WC_CG static unsigned int thread_rank() {
+    return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x +
+            threadIdx.x) &
+           (__N - 1);
+  }
+  __WC_CG unsigned int meta_group_rank() const { return __meta_rank; }
+  __WC_CG unsigned int meta_group_size() const { return __meta_size; }
+  __WC_CG static void sync() { __syncthreads(); }
+};
+} // namespace __wc_cg
+
+template <unsigned int __N>
+class thread_block_tile<__N, void> : public __wc_cg::tile<__N> {
+public:
+  __WC_CG thread_block_tile(unsigned int __rank, unsigned int __groups)
+      : __wc_cg::tile<__N>(__rank, __groups) {}
 };
 
 /* The tile as tiled_partition returns it, remembering its parent's type;

@@ -52,10 +52,33 @@ template <class __T> struct bit_xor {
 template <unsigned int __N, class __P, class __T, class __Op>
 __WC_CG __T reduce(const thread_block_tile<__N, __P> &__g, __T __v,
                    __Op &&__op) {
-  for (unsigned int __k = __N / 2; __k > 0; __k /= 2) {
-    __v = __op(__v, __g.shfl_xor(__v, __k));
+  if constexpr (__N <= 32) {
+    for (unsigned int __k = __N / 2; __k > 0; __k /= 2) {
+      __v = __op(__v, __g.shfl_xor(__v, __k));
+    }
+    return __v;
+  } else {
+    /* Each warp reduces by a butterfly, its lane 0 leaves the result in
+     * the warp's slot, and every thread of the tile combines its warps'
+     * slots in order; the second sync keeps the slots until all have. */
+    __shared__ __T __slot[32];
+    for (unsigned int __k = 16; __k > 0; __k /= 2) {
+      __v = __op(__v, __shfl_xor_sync(0xffffffffu, __v, __k));
+    }
+    unsigned int __warp = ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x +
+                           threadIdx.x) / 32;
+    if (__g.thread_rank() % 32 == 0) {
+      __slot[__warp] = __v;
+    }
+    __g.sync();
+    unsigned int __first = __warp & ~(__N / 32 - 1);
+    __T __r = __slot[__first];
+    for (unsigned int __w = 1; __w < __N / 32; ++__w) {
+      __r = __op(__r, __slot[__first + __w]);
+    }
+    __g.sync();
+    return __r;
   }
-  return __v;
 }
 
 template <class __T, class __Op>
