@@ -295,10 +295,20 @@ fn link_device(bitcodes: &[PathBuf], dir: &Path) -> Result<Vec<u8>, String> {
     }
 }
 
+/// Errors clang 16 and later make of old C that older compilers (and
+/// many benchmark suites' Makefiles, with gcc) accept with a warning.
+const OLD_C: &[&str] = &[
+    "-Wno-error=implicit-int",
+    "-Wno-error=implicit-function-declaration",
+    "-Wno-error=int-conversion",
+    "-Wno-error=incompatible-pointer-types",
+];
+
 fn compile_c(clang: &Path, src: &Path, flags: &[String], out: &Path) -> Result<(), String> {
     let output = crate::temp::output(
         Command::new(clang)
             .args(["-x", "c", "-c", "-gline-tables-only"])
+            .args(OLD_C)
             .args(flags)
             .arg("-o")
             .arg(out)
