@@ -10,6 +10,12 @@ use common::{fixture, stderr, warpcheck};
 use serde_json::Value;
 
 fn claims_report() -> Value {
+    report_of("claims")
+}
+
+/// The run report of `tests/fixtures/run/NAME.cu`, which must pass its
+/// own check.
+fn report_of(name: &str) -> Value {
     common::plugin();
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("run.json");
@@ -17,7 +23,7 @@ fn claims_report() -> Value {
         warpcheck()
             .args(["run", "--format", "json", "-o"])
             .arg(&report)
-            .arg(fixture("run/claims.cu")),
+            .arg(fixture(&format!("run/{name}.cu"))),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap()
@@ -142,4 +148,44 @@ fn the_text_report_puts_each_claim_beside_its_figures() {
         "{err}"
     );
     assert!(!err.contains("CONTRADICTION"), "{err}");
+}
+
+/// classic.cu: a tree reduction, a shared-atomic histogram, a tiled
+/// matrix product and a stencil with a halo, each checked by the program.
+/// The reduction's `t < half` runs 8 times in each of 8 warps of 4 blocks
+/// (256 warp executions) and splits warp 0 when `half` is 16, 8, 4, 2 and
+/// 1: 20 times, as check says of warp 0 and no other. The product's
+/// `as[ty][j]` reads one word per half-warp, 16 words (16 banks) apart,
+/// and `bs[j][tx]` the same 16 words in both halves: no conflict. The
+/// histogram's last `atomicAdd(&bins[t], ...)` by 16 lanes covers 64
+/// bytes: 2 sectors in each of 2 blocks.
+#[test]
+fn classic_kernels_confirm_checks_claims() {
+    let r = report_of("classic");
+    let a = &r["agreement"];
+    assert_eq!(a["contradictions"], serde_json::json!([]), "{a}");
+    assert_eq!(a["contradicted"], 0);
+    let reduce = site(kernel(&r, "block_sum"), "branch", 17);
+    assert_eq!(reduce["executions"], 256);
+    assert_eq!(reduce["divergent"], 20);
+    assert_eq!(
+        verdict(reduce),
+        ("splits 1, not 7, unknown 0 of 8 warps", "confirmed")
+    );
+    let mm = kernel(&r, "matmul");
+    for s in mm["sites"].as_array().unwrap() {
+        if s["line"] == 47 && s["kind"] == "load" {
+            assert_eq!(s["conflict"]["max"], 1, "{s}");
+            assert_eq!(verdict(s), ("conflict-free, 1..1-way", "confirmed"));
+        }
+    }
+    let bins = kernel(&r, "histogram")["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["kind"] == "atomic" && s["space"] == "global")
+        .unwrap();
+    assert_eq!(bins["executions"], 2);
+    assert_eq!(bins["sectors"]["total"], 4);
+    assert_eq!(verdict(bins).1, "confirmed");
 }
