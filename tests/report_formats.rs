@@ -133,3 +133,36 @@ fn a_bad_baseline_is_an_input_error() {
         stderr(&out)
     );
 }
+
+/// `run --format sarif`: the out-of-bounds write of `fill` (thread 1000,
+/// `c[i] = 1.0f` on line 9, column 10) is one result of rule
+/// `warpcheck-run-memory-error`, and the log passes the schema.
+#[test]
+fn run_sarif_has_each_fault_at_its_line() {
+    plugin();
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("run.sarif");
+    let out = run(warpcheck()
+        .args(["run", "--format", "sarif", "-o"])
+        .arg(&out_file)
+        .arg(fixture("run/out_of_bounds.cu")));
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    let mut schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("sarif/sarif-schema-2.1.0.json")).unwrap(),
+    )
+    .unwrap();
+    escape_language_patterns(&mut schema);
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let errors: Vec<String> = validator.iter_errors(&log).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{log:#}");
+    let r = &results[0];
+    assert_eq!(r["ruleId"], "warpcheck-run-memory-error");
+    assert_eq!(r["properties"]["thread"], serde_json::json!([232, 0, 0]));
+    assert_eq!(r["properties"]["block"], serde_json::json!([3, 0, 0]));
+    let region = &r["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["startLine"], 9);
+    assert_eq!(region["startColumn"], 10);
+}

@@ -7,7 +7,7 @@
 //! What the launches measured is printed after the program, on stderr or
 //! to `-o FILE`, so that the program's own output stays its own.
 
-use super::check::Format;
+use super::check::ReportFormat;
 use super::exit;
 use crate::frontend::{self, CompileOptions};
 use crate::runtime;
@@ -17,9 +17,10 @@ use std::process::Command;
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The report's format.
+    /// The report's format: text, JSON (the figures, claims and faults)
+    /// or SARIF 2.1.0 (the faults and contradictions, for code scanning).
     #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    pub format: ReportFormat,
     /// Write the report to this file instead of stderr.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -350,8 +351,12 @@ fn link_error(stderr: &str) -> String {
 
 fn print_report(report: &serde_json::Value, args: &RunArgs) -> Result<(), String> {
     let text = match args.format {
-        Format::Json => serde_json::to_string_pretty(report).unwrap_or_default() + "\n",
-        Format::Text => text(report),
+        ReportFormat::Json => serde_json::to_string_pretty(report).unwrap_or_default() + "\n",
+        ReportFormat::Sarif => {
+            serde_json::to_string_pretty(&super::run_sarif::render(report)).unwrap_or_default()
+                + "\n"
+        }
+        ReportFormat::Text => text(report),
     };
     match &args.output {
         Some(path) => std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display())),

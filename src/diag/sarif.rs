@@ -6,7 +6,7 @@
 use super::json::{FindingJson, Report};
 use serde_json::{json, Value};
 
-const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// SARIF's level of a finding: `error` for a warning the configuration
 /// promoted, `warning`, else `note`.
@@ -55,7 +55,7 @@ fn result(f: &FindingJson, rule_index: Option<usize>) -> Value {
 /// A relative path stays relative (SARIF resolves it against the run's
 /// base); an absolute one becomes a `file://` URI. Spaces and other
 /// characters URIs do not allow are escaped.
-fn uri(path: &str) -> String {
+pub fn uri(path: &str) -> String {
     let escaped: String = path
         .bytes()
         .map(|b| match b {
