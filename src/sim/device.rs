@@ -7,6 +7,7 @@
 
 use super::error::SimError;
 use super::exec::Program;
+use super::initcheck::{self, Unwritten};
 use super::layout::Layout;
 use super::memory::{self, Buffer};
 use super::{addr, launch, LaunchConfig, Outcome};
@@ -45,7 +46,9 @@ impl Device {
         matches!(addr::tag(a), addr::GLOBAL | addr::CONSTANT).then_some(a)
     }
 
-    /// A new zeroed allocation of `bytes`, named for reports.
+    /// A new allocation of `bytes`, named for reports: zeroed, and every
+    /// byte unwritten for the sanitizer until the host or a kernel writes
+    /// it.
     pub fn allocate(&mut self, name: String, bytes: u64) -> Result<u64, HostFault> {
         let object = self.objects.len();
         if object >= addr::MAX_OBJECTS {
@@ -59,14 +62,19 @@ impl Device {
                 "{bytes} bytes is more than one allocation may hold"
             )));
         }
-        let data =
-            memory::zeroed(bytes).ok_or_else(|| fault(format!("cannot allocate {bytes} bytes")))?;
+        let cannot = || fault(format!("cannot allocate {bytes} bytes"));
+        let data = memory::zeroed(bytes).ok_or_else(cannot)?;
+        let unwritten = match bytes {
+            0 => None,
+            _ => Some(Unwritten::all(bytes).ok_or_else(cannot)?),
+        };
         self.objects.push(Buffer {
             name,
             space: crate::memory::Space::Global,
             data,
             writable: true,
             released: None,
+            unwritten,
         });
         Ok(addr::encode(addr::GLOBAL, object as u32, 0))
     }
@@ -91,10 +99,49 @@ impl Device {
         }
         buf.released = Some(buf.data.len() as u64);
         buf.data = Vec::new();
+        buf.unwritten = None;
         Ok(())
     }
 
-    /// The bytes `[address, address + len)` for the host to read or write.
+    /// The bytes `[address, address + len)` for the host to write (a
+    /// copy or a fill): from now on they are written.
+    pub fn write(&mut self, address: u64, len: u64) -> Result<&mut [u8], HostFault> {
+        self.bytes(address, len)?;
+        initcheck::written(&mut self.objects, address, len);
+        self.bytes(address, len)
+    }
+
+    /// Copies `len` bytes from `src` to `dst`, both device memory, with
+    /// what was never written of them.
+    pub fn copy(&mut self, dst: u64, src: u64, len: u64) -> Result<(), HostFault> {
+        let data = self.bytes(src, len)?.to_vec();
+        self.bytes(dst, len)?.copy_from_slice(&data);
+        let from = addr::object(src) as usize;
+        let to = addr::object(dst) as usize;
+        let (at, into) = (addr::offset(src), addr::offset(dst));
+        let unwritten: Option<Vec<bool>> = self.objects[from]
+            .unwritten
+            .as_ref()
+            .filter(|u| u.first(at, len).is_some())
+            .map(|u| (0..len).map(|k| u.first(at + k, 1).is_some()).collect());
+        match unwritten {
+            None => initcheck::written(&mut self.objects, dst, len),
+            Some(flags) => {
+                let b = &mut self.objects[to];
+                let size = b.data.len() as u64;
+                let u = b
+                    .unwritten
+                    .get_or_insert_with(|| Unwritten::none(size).expect("a non-empty buffer"));
+                u.copy(into, len, |k| flags[k as usize]);
+                if u.is_empty() {
+                    b.unwritten = None;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes `[address, address + len)` for the host to read.
     pub fn bytes(&mut self, address: u64, len: u64) -> Result<&mut [u8], HostFault> {
         let len = usize::try_from(len).map_err(|_| fault(format!("{len} bytes")))?;
         let mut shared = Vec::new();

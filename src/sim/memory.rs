@@ -17,6 +17,9 @@ pub struct Buffer {
     /// (`cudaFree`): its bytes are gone, and any access is a use after
     /// free.
     pub released: Option<u64>,
+    /// The bytes nothing has written yet (an allocation's, for the
+    /// sanitizer); `None` once every byte has been.
+    pub unwritten: Option<super::initcheck::Unwritten>,
 }
 
 /// Why an access could not be performed.
@@ -210,6 +213,7 @@ mod tests {
             data: vec![0; n],
             writable: true,
             released: None,
+            unwritten: None,
         };
         vec![b("<null>", 0), b("a", 16), b("b", 8)]
     }

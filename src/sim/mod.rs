@@ -26,12 +26,15 @@ pub mod error;
 mod exec;
 mod fp16;
 mod grid;
+pub mod initcheck;
 mod launch;
 mod layout;
 mod math;
 pub mod memory;
 mod printf;
+pub mod race;
 pub mod report;
+pub mod sanitize;
 mod scalar;
 pub mod stop_report;
 #[cfg(test)]
@@ -66,6 +69,9 @@ pub struct LaunchConfig {
     pub budget: Budget,
     /// Cycle mode: time the launch on this machine model.
     pub machine: Option<crate::machine::Machine>,
+    /// Check shared-memory races and reads of unwritten device memory
+    /// (`warpcheck run`); what they find is in [`Outcome::sanitizer`].
+    pub sanitize: bool,
 }
 
 impl Default for LaunchConfig {
@@ -78,6 +84,7 @@ impl Default for LaunchConfig {
             seed: 0,
             budget: Budget::default(),
             machine: None,
+            sanitize: false,
         }
     }
 }
@@ -149,6 +156,8 @@ pub struct Outcome {
     pub output: Vec<String>,
     /// Cycle mode's timing, when the launch ran to its end.
     pub cycles: Option<cycles::CycleReport>,
+    /// What the sanitizer found, when [`LaunchConfig::sanitize`] asked.
+    pub sanitizer: sanitize::Findings,
 }
 
 impl Outcome {
@@ -256,6 +265,7 @@ fn execute(
         config.budget,
     );
     machine.asm_env = env;
+    machine.san = sanitize::Sanitizer::new(config.sanitize, &machine.objects);
     let result = run_blocks(m, kernel, config, program, &mut machine, words, buffers);
     *objects = std::mem::take(&mut machine.objects);
     result
@@ -289,6 +299,7 @@ fn run_blocks(
         asm_runs: Vec::new(),
         output: Vec::new(),
         cycles: None,
+        sanitizer: sanitize::Findings::default(),
     };
     let partial_grid = all.len() != gx * gy * gz;
     let mut fresh = all
@@ -433,6 +444,12 @@ fn record(outcome: &mut Outcome, block: &Block) {
 
 /// Adds what the machine holds at the end (or the stop) to the outcome.
 fn finish(mut outcome: Outcome, machine: &mut Machine, buffers: Vec<launch::Bound>) -> Outcome {
+    outcome.sanitizer = machine.san.findings(
+        machine.module,
+        machine.program,
+        machine.block_dim,
+        &machine.objects,
+    );
     outcome.sites = machine
         .program
         .sites

@@ -1,0 +1,287 @@
+//! The sanitizer of a launch, for `warpcheck run`: shared-memory races
+//! (`race`) and reads of device memory nothing wrote (`initcheck`),
+//! checked at every access the interpreter performs, beside the bounds
+//! checks that always run. Neither stops the launch: what they find is
+//! reported with the launch's outcome, once per pair of accesses or per
+//! access, with source lines, threads and the block.
+
+use super::addr;
+use super::exec::Program;
+use super::initcheck::{self, RawRead};
+use super::memory::Buffer;
+use super::race::{self, AccessKind, Me, RawRace, WarpSyncs};
+use crate::ir::{Module, Position};
+
+/// What the running launch checks, and what it found.
+#[derive(Default, Debug)]
+pub struct Sanitizer {
+    pub on: bool,
+    /// Some buffer had unwritten bytes when the launch began (a store
+    /// only ever writes more).
+    unwritten: bool,
+    /// The last barrier phase handed out in the launch.
+    phase: u32,
+    /// The running block's shared-memory shadow.
+    pub shadow: race::Shadow,
+    races: race::Log,
+    reads: initcheck::Log,
+    block: [u32; 3],
+}
+
+impl Sanitizer {
+    pub fn new(on: bool, objects: &[Buffer]) -> Sanitizer {
+        Sanitizer {
+            on,
+            unwritten: on && objects.iter().any(|b| b.unwritten.is_some()),
+            ..Sanitizer::default()
+        }
+    }
+
+    /// A block starts with `shared` bytes of shared memory.
+    pub fn start_block(&mut self, block: [u32; 3], shared: usize) {
+        if self.on {
+            self.block = block;
+            self.races.block = block;
+            let phase = self.next_phase();
+            self.shadow.start(shared, phase);
+        }
+    }
+
+    /// The running block passed a barrier.
+    pub fn barrier(&mut self) {
+        if self.on {
+            let phase = self.next_phase();
+            self.shadow.next_phase(phase);
+        }
+    }
+
+    /// A block set aside runs again, with its shadow.
+    pub fn resume(&mut self, block: [u32; 3], shadow: race::Shadow) {
+        self.block = block;
+        self.races.block = block;
+        self.shadow = shadow;
+    }
+
+    fn next_phase(&mut self) -> u32 {
+        // 2^32 barrier phases in one launch would take days; were they
+        // reached, race checking stops rather than mistaking old phases
+        // for new ones.
+        match self.phase.checked_add(1) {
+            Some(p) => self.phase = p,
+            None => self.on = false,
+        }
+        self.phase
+    }
+
+    /// Lane `me` read `len` bytes at `address`.
+    #[inline]
+    pub fn read(
+        &mut self,
+        objects: &[Buffer],
+        address: u64,
+        len: usize,
+        me: &Me,
+        syncs: &WarpSyncs,
+    ) {
+        match addr::tag(address) {
+            addr::SHARED => {
+                let off = addr::offset(address);
+                self.shadow.access(off, len, me, syncs, &mut self.races);
+            }
+            addr::GLOBAL if self.unwritten => self.global_read(objects, address, len, me),
+            _ => {}
+        }
+    }
+
+    /// Lane `me` wrote (or, atomically, read and wrote) `len` bytes at
+    /// `address`.
+    #[inline]
+    pub fn write(
+        &mut self,
+        objects: &mut [Buffer],
+        address: u64,
+        len: usize,
+        me: &Me,
+        syncs: &WarpSyncs,
+    ) {
+        match addr::tag(address) {
+            addr::SHARED => {
+                let off = addr::offset(address);
+                self.shadow.access(off, len, me, syncs, &mut self.races);
+            }
+            addr::GLOBAL if self.unwritten => {
+                if me.kind == AccessKind::Atomic {
+                    self.global_read(objects, address, len, me);
+                }
+                initcheck::written(objects, address, len as u64);
+            }
+            _ => {}
+        }
+    }
+
+    fn global_read(&mut self, objects: &[Buffer], address: u64, len: usize, me: &Me) {
+        if let Some(first) = initcheck::unwritten(objects, address, len as u64) {
+            self.reads.add(RawRead {
+                access: me.access,
+                thread: me.thread,
+                block: self.block,
+                address,
+                bytes: len as u32,
+                first,
+                atomic: me.kind == AccessKind::Atomic,
+            });
+        }
+    }
+
+    /// What the launch found, placed in the source.
+    pub fn findings(
+        &mut self,
+        m: &Module,
+        program: &Program,
+        block_dim: [u32; 3],
+        objects: &[Buffer],
+    ) -> Findings {
+        let place = |access: u32| {
+            let (f, i) = program.requests.get(access as usize)?.inst?;
+            let pos = m.inst_pos(m.func(f), i)?;
+            Some(Position::resolve(m, &pos))
+        };
+        let thread = |linear: u32| {
+            let [bx, by, _] = block_dim;
+            [linear % bx, (linear / bx) % by, linear / (bx * by)]
+        };
+        let side = |s: race::Side| RaceSide {
+            pos: place(s.access),
+            thread: thread(s.thread),
+            kind: s.kind,
+        };
+        let races = std::mem::take(&mut self.races.found)
+            .into_iter()
+            .map(|r: RawRace| Race {
+                same_warp: r.same_warp(),
+                first: side(r.first),
+                second: side(r.second),
+                block: r.block,
+            })
+            .collect();
+        let reads = std::mem::take(&mut self.reads.found)
+            .into_iter()
+            .map(|r| {
+                let b = &objects[addr::object(r.address) as usize];
+                UnwrittenRead {
+                    pos: place(r.access),
+                    thread: thread(r.thread),
+                    block: r.block,
+                    bytes: r.bytes,
+                    atomic: r.atomic,
+                    buffer: b.name.clone(),
+                    size: b.data.len() as u64,
+                    offset: r.first,
+                }
+            })
+            .collect();
+        Findings { races, reads }
+    }
+}
+
+/// What a launch's sanitizer found.
+#[derive(Clone, Debug, Default)]
+pub struct Findings {
+    pub races: Vec<Race>,
+    pub reads: Vec<UnwrittenRead>,
+}
+
+/// One access of a race.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RaceSide {
+    pub pos: Option<Position>,
+    pub thread: [u32; 3],
+    pub kind: AccessKind,
+}
+
+/// Two accesses to the same shared byte that nothing orders: `first` ran
+/// first in the simulation, and a GPU may run them either way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Race {
+    pub first: RaceSide,
+    pub second: RaceSide,
+    pub block: [u32; 3],
+    /// Both threads are lanes of one warp (a `__syncwarp` would order
+    /// them).
+    pub same_warp: bool,
+}
+
+/// `file:line:col`, or `an unknown line` without debug information.
+pub fn place(pos: &Option<Position>) -> String {
+    pos.as_ref().map_or_else(
+        || "an unknown line".to_string(),
+        |p| format!("{}:{}:{}", p.file, p.line, p.col),
+    )
+}
+
+fn dims(d: [u32; 3]) -> String {
+    format!("({},{},{})", d[0], d[1], d[2])
+}
+
+impl Race {
+    /// `a.cu:14:5 write by thread (3,0,0) and a.cu:15:9 read by thread
+    /// (35,0,0) in block (0,0,0), with no barrier between`.
+    pub fn describe(&self) -> String {
+        format!("{} {}", place(&self.first.pos), self.describe_from_first())
+    }
+
+    /// The same without the first access's place (where a report puts
+    /// the finding): `write by thread (3,0,0) and a.cu:15:9 read …`.
+    pub fn describe_from_first(&self) -> String {
+        let who = |s: &RaceSide| format!("{} by thread {}", s.kind.name(), dims(s.thread));
+        format!(
+            "{} and {} {} in block {}, with no {} between",
+            who(&self.first),
+            place(&self.second.pos),
+            who(&self.second),
+            dims(self.block),
+            if self.same_warp {
+                "__syncwarp or barrier"
+            } else {
+                "barrier"
+            }
+        )
+    }
+}
+
+/// A load or atomic of device memory that nothing had written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnwrittenRead {
+    pub pos: Option<Position>,
+    pub thread: [u32; 3],
+    pub block: [u32; 3],
+    pub bytes: u32,
+    pub atomic: bool,
+    /// The allocation, its size and the first unwritten byte's offset.
+    pub buffer: String,
+    pub size: u64,
+    pub offset: u64,
+}
+
+impl UnwrittenRead {
+    /// `uninitialized __global__ read of size 4 bytes: offset 4000 of
+    /// 'cudaMalloc #1' (4004 bytes) was never written`.
+    pub fn describe(&self) -> String {
+        format!(
+            "uninitialized __global__ {} of size {} bytes: offset {} of '{}' ({} bytes) was never written",
+            if self.atomic { "atomic" } else { "read" },
+            self.bytes,
+            self.offset,
+            self.buffer,
+            self.size
+        )
+    }
+
+    pub fn who(&self) -> String {
+        format!(
+            "by thread {} in block {}",
+            dims(self.thread),
+            dims(self.block)
+        )
+    }
+}
