@@ -7,7 +7,7 @@
 
 use super::error::SimError;
 use super::exec::Program;
-use super::initcheck::{self, Unwritten};
+use super::initcheck::Unwritten;
 use super::layout::Layout;
 use super::memory::{self, Buffer};
 use super::{addr, launch, LaunchConfig, Outcome};
@@ -107,7 +107,7 @@ impl Device {
     /// copy or a fill): from now on they are written.
     pub fn write(&mut self, address: u64, len: u64) -> Result<&mut [u8], HostFault> {
         self.bytes(address, len)?;
-        initcheck::written(&mut self.objects, address, len);
+        memory::written(&mut self.objects, address, len);
         self.bytes(address, len)
     }
 
@@ -125,7 +125,7 @@ impl Device {
             .filter(|u| u.first(at, len).is_some())
             .map(|u| (0..len).map(|k| u.first(at + k, 1).is_some()).collect());
         match unwritten {
-            None => initcheck::written(&mut self.objects, dst, len),
+            None => memory::written(&mut self.objects, dst, len),
             Some(flags) => {
                 let b = &mut self.objects[to];
                 let size = b.data.len() as u64;
@@ -279,6 +279,29 @@ mod tests {
         assert!(d.release(a).unwrap_err().message.contains("freed already"));
         d.launch(&m, FuncId(0), &config(16), &[b]).unwrap();
         assert_eq!(ints(&mut d, b, 16), vec![1; 16]);
+    }
+
+    /// A device-to-device copy carries which bytes were never written; a
+    /// fill writes them.
+    #[test]
+    fn copies_carry_unwritten_bytes() {
+        let m = increment();
+        let mut d = Device::new(&m).unwrap();
+        let a = d.allocate("a".into(), 16).unwrap();
+        let b = d.allocate("b".into(), 16).unwrap();
+        d.write(a, 8).unwrap().fill(7);
+        d.write(b, 16).unwrap().fill(1);
+        let unwritten = |d: &Device, at: u64, n: u64| memory::unwritten(&d.objects, at, n);
+        assert!(d.objects[2].unwritten.is_none(), "b is all written");
+        // Bytes 4..12 of a: 4..8 written, 8..12 not.
+        d.copy(b + 4, a + 4, 8).unwrap();
+        let bytes = d.bytes(b, 16).unwrap().to_vec();
+        assert_eq!(bytes, [1, 1, 1, 1, 7, 7, 7, 7, 0, 0, 0, 0, 1, 1, 1, 1]);
+        assert_eq!(unwritten(&d, b, 16), Some(8));
+        assert_eq!(unwritten(&d, b + 12, 4), None);
+        d.copy(b + 8, b, 4).unwrap();
+        assert!(d.objects[2].unwritten.is_none());
+        assert_eq!(unwritten(&d, a, 16), Some(8));
     }
 
     #[test]

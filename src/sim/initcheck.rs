@@ -6,11 +6,9 @@
 //! bytes, one bit per byte. A kernel's load or atomic that touches an
 //! unwritten byte is reported. Module variables and `simulate`'s buffers
 //! start written (they have values), and so does an allocation once all
-//! its bytes are: it drops its bitmap, so a program that fills its
-//! buffers before it launches pays nothing per access.
+//! its bytes are: it drops its bitmap (`memory::written`), so a program
+//! that fills its buffers before it launches pays nothing per access.
 
-use super::addr;
-use super::memory::Buffer;
 use std::collections::HashSet;
 
 /// Which bytes of a buffer were never written: a bit per byte.
@@ -115,34 +113,10 @@ fn span_mask(n: u64) -> u64 {
     }
 }
 
-/// Marks `[address, address + len)` of a global buffer written.
-pub fn written(objects: &mut [Buffer], address: u64, len: u64) {
-    if addr::tag(address) != addr::GLOBAL {
-        return;
-    }
-    if let Some(b) = objects.get_mut(addr::object(address) as usize) {
-        if let Some(u) = &mut b.unwritten {
-            if u.write(addr::offset(address), len) {
-                b.unwritten = None;
-            }
-        }
-    }
-}
-
-/// The offset of the first byte of `[address, address + len)` that was
-/// never written, in a global buffer.
-pub fn unwritten(objects: &[Buffer], address: u64, len: u64) -> Option<u64> {
-    if addr::tag(address) != addr::GLOBAL {
-        return None;
-    }
-    let b = objects.get(addr::object(address) as usize)?;
-    b.unwritten.as_ref()?.first(addr::offset(address), len)
-}
-
 /// A read of unwritten bytes, as the simulator saw it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RawRead {
-    /// An index into [`crate::sim::exec::Program::requests`].
+    /// An index into the program's access plans (`code::Requests`).
     pub access: u32,
     /// Linear in the block.
     pub thread: u32,
@@ -203,25 +177,5 @@ mod tests {
         assert_eq!(dst.left, 4);
         dst.copy(8, 4, |_| false);
         assert!(dst.is_empty());
-    }
-
-    #[test]
-    fn buffers_drop_their_bitmap_once_written() {
-        let mk = |unwritten| Buffer {
-            name: "a".into(),
-            space: crate::memory::Space::Global,
-            data: vec![0; 8],
-            writable: true,
-            released: None,
-            unwritten,
-        };
-        let mut objects = vec![mk(None), mk(Unwritten::all(8))];
-        let a = addr::encode(addr::GLOBAL, 1, 0);
-        assert_eq!(unwritten(&objects, a + 4, 4), Some(4));
-        written(&mut objects, a, 6);
-        assert_eq!(unwritten(&objects, a + 4, 4), Some(6));
-        written(&mut objects, a + 6, 2);
-        assert!(objects[1].unwritten.is_none());
-        assert_eq!(unwritten(&objects, a, 8), None);
     }
 }

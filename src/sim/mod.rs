@@ -446,7 +446,7 @@ fn record(outcome: &mut Outcome, block: &Block) {
 fn finish(mut outcome: Outcome, machine: &mut Machine, buffers: Vec<launch::Bound>) -> Outcome {
     outcome.sanitizer = machine.san.findings(
         machine.module,
-        machine.program,
+        &machine.program.requests,
         machine.block_dim,
         &machine.objects,
     );

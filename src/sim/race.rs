@@ -44,7 +44,7 @@ impl AccessKind {
 }
 
 /// One side of a race as the simulator saw it: its access (an index into
-/// [`crate::sim::exec::Program::requests`]) and its thread, linear in the
+/// the program's access plans (`code::Requests`)) and its thread, linear in the
 /// block.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Side {

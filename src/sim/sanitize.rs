@@ -6,9 +6,9 @@
 //! access, with source lines, threads and the block.
 
 use super::addr;
-use super::exec::Program;
+use super::code::Requests;
 use super::initcheck::{self, RawRead};
-use super::memory::Buffer;
+use super::memory::{self, Buffer};
 use super::race::{self, AccessKind, Me, RawRace, WarpSyncs};
 use crate::ir::{Module, Position};
 
@@ -113,14 +113,14 @@ impl Sanitizer {
                 if me.kind == AccessKind::Atomic {
                     self.global_read(objects, address, len, me);
                 }
-                initcheck::written(objects, address, len as u64);
+                memory::written(objects, address, len as u64);
             }
             _ => {}
         }
     }
 
     fn global_read(&mut self, objects: &[Buffer], address: u64, len: usize, me: &Me) {
-        if let Some(first) = initcheck::unwritten(objects, address, len as u64) {
+        if let Some(first) = memory::unwritten(objects, address, len as u64) {
             self.reads.add(RawRead {
                 access: me.access,
                 thread: me.thread,
@@ -137,12 +137,12 @@ impl Sanitizer {
     pub fn findings(
         &mut self,
         m: &Module,
-        program: &Program,
+        requests: &[Requests],
         block_dim: [u32; 3],
         objects: &[Buffer],
     ) -> Findings {
         let place = |access: u32| {
-            let (f, i) = program.requests.get(access as usize)?.inst?;
+            let (f, i) = requests.get(access as usize)?.inst?;
             let pos = m.inst_pos(m.func(f), i)?;
             Some(Position::resolve(m, &pos))
         };
@@ -283,5 +283,155 @@ impl UnwrittenRead {
             dims(self.thread),
             dims(self.block)
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::builder::ModuleBuilder;
+    use crate::ir::{addrspace, FuncId, Opcode, TypeKind, Value};
+    use crate::sim::{ArgValue, BufferSpec, Device, Init, LaunchConfig};
+
+    /// `s[t] = t; <sync>; out[t] = s[t ^ other]` in a block of 64.
+    fn exchange(sync: Option<&str>, other: i64) -> crate::ir::Module {
+        let mut mb = ModuleBuilder::new();
+        let (i32t, i64t, void) = (mb.int(32), mb.int(64), mb.void());
+        let generic = mb.ptr(addrspace::GENERIC);
+        let arr = mb.ty(TypeKind::Array(i32t, 64));
+        let s = mb.global("s", arr, addrspace::SHARED);
+        let s_generic = mb.const_expr(Opcode::AddrSpaceCast, generic, vec![s]);
+        let (zero, flip, all) = (
+            mb.const_int(64, 0),
+            mb.const_int(64, other),
+            mb.const_int(32, -1),
+        );
+        let mut fb = mb.define("k", &[generic], void);
+        fb.kernel();
+        let t = fb.sreg("tid.x");
+        let t64 = fb.cast(Opcode::ZExt, t, i64t);
+        let p = fb.gep(arr, s_generic, &[zero, t64]);
+        fb.store(t, p);
+        match sync {
+            Some("llvm.nvvm.bar.warp.sync") => {
+                fb.intrinsic("llvm.nvvm.bar.warp.sync", void, vec![all]);
+            }
+            Some(name) => {
+                fb.intrinsic(name, void, vec![]);
+            }
+            None => {}
+        }
+        let u = fb.binary(Opcode::Xor, t64, flip);
+        let q = fb.gep(arr, s_generic, &[zero, u]);
+        let v = fb.load(i32t, q);
+        let o = fb.gep(i32t, Value::Arg(0), &[t64]);
+        fb.store(v, o);
+        fb.ret(None);
+        mb.finish()
+    }
+
+    fn races(sync: Option<&str>, other: i64, sanitize: bool) -> Vec<Race> {
+        let m = exchange(sync, other);
+        let config = LaunchConfig {
+            block: [64, 1, 1],
+            sanitize,
+            ..LaunchConfig::default()
+        };
+        let out = (
+            "arg0".to_string(),
+            ArgValue::Buffer(BufferSpec {
+                bytes: 256,
+                init: Init::Zero,
+                elem: None,
+            }),
+        );
+        let o = crate::sim::simulate(&m, FuncId(0), &config, &[out]).unwrap();
+        assert!(o.sanitizer.reads.is_empty());
+        o.sanitizer.races
+    }
+
+    /// Lanes 2k and 2k + 1 swap through shared memory in one warp: every
+    /// lane stores, then every lane loads, lowest first, so the first race
+    /// met is thread 1's store of `s[1]` and thread 0's load of it (one
+    /// pair of accesses, reported once).
+    #[test]
+    fn lanes_that_swap_race_unless_a_syncwarp_or_barrier_orders_them() {
+        let found = races(None, 1, true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let r = &found[0];
+        assert!(r.same_warp);
+        assert_eq!(
+            (r.first.kind, r.first.thread),
+            (AccessKind::Write, [1, 0, 0])
+        );
+        assert_eq!(
+            (r.second.kind, r.second.thread),
+            (AccessKind::Read, [0, 0, 0])
+        );
+        assert!(r
+            .describe()
+            .ends_with("with no __syncwarp or barrier between"));
+        assert!(races(Some("llvm.nvvm.bar.warp.sync"), 1, true).is_empty());
+        assert!(races(Some("llvm.nvvm.barrier0"), 1, true).is_empty());
+        // Not checked unless asked.
+        assert!(races(None, 1, false).is_empty());
+    }
+
+    /// `t ^ 32` is a thread of the other warp: `__syncwarp` does not order
+    /// it, a block barrier does. Warp 0 runs first: thread 32's store of
+    /// `s[32]` comes after thread 0's read of it.
+    #[test]
+    fn a_syncwarp_does_not_order_two_warps() {
+        let found = races(Some("llvm.nvvm.bar.warp.sync"), 32, true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let r = &found[0];
+        assert!(!r.same_warp);
+        assert_eq!(
+            (r.first.kind, r.first.thread),
+            (AccessKind::Read, [0, 0, 0])
+        );
+        assert_eq!(
+            (r.second.kind, r.second.thread),
+            (AccessKind::Write, [32, 0, 0])
+        );
+        assert!(r.describe().ends_with("with no barrier between"));
+        assert!(races(Some("llvm.nvvm.barrier0"), 32, true).is_empty());
+    }
+
+    /// `out[t] = in[t]` for 16 threads, on a device where the host wrote
+    /// only the first 10 ints of `in`: thread 10 is the first to read an
+    /// unwritten byte (offset 40), reported once for the access.
+    #[test]
+    fn a_read_of_bytes_nothing_wrote_is_found_once() {
+        let mut mb = ModuleBuilder::new();
+        let (i32t, i64t, void) = (mb.int(32), mb.int(64), mb.void());
+        let generic = mb.ptr(addrspace::GENERIC);
+        let mut fb = mb.define("copy", &[generic, generic], void);
+        fb.kernel();
+        let t = fb.sreg("tid.x");
+        let t64 = fb.cast(Opcode::ZExt, t, i64t);
+        let p = fb.gep(i32t, Value::Arg(0), &[t64]);
+        let v = fb.load(i32t, p);
+        let q = fb.gep(i32t, Value::Arg(1), &[t64]);
+        fb.store(v, q);
+        fb.ret(None);
+        let m = mb.finish();
+        let mut d = Device::new(&m).unwrap();
+        let input = d.allocate("in".into(), 64).unwrap();
+        let output = d.allocate("out".into(), 64).unwrap();
+        d.write(input, 40).unwrap().fill(1);
+        let config = LaunchConfig {
+            block: [16, 1, 1],
+            sanitize: true,
+            ..LaunchConfig::default()
+        };
+        let o = d.launch(&m, FuncId(0), &config, &[input, output]).unwrap();
+        let reads = &o.sanitizer.reads;
+        assert_eq!(reads.len(), 1, "{reads:?}");
+        assert_eq!((reads[0].thread, reads[0].offset), ([10, 0, 0], 40));
+        assert_eq!((reads[0].buffer.as_str(), reads[0].size), ("in", 64));
+        // The kernel wrote all of `out`, which a second launch reads.
+        let again = d.launch(&m, FuncId(0), &config, &[output, input]).unwrap();
+        assert!(again.sanitizer.reads.is_empty());
     }
 }
