@@ -14,9 +14,10 @@
 //! with an earlier write (every order leaves the same byte), as
 //! racecheck does not report such writes either.
 //!
-//! The shadow keeps, per byte of the block's shared memory, the last
-//! write and up to two reads of the current barrier phase, each with its
-//! thread, its access and the warp's sync count when it ran. A cell whose
+//! The shadow keeps, per byte of the block's shared memory (per 4-byte
+//! word while the phase's accesses take it whole), the last write and up
+//! to two reads of the current barrier phase, each with its thread, its
+//! access and the warp's sync count when it ran. A cell whose
 //! phase is not the block's current one is empty, so a barrier costs one
 //! counter increment, never a sweep. Two readers suffice to find a racing
 //! reader for every later writer (one of them is another thread); a read
@@ -83,7 +84,7 @@ pub struct Me {
 }
 
 /// An access recorded in a cell.
-#[derive(Copy, Clone, Default, Debug)]
+#[derive(Copy, Clone, Default, Debug, PartialEq, Eq)]
 struct Mark {
     /// The access index plus one; 0 for none.
     access: u32,
@@ -115,9 +116,12 @@ impl Mark {
     }
 }
 
-#[derive(Copy, Clone, Default, Debug)]
+#[derive(Copy, Clone, Default, Debug, PartialEq, Eq)]
 struct Cell {
     phase: u32,
+    /// A word's cell: its bytes have cells of their own in this phase
+    /// (some access took part of the word).
+    split: bool,
     write: Mark,
     reads: [Mark; 2],
 }
@@ -179,6 +183,8 @@ impl WarpSyncs {
 #[derive(Default, Debug)]
 pub struct Log {
     seen: HashSet<(u32, u32)>,
+    /// The pair last added: the other bytes of an access repeat it.
+    last: Option<(u32, u32)>,
     pub found: Vec<RawRace>,
     /// The running block, for the races it has.
     pub block: [u32; 3],
@@ -193,6 +199,10 @@ impl Log {
             first.access.min(second.access),
             first.access.max(second.access),
         );
+        if self.last == Some(key) {
+            return;
+        }
+        self.last = Some(key);
         if self.found.len() < MAX_RACES && self.seen.insert(key) {
             self.found.push(RawRace {
                 first,
@@ -203,10 +213,14 @@ impl Log {
     }
 }
 
-/// The shadow of one block's shared memory.
+/// The shadow of one block's shared memory: a cell per 4-byte word,
+/// standing for its four bytes while every access of the phase took the
+/// whole word (as `int` and `float` arrays are accessed), else a cell per
+/// byte. Either way the answer is the one cells per byte would give.
 #[derive(Default, Debug)]
 pub struct Shadow {
-    cells: Vec<Cell>,
+    words: Vec<Cell>,
+    bytes: Vec<Cell>,
     phase: u32,
 }
 
@@ -214,8 +228,10 @@ impl Shadow {
     /// A fresh block with `bytes` of shared memory, in barrier phase
     /// `phase` (never used before in the launch).
     pub fn start(&mut self, bytes: usize, phase: u32) {
-        if self.cells.len() < bytes {
-            self.cells.resize(bytes, Cell::default());
+        let words = bytes.div_ceil(4);
+        if self.words.len() < words {
+            self.words.resize(words, Cell::default());
+            self.bytes.resize(4 * words, Cell::default());
         }
         self.phase = phase;
     }
@@ -227,23 +243,66 @@ impl Shadow {
 
     /// Lane `me` accesses `[offset, offset + len)`; reports what it races
     /// with to `log`. `syncs` is the warp's record of meetings.
-    pub fn access(&mut self, offset: u64, len: usize, me: &Me, syncs: &WarpSyncs, log: &mut Log) {
+    ///
+    /// Returns whether the access was a *quiet* read: its bytes have no
+    /// write in this phase, and `me` is their first reader. The same read
+    /// by further threads of the warp (the same access, address and sync
+    /// count) can then race with nothing and only replaces the second
+    /// reader, so only the last of them needs to be applied.
+    pub fn access(
+        &mut self,
+        offset: u64,
+        len: usize,
+        me: &Me,
+        syncs: &WarpSyncs,
+        log: &mut Log,
+    ) -> bool {
         let start = usize::try_from(offset).unwrap_or(usize::MAX);
-        let end = start.saturating_add(len).min(self.cells.len());
-        let phase = self.phase;
-        for k in start..end {
-            let cell = &mut self.cells[k];
-            if cell.phase != phase {
-                *cell = Cell {
-                    phase,
+        let end = start.saturating_add(len).min(self.bytes.len());
+        match me.kind {
+            AccessKind::Read => self.cells(start, end, |c| {
+                read(c, me, syncs, log);
+                c.write.access == 0 && u32::from(c.reads[0].thread) == me.thread
+            }),
+            AccessKind::Write | AccessKind::Atomic => self.cells(start, end, |c| {
+                write(c, me, syncs, log);
+                false
+            }),
+        }
+    }
+
+    /// Applies `f` to the cells of `[start, end)`: a whole word's cell
+    /// once, or the cells of the bytes taken; whether `f` held for all.
+    #[inline]
+    fn cells(&mut self, start: usize, end: usize, mut f: impl FnMut(&mut Cell) -> bool) -> bool {
+        let mut all = true;
+        let mut at = start;
+        while at < end {
+            let w = at / 4;
+            let word = &mut self.words[w];
+            if word.phase != self.phase {
+                *word = Cell {
+                    phase: self.phase,
                     ..Cell::default()
                 };
             }
-            match me.kind {
-                AccessKind::Read => read(cell, me, syncs, log),
-                AccessKind::Write | AccessKind::Atomic => write(cell, me, syncs, log),
+            if !word.split && at == 4 * w && end >= at + 4 {
+                all &= f(word);
+                at += 4;
+                continue;
             }
+            let bytes = &mut self.bytes[4 * w..4 * w + 4];
+            if !word.split {
+                word.split = true;
+                bytes.fill(*word);
+            }
+            let stop = end.min(4 * w + 4);
+            for cell in &mut bytes[at - 4 * w..stop - 4 * w] {
+                all &= f(cell);
+            }
+            at = stop;
         }
+        all
     }
 }
 
@@ -453,6 +512,71 @@ mod tests {
         s.access(0, 1, &me(2, 3, AccessKind::Write, 0), &syncs, &mut log);
         assert_eq!(log.found.len(), 1);
         assert_ne!(log.found[0].first.thread, 3);
+    }
+
+    /// Bytes of one word taken by different threads do not race; a whole
+    /// word access after them races with each byte's thread, and a byte
+    /// access after whole-word ones sees the word's history.
+    #[test]
+    fn words_split_into_bytes_exactly() {
+        let (mut s, syncs, mut log) = shadow();
+        for b in 0..4 {
+            s.access(
+                b,
+                1,
+                &me(1, 40 + b as u32, AccessKind::Write, 0),
+                &syncs,
+                &mut log,
+            );
+        }
+        assert!(log.found.is_empty(), "{:?}", log.found);
+        s.access(0, 4, &me(2, 3, AccessKind::Read, 0), &syncs, &mut log);
+        assert_eq!(log.found.len(), 1);
+        assert_eq!(log.found[0].first.thread, 40);
+        // Word 1: whole-word write by 7, then a byte read by 8 at its third
+        // byte, then a write of an unaligned pair spanning words 1 and 2.
+        s.access(4, 4, &me(3, 7, AccessKind::Write, 0), &syncs, &mut log);
+        s.access(6, 1, &me(4, 8, AccessKind::Read, 0), &syncs, &mut log);
+        assert_eq!(
+            log.found.last().map(|r| (r.first.thread, r.second.thread)),
+            Some((7, 8))
+        );
+        s.access(7, 2, &me(5, 9, AccessKind::Write, 0), &syncs, &mut log);
+        let last: Vec<(u32, u32)> = log.found[2..]
+            .iter()
+            .map(|r| (r.first.access, r.second.access))
+            .collect();
+        assert_eq!(
+            last,
+            vec![(3, 5)],
+            "byte 7 was written by 7, byte 8 by none"
+        );
+        // A new phase makes the split word whole again.
+        s.next_phase(2);
+        s.access(4, 4, &me(6, 9, AccessKind::Write, 0), &syncs, &mut log);
+        assert_eq!(log.found.len(), 3);
+    }
+
+    /// A warp's broadcast read, applied for its first and last lanes when
+    /// the first is quiet, leaves the shadow as applying every lane does;
+    /// after another thread's write it is not quiet.
+    #[test]
+    fn a_quiet_broadcast_needs_only_its_first_and_last_lanes() {
+        let (mut all, syncs, mut log) = shadow();
+        let (mut ends, _, mut log2) = shadow();
+        for t in 0..32 {
+            all.access(8, 4, &me(1, t, AccessKind::Read, 0), &syncs, &mut log);
+        }
+        assert!(ends.access(8, 4, &me(1, 0, AccessKind::Read, 0), &syncs, &mut log2));
+        ends.access(8, 4, &me(1, 31, AccessKind::Read, 0), &syncs, &mut log2);
+        assert_eq!(all.words, ends.words);
+        // A write by thread 40, then warp 0 reads: lane 0 races, and so
+        // would the others.
+        ends.access(0, 4, &me(2, 40, AccessKind::Write, 0), &syncs, &mut log2);
+        assert!(!ends.access(0, 4, &me(3, 0, AccessKind::Read, 0), &syncs, &mut log2));
+        // A second reader of a word read before is not its first.
+        assert!(!ends.access(8, 4, &me(4, 5, AccessKind::Read, 0), &syncs, &mut log2));
+        assert!(!ends.access(12, 4, &me(5, 5, AccessKind::Write, 0), &syncs, &mut log2));
     }
 
     #[test]

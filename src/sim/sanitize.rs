@@ -73,7 +73,10 @@ impl Sanitizer {
         self.phase
     }
 
-    /// Lane `me` read `len` bytes at `address`.
+    /// Lane `me` read `len` bytes at `address`. Returns whether the same
+    /// read by further lanes of the warp needs applying for its last lane
+    /// only (see [`race::Shadow::access`]; elsewhere than shared memory a
+    /// repeat finds what the first lane found).
     #[inline]
     pub fn read(
         &mut self,
@@ -82,14 +85,17 @@ impl Sanitizer {
         len: usize,
         me: &Me,
         syncs: &WarpSyncs,
-    ) {
+    ) -> bool {
         match addr::tag(address) {
             addr::SHARED => {
                 let off = addr::offset(address);
-                self.shadow.access(off, len, me, syncs, &mut self.races);
+                self.shadow.access(off, len, me, syncs, &mut self.races)
             }
-            addr::GLOBAL if self.unwritten => self.global_read(objects, address, len, me),
-            _ => {}
+            addr::GLOBAL if self.unwritten => {
+                self.global_read(objects, address, len, me);
+                true
+            }
+            _ => true,
         }
     }
 

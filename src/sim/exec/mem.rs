@@ -171,11 +171,43 @@ impl MemCtx<'_, '_> {
 
     /// Lane `lane` read `len` bytes at `address` (access `access`).
     #[inline]
-    fn sanitize_read(&mut self, lane: usize, address: u64, len: usize, access: u32) {
-        if self.san.on {
-            let me = self.me(lane, access, AccessKind::Read, false);
-            self.san
-                .read(&*self.view.objects, address, len, &me, self.warp.1);
+    fn sanitize_read(&mut self, lane: usize, address: u64, len: usize, access: u32) -> bool {
+        let me = self.me(lane, access, AccessKind::Read, false);
+        self.san
+            .read(&*self.view.objects, address, len, &me, self.warp.1)
+    }
+
+    /// The lanes of `mask` read `len` bytes each at their `address`. Lanes
+    /// in a row reading the same address (a broadcast) are applied once
+    /// for the first and once for the last, when the first says that is
+    /// what applying them all would come to.
+    fn sanitize_reads(&mut self, mask: u32, address: &[u64; LANES], len: usize, access: u32) {
+        if !self.san.on {
+            return;
+        }
+        let mut lanes = [0u8; LANES];
+        let mut n = 0;
+        each(mask, |l| {
+            lanes[n] = l as u8;
+            n += 1;
+        });
+        let mut i = 0;
+        while i < n {
+            let first = usize::from(lanes[i]);
+            let quiet = self.sanitize_read(first, address[first], len, access);
+            let mut j = i + 1;
+            while j < n && address[usize::from(lanes[j])] == address[first] {
+                if !quiet {
+                    let l = usize::from(lanes[j]);
+                    self.sanitize_read(l, address[l], len, access);
+                }
+                j += 1;
+            }
+            if quiet && j > i + 1 {
+                let last = usize::from(lanes[j - 1]);
+                self.sanitize_read(last, address[last], len, access);
+            }
+            i = j;
         }
     }
 
@@ -213,9 +245,10 @@ impl MemCtx<'_, '_> {
                 .bytes(a[l], n as usize, l, false)
                 .map_err(|f| (l, f))?;
             row_mut(regs, dst)[l] = read_le(b) & m;
-            self.sanitize_read(l, a[l], n as usize, site);
             Ok(())
-        })
+        })?;
+        self.sanitize_reads(mask, &a, n as usize, site);
+        Ok(())
     }
 
     pub fn store(
@@ -261,7 +294,9 @@ impl MemCtx<'_, '_> {
                     self.sanitize_write(l, (at, n), x.site, AccessKind::Write, changed);
                 } else {
                     row_mut(regs, slot)[l] = read_le(b) & scalar_mask(leaf.scalar);
-                    self.sanitize_read(l, at, n, x.site);
+                    if self.san.on {
+                        self.sanitize_read(l, at, n, x.site);
+                    }
                 }
             }
             Ok(())
@@ -313,7 +348,7 @@ impl MemCtx<'_, '_> {
                 // A copy passes bytes on without using them: only a
                 // shared source can race, and an unwritten global one is
                 // not reported.
-                if crate::sim::addr::tag(s[l]) == crate::sim::addr::SHARED {
+                if self.san.on && crate::sim::addr::tag(s[l]) == crate::sim::addr::SHARED {
                     self.sanitize_read(l, s[l], n, x.load_site);
                 }
             }
