@@ -231,7 +231,6 @@ impl Shadow {
         let words = bytes.div_ceil(4);
         if self.words.len() < words {
             self.words.resize(words, Cell::default());
-            self.bytes.resize(4 * words, Cell::default());
         }
         self.phase = phase;
     }
@@ -258,7 +257,7 @@ impl Shadow {
         log: &mut Log,
     ) -> bool {
         let start = usize::try_from(offset).unwrap_or(usize::MAX);
-        let end = start.saturating_add(len).min(self.bytes.len());
+        let end = start.saturating_add(len).min(4 * self.words.len());
         match me.kind {
             AccessKind::Read => self.cells(start, end, |c| {
                 read(c, me, syncs, log);
@@ -277,6 +276,7 @@ impl Shadow {
     fn cells(&mut self, start: usize, end: usize, mut f: impl FnMut(&mut Cell) -> bool) -> bool {
         let mut all = true;
         let mut at = start;
+        let cells = 4 * self.words.len();
         while at < end {
             let w = at / 4;
             let word = &mut self.words[w];
@@ -290,6 +290,11 @@ impl Shadow {
                 all &= f(word);
                 at += 4;
                 continue;
+            }
+            // Most kernels never split a word: the byte cells are made the
+            // first time one does.
+            if self.bytes.len() < cells {
+                self.bytes.resize(cells, Cell::default());
             }
             let bytes = &mut self.bytes[4 * w..4 * w + 4];
             if !word.split {

@@ -73,6 +73,17 @@ impl Sanitizer {
         self.phase
     }
 
+    /// Whether an access at `address` has anything to check: shared
+    /// memory, or a global buffer while some had unwritten bytes.
+    #[inline]
+    pub fn wants(&self, address: u64) -> bool {
+        match addr::tag(address) {
+            addr::SHARED => self.on,
+            addr::GLOBAL => self.unwritten,
+            _ => false,
+        }
+    }
+
     /// Lane `me` read `len` bytes at `address`. Returns whether the same
     /// read by further lanes of the warp needs applying for its last lane
     /// only (see [`race::Shadow::access`]; elsewhere than shared memory a

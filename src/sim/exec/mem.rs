@@ -188,8 +188,10 @@ impl MemCtx<'_, '_> {
         let mut lanes = [0u8; LANES];
         let mut n = 0;
         each(mask, |l| {
-            lanes[n] = l as u8;
-            n += 1;
+            if self.san.wants(address[l]) {
+                lanes[n] = l as u8;
+                n += 1;
+            }
         });
         let mut i = 0;
         while i < n {
@@ -222,7 +224,7 @@ impl MemCtx<'_, '_> {
         kind: AccessKind,
         changed: bool,
     ) {
-        if self.san.on {
+        if self.san.wants(address) {
             let me = self.me(lane, access, kind, changed);
             self.san
                 .write(&mut *self.view.objects, address, len, &me, self.warp.1);
@@ -294,7 +296,7 @@ impl MemCtx<'_, '_> {
                     self.sanitize_write(l, (at, n), x.site, AccessKind::Write, changed);
                 } else {
                     row_mut(regs, slot)[l] = read_le(b) & scalar_mask(leaf.scalar);
-                    if self.san.on {
+                    if self.san.wants(at) {
                         self.sanitize_read(l, at, n, x.site);
                     }
                 }
