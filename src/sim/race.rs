@@ -240,44 +240,6 @@ impl Shadow {
         self.phase = phase;
     }
 
-    /// One warp's read of `len` bytes a lane: `lanes` holds each active
-    /// lane's thread and offset, lowest lane first, all of one access at
-    /// the warp's sync count `gen`. Lanes in a row reading the same bytes
-    /// (a broadcast) are applied for the first and the last only when the
-    /// first was quiet (see [`Shadow::access`]), which leaves the shadow
-    /// as applying each would.
-    pub fn read_warp(
-        &mut self,
-        lanes: &[(u32, u64)],
-        (len, access, gen): (usize, u32, u32),
-        syncs: &WarpSyncs,
-        log: &mut Log,
-    ) {
-        let me = |thread| Me {
-            access,
-            thread,
-            gen,
-            kind: AccessKind::Read,
-            changed: false,
-        };
-        let mut i = 0;
-        while i < lanes.len() {
-            let (thread, offset) = lanes[i];
-            let quiet = self.access(offset, len, &me(thread), syncs, log);
-            let mut j = i + 1;
-            while j < lanes.len() && lanes[j].1 == offset {
-                if !quiet {
-                    self.access(offset, len, &me(lanes[j].0), syncs, log);
-                }
-                j += 1;
-            }
-            if quiet && j > i + 1 {
-                self.access(offset, len, &me(lanes[j - 1].0), syncs, log);
-            }
-            i = j;
-        }
-    }
-
     /// Lane `me` accesses `[offset, offset + len)`; reports what it races
     /// with to `log`. `syncs` is the warp's record of meetings.
     ///
@@ -286,7 +248,6 @@ impl Shadow {
     /// by further threads of the warp (the same access, address and sync
     /// count) can then race with nothing and only replaces the second
     /// reader, so only the last of them needs to be applied.
-    #[inline]
     pub fn access(
         &mut self,
         offset: u64,
@@ -614,10 +575,6 @@ mod tests {
         assert!(ends.access(8, 4, &me(1, 0, AccessKind::Read, 0), &syncs, &mut log2));
         ends.access(8, 4, &me(1, 31, AccessKind::Read, 0), &syncs, &mut log2);
         assert_eq!(all.words, ends.words);
-        let (mut warp, _, mut log3) = shadow();
-        let lanes: Vec<(u32, u64)> = (0..32).map(|t| (t, 8)).collect();
-        warp.read_warp(&lanes, (4, 1, 0), &syncs, &mut log3);
-        assert_eq!(all.words, warp.words);
         // A write by thread 40, then warp 0 reads: lane 0 races, and so
         // would the others.
         ends.access(0, 4, &me(2, 40, AccessKind::Write, 0), &syncs, &mut log2);

@@ -84,44 +84,6 @@ impl Sanitizer {
         }
     }
 
-    /// One warp's read of `len` bytes a lane of one access: `lanes` holds
-    /// each active lane's thread and address, lowest lane first.
-    pub fn read_warp(
-        &mut self,
-        objects: &[Buffer],
-        lanes: &[(u32, u64)],
-        (len, access): (usize, u32),
-        syncs: &WarpSyncs,
-    ) {
-        let mut shared = [(0u32, 0u64); 32];
-        let mut n = 0;
-        let mut last = None;
-        for &(thread, address) in lanes {
-            match addr::tag(address) {
-                addr::SHARED if self.on => {
-                    shared[n] = (thread, addr::offset(address));
-                    n += 1;
-                }
-                // A repeat finds what the first lane found.
-                addr::GLOBAL if self.unwritten && last != Some(address) => {
-                    last = Some(address);
-                    let me = Me {
-                        access,
-                        thread,
-                        gen: 0,
-                        kind: AccessKind::Read,
-                        changed: false,
-                    };
-                    self.global_read(objects, address, len, &me);
-                }
-                _ => {}
-            }
-        }
-        let gen = syncs.count();
-        let what = (len, access, gen);
-        (self.shadow).read_warp(&shared[..n], what, syncs, &mut self.races);
-    }
-
     /// Lane `me` read `len` bytes at `address`. Returns whether the same
     /// read by further lanes of the warp needs applying for its last lane
     /// only (see [`race::Shadow::access`]; elsewhere than shared memory a

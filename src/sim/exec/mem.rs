@@ -177,22 +177,39 @@ impl MemCtx<'_, '_> {
             .read(&*self.view.objects, address, len, &me, self.warp.1)
     }
 
-    /// The lanes of `mask` read `len` bytes each at their `address`.
+    /// The lanes of `mask` read `len` bytes each at their `address`. Lanes
+    /// in a row reading the same address (a broadcast) are applied once
+    /// for the first and once for the last, when the first says that is
+    /// what applying them all would come to.
     fn sanitize_reads(&mut self, mask: u32, address: &[u64; LANES], len: usize, access: u32) {
         if !self.san.on {
             return;
         }
-        let mut lanes = [(0u32, 0u64); LANES];
+        let mut lanes = [0u8; LANES];
         let mut n = 0;
         each(mask, |l| {
             if self.san.wants(address[l]) {
-                lanes[n] = (self.warp.0 + l as u32, address[l]);
+                lanes[n] = l as u8;
                 n += 1;
             }
         });
-        if n > 0 {
-            let objects = &*self.view.objects;
-            (self.san).read_warp(objects, &lanes[..n], (len, access), self.warp.1);
+        let mut i = 0;
+        while i < n {
+            let first = usize::from(lanes[i]);
+            let quiet = self.sanitize_read(first, address[first], len, access);
+            let mut j = i + 1;
+            while j < n && address[usize::from(lanes[j])] == address[first] {
+                if !quiet {
+                    let l = usize::from(lanes[j]);
+                    self.sanitize_read(l, address[l], len, access);
+                }
+                j += 1;
+            }
+            if quiet && j > i + 1 {
+                let last = usize::from(lanes[j - 1]);
+                self.sanitize_read(last, address[last], len, access);
+            }
+            i = j;
         }
     }
 
