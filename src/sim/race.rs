@@ -194,6 +194,9 @@ pub struct Log {
 const MAX_RACES: usize = 10_000;
 
 impl Log {
+    /// Rare: out of the way of the accesses that race with nothing.
+    #[cold]
+    #[inline(never)]
     fn add(&mut self, first: Side, second: Side) {
         let key = (
             first.access.min(second.access),
@@ -248,7 +251,36 @@ impl Shadow {
     /// by further threads of the warp (the same access, address and sync
     /// count) can then race with nothing and only replaces the second
     /// reader, so only the last of them needs to be applied.
+    #[inline]
     pub fn access(
+        &mut self,
+        offset: u64,
+        len: usize,
+        me: &Me,
+        syncs: &WarpSyncs,
+        log: &mut Log,
+    ) -> bool {
+        // The common case, kept small enough to inline: one whole word.
+        if len == 4 && offset % 4 == 0 {
+            let phase = self.phase;
+            if let Some(word) = self.words.get_mut((offset / 4) as usize) {
+                if word.phase != phase {
+                    *word = Cell {
+                        phase,
+                        ..Cell::default()
+                    };
+                }
+                if !word.split {
+                    return apply(word, me, syncs, log);
+                }
+            }
+        }
+        self.access_any(offset, len, me, syncs, log)
+    }
+
+    /// [`Shadow::access`] for any offset and length.
+    #[inline(never)]
+    fn access_any(
         &mut self,
         offset: u64,
         len: usize,
@@ -258,16 +290,7 @@ impl Shadow {
     ) -> bool {
         let start = usize::try_from(offset).unwrap_or(usize::MAX);
         let end = start.saturating_add(len).min(4 * self.words.len());
-        match me.kind {
-            AccessKind::Read => self.cells(start, end, |c| {
-                read(c, me, syncs, log);
-                c.write.access == 0 && u32::from(c.reads[0].thread) == me.thread
-            }),
-            AccessKind::Write | AccessKind::Atomic => self.cells(start, end, |c| {
-                write(c, me, syncs, log);
-                false
-            }),
-        }
+        self.cells(start, end, |c| apply(c, me, syncs, log))
     }
 
     /// Applies `f` to the cells of `[start, end)`: a whole word's cell
@@ -311,7 +334,23 @@ impl Shadow {
     }
 }
 
+/// `me` at one cell; whether it was a quiet read.
+#[inline]
+fn apply(cell: &mut Cell, me: &Me, syncs: &WarpSyncs, log: &mut Log) -> bool {
+    match me.kind {
+        AccessKind::Read => {
+            read(cell, me, syncs, log);
+            cell.write.access == 0 && u32::from(cell.reads[0].thread) == me.thread
+        }
+        AccessKind::Write | AccessKind::Atomic => {
+            write(cell, me, syncs, log);
+            false
+        }
+    }
+}
+
 /// Whether `earlier` races with `me`.
+#[inline]
 fn races(earlier: &Mark, me: &Me, syncs: &WarpSyncs) -> bool {
     let other = u32::from(earlier.thread);
     earlier.access != 0
@@ -320,6 +359,7 @@ fn races(earlier: &Mark, me: &Me, syncs: &WarpSyncs) -> bool {
         && !(other / 32 == me.thread / 32 && syncs.ordered(earlier.gen, other % 32, me.thread % 32))
 }
 
+#[inline]
 fn read(cell: &mut Cell, me: &Me, syncs: &WarpSyncs, log: &mut Log) {
     if races(&cell.write, me, syncs) {
         log.add(cell.write.side(AccessKind::Write), side(me));
@@ -334,6 +374,7 @@ fn read(cell: &mut Cell, me: &Me, syncs: &WarpSyncs, log: &mut Log) {
     }
 }
 
+#[inline]
 fn write(cell: &mut Cell, me: &Me, syncs: &WarpSyncs, log: &mut Log) {
     let same_value = !me.changed && me.kind == AccessKind::Write && !cell.write.atomic;
     if races(&cell.write, me, syncs) && !same_value {
