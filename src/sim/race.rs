@@ -261,7 +261,7 @@ impl Shadow {
         log: &mut Log,
     ) -> bool {
         // The common case, kept small enough to inline: one whole word.
-        if len == 4 && offset % 4 == 0 {
+        if len == 4 && offset.is_multiple_of(4) {
             let phase = self.phase;
             if let Some(word) = self.words.get_mut((offset / 4) as usize) {
                 if word.phase != phase {
