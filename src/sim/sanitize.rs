@@ -74,12 +74,14 @@ impl Sanitizer {
     }
 
     /// Whether an access at `address` has anything to check: shared
-    /// memory, or a global buffer while some had unwritten bytes.
+    /// memory, or a global buffer with unwritten bytes.
     #[inline]
-    pub fn wants(&self, address: u64) -> bool {
+    pub fn wants(&self, objects: &[Buffer], address: u64) -> bool {
         match addr::tag(address) {
             addr::SHARED => self.on,
-            addr::GLOBAL => self.unwritten,
+            addr::GLOBAL if self.unwritten => objects
+                .get(addr::object(address) as usize)
+                .is_some_and(|b| b.unwritten.is_some()),
             _ => false,
         }
     }

@@ -188,7 +188,7 @@ impl MemCtx<'_, '_> {
         let mut lanes = [0u8; LANES];
         let mut n = 0;
         each(mask, |l| {
-            if self.san.wants(address[l]) {
+            if self.san.wants(self.view.objects, address[l]) {
                 lanes[n] = l as u8;
                 n += 1;
             }
@@ -224,7 +224,7 @@ impl MemCtx<'_, '_> {
         kind: AccessKind,
         changed: bool,
     ) {
-        if self.san.wants(address) {
+        if self.san.wants(self.view.objects, address) {
             let me = self.me(lane, access, kind, changed);
             self.san
                 .write(&mut *self.view.objects, address, len, &me, self.warp.1);
@@ -296,7 +296,7 @@ impl MemCtx<'_, '_> {
                     self.sanitize_write(l, (at, n), x.site, AccessKind::Write, changed);
                 } else {
                     row_mut(regs, slot)[l] = read_le(b) & scalar_mask(leaf.scalar);
-                    if self.san.wants(at) {
+                    if self.san.wants(self.view.objects, at) {
                         self.sanitize_read(l, at, n, x.site);
                     }
                 }
