@@ -34,6 +34,11 @@ pub struct RunArgs {
     /// program sees and the simulated times of its launches.
     #[arg(long = "machine", value_name = "KEY=VALUE")]
     pub machine: Vec<String>,
+    /// Exit with this code when the run found a memory error, a race or
+    /// an uninitialized read (as compute-sanitizer's --error-exitcode);
+    /// otherwise the program's own exit code is warpcheck's.
+    #[arg(long, value_name = "N")]
+    pub error_exitcode: Option<i32>,
     /// Source files (.cu, .cpp, .cc, .c), then compile and link flags
     /// (-I, -D, -O, -std, -l, -L, -Wl,…), then `--` and the program's
     /// arguments.
@@ -195,7 +200,11 @@ pub fn run(args: &RunArgs) -> i32 {
     if report["fatal"].is_string() {
         return exit::INPUT;
     }
-    code
+    let found = report["errors"].as_array().is_some_and(|e| !e.is_empty());
+    match args.error_exitcode {
+        Some(n) if found => n,
+        _ => code,
+    }
 }
 
 /// The program's own exit code; 128 + the signal that ended it, as a

@@ -153,6 +153,7 @@ fn launch_config(m: &Module, kernel: FuncId, args: &SimulateArgs) -> Result<Laun
         seed: args.seed,
         budget: args.budget.budget()?,
         machine: None,
+        sanitize: false,
     })
 }
 

@@ -485,7 +485,7 @@ unsafe fn copy(
         (false, false) => std::ptr::copy(src as *const u8, dst as *mut u8, n),
         (true, false) => {
             let host = std::slice::from_raw_parts(src as *const u8, n);
-            match rt.device_bytes(call, dst as u64, n as u64) {
+            match rt.device_write(call, dst as u64, n as u64) {
                 Ok(d) => d.copy_from_slice(host),
                 Err(code) => return code,
             }
@@ -500,13 +500,9 @@ unsafe fn copy(
             rt.copied(n as u64);
         }
         (true, true) => {
-            let bytes = match rt.device_bytes(call, src as u64, n as u64) {
-                Ok(d) => d.to_vec(),
-                Err(code) => return code,
-            };
-            match rt.device_bytes(call, dst as u64, n as u64) {
-                Ok(d) => d.copy_from_slice(&bytes),
-                Err(code) => return code,
+            let code = rt.device_copy(call, dst as u64, src as u64, n as u64);
+            if code != e::SUCCESS {
+                return code;
             }
         }
     }
@@ -636,7 +632,7 @@ unsafe fn fill(name: &str, dst: *mut c_void, value: c_int, n: usize) -> c_int {
         if n == 0 {
             return Ok(e::SUCCESS);
         }
-        Ok(match rt.device_bytes(name, dst as u64, n as u64) {
+        Ok(match rt.device_write(name, dst as u64, n as u64) {
             Ok(d) => {
                 d.fill(value as u8);
                 e::SUCCESS

@@ -19,6 +19,7 @@ mod api;
 pub mod container;
 mod errors;
 pub mod report;
+mod sanitize;
 mod state;
 
 /// The file the runtime writes its report to at exit.

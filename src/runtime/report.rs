@@ -53,6 +53,22 @@ pub struct FaultJson {
     pub column: Option<u32>,
     pub thread: Option<[u32; 3]>,
     pub block: Option<[u32; 3]>,
+    /// A race: how this side accessed the byte (`read`, `write`, `atomic`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub access: Option<&'static str>,
+    /// A race: the other access.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub related: Option<RelatedJson>,
+}
+
+/// The second access of a race.
+#[derive(Serialize, Debug, Clone)]
+pub struct RelatedJson {
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+    pub thread: [u32; 3],
+    pub access: &'static str,
 }
 
 #[derive(Default)]
@@ -162,7 +178,14 @@ impl Measured {
             column: e.pos.as_ref().map(|p| p.col),
             thread: e.thread,
             block: e.block,
+            access: None,
+            related: None,
         });
+    }
+
+    /// A sanitizer finding (the launch went on).
+    pub fn error(&mut self, e: FaultJson) {
+        self.faults.push(e);
     }
 
     pub fn json(&self, m: Option<&Module>, simulated_us: f64, fatal: Option<String>) -> RunJson {

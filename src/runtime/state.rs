@@ -7,8 +7,10 @@
 
 use super::errors as e;
 use super::report::{Measured, Passed};
+use super::sanitize::Reported;
 use crate::ir::{FuncId, GlobalId, Module, TypeKind};
 use crate::machine::Machine;
+use crate::sim::device::HostFault;
 use crate::sim::{offset_in_object, Budget, Device, ErrorKind, LaunchConfig, SimError};
 use std::collections::HashMap;
 
@@ -63,6 +65,8 @@ pub struct Runtime {
     /// The object each structure parameter's bytes go to.
     byval: HashMap<(FuncId, usize), u64>,
     pub measured: Measured,
+    /// The sanitizer's findings reported so far.
+    reported: Reported,
     pub arch: (i32, i32),
     /// warpcheck's own failure that stopped the run, for the report.
     pub fatal: Option<String>,
@@ -99,6 +103,7 @@ impl Runtime {
             next_handle: 1,
             byval: HashMap::new(),
             measured: Measured::default(),
+            reported: Reported::default(),
             arch,
             fatal: None,
         })
@@ -251,7 +256,7 @@ impl Runtime {
                         a
                     }
                 };
-                let dst = device.bytes(at, size).map_err(|f| Fatal(f.message))?;
+                let dst = device.write(at, size).map_err(|f| Fatal(f.message))?;
                 let n = dst.len().min(bytes.len());
                 dst[..n].copy_from_slice(&bytes[..n]);
                 words.push(at);
@@ -284,6 +289,7 @@ impl Runtime {
                 ..Budget::default()
             },
             machine: Some(self.machine.clone()),
+            sanitize: true,
             ..LaunchConfig::default()
         };
         let result = device.launch(m, kernel, &config, &words);
@@ -293,6 +299,7 @@ impl Runtime {
                 self.clock_us += outcome.cycles.as_ref().map_or(0.0, |c| c.microseconds);
                 print_output(&outcome.output);
                 self.measured.add(kernel, &outcome, &passed);
+                (self.reported).launch(&name, &outcome.sanitizer, &mut self.measured);
                 Ok(e::SUCCESS)
             }
             Err(err) => self.launch_failed(kernel, &name, err, &passed),
@@ -318,6 +325,7 @@ impl Runtime {
                 if let Some(partial) = &err.details.partial {
                     print_output(&partial.output);
                     self.measured.add(kernel, partial, passed);
+                    (self.reported).launch(name, &partial.sanitizer, &mut self.measured);
                 }
                 eprintln!("========= warpcheck run: {} in {name}", kind.status());
                 for line in err.to_string().lines() {
@@ -359,14 +367,39 @@ impl Runtime {
         }
     }
 
-    /// Device bytes for a host-side copy or fill by `call`; an invalid
-    /// range is reported and gives `cudaErrorInvalidValue`.
+    /// Device bytes for a host-side copy from the device by `call`; an
+    /// invalid range is reported and gives `cudaErrorInvalidValue`.
     pub fn device_bytes(&mut self, call: &str, address: u64, len: u64) -> Result<&mut [u8], i32> {
+        self.device_access(call, |d| d.bytes(address, len))
+    }
+
+    /// Device bytes for a host-side copy or fill into the device by
+    /// `call`: from now on they count as written.
+    pub fn device_write(&mut self, call: &str, address: u64, len: u64) -> Result<&mut [u8], i32> {
+        self.device_access(call, |d| d.write(address, len))
+    }
+
+    /// A copy within device memory by `call`, with what was never written
+    /// of its source.
+    pub fn device_copy(&mut self, call: &str, dst: u64, src: u64, len: u64) -> i32 {
+        match self.device_access(call, |d| d.copy(dst, src, len)) {
+            Ok(()) => e::SUCCESS,
+            Err(code) => code,
+        }
+    }
+
+    /// What `f` does to device memory for `call`; a fault is reported and
+    /// gives `cudaErrorInvalidValue`.
+    fn device_access<'a, T>(
+        &'a mut self,
+        call: &str,
+        f: impl FnOnce(&'a mut Device) -> Result<T, HostFault>,
+    ) -> Result<T, i32> {
         let device = self.device.as_mut().ok_or(e::INVALID_VALUE)?;
-        match device.bytes(address, len) {
+        match f(device) {
             Ok(b) => Ok(b),
-            Err(f) => {
-                eprintln!("warpcheck run: {call}: {}", f.message);
+            Err(fault) => {
+                eprintln!("warpcheck run: {call}: {}", fault.message);
                 self.last = e::INVALID_VALUE;
                 Err(e::INVALID_VALUE)
             }

@@ -161,7 +161,9 @@ fn release(m: &mut Machine, warps: &mut [Warp], reduce: BarrierReduce) {
         BarrierReduce::And => Some(u64::from(all)),
         BarrierReduce::Or => Some(u64::from(count > 0)),
     };
+    m.san.barrier();
     for w in warps.iter_mut() {
+        w.syncs.clear();
         if let Some(wait) = w.wait.take() {
             if let Some(v) = value {
                 m.barrier_result(w, wait.dst, v, wait.mask);

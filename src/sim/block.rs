@@ -49,6 +49,7 @@ impl Block {
         let threads: u32 = m.block_dim.iter().product();
         m.shared.clear();
         m.shared.resize(m.shared_bytes as usize, 0);
+        m.san.start_block(index, m.shared_bytes as usize);
         let warps = (0..threads.div_ceil(hw::WARP_SIZE))
             .map(|i| m.warp(i, args))
             .collect();
@@ -67,8 +68,10 @@ impl Block {
             Aside::AtGridBarrier(memory) => {
                 m.bring_back(memory);
                 // It passes the barrier.
+                m.san.barrier();
                 for w in &mut self.warps {
                     w.wait = None;
+                    w.syncs.clear();
                 }
             }
         }

@@ -361,8 +361,13 @@ pub enum Op {
         format: Slot,
         args: Slot,
     },
-    /// Fences, `__syncwarp`, hints: issued, nothing to compute.
+    /// Fences, hints: issued, nothing to compute.
     Nop,
+    /// `__syncwarp(mask)`: orders the memory accesses of the lanes it
+    /// names, which the race check reads; nothing to compute.
+    WarpSync {
+        mask: Slot,
+    },
     Trap(Box<Trap>),
     Br {
         edge: u32,
@@ -474,6 +479,8 @@ pub struct SiteInfo {
 #[derive(Clone, Debug, Default)]
 pub struct Requests {
     pub pieces: Vec<Request>,
+    /// The instruction making the access, for the sanitizer's reports.
+    pub inst: Option<(FuncId, InstId)>,
 }
 
 /// One piece: `bytes` (0: the op's own width per lane) at `offset` from

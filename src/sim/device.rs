@@ -7,6 +7,7 @@
 
 use super::error::SimError;
 use super::exec::Program;
+use super::initcheck::Unwritten;
 use super::layout::Layout;
 use super::memory::{self, Buffer};
 use super::{addr, launch, LaunchConfig, Outcome};
@@ -45,7 +46,9 @@ impl Device {
         matches!(addr::tag(a), addr::GLOBAL | addr::CONSTANT).then_some(a)
     }
 
-    /// A new zeroed allocation of `bytes`, named for reports.
+    /// A new allocation of `bytes`, named for reports: zeroed, and every
+    /// byte unwritten for the sanitizer until the host or a kernel writes
+    /// it.
     pub fn allocate(&mut self, name: String, bytes: u64) -> Result<u64, HostFault> {
         let object = self.objects.len();
         if object >= addr::MAX_OBJECTS {
@@ -59,14 +62,19 @@ impl Device {
                 "{bytes} bytes is more than one allocation may hold"
             )));
         }
-        let data =
-            memory::zeroed(bytes).ok_or_else(|| fault(format!("cannot allocate {bytes} bytes")))?;
+        let cannot = || fault(format!("cannot allocate {bytes} bytes"));
+        let data = memory::zeroed(bytes).ok_or_else(cannot)?;
+        let unwritten = match bytes {
+            0 => None,
+            _ => Some(Unwritten::all(bytes).ok_or_else(cannot)?),
+        };
         self.objects.push(Buffer {
             name,
             space: crate::memory::Space::Global,
             data,
             writable: true,
             released: None,
+            unwritten,
         });
         Ok(addr::encode(addr::GLOBAL, object as u32, 0))
     }
@@ -91,10 +99,49 @@ impl Device {
         }
         buf.released = Some(buf.data.len() as u64);
         buf.data = Vec::new();
+        buf.unwritten = None;
         Ok(())
     }
 
-    /// The bytes `[address, address + len)` for the host to read or write.
+    /// The bytes `[address, address + len)` for the host to write (a
+    /// copy or a fill): from now on they are written.
+    pub fn write(&mut self, address: u64, len: u64) -> Result<&mut [u8], HostFault> {
+        self.bytes(address, len)?;
+        memory::written(&mut self.objects, address, len);
+        self.bytes(address, len)
+    }
+
+    /// Copies `len` bytes from `src` to `dst`, both device memory, with
+    /// what was never written of them.
+    pub fn copy(&mut self, dst: u64, src: u64, len: u64) -> Result<(), HostFault> {
+        let data = self.bytes(src, len)?.to_vec();
+        self.bytes(dst, len)?.copy_from_slice(&data);
+        let from = addr::object(src) as usize;
+        let to = addr::object(dst) as usize;
+        let (at, into) = (addr::offset(src), addr::offset(dst));
+        let unwritten: Option<Vec<bool>> = self.objects[from]
+            .unwritten
+            .as_ref()
+            .filter(|u| u.first(at, len).is_some())
+            .map(|u| (0..len).map(|k| u.first(at + k, 1).is_some()).collect());
+        match unwritten {
+            None => memory::written(&mut self.objects, dst, len),
+            Some(flags) => {
+                let b = &mut self.objects[to];
+                let size = b.data.len() as u64;
+                let u = b
+                    .unwritten
+                    .get_or_insert_with(|| Unwritten::none(size).expect("a non-empty buffer"));
+                u.copy(into, len, |k| flags[k as usize]);
+                if u.is_empty() {
+                    b.unwritten = None;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes `[address, address + len)` for the host to read.
     pub fn bytes(&mut self, address: u64, len: u64) -> Result<&mut [u8], HostFault> {
         let len = usize::try_from(len).map_err(|_| fault(format!("{len} bytes")))?;
         let mut shared = Vec::new();
@@ -232,6 +279,29 @@ mod tests {
         assert!(d.release(a).unwrap_err().message.contains("freed already"));
         d.launch(&m, FuncId(0), &config(16), &[b]).unwrap();
         assert_eq!(ints(&mut d, b, 16), vec![1; 16]);
+    }
+
+    /// A device-to-device copy carries which bytes were never written; a
+    /// fill writes them.
+    #[test]
+    fn copies_carry_unwritten_bytes() {
+        let m = increment();
+        let mut d = Device::new(&m).unwrap();
+        let a = d.allocate("a".into(), 16).unwrap();
+        let b = d.allocate("b".into(), 16).unwrap();
+        d.write(a, 8).unwrap().fill(7);
+        d.write(b, 16).unwrap().fill(1);
+        let unwritten = |d: &Device, at: u64, n: u64| memory::unwritten(&d.objects, at, n);
+        assert!(d.objects[2].unwritten.is_none(), "b is all written");
+        // Bytes 4..12 of a: 4..8 written, 8..12 not.
+        d.copy(b + 4, a + 4, 8).unwrap();
+        let bytes = d.bytes(b, 16).unwrap().to_vec();
+        assert_eq!(bytes, [1, 1, 1, 1, 7, 7, 7, 7, 0, 0, 0, 0, 1, 1, 1, 1]);
+        assert_eq!(unwritten(&d, b, 16), Some(8));
+        assert_eq!(unwritten(&d, b + 12, 4), None);
+        d.copy(b + 8, b, 4).unwrap();
+        assert!(d.objects[2].unwritten.is_none());
+        assert_eq!(unwritten(&d, a, 16), Some(8));
     }
 
     #[test]

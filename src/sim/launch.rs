@@ -38,6 +38,7 @@ pub fn module_objects(m: &Module, layout: &Layout) -> Result<Vec<Buffer>, SimErr
         data: Vec::new(),
         writable: false,
         released: None,
+        unwritten: None,
     }];
     for v in &layout.vars {
         let g = m.global(v.global);
@@ -69,6 +70,7 @@ pub fn module_objects(m: &Module, layout: &Layout) -> Result<Vec<Buffer>, SimErr
             data,
             writable: !g.is_constant,
             released: None,
+            unwritten: None,
         });
     }
     Ok(objects)
@@ -141,6 +143,7 @@ pub fn bind_arguments(
                     data,
                     writable: true,
                     released: None,
+                    unwritten: None,
                 });
                 words.push(addr::encode(addr::GLOBAL, object, 0));
                 buffers.push((object, info.name.clone(), elem));
@@ -225,6 +228,7 @@ pub fn asm_env(
             data: vec![0; 8],
             writable: true,
             released: None,
+            unwritten: None,
         });
         addr::encode(addr::GLOBAL, object, 0)
     } else {

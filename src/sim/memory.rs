@@ -2,6 +2,7 @@
 //! whole grid, a shared window per block, a local stack per thread.
 
 use super::addr;
+use super::initcheck::Unwritten;
 use super::layout::Layout;
 use crate::memory::Space;
 
@@ -17,6 +18,9 @@ pub struct Buffer {
     /// (`cudaFree`): its bytes are gone, and any access is a use after
     /// free.
     pub released: Option<u64>,
+    /// The bytes nothing has written yet (an allocation's, for the
+    /// sanitizer); `None` once every byte has been.
+    pub unwritten: Option<Unwritten>,
 }
 
 /// Why an access could not be performed.
@@ -188,6 +192,31 @@ pub fn describe(f: &Fault, objects: &[Buffer], layout: &Layout, shared_len: usiz
     format!("address {a:#x} is {what}")
 }
 
+/// Marks `[address, address + len)` of a global buffer written, for the
+/// sanitizer's check of unwritten reads.
+pub fn written(objects: &mut [Buffer], address: u64, len: u64) {
+    if addr::tag(address) != addr::GLOBAL {
+        return;
+    }
+    if let Some(b) = objects.get_mut(addr::object(address) as usize) {
+        if let Some(u) = &mut b.unwritten {
+            if u.write(addr::offset(address), len) {
+                b.unwritten = None;
+            }
+        }
+    }
+}
+
+/// The offset of the first byte of `[address, address + len)` that was
+/// never written, in a global buffer.
+pub fn unwritten(objects: &[Buffer], address: u64, len: u64) -> Option<u64> {
+    if addr::tag(address) != addr::GLOBAL {
+        return None;
+    }
+    let b = objects.get(addr::object(address) as usize)?;
+    b.unwritten.as_ref()?.first(addr::offset(address), len)
+}
+
 /// `bytes` zero bytes, or `None` where this process cannot have them
 /// (a limit on its memory, or more than the machine has): a buffer the
 /// user sized is an error naming the size, never an abort.
@@ -210,6 +239,7 @@ mod tests {
             data: vec![0; n],
             writable: true,
             released: None,
+            unwritten: None,
         };
         vec![b("<null>", 0), b("a", 16), b("b", 8)]
     }
@@ -257,5 +287,25 @@ mod tests {
             before.contains("4 bytes before the start of 'b'"),
             "{before}"
         );
+    }
+
+    #[test]
+    fn buffers_drop_their_bitmap_once_written() {
+        let mk = |unwritten| Buffer {
+            name: "a".into(),
+            space: crate::memory::Space::Global,
+            data: vec![0; 8],
+            writable: true,
+            released: None,
+            unwritten,
+        };
+        let mut objects = vec![mk(None), mk(Unwritten::all(8))];
+        let a = addr::encode(addr::GLOBAL, 1, 0);
+        assert_eq!(unwritten(&objects, a + 4, 4), Some(4));
+        written(&mut objects, a, 6);
+        assert_eq!(unwritten(&objects, a + 4, 4), Some(6));
+        written(&mut objects, a + 6, 2);
+        assert!(objects[1].unwritten.is_none());
+        assert_eq!(unwritten(&objects, a, 8), None);
     }
 }

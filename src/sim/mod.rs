@@ -26,12 +26,15 @@ pub mod error;
 mod exec;
 mod fp16;
 mod grid;
+pub mod initcheck;
 mod launch;
 mod layout;
 mod math;
 pub mod memory;
 mod printf;
+pub mod race;
 pub mod report;
+pub mod sanitize;
 mod scalar;
 pub mod stop_report;
 #[cfg(test)]
@@ -69,6 +72,9 @@ pub struct LaunchConfig {
     pub budget: Budget,
     /// Cycle mode: time the launch on this machine model.
     pub machine: Option<crate::machine::Machine>,
+    /// Check shared-memory races and reads of unwritten device memory
+    /// (`warpcheck run`); what they find is in [`Outcome::sanitizer`].
+    pub sanitize: bool,
 }
 
 impl Default for LaunchConfig {
@@ -81,6 +87,7 @@ impl Default for LaunchConfig {
             seed: 0,
             budget: Budget::default(),
             machine: None,
+            sanitize: false,
         }
     }
 }
@@ -152,6 +159,8 @@ pub struct Outcome {
     pub output: Vec<String>,
     /// Cycle mode's timing, when the launch ran to its end.
     pub cycles: Option<cycles::CycleReport>,
+    /// What the sanitizer found, when [`LaunchConfig::sanitize`] asked.
+    pub sanitizer: sanitize::Findings,
 }
 
 impl Outcome {
@@ -259,6 +268,7 @@ fn execute(
         config.budget,
     );
     machine.asm_env = env;
+    machine.san = sanitize::Sanitizer::new(config.sanitize, &machine.objects);
     let result = run_blocks(m, kernel, config, program, &mut machine, words, buffers);
     *objects = std::mem::take(&mut machine.objects);
     result
@@ -292,6 +302,7 @@ fn run_blocks(
         asm_runs: Vec::new(),
         output: Vec::new(),
         cycles: None,
+        sanitizer: sanitize::Findings::default(),
     };
     let partial_grid = all.len() != gx * gy * gz;
     let mut fresh = all
@@ -436,6 +447,12 @@ fn record(outcome: &mut Outcome, block: &Block) {
 
 /// Adds what the machine holds at the end (or the stop) to the outcome.
 fn finish(mut outcome: Outcome, machine: &mut Machine, buffers: Vec<launch::Bound>) -> Outcome {
+    outcome.sanitizer = machine.san.findings(
+        machine.module,
+        &machine.program.requests,
+        machine.block_dim,
+        &machine.objects,
+    );
     outcome.sites = machine
         .program
         .sites

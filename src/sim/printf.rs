@@ -247,6 +247,7 @@ mod tests {
             data: d,
             writable: false,
             released: None,
+            unwritten: None,
         };
         let mut objects = vec![buf(vec![]), buf(data), buf(args)];
         let layout = Layout::default();

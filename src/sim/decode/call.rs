@@ -79,9 +79,10 @@ impl FuncDecoder<'_, '_> {
                 dst,
                 src: self.slot(ops[0])?,
             },
-            Intrinsic::Prefetch | Intrinsic::Sleep | Intrinsic::Fence | Intrinsic::WarpSync => {
-                Op::Nop
-            }
+            Intrinsic::Prefetch | Intrinsic::Sleep | Intrinsic::Fence => Op::Nop,
+            Intrinsic::WarpSync => Op::WarpSync {
+                mask: self.slot(ops[0])?,
+            },
             Intrinsic::GridSync => Op::GridSync,
             Intrinsic::ActiveMask => Op::Warp(Box::new(Warp::ActiveMask { dst })),
             Intrinsic::Trap => Op::Trap(Box::new(Trap::Trap)),

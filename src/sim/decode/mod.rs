@@ -126,7 +126,10 @@ impl Decoder<'_> {
                 of: None,
             }],
         };
-        let mut requests = Requests::default();
+        let mut requests = Requests {
+            pieces: Vec::new(),
+            inst: Some((func, inst)),
+        };
         for p in pieces {
             let site = self.site(kind, func, inst);
             requests.pieces.push(Request {

@@ -8,6 +8,8 @@ use crate::memory::Space;
 use crate::sim::code::{Atomic, Leaves, MemOp, OutParams, Requests, RmwKind, Slot};
 use crate::sim::cost::{self, Counters, Scratch, SiteStats};
 use crate::sim::memory::{put_le, read_le, Fault, View};
+use crate::sim::race::{AccessKind, Me, WarpSyncs};
+use crate::sim::sanitize::Sanitizer;
 use crate::sim::scalar::{self, sext, Scalar};
 
 /// A fault and the lane that caused it.
@@ -23,6 +25,10 @@ pub struct MemCtx<'a, 'v> {
     pub scratch: &'a mut Scratch,
     /// Counts the writes that changed memory.
     pub writes: &'a mut u64,
+    pub san: &'a mut Sanitizer,
+    /// The warp's first thread (linear in the block) and the meetings
+    /// that order its lanes.
+    pub warp: (u32, &'a WarpSyncs),
 }
 
 /// The active lanes' `(address, bytes)`, lowest lane first.
@@ -151,6 +157,80 @@ impl MemCtx<'_, '_> {
         }
     }
 
+    /// What lane `lane` does, for the sanitizer.
+    #[inline]
+    fn me(&self, lane: usize, access: u32, kind: AccessKind, changed: bool) -> Me {
+        Me {
+            access,
+            thread: self.warp.0 + lane as u32,
+            gen: self.warp.1.count(),
+            kind,
+            changed,
+        }
+    }
+
+    /// Lane `lane` read `len` bytes at `address` (access `access`).
+    #[inline]
+    fn sanitize_read(&mut self, lane: usize, address: u64, len: usize, access: u32) -> bool {
+        let me = self.me(lane, access, AccessKind::Read, false);
+        self.san
+            .read(&*self.view.objects, address, len, &me, self.warp.1)
+    }
+
+    /// The lanes of `mask` read `len` bytes each at their `address`. Lanes
+    /// in a row reading the same address (a broadcast) are applied once
+    /// for the first and once for the last, when the first says that is
+    /// what applying them all would come to.
+    fn sanitize_reads(&mut self, mask: u32, address: &[u64; LANES], len: usize, access: u32) {
+        if !self.san.on {
+            return;
+        }
+        let mut lanes = [0u8; LANES];
+        let mut n = 0;
+        each(mask, |l| {
+            if self.san.wants(self.view.objects, address[l]) {
+                lanes[n] = l as u8;
+                n += 1;
+            }
+        });
+        let mut i = 0;
+        while i < n {
+            let first = usize::from(lanes[i]);
+            let quiet = self.sanitize_read(first, address[first], len, access);
+            let mut j = i + 1;
+            while j < n && address[usize::from(lanes[j])] == address[first] {
+                if !quiet {
+                    let l = usize::from(lanes[j]);
+                    self.sanitize_read(l, address[l], len, access);
+                }
+                j += 1;
+            }
+            if quiet && j > i + 1 {
+                let last = usize::from(lanes[j - 1]);
+                self.sanitize_read(last, address[last], len, access);
+            }
+            i = j;
+        }
+    }
+
+    /// Lane `lane` wrote `len` bytes at `address`, changing them or not,
+    /// or (`kind` atomic) read and wrote them.
+    #[inline]
+    fn sanitize_write(
+        &mut self,
+        lane: usize,
+        (address, len): (u64, usize),
+        access: u32,
+        kind: AccessKind,
+        changed: bool,
+    ) {
+        if self.san.wants(self.view.objects, address) {
+            let me = self.me(lane, access, kind, changed);
+            self.san
+                .write(&mut *self.view.objects, address, len, &me, self.warp.1);
+        }
+    }
+
     pub fn load(
         &mut self,
         regs: &mut [u64],
@@ -168,7 +248,9 @@ impl MemCtx<'_, '_> {
                 .map_err(|f| (l, f))?;
             row_mut(regs, dst)[l] = read_le(b) & m;
             Ok(())
-        })
+        })?;
+        self.sanitize_reads(mask, &a, n as usize, site);
+        Ok(())
     }
 
     pub fn store(
@@ -185,7 +267,9 @@ impl MemCtx<'_, '_> {
                 .view
                 .bytes(a[l], n as usize, l, true)
                 .map_err(|f| (l, f))?;
-            *self.writes += u64::from(put_le(b, v[l]));
+            let changed = put_le(b, v[l]);
+            *self.writes += u64::from(changed);
+            self.sanitize_write(l, (a[l], n as usize), site, AccessKind::Write, changed);
             Ok(())
         })
     }
@@ -207,9 +291,14 @@ impl MemCtx<'_, '_> {
                 let b = self.view.bytes(at, n, l, write).map_err(|f| (l, f))?;
                 let slot = x.value + k as u32;
                 if write {
-                    *self.writes += u64::from(put_le(b, row(regs, slot)[l]));
+                    let changed = put_le(b, row(regs, slot)[l]);
+                    *self.writes += u64::from(changed);
+                    self.sanitize_write(l, (at, n), x.site, AccessKind::Write, changed);
                 } else {
                     row_mut(regs, slot)[l] = read_le(b) & scalar_mask(leaf.scalar);
+                    if self.san.wants(self.view.objects, at) {
+                        self.sanitize_read(l, at, n, x.site);
+                    }
                 }
             }
             Ok(())
@@ -228,7 +317,10 @@ impl MemCtx<'_, '_> {
                 .bytes(a[l], n as usize, l, true)
                 .map_err(|f| (l, f))?;
             let old = read_le(b) & m;
-            *self.writes += u64::from(put_le(b, rmw(x.kind, x.scalar, old, v[l], c[l])));
+            let changed = put_le(b, rmw(x.kind, x.scalar, old, v[l], c[l]));
+            *self.writes += u64::from(changed);
+            let at = (a[l], n as usize);
+            self.sanitize_write(l, at, x.site, AccessKind::Atomic, changed);
             row_mut(regs, x.dst)[l] = old;
             if x.with_flag {
                 row_mut(regs, x.dst + 1)[l] = u64::from(old == c[l] & m);
@@ -255,12 +347,21 @@ impl MemCtx<'_, '_> {
                 tmp.resize(n, s[l] as u8);
             } else {
                 tmp.extend_from_slice(self.view.bytes(s[l], n, l, false).map_err(|f| (l, f))?);
+                // A copy passes bytes on without using them: only a
+                // shared source can race, and an unwritten global one is
+                // not reported.
+                if self.san.on && crate::sim::addr::tag(s[l]) == crate::sim::addr::SHARED {
+                    self.sanitize_read(l, s[l], n, x.load_site);
+                }
             }
             let to = self.view.bytes(d[l], n, l, true).map_err(|f| (l, f))?;
-            if *to != *tmp {
+            let changed = *to != *tmp;
+            if changed {
                 to.copy_from_slice(&tmp);
                 *self.writes += 1;
             }
+            let at = (d[l], n);
+            self.sanitize_write(l, at, x.store_site, AccessKind::Write, changed);
             Ok(())
         })
     }
@@ -285,7 +386,10 @@ impl MemCtx<'_, '_> {
                 let n = s.bytes() as usize;
                 let at = row(regs, ptr)[l];
                 let b = self.view.bytes(at, n, l, true).map_err(|f| (l, f))?;
-                *self.writes += u64::from(put_le(b, r[k + 1]));
+                let changed = put_le(b, r[k + 1]);
+                *self.writes += u64::from(changed);
+                // The call has no access of its own to name.
+                self.sanitize_write(l, (at, n), u32::MAX, AccessKind::Write, changed);
             }
             Ok(())
         })

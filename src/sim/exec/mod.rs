@@ -28,12 +28,14 @@ use self::diagnose::Stop;
 use self::lanes::LANES;
 use self::warp::Pools;
 use super::budget::{Budget, Meter};
-use super::code::{branch_groups, Func, Op, Requests, SiteInfo};
+use super::code::{branch_groups, Func, Op, Requests, SiteInfo, Warp as WarpOp};
 use super::cost::{Scratch, SiteStats};
 use super::cycles::timeline;
 use super::error::{ErrorKind, SimError};
 use super::layout::Layout;
 use super::memory::{Buffer, View};
+use super::race::Shadow;
+use super::sanitize::Sanitizer;
 use crate::ir::intrinsics::BarrierReduce;
 use crate::ir::Module;
 use crate::ir::SiteKind;
@@ -98,6 +100,8 @@ pub struct Machine<'m> {
     pub asm_runs: Vec<u64>,
     /// Cycle mode: what each op costs; warps then record timelines.
     pub cycles: Option<std::rc::Rc<crate::sim::cycles::Tables>>,
+    /// Races and unwritten reads, when the launch checks them.
+    pub san: Sanitizer,
     pools: Pools,
     scratch: Scratch,
     phi_tmp: Vec<[u64; LANES]>,
@@ -110,6 +114,7 @@ pub struct BlockMemory {
     epoch: u32,
     shared: Vec<u8>,
     seen: Vec<[u32; 3]>,
+    shadow: Shadow,
 }
 
 impl<'m> Machine<'m> {
@@ -122,6 +127,7 @@ impl<'m> Machine<'m> {
             epoch: self.epoch,
             shared: std::mem::take(&mut self.shared),
             seen: std::mem::replace(&mut self.seen, fresh),
+            shadow: std::mem::take(&mut self.san.shadow),
         }
     }
 
@@ -131,6 +137,7 @@ impl<'m> Machine<'m> {
         self.epoch = b.epoch;
         self.shared = b.shared;
         self.seen = b.seen;
+        self.san.resume(b.block, b.shadow);
     }
 
     pub fn new(
@@ -176,6 +183,7 @@ impl<'m> Machine<'m> {
             asm_env: asm::AsmEnv::default(),
             asm_runs: vec![0; module.asms.len()],
             cycles: None,
+            san: Sanitizer::default(),
             pools: Pools::new(program.funcs.len()),
             scratch: Scratch::default(),
             phi_tmp: Vec::new(),
@@ -297,6 +305,8 @@ impl<'m> Machine<'m> {
                         counters: &mut w.counters,
                         scratch: &mut self.scratch,
                         writes: &mut self.writes,
+                        san: &mut self.san,
+                        warp: (w.index * crate::hw::WARP_SIZE, &w.syncs),
                     }
                 };
             }
@@ -322,7 +332,18 @@ impl<'m> Machine<'m> {
                 Op::Atomic(ref x) => mem!().atomic(regs, mask, x).map_err(fault)?,
                 Op::Mem(ref x) => mem!().block(regs, mask, x).map_err(fault)?,
                 Op::OutParams(ref x) => mem!().out_params(regs, mask, x).map_err(fault)?,
-                Op::Warp(ref x) => warp_ops::exec(x, regs, mask),
+                Op::Warp(ref x) => {
+                    warp_ops::exec(x, regs, mask);
+                    if self.san.on && !matches!(**x, WarpOp::ActiveMask { .. }) {
+                        w.syncs.meet(mask);
+                    }
+                }
+                Op::WarpSync { mask: named } => {
+                    if self.san.on {
+                        let first = mask.trailing_zeros().min(31) as usize;
+                        w.syncs.meet(mask & lanes::row(regs, named)[first] as u32);
+                    }
+                }
                 Op::Nop => {}
                 Op::Alloca {
                     dst,

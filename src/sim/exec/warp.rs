@@ -42,6 +42,9 @@ pub struct Warp {
     pub parked: Option<(u64, Spin)>,
     /// Cycle mode: what the warp issued.
     pub timeline: Option<Box<crate::sim::cycles::timeline::Timeline>>,
+    /// The `__syncwarp`s and warp collectives that order its lanes'
+    /// accesses, for the race check.
+    pub syncs: crate::sim::race::WarpSyncs,
     pub(super) watch: SpinWatch,
     pub(super) frames: Vec<Frame>,
     pub(super) sp: [u32; LANES],
@@ -144,6 +147,7 @@ impl Machine<'_> {
                 .cycles
                 .clone()
                 .map(|t| Box::new(crate::sim::cycles::timeline::Timeline::new(t))),
+            syncs: Default::default(),
             watch: SpinWatch::new(),
             frames: vec![frame],
             sp: [0; LANES],
