@@ -187,10 +187,15 @@ for entry in "${programs[@]}"; do
     > "$work/stdout" 2> "$work/stderr"
   code=$?
   wall=$(echo "$(date +%s.%N) - $start" | bc)
-  sim="" claims=""
+  sim="" claims="" found=""
   if [ -s "$report" ]; then
     sim=$(python3 -c 'import json,sys; print("%.6f" % (json.load(open(sys.argv[1]))["simulated_us"] / 1e6))' "$report")
     # The sites that ran, against check's claims at the launched shapes.
+    # Faults and sanitizer findings (memory errors, races, unwritten reads).
+    found=$(python3 -c 'import collections, json, sys
+errors = json.load(open(sys.argv[1])).get("errors") or []
+kinds = collections.Counter(e.get("kind", "error") for e in errors)
+print(", ".join("%d %s" % (n, k) for k, n in sorted(kinds.items())))' "$report")
     claims=$(python3 -c 'import json,sys
 a = json.load(open(sys.argv[1])).get("agreement") or {}
 print(a["error"] if "error" in a else "%s / %s / %s" % (a.get("confirmed", 0), a.get("measured", 0), a.get("contradicted", 0)))
@@ -210,6 +215,7 @@ for c in a.get("contradictions", []): print(c, file=sys.stderr)' "$report" 2>> "
   else
     result="ran"
   fi
+  [ -n "${found:-}" ] && result="$result; reported: $found"
   result=${result//|/\\|}
   printf '| %s | %s | %s | %.1f | %s |\n' "$name" "$result" "$sim" "$wall" "$claims" >> "$work/table"
   { echo "=== $name (exit $code)"; tail -5 "$work/stdout"; head -20 "$work/stderr"; } >> "$log"
