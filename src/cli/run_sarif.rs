@@ -6,7 +6,7 @@
 //! `warpcheck-contradiction` at the site, for it is a bug in warpcheck.
 //! The measured figures stay in the JSON form.
 
-use crate::diag::sarif::{uri, SCHEMA};
+use crate::diag::sarif::{self, uri};
 use serde_json::{json, Value};
 
 /// The SARIF log of a run's report (its JSON form, with `check`'s claims).
@@ -73,19 +73,7 @@ pub fn render(report: &Value) -> Value {
         .iter()
         .map(|id| json!({"id": id, "shortDescription": {"text": describe(id)}}))
         .collect();
-    json!({
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "warpcheck",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": descriptors,
-            }},
-            "results": results,
-            "columnKind": "unicodeCodePoints",
-        }]
-    })
+    sarif::log(env!("CARGO_PKG_VERSION"), descriptors, results)
 }
 
 fn describe(rule: &str) -> String {

@@ -6,7 +6,7 @@
 use super::json::{FindingJson, Report};
 use serde_json::{json, Value};
 
-pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// SARIF's level of a finding: `error` for a warning the configuration
 /// promoted, `warning`, else `note`.
@@ -93,14 +93,19 @@ pub fn render(report: &Report) -> Value {
         .iter()
         .map(|f| result(f, rules.iter().position(|k| k.name == f.check)))
         .collect();
+    log(report.version, descriptors, results)
+}
+
+/// A SARIF log of one warpcheck run with these rules and results.
+pub fn log(version: &str, rules: Vec<Value>, results: Vec<Value>) -> Value {
     json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {
                 "name": "warpcheck",
-                "version": report.version,
-                "rules": descriptors,
+                "version": version,
+                "rules": rules,
             }},
             "results": results,
             "columnKind": "unicodeCodePoints",
