@@ -151,18 +151,31 @@ __WC_CG thread_block this_thread_block(block_tile_memory<__S, __C> &) {
 template <unsigned int __N, class __Parent = void> class thread_block_tile;
 
 namespace __wc_cg {
-template <unsigned int __N, bool __MultiWarp = (__N > 32)> class tile;
-
-/* A tile is `__N` consecutive lanes of one warp, starting at a multiple of
- * `__N`; its rank is the lane's position within it. */
-template <unsigned int __N> class tile<__N, false> {
-  static_assert(__N >= 1 && (__N & (__N - 1)) == 0,
+/* What every tile of `__N` threads has: its size, and which tile of its
+ * parent it is and how many the parent holds. */
+template <unsigned int __N> class tile_shape {
+  static_assert(__N >= 1 && __N <= 1024 && (__N & (__N - 1)) == 0,
                 "warpcheck's cooperative groups: tiles of a power of two "
-                "threads only");
+                "threads, at most 1024");
 
   unsigned int __meta_rank;
   unsigned int __meta_size;
 
+public:
+  __WC_CG tile_shape(unsigned int __rank, unsigned int __groups)
+      : __meta_rank(__rank), __meta_size(__groups) {}
+
+  __WC_CG static constexpr unsigned int num_threads() { return __N; }
+  __WC_CG static constexpr unsigned int size() { return __N; }
+  __WC_CG unsigned int meta_group_rank() const { return __meta_rank; }
+  __WC_CG unsigned int meta_group_size() const { return __meta_size; }
+};
+
+template <unsigned int __N, bool __MultiWarp = (__N > 32)> class tile;
+
+/* A tile is `__N` consecutive lanes of one warp, starting at a multiple of
+ * `__N`; its rank is the lane's position within it. */
+template <unsigned int __N> class tile<__N, false> : public tile_shape<__N> {
   __WC_CG static unsigned int __mask() {
     return __N == 32 ? 0xffffffffu
                      : ((1u << __N) - 1) << (__wc_cg::lane() & ~(__N - 1));
@@ -170,16 +183,11 @@ template <unsigned int __N> class tile<__N, false> {
 
 public:
   __WC_CG tile(unsigned int __rank, unsigned int __groups)
-      : __meta_rank(__rank), __meta_size(__groups) {}
+      : tile_shape<__N>(__rank, __groups) {}
 
-  __WC_CG static constexpr unsigned int num_threads() { return __N; }
-  __WC_CG static constexpr unsigned int size() { return __N; }
   __WC_CG static unsigned int thread_rank() {
     return __wc_cg::lane() & (__N - 1);
   }
-  /* Which tile of the parent this is, and how many the parent holds. */
-  __WC_CG unsigned int meta_group_rank() const { return __meta_rank; }
-  __WC_CG unsigned int meta_group_size() const { return __meta_size; }
   __WC_CG static void sync() { __syncwarp(__mask()); }
 
   template <class __T> __WC_CG __T shfl(__T __v, int __src) const {
@@ -217,27 +225,14 @@ public:
  * multi-warp tiles are made for; a tile syncing alone is reported as a
  * deadlock. Its collectives exchange through shared memory of their own
  * (the `block_tile_memory` a program declares is not needed). */
-template <unsigned int __N> class tile<__N, true> {
-  static_assert(__N <= 1024 && (__N & (__N - 1)) == 0,
-                "warpcheck's cooperative groups: tiles of a power of two "
-                "threads, at most 1024");
-
-  unsigned int __meta_rank;
-  unsigned int __meta_size;
-
+template <unsigned int __N> class tile<__N, true> : public tile_shape<__N> {
 public:
   __WC_CG tile(unsigned int __rank, unsigned int __groups)
-      : __meta_rank(__rank), __meta_size(__groups) {}
+      : tile_shape<__N>(__rank, __groups) {}
 
-  __WC_CG static constexpr unsigned int num_threads() { return __N; }
-  __WC_CG static constexpr unsigned int size() { return __N; }
   __WC_CG static unsigned int thread_rank() {
-    return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x +
-            threadIdx.x) &
-           (__N - 1);
+    return thread_block::thread_rank() & (__N - 1);
   }
-  __WC_CG unsigned int meta_group_rank() const { return __meta_rank; }
-  __WC_CG unsigned int meta_group_size() const { return __meta_size; }
   __WC_CG static void sync() { __syncthreads(); }
 };
 } // namespace __wc_cg

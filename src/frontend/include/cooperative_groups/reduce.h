@@ -65,8 +65,7 @@ __WC_CG __T reduce(const thread_block_tile<__N, __P> &__g, __T __v,
     for (unsigned int __k = 16; __k > 0; __k /= 2) {
       __v = __op(__v, __shfl_xor_sync(0xffffffffu, __v, __k));
     }
-    unsigned int __warp = ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x +
-                           threadIdx.x) / 32;
+    unsigned int __warp = thread_block::thread_rank() / 32;
     if (__g.thread_rank() % 32 == 0) {
       __slot[__warp] = __v;
     }
