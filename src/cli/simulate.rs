@@ -23,6 +23,10 @@ pub struct SimulateArgs {
     /// Seed for random buffer contents.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Threads to run blocks on (default: one per core); the results are
+    /// the same for any number.
+    #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 0)]
+    pub jobs: usize,
     /// Print a buffer's contents after the run, as NAME or NAME:TYPE. Repeatable.
     #[arg(long, value_name = "NAME[:TYPE]")]
     pub dump: Vec<String>,
@@ -154,6 +158,7 @@ fn launch_config(m: &Module, kernel: FuncId, args: &SimulateArgs) -> Result<Laun
         budget: args.budget.budget()?,
         machine: None,
         sanitize: false,
+        threads: args.jobs,
     })
 }
 

@@ -94,6 +94,27 @@ impl Meter {
     }
 
     /// Checks the budget with `total` instructions issued by the launch.
+    /// Warp instructions the launch may still issue.
+    pub fn steps_left(&self) -> u64 {
+        self.budget
+            .max_steps
+            .map_or(u64::MAX, |max| max.saturating_sub(self.issued))
+    }
+
+    /// A meter for part of the same launch run elsewhere: the same
+    /// deadline, and the steps this one has left.
+    pub fn fork(&self) -> Meter {
+        Meter {
+            budget: Budget {
+                max_steps: self.budget.max_steps.map(|_| self.steps_left()),
+                ..self.budget
+            },
+            deadline: self.deadline,
+            issued: 0,
+            next_clock: CLOCK_STEPS,
+        }
+    }
+
     pub fn check(&mut self, total: u64) -> Result<(), Exhausted> {
         if let Some(max) = self.budget.max_steps.filter(|&max| total >= max) {
             return Err(Exhausted::Steps(max));

@@ -219,6 +219,9 @@ pub struct Scratch {
 
 /// `(sectors, ideal sectors)` for the active lanes' `(address, bytes)`.
 pub fn sectors(accesses: &[(u64, u32)], scratch: &mut Scratch) -> (u64, u64) {
+    if let Some(cost) = ascending_sectors(accesses) {
+        return cost;
+    }
     let keys = &mut scratch.keys;
     keys.clear();
     for &(a, n) in accesses.iter().filter(|x| x.1 > 0) {
@@ -243,6 +246,34 @@ pub fn sectors(accesses: &[(u64, u32)], scratch: &mut Scratch) -> (u64, u64) {
         }
     }
     (sectors, bytes.div_ceil(hw::SECTOR_BYTES))
+}
+
+/// [`sectors`] without sorting, for the usual warp whose lanes' accesses
+/// start and end in address order (consecutive, strided or broadcast):
+/// each access adds the sectors and bytes past the previous ends. `None`
+/// when the order breaks anywhere.
+fn ascending_sectors(accesses: &[(u64, u32)]) -> Option<(u64, u64)> {
+    let (mut sectors, mut bytes) = (0u64, 0u64);
+    // One past the last sector and the last byte counted so far.
+    let (mut sector_end, mut byte_end) = (0u64, 0u64);
+    let mut prev = (0u64, 0u64);
+    for &(a, n) in accesses {
+        let end = a.checked_add(u64::from(n))?;
+        if a < prev.0 || end < prev.1 {
+            return None;
+        }
+        prev = (a, end);
+        if n == 0 {
+            continue;
+        }
+        let first = a / hw::SECTOR_BYTES;
+        let last = (end - 1) / hw::SECTOR_BYTES + 1;
+        sectors += last - first.max(sector_end).min(last);
+        sector_end = sector_end.max(last);
+        bytes += end - a.max(byte_end).min(end);
+        byte_end = byte_end.max(end);
+    }
+    Some((sectors, bytes.div_ceil(hw::SECTOR_BYTES)))
 }
 
 /// The cost of one warp-level shared-memory access.
@@ -402,6 +433,42 @@ mod tests {
         assert_eq!(sectors(&lanes(|_| base + 40, 4), &mut k), (1, 1));
         // Misaligned by 4: 128 bytes over 5 sectors, ideal still 4.
         assert_eq!(sectors(&lanes(|t| base + 4 + 4 * t, 4), &mut k), (5, 4));
+    }
+
+    #[test]
+    fn ascending_lanes_count_as_sorted_ones() {
+        let base = addr::encode(addr::GLOBAL, 1, 0);
+        // Descending lanes take the sorting path; reversed, the same set
+        // of accesses takes the ascending one.
+        let mut seed = 7u64;
+        let mut next = |m: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        for _ in 0..500 {
+            let mut acc: Vec<(u64, u32)> = (0..32)
+                .map(|_| (base + next(600), [0, 1, 2, 4, 8, 16][next(6) as usize]))
+                .collect();
+            acc.sort_by_key(|&(a, n)| (a, a + u64::from(n)));
+            // Make the ends ascend too, or the fast path declines.
+            let mut end = 0;
+            for x in &mut acc {
+                end = (x.0 + u64::from(x.1)).max(end);
+                x.1 = (end - x.0) as u32;
+            }
+            let fast = ascending_sectors(&acc).expect("ascending");
+            acc.reverse();
+            assert!(ascending_sectors(&acc).is_none() || acc.windows(2).all(|w| w[0] == w[1]));
+            assert_eq!(sectors(&acc, &mut Scratch::default()), fast, "{acc:?}");
+        }
+        // By hand: lanes at 0, 30 and 40 with 4 bytes each: sectors 0 and 1
+        // (bytes 30..34 cross into sector 1), 12 distinct bytes = 1 ideal.
+        assert_eq!(
+            ascending_sectors(&[(base, 4), (base + 30, 4), (base + 40, 4)]),
+            Some((2, 1))
+        );
     }
 
     fn banks_of(mask: u32, f: impl Fn(u64) -> u64, bytes: u32) -> (u64, u64, u64) {

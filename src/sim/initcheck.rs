@@ -99,6 +99,18 @@ impl Unwritten {
         }
     }
 
+    /// Keeps unwritten only the bytes `other` has unwritten too: what
+    /// two copies of a buffer, written in different places, leave
+    /// unwritten together. Whether every byte now is written.
+    pub fn keep_common(&mut self, other: &Unwritten) -> bool {
+        self.left = 0;
+        for (a, b) in self.bits.iter_mut().zip(&other.bits) {
+            *a &= b;
+            self.left += u64::from(a.count_ones());
+        }
+        self.left == 0
+    }
+
     pub fn is_empty(&self) -> bool {
         self.left == 0
     }
@@ -141,11 +153,32 @@ impl Log {
             self.found.push(read);
         }
     }
+
+    /// Adds the reads another log found after this one's.
+    pub fn absorb(&mut self, other: Log) {
+        for r in other.found {
+            self.add(r);
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copies_written_apart_leave_unwritten_what_neither_wrote() {
+        let mut a = Unwritten::all(130).unwrap();
+        let mut b = a.clone();
+        a.write(0, 70);
+        b.write(60, 30);
+        assert!(!a.keep_common(&b));
+        // Bytes 0..90 were written by one copy or the other.
+        assert_eq!(a.first(0, 130), Some(90));
+        assert_eq!(a.left, 40);
+        b.write(90, 40);
+        assert!(a.keep_common(&b));
+    }
 
     #[test]
     fn tracks_bytes_across_words() {

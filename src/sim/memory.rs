@@ -105,27 +105,45 @@ impl View<'_> {
     }
 }
 
-/// Reads a little-endian scalar of `n` (1..=8) bytes.
+/// Reads a little-endian scalar of `n` (1..=8) bytes. The usual widths
+/// are fixed-size loads (a slice copy of unknown length is a libc call).
 #[inline]
 pub fn read_le(bytes: &[u8]) -> u64 {
-    let mut w = [0u8; 8];
-    w[..bytes.len()].copy_from_slice(bytes);
-    u64::from_le_bytes(w)
+    match *bytes {
+        [a] => u64::from(a),
+        [a, b] => u64::from(u16::from_le_bytes([a, b])),
+        [a, b, c, d] => u64::from(u32::from_le_bytes([a, b, c, d])),
+        [a, b, c, d, e, f, g, h] => u64::from_le_bytes([a, b, c, d, e, f, g, h]),
+        _ => {
+            let mut w = [0u8; 8];
+            w[..bytes.len()].copy_from_slice(bytes);
+            u64::from_le_bytes(w)
+        }
+    }
 }
 
 #[inline]
 pub fn write_le(bytes: &mut [u8], v: u64) {
     let n = bytes.len();
-    bytes.copy_from_slice(&v.to_le_bytes()[..n]);
+    match n {
+        1 => bytes[0] = v as u8,
+        2 => bytes.copy_from_slice(&(v as u16).to_le_bytes()),
+        4 => bytes.copy_from_slice(&(v as u32).to_le_bytes()),
+        8 => bytes.copy_from_slice(&v.to_le_bytes()),
+        _ => bytes.copy_from_slice(&v.to_le_bytes()[..n]),
+    }
 }
 
 /// Writes the low `bytes.len()` bytes of `v`; returns whether that changed
 /// them.
 #[inline]
 pub fn put_le(bytes: &mut [u8], v: u64) -> bool {
-    let new = &v.to_le_bytes()[..bytes.len()];
-    let changed = *bytes != *new;
-    bytes.copy_from_slice(new);
+    let m = match bytes.len() {
+        n @ 1..=7 => (1u64 << (8 * n)) - 1,
+        _ => u64::MAX,
+    };
+    let changed = read_le(bytes) != v & m;
+    write_le(bytes, v);
     changed
 }
 
@@ -217,6 +235,53 @@ pub fn unwritten(objects: &[Buffer], address: u64, len: u64) -> Option<u64> {
     b.unwritten.as_ref()?.first(addr::offset(address), len)
 }
 
+/// Makes `base` what running its forks' blocks one after another would
+/// have left: each fork ran on a copy of `base`, and the bytes a fork
+/// changed take its value, a later fork's winning where two changed the
+/// same byte (two blocks writing one place without order). A byte is left
+/// unwritten only where every fork left it so.
+pub fn merge(base: &mut [Buffer], forks: &[&[Buffer]]) {
+    const CHUNK: usize = 4096;
+    let mut before = [0u8; CHUNK];
+    for (i, b) in base.iter_mut().enumerate() {
+        let copies: Vec<&Buffer> = forks.iter().filter_map(|f| f.get(i)).collect();
+        let len = b.data.len();
+        if copies.iter().all(|c| c.data.len() == len) {
+            for start in (0..len).step_by(CHUNK) {
+                let end = (start + CHUNK).min(len);
+                let was = &mut before[..end - start];
+                was.copy_from_slice(&b.data[start..end]);
+                for c in &copies {
+                    let now = &c.data[start..end];
+                    if now != was {
+                        let out = &mut b.data[start..end];
+                        for ((o, &n), &w) in out.iter_mut().zip(now).zip(was.iter()) {
+                            if n != w {
+                                *o = n;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(u) = &mut b.unwritten {
+            for c in &copies {
+                match &c.unwritten {
+                    None => {
+                        b.unwritten = None;
+                        break;
+                    }
+                    Some(cu) if u.keep_common(cu) => {
+                        b.unwritten = None;
+                        break;
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+}
+
 /// `bytes` zero bytes, or `None` where this process cannot have them
 /// (a limit on its memory, or more than the machine has): a buffer the
 /// user sized is an error naming the size, never an abort.
@@ -287,6 +352,26 @@ mod tests {
             before.contains("4 bytes before the start of 'b'"),
             "{before}"
         );
+    }
+
+    #[test]
+    fn forks_merge_in_order() {
+        let mut base = buffers();
+        base[1].data = (0..16).collect();
+        let mut one = base.clone();
+        let mut two = base.clone();
+        // The first fork writes bytes 0..4 and 8; the second 2..6, with
+        // byte 3 the value it already had.
+        one[1].data[..4].copy_from_slice(&[100, 101, 102, 103]);
+        one[1].data[8] = 108;
+        two[1].data[2..6].copy_from_slice(&[202, 3, 204, 205]);
+        two[2].data[7] = 9;
+        merge(&mut base, &[&one, &two]);
+        let want: Vec<u8> = vec![
+            100, 101, 202, 103, 204, 205, 6, 7, 108, 9, 10, 11, 12, 13, 14, 15,
+        ];
+        assert_eq!(base[1].data, want);
+        assert_eq!(base[2].data, [0, 0, 0, 0, 0, 0, 0, 9]);
     }
 
     #[test]

@@ -31,6 +31,7 @@ mod launch;
 mod layout;
 mod math;
 pub mod memory;
+mod parallel;
 mod printf;
 pub mod race;
 pub mod report;
@@ -75,6 +76,9 @@ pub struct LaunchConfig {
     /// Check shared-memory races and reads of unwritten device memory
     /// (`warpcheck run`); what they find is in [`Outcome::sanitizer`].
     pub sanitize: bool,
+    /// Threads to run blocks on (0: one per core). The outcome is the
+    /// same whatever the number (see `parallel`).
+    pub threads: usize,
 }
 
 impl Default for LaunchConfig {
@@ -88,6 +92,7 @@ impl Default for LaunchConfig {
             budget: Budget::default(),
             machine: None,
             sanitize: false,
+            threads: 0,
         }
     }
 }
@@ -161,6 +166,8 @@ pub struct Outcome {
     pub cycles: Option<cycles::CycleReport>,
     /// What the sanitizer found, when [`LaunchConfig::sanitize`] asked.
     pub sanitizer: sanitize::Findings,
+    /// Threads the launch's blocks ran on (1 when they ran in order).
+    pub threads: usize,
 }
 
 impl Outcome {
@@ -303,11 +310,21 @@ fn run_blocks(
         output: Vec::new(),
         cycles: None,
         sanitizer: sanitize::Findings::default(),
+        threads: 1,
     };
     let partial_grid = all.len() != gx * gy * gz;
-    let mut fresh = all
+    let index =
+        |linear: u64| [linear % gx, (linear / gx) % gy, linear / (gx * gy)].map(|v| v as u32);
+    let mut fresh = all.iter().map(index);
+    // Blocks taken from `fresh` so far.
+    let mut taken = 0u64;
+    let mut threads = parallel::threads(config.threads);
+    // Blocks a parallel run gave back, to run in order first.
+    let mut retry: std::collections::VecDeque<[u32; 3]> = Default::default();
+    let grid_barrier = program
+        .funcs
         .iter()
-        .map(|linear| [linear % gx, (linear / gx) % gy, linear / (gx * gy)].map(|v| v as u32));
+        .any(|f| f.code.iter().any(|op| matches!(op, code::Op::GridSync)));
     // Blocks run one after another. A block whose threads all reach the
     // grid barrier is set aside (`arrived`); once every block has, they
     // pass it and run again in order (`queue`), up to the next one. A
@@ -318,7 +335,11 @@ fn run_blocks(
     let mut stalled: Vec<Block> = Vec::new();
     let mut returned: Option<[u32; 3]> = None;
     loop {
-        let mut block = match fresh.next() {
+        let next = match retry.pop_front() {
+            Some(b) => Some(b),
+            None => fresh.next().inspect(|_| taken += 1),
+        };
+        let mut block = match next {
             Some(b) => Block::new(machine, b, words),
             None => match queue.pop_front() {
                 Some(b) => b,
@@ -356,6 +377,38 @@ fn run_blocks(
                         .fold((0, 0), |(s, w), c| (s + c.sectors, w + c.wavefronts));
                     c.add(block.index, block.take_timelines(), moved);
                 }
+                let quiet = queue.is_empty()
+                    && arrived.is_empty()
+                    && stalled.is_empty()
+                    && retry.is_empty();
+                let left = all.len() - taken;
+                if quiet && !grid_barrier && parallel::worth(machine, threads, taken, left) {
+                    let rest: Vec<[u32; 3]> = fresh.by_ref().take(left as usize).collect();
+                    match parallel::run(machine, &rest, threads, words) {
+                        Some(shares) => {
+                            taken += left;
+                            outcome.threads = shares.len();
+                            parallel::merge_memory(machine, &shares);
+                            for share in shares {
+                                outcome.totals += share.totals;
+                                outcome.blocks.extend(share.blocks);
+                                outcome.warps.extend(share.warps);
+                                if let Some((_, c)) = &mut timing {
+                                    for (index, warps, moved) in share.timelines {
+                                        c.add(index, warps, moved);
+                                    }
+                                }
+                                machine.absorb(share.machine);
+                            }
+                        }
+                        // Run them here, in order, as if never tried.
+                        None => {
+                            taken += left;
+                            retry.extend(rest);
+                            threads = 1;
+                        }
+                    }
+                }
             }
             Ok(Step::AtGridBarrier) if partial_grid => {
                 return Err(grid::needs_every_block(machine, &block, gx * gy * gz));
@@ -381,11 +434,11 @@ fn cycle_collector(
     model: &crate::machine::Machine,
     config: &LaunchConfig,
     run: &cycles::Run,
-) -> Result<(std::rc::Rc<cycles::Tables>, cycles::Collector), SimError> {
+) -> Result<(std::sync::Arc<cycles::Tables>, cycles::Collector), SimError> {
     let threads: u32 = config.block.iter().product();
     let shared = crate::machine::static_shared_bytes(m) + config.dynamic_shared;
     let residency = model.residency(threads, shared).map_err(SimError::usage)?;
-    let tables = std::rc::Rc::new(cycles::Tables::new(m, &program.funcs, model.clone()));
+    let tables = std::sync::Arc::new(cycles::Tables::new(m, &program.funcs, model.clone()));
     let grid_barrier = program
         .funcs
         .iter()
@@ -429,17 +482,32 @@ fn over_memory(outcome: &Outcome, max: Option<u64>) -> Option<SimError> {
 
 /// Adds a finished (or stopped) block's counters to the outcome.
 fn record(outcome: &mut Outcome, block: &Block) {
+    record_parts(
+        &mut outcome.totals,
+        &mut outcome.blocks,
+        &mut outcome.warps,
+        block,
+    );
+}
+
+/// [`record`] into the outcome's parts.
+fn record_parts(
+    totals: &mut Counters,
+    blocks: &mut Vec<BlockResult>,
+    warps: &mut Vec<WarpResult>,
+    block: &Block,
+) {
     let mut sum = Counters::default();
     for (i, c) in block.counters().enumerate() {
         sum += c;
-        outcome.warps.push(WarpResult {
+        warps.push(WarpResult {
             block: block.index,
             warp: i as u32,
             counters: c,
         });
     }
-    outcome.totals += sum;
-    outcome.blocks.push(BlockResult {
+    *totals += sum;
+    blocks.push(BlockResult {
         block: block.index,
         counters: sum,
     });

@@ -198,10 +198,7 @@ impl Log {
     #[cold]
     #[inline(never)]
     fn add(&mut self, first: Side, second: Side) {
-        let key = (
-            first.access.min(second.access),
-            first.access.max(second.access),
-        );
+        let key = pair(&first, &second);
         if self.last == Some(key) {
             return;
         }
@@ -214,6 +211,24 @@ impl Log {
             });
         }
     }
+
+    /// Adds the races another log found after this one's, each pair of
+    /// accesses still once.
+    pub fn absorb(&mut self, other: Log) {
+        for r in other.found {
+            if self.found.len() < MAX_RACES && self.seen.insert(pair(&r.first, &r.second)) {
+                self.found.push(r);
+            }
+        }
+    }
+}
+
+/// The accesses of a race, as one key whichever ran first.
+fn pair(first: &Side, second: &Side) -> (u32, u32) {
+    (
+        first.access.min(second.access),
+        first.access.max(second.access),
+    )
 }
 
 /// The shadow of one block's shared memory: a cell per 4-byte word,

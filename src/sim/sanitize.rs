@@ -37,6 +37,24 @@ impl Sanitizer {
         }
     }
 
+    /// The same checks for blocks run on another thread, with nothing
+    /// found yet.
+    pub fn fork(&self) -> Sanitizer {
+        Sanitizer {
+            on: self.on,
+            unwritten: self.unwritten,
+            phase: self.phase,
+            ..Sanitizer::default()
+        }
+    }
+
+    /// Adds what a fork found, after what this one found (forks absorbed
+    /// in the order of their blocks), each pair or place still once.
+    pub fn absorb(&mut self, fork: Sanitizer) {
+        self.races.absorb(fork.races);
+        self.reads.absorb(fork.reads);
+    }
+
     /// A block starts with `shared` bytes of shared memory.
     pub fn start_block(&mut self, block: [u32; 3], shared: usize) {
         if self.on {

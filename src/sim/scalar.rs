@@ -155,7 +155,7 @@ pub fn int_op(op: IntOp, bits: u32, a: u64, b: u64) -> u64 {
     r & mask(bits)
 }
 
-#[inline]
+#[inline(always)]
 pub fn icmp(pred: IntPred, bits: u32, a: u64, b: u64) -> bool {
     let (sa, sb) = (sext(a, bits), sext(b, bits));
     match pred {
@@ -170,6 +170,12 @@ pub fn icmp(pred: IntPred, bits: u32, a: u64, b: u64) -> bool {
         IntPred::Slt => sa < sb,
         IntPred::Sle => sa <= sb,
     }
+}
+
+/// [`icmp`] as a register word (0 or 1).
+#[inline(always)]
+pub fn icmp_word(pred: IntPred, bits: u32, a: u64, b: u64) -> u64 {
+    u64::from(icmp(pred, bits, a, b))
 }
 
 #[inline]

@@ -33,7 +33,7 @@ use crate::machine::{class_of, Class, Machine, Residency, Throughput, Traffic, W
 pub use schedule::Breakdown;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::rc::Rc;
+use std::sync::Arc;
 use timeline::{Event, BARRIER, GRID};
 
 /// Per decoded op: latency, line and whether it is a memory instruction.
@@ -141,6 +141,7 @@ impl CycleReport {
 }
 
 /// A finished block's warp timelines, waiting for its wave.
+#[derive(Clone)]
 struct Held {
     index: [u32; 3],
     warps: Vec<Vec<Event>>,
@@ -150,8 +151,9 @@ struct Held {
 pub type Moved = (u64, u64);
 
 /// Collects finished blocks and replays each wave once it is complete.
+#[derive(Clone)]
 pub struct Collector {
-    tables: Rc<Tables>,
+    tables: Arc<Tables>,
     residency: Residency,
     /// The blocks run: a block's place in it orders the waves.
     order: Run,
@@ -234,7 +236,7 @@ impl Run {
 impl Collector {
     /// For a run of the blocks `run` (linear ids, in order) of a grid.
     pub fn new(
-        tables: Rc<Tables>,
+        tables: Arc<Tables>,
         residency: Residency,
         grid: [u32; 3],
         run: &Run,

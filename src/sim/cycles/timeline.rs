@@ -10,7 +10,7 @@ use super::Tables;
 use crate::machine::Access;
 use crate::sim::code::Op;
 use crate::sim::cost::Counters;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// The instruction touched memory: its latency is measured.
 pub const MEMORY: u8 = 1;
@@ -43,14 +43,14 @@ pub fn access_of(op: &Op) -> Access {
 
 /// One warp's events.
 pub struct Timeline {
-    tables: Rc<Tables>,
+    tables: Arc<Tables>,
     pub events: Vec<Event>,
     /// The last event is a memory instruction waiting for its latency.
     pending: bool,
 }
 
 impl Timeline {
-    pub fn new(tables: Rc<Tables>) -> Timeline {
+    pub fn new(tables: Arc<Tables>) -> Timeline {
         Timeline {
             tables,
             events: Vec::new(),

@@ -1,9 +1,10 @@
 //! Operations that only read and write registers.
 
 use super::lanes::{self, each, map1, map2, map3, row, row_mut, write, LANES};
+use crate::ir::IntPred;
 use crate::sim::code::{Math, Op, Reinterpret, ShuffleVector};
 use crate::sim::memory::{read_le, write_le};
-use crate::sim::scalar::{self, sext, FloatOp, IntOp};
+use crate::sim::scalar::{self, sext, Cast, FloatOp, IntOp};
 
 /// [`map2_n`] with the operation fixed per arm, so each compiles to its own
 /// tight lane loop over the one definition `scalar::$f`.
@@ -55,9 +56,12 @@ pub fn exec(op: &Op, regs: &mut [u64], mask: u32) -> bool {
             dst,
             a,
             b,
-        } => map2_n(regs, mask, n, [dst, a, b], |x, y| {
-            u64::from(scalar::icmp(pred, u32::from(bits), x, y))
-        }),
+        } => {
+            let bits = u32::from(bits);
+            map2_per_op!(regs, mask, n, [dst, a, b], icmp_word(pred, bits), IntPred::{
+                Eq, Ne, Ugt, Uge, Ult, Ule, Sgt, Sge, Slt, Sle
+            })
+        }
         Op::FCmp {
             pred,
             ty,
@@ -87,7 +91,19 @@ pub fn exec(op: &Op, regs: &mut [u64], mask: u32) -> bool {
                 });
             }
         }
-        Op::Cast { cast, n, dst, a } => map1_n(regs, mask, n, [dst, a], |x| scalar::cast(cast, x)),
+        Op::Cast { cast, n, dst, a } => match cast {
+            // The casts of address arithmetic, with their lane loops
+            // free of the dispatch on the kind.
+            Cast::ZeroExt { to } => {
+                let m = scalar::mask(u32::from(to));
+                map1_n(regs, mask, n, [dst, a], |x| x & m)
+            }
+            Cast::SignExt { from, to } => {
+                let (from, m) = (u32::from(from), scalar::mask(u32::from(to)));
+                map1_n(regs, mask, n, [dst, a], |x| sext(x, from) as u64 & m)
+            }
+            _ => map1_n(regs, mask, n, [dst, a], |x| scalar::cast(cast, x)),
+        },
         Op::Copy { n, dst, src } => lanes::copy(regs, mask, dst, src, n),
         Op::InsertValue {
             dst,

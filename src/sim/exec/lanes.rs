@@ -56,6 +56,11 @@ pub fn write(regs: &mut [u64], dst: Slot, vals: &[u64; LANES], mask: u32) {
 
 #[inline(always)]
 pub fn map1(regs: &mut [u64], mask: u32, dst: Slot, a: Slot, f: impl Fn(u64) -> u64) {
+    if mask == FULL {
+        let (a, d) = (a as usize * LANES, dst as usize * LANES);
+        in_place(regs, [a, a, d], |x, _| f(x));
+        return;
+    }
     let a = row(regs, a);
     let out: [u64; LANES] = std::array::from_fn(|l| f(a[l]));
     write(regs, dst, &out, mask);
@@ -63,6 +68,11 @@ pub fn map1(regs: &mut [u64], mask: u32, dst: Slot, a: Slot, f: impl Fn(u64) -> 
 
 #[inline(always)]
 pub fn map2(regs: &mut [u64], mask: u32, dst: Slot, a: Slot, b: Slot, f: impl Fn(u64, u64) -> u64) {
+    if mask == FULL {
+        let at = |s: Slot| s as usize * LANES;
+        in_place(regs, [at(a), at(b), at(dst)], f);
+        return;
+    }
     let (a, b) = (row(regs, a), row(regs, b));
     let out: [u64; LANES] = std::array::from_fn(|l| f(a[l], b[l]));
     write(regs, dst, &out, mask);
@@ -79,6 +89,19 @@ pub fn map3(
     let (a, b, c) = (row(regs, a), row(regs, b), row(regs, c));
     let out: [u64; LANES] = std::array::from_fn(|l| f(a[l], b[l], c[l]));
     write(regs, dst, &out, mask);
+}
+
+/// All lanes of the rows at word offsets `a`, `b` into the row at `d`,
+/// lane by lane in place: a lane reads its operands before it writes its
+/// result, so a destination that is an operand is fine, and no row is
+/// copied through a temporary.
+#[inline(always)]
+fn in_place(regs: &mut [u64], [a, b, d]: [usize; 3], f: impl Fn(u64, u64) -> u64) {
+    let top = a.max(b).max(d) + LANES;
+    let regs = &mut regs[..top];
+    for l in 0..LANES {
+        regs[d + l] = f(regs[a + l], regs[b + l]);
+    }
 }
 
 /// Copies `n` consecutive slots for the active lanes.

@@ -27,6 +27,7 @@ pub use warp::{BarrierWait, Warp};
 use self::diagnose::Stop;
 use self::lanes::LANES;
 use self::warp::Pools;
+use super::addr;
 use super::budget::{Budget, Meter};
 use super::code::{branch_groups, Func, Op, Requests, SiteInfo, Warp as WarpOp};
 use super::cost::{Scratch, SiteStats};
@@ -99,9 +100,12 @@ pub struct Machine<'m> {
     /// Runs of each asm body of the module's table (warp-level entries).
     pub asm_runs: Vec<u64>,
     /// Cycle mode: what each op costs; warps then record timelines.
-    pub cycles: Option<std::rc::Rc<crate::sim::cycles::Tables>>,
+    pub cycles: Option<std::sync::Arc<crate::sim::cycles::Tables>>,
     /// Races and unwritten reads, when the launch checks them.
     pub san: Sanitizer,
+    /// Some atomic of the launch touched global memory: blocks then see
+    /// each other's updates, and must share one memory.
+    pub global_atomics: bool,
     pools: Pools,
     scratch: Scratch,
     phi_tmp: Vec<[u64; LANES]>,
@@ -184,10 +188,48 @@ impl<'m> Machine<'m> {
             asm_runs: vec![0; module.asms.len()],
             cycles: None,
             san: Sanitizer::default(),
+            global_atomics: false,
             pools: Pools::new(program.funcs.len()),
             scratch: Scratch::default(),
             phi_tmp: Vec::new(),
         }
+    }
+
+    /// A machine for the same launch over a copy of the memory, with
+    /// nothing counted yet, to run other blocks on another thread; its
+    /// budget is what is left of this one's.
+    pub fn fork(&self) -> Machine<'m> {
+        let mut m = Machine::new(
+            self.module,
+            self.program,
+            self.grid,
+            self.block_dim,
+            self.objects.clone(),
+            self.shared_bytes,
+            Budget::default(),
+        );
+        m.meter = self.meter.fork();
+        m.asm_env = self.asm_env;
+        m.cycles.clone_from(&self.cycles);
+        m.san = self.san.fork();
+        m
+    }
+
+    /// Adds what a fork counted and found to this machine (forks absorbed
+    /// in the order of their blocks); memory is merged separately
+    /// ([`super::memory::merge`]).
+    pub fn absorb(&mut self, fork: Machine) {
+        for (a, b) in self.sites.iter_mut().zip(&fork.sites) {
+            a.merge(b);
+        }
+        self.output.extend(fork.output);
+        for (a, b) in self.asm_runs.iter_mut().zip(&fork.asm_runs) {
+            *a += b;
+        }
+        self.writes += fork.writes;
+        self.meter.issued += fork.meter.issued;
+        self.global_atomics |= fork.global_atomics;
+        self.san.absorb(fork.san);
     }
 
     /// Runs a warp until it waits at a barrier, all its lanes have exited,
@@ -329,7 +371,15 @@ impl<'m> Machine<'m> {
                     .map_err(fault)?,
                 Op::LoadLeaves(ref x) => mem!().leaves(regs, mask, x, false).map_err(fault)?,
                 Op::StoreLeaves(ref x) => mem!().leaves(regs, mask, x, true).map_err(fault)?,
-                Op::Atomic(ref x) => mem!().atomic(regs, mask, x).map_err(fault)?,
+                Op::Atomic(ref x) => {
+                    if !self.global_atomics {
+                        let a = lanes::row(regs, x.addr);
+                        let mut global = false;
+                        lanes::each(mask, |l| global |= addr::tag(a[l]) == addr::GLOBAL);
+                        self.global_atomics = global;
+                    }
+                    mem!().atomic(regs, mask, x).map_err(fault)?
+                }
                 Op::Mem(ref x) => mem!().block(regs, mask, x).map_err(fault)?,
                 Op::OutParams(ref x) => mem!().out_params(regs, mask, x).map_err(fault)?,
                 Op::Warp(ref x) => {

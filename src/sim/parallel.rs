@@ -1,0 +1,126 @@
+//! Blocks on several threads. The blocks of a launch do not see each
+//! other's writes until it ends, except through atomics, the grid barrier
+//! or memory a block waits on; so once a launch has run a block or more in
+//! order and shown none of these, the blocks left are split into one run
+//! of consecutive blocks per thread. Each thread runs its run on a fork of
+//! the machine: a copy of global memory and its own counters. When all are
+//! done, the forks are merged in block order (memory byte by byte, counters
+//! and findings in turn), which gives what running the blocks one after
+//! another gives for every program without a race between blocks.
+//!
+//! A fork that meets anything else (an atomic on global memory, a warp
+//! spinning on memory, the grid barrier, a fault, a spent budget) gives
+//! its run up, and the launch runs those blocks in order as before: the
+//! forks are thrown away, so the launch's memory and counters are as if
+//! they never ran.
+
+use super::block::{Block, Step};
+use super::cycles::{timeline::Event, Moved};
+use super::exec::Machine;
+use super::{memory, record_parts, BlockResult, Counters, WarpResult};
+
+/// Launch memory a fork may copy, over all threads: beyond it the copies
+/// would cost more memory than a user expects a simulation to take.
+const MAX_COPIED_BYTES: u64 = 2 << 30;
+/// Fewer warp instructions than this are over before threads start.
+const MIN_STEPS: u64 = 1 << 16;
+/// Warp instructions per byte of memory a fork copies and merges: a warp
+/// instruction takes about 100 ns, copying and comparing a byte about
+/// 1 ns over the forks, so a launch gains when it runs at least one
+/// instruction per 80 bytes; this asks for more to be safe.
+const BYTES_PER_STEP: u64 = 32;
+
+/// Threads a launch may use: `asked`, or every core when it is 0.
+pub fn threads(asked: usize) -> usize {
+    match asked {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
+/// Whether running the `left` blocks still to run on `threads` threads
+/// pays, judging by the `done` blocks that ran.
+pub fn worth(m: &Machine, threads: usize, done: u64, left: u64) -> bool {
+    if threads < 2 || done == 0 || left < 2 * threads as u64 || m.global_atomics {
+        return false;
+    }
+    let bytes: u64 = m.objects.iter().map(|b| b.data.len() as u64).sum();
+    let steps = (m.meter.issued / done).saturating_mul(left);
+    steps >= MIN_STEPS
+        && steps.saturating_mul(BYTES_PER_STEP) >= bytes.saturating_mul(threads as u64)
+        && bytes.saturating_mul(threads as u64) <= MAX_COPIED_BYTES
+}
+
+/// One thread's run of blocks, done.
+pub struct Share<'m> {
+    pub machine: Machine<'m>,
+    pub totals: Counters,
+    pub blocks: Vec<BlockResult>,
+    pub warps: Vec<WarpResult>,
+    /// Cycle mode: each block's warp timelines and what it moved.
+    pub timelines: Vec<([u32; 3], Vec<Vec<Event>>, Moved)>,
+}
+
+/// Runs the blocks `blocks` lists (x, y, z), split into `threads` runs,
+/// each on a fork of `m`. `None` when some fork gave up.
+pub fn run<'m>(
+    m: &Machine<'m>,
+    blocks: &[[u32; 3]],
+    threads: usize,
+    words: &[u64],
+) -> Option<Vec<Share<'m>>> {
+    let per = blocks.len().div_ceil(threads);
+    let forks: Vec<Machine<'m>> = blocks.chunks(per).map(|_| m.fork()).collect();
+    let shares: Vec<Option<Share<'m>>> = std::thread::scope(|s| {
+        let running: Vec<_> = forks
+            .into_iter()
+            .zip(blocks.chunks(per))
+            .map(|(fork, run)| s.spawn(move || run_share(fork, run, words)))
+            .collect();
+        running
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect()
+    });
+    let shares: Vec<Share<'m>> = shares.into_iter().collect::<Option<_>>()?;
+    // Every fork kept within what was left of the step budget; together
+    // they must too, or the launch stops where running in order stops.
+    let issued: u64 = shares.iter().map(|s| s.machine.meter.issued).sum();
+    let left = m.meter.steps_left();
+    (issued < left).then_some(shares)
+}
+
+/// Runs `run`'s blocks in order on `m`, or `None` at the first that does
+/// anything but finish alone.
+fn run_share<'m>(mut m: Machine<'m>, run: &[[u32; 3]], words: &[u64]) -> Option<Share<'m>> {
+    let mut share_totals = Counters::default();
+    let (mut blocks, mut warps, mut timelines) = (Vec::new(), Vec::new(), Vec::new());
+    let timed = m.cycles.is_some();
+    for &index in run {
+        let mut block = Block::new(&mut m, index, words);
+        match block.run(&mut m) {
+            Ok(Step::Done) if !m.global_atomics => {}
+            _ => return None,
+        }
+        record_parts(&mut share_totals, &mut blocks, &mut warps, &block);
+        if timed {
+            let moved = block
+                .counters()
+                .fold((0, 0), |(s, w), c| (s + c.sectors, w + c.wavefronts));
+            timelines.push((block.index, block.take_timelines(), moved));
+        }
+    }
+    Some(Share {
+        machine: m,
+        totals: share_totals,
+        blocks,
+        warps,
+        timelines,
+    })
+}
+
+/// Folds the forks' memory into `m`'s (see [`memory::merge`]).
+pub fn merge_memory(m: &mut Machine, shares: &[Share]) {
+    let forks: Vec<&[memory::Buffer]> = shares.iter().map(|s| &s.machine.objects[..]).collect();
+    memory::merge(&mut m.objects, &forks);
+}
