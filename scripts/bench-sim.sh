@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Simulation speed: simulated thread-instructions per second (one core,
-# release build) on a 1M-thread vector add and on a 1M-element block
-# reduction. Usage: scripts/bench-sim.sh [runs, default 3]
+# Simulation speed: simulated thread-instructions per second (release
+# build) on a 1M-thread vector add, a 1M-element block reduction and a
+# 4M-element one, on one thread (-j 1) and on every core (-j 0).
+# Usage: scripts/bench-sim.sh [runs, default 3]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
@@ -9,22 +10,28 @@ cargo build --release --quiet
 bin=target/release/warpcheck
 
 bench() {
-  local name=$1
-  shift
+  local name=$1 jobs=$2
+  shift 2
   local best=0
   for _ in $(seq "$runs"); do
     # The last stderr line reads: "simulated N thread-instructions in S s: R M thread-instructions/s".
     local rate
-    rate=$("$bin" simulate "$@" --timing 2>&1 >/dev/null | awk '/^simulated/ {print $(NF-2)}')
+    rate=$("$bin" simulate "$@" -j "$jobs" --timing 2>&1 >/dev/null | awk '/^simulated/ {print $(NF-2)}')
     best=$(awk -v a="$best" -v b="$rate" 'BEGIN {print (b > a) ? b : a}')
   done
-  printf '%-28s %8.1f M thread-instructions/s (best of %d)\n' "$name" "$best" "$runs"
+  printf '%-30s %-9s %8.1f M thread-instructions/s (best of %d)\n' "$name" "$([ "$jobs" = 0 ] && echo "$(nproc) cores" || echo "1 thread")" "$best" "$runs"
 }
 
 n=$((1 << 20))
-bench "vector_add (1M threads)" examples/vector_add.cu --kernel vector_add \
-  --grid $((n / 256)) --block 256 \
-  --arg a=buf:4M:iota --arg b=buf:4M:iota --arg c=buf:4M --arg n=$n
-bench "reduce_shared (1M elements)" examples/reduction.cu --kernel reduce_shared \
-  --grid $((n / 256)) --block 256 \
-  --arg in=buf:4M:random --arg out=buf:16K --arg n=$n
+m=$((1 << 22))
+for jobs in 1 0; do
+  bench "vector_add (1M threads)" $jobs examples/vector_add.cu --kernel vector_add \
+    --grid $((n / 256)) --block 256 \
+    --arg a=buf:4M:iota --arg b=buf:4M:iota --arg c=buf:4M --arg n=$n
+  bench "reduce_shared (1M elements)" $jobs examples/reduction.cu --kernel reduce_shared \
+    --grid $((n / 256)) --block 256 \
+    --arg in=buf:4M:random --arg out=buf:16K --arg n=$n
+  bench "reduce_shared (4M elements)" $jobs examples/reduction.cu --kernel reduce_shared \
+    --grid $((m / 256)) --block 256 \
+    --arg in=buf:16M:random --arg out=buf:64K --arg n=$m
+done

@@ -122,17 +122,24 @@ impl MemCtx<'_, '_> {
         };
         let stats = &mut self.sites[site as usize];
         stats.executions += 1;
-        stats.space.get_or_insert(cost::space_of(first));
-        if accesses.iter().any(|&(a, _)| a != first) {
-            stats.nonuniform += 1;
+        let space = cost::space_of(first);
+        stats.space.get_or_insert(space);
+        // One pass: whether every lane has the first's address, and
+        // whether every lane is in its space.
+        let tag = crate::sim::addr::tag(first);
+        let (mut differ, mut spaces) = (false, false);
+        for &(a, _) in accesses {
+            differ |= a != first;
+            spaces |= crate::sim::addr::tag(a) != tag;
         }
+        stats.nonuniform += u64::from(differ);
         let at_max = stats.lanes(acc.len as u32);
         if atomic {
             stats
                 .contention
                 .add(cost::contention(accesses, self.scratch));
         }
-        let in_space = |s: Space| accesses.iter().all(|&(a, _)| cost::space_of(a) == s);
+        let in_space = |s: Space| !spaces && space == s;
         if in_space(Space::Global) {
             let (sectors, ideal) = cost::sectors(accesses, self.scratch);
             stats.sectors.add(sectors);
