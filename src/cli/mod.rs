@@ -11,6 +11,7 @@ mod plugin_path;
 mod report;
 mod run;
 mod run_claims;
+mod run_html;
 mod run_sarif;
 mod shim;
 mod simulate;

@@ -7,21 +7,37 @@
 //! What the launches measured is printed after the program, on stderr or
 //! to `-o FILE`, so that the program's own output stays its own.
 
-use super::check::ReportFormat;
 use super::exit;
 use crate::frontend::{self, CompileOptions};
 use crate::runtime;
-use clap::Args;
+use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The forms of a run's report.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RunFormat {
+    Text,
+    /// The figures, claims and faults.
+    Json,
+    /// SARIF 2.1.0: the faults and contradictions, for code scanning.
+    Sarif,
+    /// One self-contained page (to `-o FILE`, else `warpcheck-run.html`).
+    Html,
+}
+
+/// Where `--format html` writes its page without `-o`.
+const DEFAULT_HTML: &str = "warpcheck-run.html";
+
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The report's format: text, JSON (the figures, claims and faults)
-    /// or SARIF 2.1.0 (the faults and contradictions, for code scanning).
+    /// The report's format: text, JSON (the figures, claims and faults),
+    /// SARIF 2.1.0 (the faults and contradictions, for code scanning) or
+    /// HTML (one self-contained page of it all).
     #[arg(long, value_enum, default_value = "text")]
-    pub format: ReportFormat,
-    /// Write the report to this file instead of stderr.
+    pub format: RunFormat,
+    /// Write the report to this file instead of stderr (HTML: instead of
+    /// warpcheck-run.html).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// GPU architecture for the device compile.
@@ -194,6 +210,7 @@ pub fn run(args: &RunArgs) -> i32 {
     if let Err(e) = super::run_claims::annotate(&mut report, &device) {
         report["agreement"] = serde_json::json!({ "error": e });
     }
+    report["program"] = program_record(&args.rest, status);
     if let Err(e) = print_report(&report, args) {
         return fail(e);
     }
@@ -205,6 +222,18 @@ pub fn run(args: &RunArgs) -> i32 {
         Some(n) if found => n,
         _ => code,
     }
+}
+
+/// How the program was built and run and how it ended, for the report:
+/// the words after `warpcheck run`'s options, its exit code and the
+/// signal that ended it, if one did.
+fn program_record(words: &[String], status: std::process::ExitStatus) -> serde_json::Value {
+    use std::os::unix::process::ExitStatusExt;
+    serde_json::json!({
+        "command": words,
+        "exit_code": exit_code(status),
+        "signal": status.signal(),
+    })
 }
 
 /// The program's own exit code; 128 + the signal that ended it, as a
@@ -360,15 +389,28 @@ fn link_error(stderr: &str) -> String {
 
 fn print_report(report: &serde_json::Value, args: &RunArgs) -> Result<(), String> {
     let text = match args.format {
-        ReportFormat::Json => serde_json::to_string_pretty(report).unwrap_or_default() + "\n",
-        ReportFormat::Sarif => {
+        RunFormat::Json => serde_json::to_string_pretty(report).unwrap_or_default() + "\n",
+        RunFormat::Sarif => {
             serde_json::to_string_pretty(&super::run_sarif::render(report)).unwrap_or_default()
                 + "\n"
         }
-        ReportFormat::Text => text(report),
+        RunFormat::Text => text(report),
+        RunFormat::Html => super::run_html::render(report, None),
     };
-    match &args.output {
-        Some(path) => std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display())),
+    let output = match (&args.output, args.format) {
+        (Some(path), _) => Some(path.clone()),
+        (None, RunFormat::Html) => Some(PathBuf::from(DEFAULT_HTML)),
+        (None, _) => None,
+    };
+    match output {
+        Some(path) => {
+            std::fs::write(&path, text)
+                .map_err(|e| format!("cannot write the report to {}: {e}", path.display()))?;
+            if args.format == RunFormat::Html {
+                eprintln!("warpcheck run: wrote {}", path.display());
+            }
+            Ok(())
+        }
         None => {
             eprint!("{text}");
             Ok(())
@@ -441,17 +483,38 @@ fn text(r: &serde_json::Value) -> String {
 
 /// One site's figures, when it ran.
 fn site_line(site: &serde_json::Value) -> Option<String> {
+    let what = site_figures(site)?;
+    let claim = match (
+        site["static"]["verdict"].as_str(),
+        site["static"]["claim"].as_str(),
+    ) {
+        (Some(verdict), Some(claim)) => format!(" [check: {claim}: {verdict}]"),
+        (Some(verdict), None) => format!(" [check: no site: {verdict}]"),
+        _ => String::new(),
+    };
+    Some(format!("{}: {what}{claim}", site_place(site)))
+}
+
+/// A site's or a fault's `file:line:column`.
+pub(super) fn site_place(site: &serde_json::Value) -> String {
+    let n = |k: &str| site[k].as_u64().unwrap_or(0);
+    format!(
+        "{}:{}:{}",
+        site["file"].as_str().unwrap_or("?"),
+        n("line"),
+        n("column")
+    )
+}
+
+/// What a site's launches measured, summed over the run, in a phrase
+/// (`branch: diverged in 1 of 8 warp executions (1 of 8 warps)`); none
+/// for a site that never ran.
+pub(super) fn site_figures(site: &serde_json::Value) -> Option<String> {
     let n = |k: &str| site[k].as_u64().unwrap_or(0);
     let execs = n("executions");
     if execs == 0 {
         return None;
     }
-    let at = format!(
-        "{}:{}:{}",
-        site["file"].as_str().unwrap_or("?"),
-        n("line"),
-        n("column")
-    );
     let kind = site["kind"].as_str().unwrap_or("?");
     let what = match (kind, site["space"].as_str()) {
         ("branch", _) => format!(
@@ -475,15 +538,7 @@ fn site_line(site: &serde_json::Value) -> Option<String> {
         ),
         (_, space) => format!("{} {kind}: {execs} executions", space.unwrap_or("")),
     };
-    let claim = match (
-        site["static"]["verdict"].as_str(),
-        site["static"]["claim"].as_str(),
-    ) {
-        (Some(verdict), Some(claim)) => format!(" [check: {claim}: {verdict}]"),
-        (Some(verdict), None) => format!(" [check: no site: {verdict}]"),
-        _ => String::new(),
-    };
-    Some(format!("{at}: {what}{claim}"))
+    Some(what)
 }
 
 /// The comparison with `check`'s claims: a line of counts, then every
