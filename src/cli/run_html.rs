@@ -555,3 +555,74 @@ fn where_to_look(s: &mut String, notes: &[&Ran], cache: &mut SourceCache) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn site(line: u64, verdict: &str, divergent: u64) -> Value {
+        json!({"kind": "branch", "file": "k.cu", "line": line, "column": 3,
+               "executions": 10, "divergent": divergent, "divergent_warps": divergent,
+               "warps": 10, "static": {"claim": "may split", "verdict": verdict,
+               "contradictions": if verdict == "contradicted" { json!(["k: seen split"]) } else { json!([]) }}})
+    }
+
+    fn entry(name: &str, us: f64, sites: Vec<Value>) -> Value {
+        json!({"kernel": name, "block": [64, 1, 1], "launches": 1, "blocks": 2,
+               "simulated_us": us, "totals": {"steps": 10}, "sites": sites})
+    }
+
+    /// A run with a contradiction in its cheapest kernel and faults of
+    /// each kind listed last kind first.
+    fn report() -> Value {
+        let fault = |kind: &str, line: u64| {
+            json!({"kernel": "fast<int>(int*)", "kind": kind, "message": format!("{kind} here"),
+                   "file": "k.cu", "line": line, "column": 1, "thread": [1, 0, 0], "block": [0, 0, 0]})
+        };
+        json!({
+            "simulated_us": 30.0, "fatal": null,
+            "program": {"command": ["k.cu", "--", "a b"], "exit_code": 0, "signal": null},
+            "kernels": [
+                entry("slow(int*)", 20.0, vec![site(5, "measured", 1), site(6, "measured", 5)]),
+                entry("fast<int>(int*)", 10.0, vec![site(9, "contradicted", 2)]),
+            ],
+            "errors": [fault("uninitialized-read", 1), fault("race", 2), fault("memory-error", 3)],
+            "agreement": {"sites": 3, "confirmed": 0, "measured": 2, "contradicted": 1},
+        })
+    }
+
+    #[test]
+    fn the_contradiction_opens_the_page_and_faults_come_worst_first() {
+        let h = render(&report(), None);
+        let at = |needle: &str| h.find(needle).unwrap_or_else(|| panic!("{needle}: {h}"));
+        assert!(h.contains("<title>warpcheck run k.cu -- &#39;a b&#39;</title>"));
+        // The alarm first, then the faults (stopping ones, races, reads),
+        // then the claims, then the cards: the contradicted kernel's
+        // before the slower one's.
+        assert!(at("CONTRADICTION: 1 of check") < at("memory-error here"));
+        assert!(
+            at("memory-error here") < at("race here")
+                && at("race here") < at("uninitialized-read here")
+        );
+        assert!(at("uninitialized-read here") < at("check's claims beside this run"));
+        assert!(at("id=\"r1\"") < at("id=\"r0\""));
+        assert!(h.contains("<code>fast&lt;int&gt;(int*)</code>"));
+        assert!(h.contains("<div class=\"error\">k: seen split</div>"));
+        // Within a card and in the list of what check left open, the
+        // branch that split more often first.
+        assert!(at("k.cu:6:3") < at("k.cu:5:3"));
+        assert!(h.contains("<td>program exited with 0</td>"));
+    }
+
+    #[test]
+    fn waste_is_the_share_of_work_lost() {
+        assert_eq!(waste(&site(1, "measured", 5)), 0.5);
+        let load =
+            json!({"kind": "load", "executions": 4, "sectors": {"total": 32}, "ideal_sectors": 8});
+        assert_eq!(waste(&load), 0.75);
+        let shared = json!({"kind": "load", "executions": 4, "conflict": {"max": 4}});
+        assert_eq!(waste(&shared), 0.75);
+        assert_eq!(waste(&json!({"kind": "store", "executions": 4})), 0.0);
+    }
+}
