@@ -23,6 +23,16 @@ fn run_in(dir: &Path, name: &str, options: &[&str]) -> Output {
     )
 }
 
+/// The page of fixture `name` run in `dir` with `-o page.html`, which
+/// must exit `code` and be well-formed; with the run's output.
+fn page(dir: &Path, name: &str, code: i32) -> (Output, String) {
+    let out = run_in(dir, name, &["--format", "html", "-o", "page.html"]);
+    assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
+    let html = std::fs::read_to_string(dir.join("page.html")).unwrap();
+    assert_well_formed(&html);
+    (out, html)
+}
+
 /// The names of the tags of `html` in order, `/name` for a closing one;
 /// void and self-closed elements are left out.
 fn tags(html: &str) -> Vec<String> {
@@ -99,17 +109,10 @@ fn row<'a>(html: &'a str, place: &str) -> &'a str {
 #[test]
 fn the_page_puts_each_site_beside_checks_claim() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run_in(
-        dir.path(),
-        "claims",
-        &["--format", "html", "-o", "page.html"],
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (out, html) = page(dir.path(), "claims", 0);
     // The program's own output is untouched; the page is said on stderr.
     assert_eq!(stdout(&out), "claims: 0 wrong\n");
     assert!(stderr(&out).contains("wrote page.html"), "{}", stderr(&out));
-    let html = std::fs::read_to_string(dir.path().join("page.html")).unwrap();
-    assert_well_formed(&html);
     let claims = fixture("run/claims.cu").display().to_string();
     for cell in [
         "program exited with 0",
@@ -212,14 +215,7 @@ fn a_race_is_shown_at_both_lines() {
 #[test]
 fn a_memory_error_comes_before_the_kernels() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run_in(
-        dir.path(),
-        "out_of_bounds",
-        &["--format", "html", "-o", "p.html"],
-    );
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    let html = std::fs::read_to_string(dir.path().join("p.html")).unwrap();
-    assert_well_formed(&html);
+    let (_, html) = page(dir.path(), "out_of_bounds", 3);
     let file = fixture("run/out_of_bounds.cu").display().to_string();
     let fault = html
         .find(&format!(

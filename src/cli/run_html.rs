@@ -376,6 +376,12 @@ fn left_open(s: &mut String, a: &Value, ran: &[Ran]) {
         );
         return;
     }
+    if !a["sites"].is_u64() {
+        s.push_str(
+            "<p class=\"muted\">This report has no comparison with check's claims.</p></section>",
+        );
+        return;
+    }
     // A verdict's count, in its colours when there are any.
     let tally = |verdict: &str| {
         let n = count(&a[verdict]);
@@ -613,6 +619,22 @@ mod tests {
         // branch that split more often first.
         assert!(at("k.cu:6:3") < at("k.cu:5:3"));
         assert!(h.contains("<td>program exited with 0</td>"));
+    }
+
+    /// Past the fold, only cards with something to look at start open.
+    #[test]
+    fn a_large_page_folds_the_quiet_kernels() {
+        let mut r = report();
+        let quiet = || entry("quiet(int*)", 1.0, vec![site(3, "confirmed", 0)]);
+        let mut kernels = vec![entry("loud(int*)", 1.0, vec![site(4, "measured", 0)])];
+        kernels.extend((0..html::FOLD_QUIET_ABOVE).map(|_| quiet()));
+        r["kernels"] = json!(kernels);
+        let h = render(&r, Some("t"));
+        assert_eq!(h.matches("<details open>").count(), 1);
+        assert_eq!(h.matches("<details>").count(), html::FOLD_QUIET_ABOVE);
+        r["kernels"] = json!(kernels[..html::FOLD_QUIET_ABOVE]);
+        let h = render(&r, Some("t"));
+        assert_eq!(h.matches("<details open>").count(), html::FOLD_QUIET_ABOVE);
     }
 
     #[test]
