@@ -13,6 +13,7 @@ mod run;
 mod run_claims;
 mod run_html;
 mod run_sarif;
+mod run_text;
 mod shim;
 mod simulate;
 mod time;

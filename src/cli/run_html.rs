@@ -205,7 +205,7 @@ fn notable(r: &Ran) -> bool {
 /// A site's figures as the text report words them, with an atomic's
 /// contention.
 fn figures(site: &Value) -> String {
-    let mut f = super::run::site_figures(site).unwrap_or_default();
+    let mut f = super::run_text::site_figures(site).unwrap_or_default();
     let lanes = count(&site["contention"]["max"]);
     if lanes > 1 {
         let _ = write!(f, ", up to {lanes} lanes on one address");
@@ -270,7 +270,7 @@ fn contradictions(s: &mut String, ran: &[Ran], cache: &mut SourceCache) {
         let _ = write!(
             s,
             "<div><code>{}</code> in {}: check claimed <b>{}</b>; measured {}</div>",
-            escape(&super::run::site_place(r.site)),
+            escape(&super::run_text::site_place(r.site)),
             kernel_link((r.card, r.kernel)),
             escape(claim),
             escape(&figures(r.site))
@@ -322,7 +322,7 @@ fn faults(s: &mut String, errors: &[Value], kernels: &[Value], cache: &mut Sourc
             s,
             "<div><span class=\"error\">{}</span> <code>{}</code> in {kernel}: {}</div>",
             escape(e["kind"].as_str().unwrap_or("error")),
-            escape(&super::run::site_place(e)),
+            escape(&super::run_text::site_place(e)),
             escape(e["message"].as_str().unwrap_or(""))
         );
         // A race's message names both threads and the block already.
@@ -349,7 +349,7 @@ fn faults(s: &mut String, errors: &[Value], kernels: &[Value], cache: &mut Sourc
                 s,
                 "<div class=\"muted\">the other access, the {} at <code>{}</code>{}</div>",
                 escape(other["access"].as_str().unwrap_or("access")),
-                escape(&super::run::site_place(other)),
+                escape(&super::run_text::site_place(other)),
                 if same_line {
                     ", is on the same line"
                 } else {
@@ -407,7 +407,7 @@ fn left_open(s: &mut String, a: &Value, ran: &[Ran]) {
             let _ = write!(
                 s,
                 "<tr class=\"measured\"><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(&super::run::site_place(r.site)),
+                escape(&super::run_text::site_place(r.site)),
                 kernel_link((r.card, r.kernel)),
                 escape(&figures(r.site)),
                 escape(r.site["static"]["claim"].as_str().unwrap_or(""))
@@ -499,7 +499,7 @@ fn kernel(
             let _ = write!(
                 s,
                 "<tr{class}><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(&super::run::site_place(r.site)),
+                escape(&super::run_text::site_place(r.site)),
                 escape(&figures(r.site)),
                 escape(r.site["static"]["claim"].as_str().unwrap_or("")),
                 badge(verdict)
@@ -551,7 +551,7 @@ fn where_to_look(s: &mut String, notes: &[&Ran], cache: &mut SourceCache) {
             let _ = write!(
                 s,
                 "<div><code>{}</code> {} {}</div>",
-                escape(&super::run::site_place(same.site)),
+                escape(&super::run_text::site_place(same.site)),
                 escape(&figures(same.site)),
                 badge(same.verdict())
             );
