@@ -19,9 +19,15 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(Args, Debug)]
+#[command(mut_arg("files", |a| a.required_unless_present_any(["build_path", "run"])))]
 pub struct ReportArgs {
     #[command(flatten)]
     pub inputs: check::Inputs,
+    /// Instead of analysing files, the page of a `warpcheck run --format
+    /// json` report, read from this file (its sources are read from the
+    /// current directory, as the run compiled them).
+    #[arg(long, value_name = "RUN.json", conflicts_with_all = ["files", "build_path"])]
+    pub run: Option<PathBuf>,
     /// Where to write the page.
     #[arg(
         short = 'o',
@@ -30,9 +36,10 @@ pub struct ReportArgs {
         default_value = "warpcheck-report.html"
     )]
     pub output: PathBuf,
-    /// The page's title.
-    #[arg(long, default_value = "warpcheck report")]
-    pub title: String,
+    /// The page's title (default: "warpcheck report"; with --run, the
+    /// run's command).
+    #[arg(long)]
+    pub title: Option<String>,
     /// The values every integer parameter takes in the sweep, comma-separated.
     #[arg(
         long,
@@ -99,6 +106,9 @@ fn usage(message: String) -> i32 {
 }
 
 pub fn run(args: &ReportArgs) -> i32 {
+    if let Some(run) = &args.run {
+        return run_page(run, args);
+    }
     let limits = Limits {
         block_dim: args.block_dim.as_deref(),
         disable: &args.disable,
@@ -144,7 +154,7 @@ pub fn run(args: &ReportArgs) -> i32 {
         }
     }
     let page = html::render(&html::Page {
-        title: &args.title,
+        title: args.title.as_deref().unwrap_or("warpcheck report"),
         files: &files,
         errors: &errors,
     });
@@ -165,6 +175,30 @@ pub fn run(args: &ReportArgs) -> i32 {
     } else {
         exit::OK
     }
+}
+
+/// `--run FILE`: the page of a run's JSON report.
+fn run_page(file: &std::path::Path, args: &ReportArgs) -> i32 {
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => return usage(format!("{}: {e}", file.display())),
+    };
+    let report = match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(r) if r["kernels"].is_array() && r["errors"].is_array() => r,
+        Ok(_) => {
+            return usage(format!(
+                "{}: not a report of `warpcheck run --format json` (no kernels and errors)",
+                file.display()
+            ))
+        }
+        Err(e) => return usage(format!("{}: not JSON: {e}", file.display())),
+    };
+    let page = super::run_html::render(&report, args.title.as_deref());
+    if let Err(e) = std::fs::write(&args.output, page) {
+        return usage(format!("{}: {e}", args.output.display()));
+    }
+    eprintln!("warpcheck: wrote {}", args.output.display());
+    exit::OK
 }
 
 fn plan(args: &ReportArgs) -> Result<SweepPlan, String> {

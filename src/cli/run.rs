@@ -7,21 +7,37 @@
 //! What the launches measured is printed after the program, on stderr or
 //! to `-o FILE`, so that the program's own output stays its own.
 
-use super::check::ReportFormat;
 use super::exit;
 use crate::frontend::{self, CompileOptions};
 use crate::runtime;
-use clap::Args;
+use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The forms of a run's report.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RunFormat {
+    Text,
+    /// The figures, claims and faults.
+    Json,
+    /// SARIF 2.1.0: the faults and contradictions, for code scanning.
+    Sarif,
+    /// One self-contained page (to `-o FILE`, else `warpcheck-run.html`).
+    Html,
+}
+
+/// Where `--format html` writes its page without `-o`.
+const DEFAULT_HTML: &str = "warpcheck-run.html";
+
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The report's format: text, JSON (the figures, claims and faults)
-    /// or SARIF 2.1.0 (the faults and contradictions, for code scanning).
+    /// The report's format: text, JSON (the figures, claims and faults),
+    /// SARIF 2.1.0 (the faults and contradictions, for code scanning) or
+    /// HTML (one self-contained page of it all).
     #[arg(long, value_enum, default_value = "text")]
-    pub format: ReportFormat,
-    /// Write the report to this file instead of stderr.
+    pub format: RunFormat,
+    /// Write the report to this file instead of stderr (HTML: instead of
+    /// warpcheck-run.html).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// GPU architecture for the device compile.
@@ -194,6 +210,7 @@ pub fn run(args: &RunArgs) -> i32 {
     if let Err(e) = super::run_claims::annotate(&mut report, &device) {
         report["agreement"] = serde_json::json!({ "error": e });
     }
+    report["program"] = program_record(&args.rest, status);
     if let Err(e) = print_report(&report, args) {
         return fail(e);
     }
@@ -205,6 +222,18 @@ pub fn run(args: &RunArgs) -> i32 {
         Some(n) if found => n,
         _ => code,
     }
+}
+
+/// How the program was built and run and how it ended, for the report:
+/// the words after `warpcheck run`'s options, its exit code and the
+/// signal that ended it, if one did.
+fn program_record(words: &[String], status: std::process::ExitStatus) -> serde_json::Value {
+    use std::os::unix::process::ExitStatusExt;
+    serde_json::json!({
+        "command": words,
+        "exit_code": exit_code(status),
+        "signal": status.signal(),
+    })
 }
 
 /// The program's own exit code; 128 + the signal that ended it, as a
@@ -360,158 +389,32 @@ fn link_error(stderr: &str) -> String {
 
 fn print_report(report: &serde_json::Value, args: &RunArgs) -> Result<(), String> {
     let text = match args.format {
-        ReportFormat::Json => serde_json::to_string_pretty(report).unwrap_or_default() + "\n",
-        ReportFormat::Sarif => {
+        RunFormat::Json => serde_json::to_string_pretty(report).unwrap_or_default() + "\n",
+        RunFormat::Sarif => {
             serde_json::to_string_pretty(&super::run_sarif::render(report)).unwrap_or_default()
                 + "\n"
         }
-        ReportFormat::Text => text(report),
+        RunFormat::Text => super::run_text::text(report),
+        RunFormat::Html => super::run_html::render(report, None),
     };
-    match &args.output {
-        Some(path) => std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display())),
+    let output = match (&args.output, args.format) {
+        (Some(path), _) => Some(path.clone()),
+        (None, RunFormat::Html) => Some(PathBuf::from(DEFAULT_HTML)),
+        (None, _) => None,
+    };
+    match output {
+        Some(path) => {
+            std::fs::write(&path, text)
+                .map_err(|e| format!("cannot write the report to {}: {e}", path.display()))?;
+            if args.format == RunFormat::Html {
+                eprintln!("warpcheck run: wrote {}", path.display());
+            }
+            Ok(())
+        }
         None => {
             eprint!("{text}");
             Ok(())
         }
-    }
-}
-
-/// The report for people: per kernel, its launches and time, then the
-/// sites where warps split or memory was accessed less than ideally.
-fn text(r: &serde_json::Value) -> String {
-    use std::fmt::Write;
-    let mut s = String::new();
-    let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
-    let kernels = r["kernels"].as_array().cloned().unwrap_or_default();
-    let _ = writeln!(
-        s,
-        "warpcheck run: {} kernel(s) launched, {:.3} ms simulated",
-        kernels.len(),
-        r["simulated_us"].as_f64().unwrap_or(0.0) / 1000.0
-    );
-    for k in &kernels {
-        let t = &k["totals"];
-        let b = |i: usize| n(&k["block"][i]);
-        let _ = writeln!(
-            s,
-            "{} at block ({},{},{}): {} launch(es), {} blocks, {} warp instructions, {:.3} ms",
-            k["kernel"].as_str().unwrap_or("?"),
-            b(0),
-            b(1),
-            b(2),
-            n(&k["launches"]),
-            n(&k["blocks"]),
-            n(&t["steps"]),
-            k["simulated_us"].as_f64().unwrap_or(0.0) / 1000.0
-        );
-        if let Some(e) = k["static"]["error"].as_str() {
-            let _ = writeln!(s, "  (check could not analyse it at this shape: {e})");
-        }
-        for off in k["static"]["pointers_off_alignment"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
-            let _ = writeln!(
-                s,
-                "  (pointer {} inside its allocation: check's claims here assume only the alignment the accesses state)",
-                off.as_str().unwrap_or("?")
-            );
-        }
-        for site in k["sites"].as_array().into_iter().flatten() {
-            if let Some(line) = site_line(site) {
-                let _ = writeln!(s, "  {line}");
-            }
-        }
-    }
-    agreement_text(&mut s, &r["agreement"]);
-    for e in r["errors"].as_array().into_iter().flatten() {
-        let _ = writeln!(
-            s,
-            "error: {}:{}:{}: {} in {}",
-            e["file"].as_str().unwrap_or("?"),
-            n(&e["line"]),
-            n(&e["column"]),
-            e["message"].as_str().unwrap_or(""),
-            e["kernel"].as_str().unwrap_or("?")
-        );
-    }
-    s
-}
-
-/// One site's figures, when it ran.
-fn site_line(site: &serde_json::Value) -> Option<String> {
-    let n = |k: &str| site[k].as_u64().unwrap_or(0);
-    let execs = n("executions");
-    if execs == 0 {
-        return None;
-    }
-    let at = format!(
-        "{}:{}:{}",
-        site["file"].as_str().unwrap_or("?"),
-        n("line"),
-        n("column")
-    );
-    let kind = site["kind"].as_str().unwrap_or("?");
-    let what = match (kind, site["space"].as_str()) {
-        ("branch", _) => format!(
-            "branch: diverged in {} of {execs} warp executions ({} of {} warps)",
-            n("divergent"),
-            n("divergent_warps"),
-            n("warps")
-        ),
-        (_, Some("global")) => {
-            let total = site["sectors"]["total"].as_u64().unwrap_or(0);
-            format!(
-                "global {kind}: {execs} requests, {total} sectors (ideal {}), {:.2} per request",
-                n("ideal_sectors"),
-                total as f64 / execs as f64
-            )
-        }
-        (_, Some("shared")) => format!(
-            "shared {kind}: {execs} accesses, conflict degree up to {}, {} ideal wavefronts",
-            site["conflict"]["max"].as_u64().unwrap_or(0),
-            n("ideal_wavefronts")
-        ),
-        (_, space) => format!("{} {kind}: {execs} executions", space.unwrap_or("")),
-    };
-    let claim = match (
-        site["static"]["verdict"].as_str(),
-        site["static"]["claim"].as_str(),
-    ) {
-        (Some(verdict), Some(claim)) => format!(" [check: {claim}: {verdict}]"),
-        (Some(verdict), None) => format!(" [check: no site: {verdict}]"),
-        _ => String::new(),
-    };
-    Some(format!("{at}: {what}{claim}"))
-}
-
-/// The comparison with `check`'s claims: a line of counts, then every
-/// contradiction, each a bug in the static analysis.
-fn agreement_text(s: &mut String, a: &serde_json::Value) {
-    use std::fmt::Write;
-    if let Some(e) = a["error"].as_str() {
-        let _ = writeln!(s, "check's claims were not compared: {e}");
-        return;
-    }
-    let n = |k: &str| a[k].as_u64().unwrap_or(0);
-    if a.is_null() || n("sites") == 0 {
-        return;
-    }
-    let _ = writeln!(
-        s,
-        "check's claims at the launched shapes: {} site(s) ran; {} confirmed, {} left open by check and measured here, {} contradicted",
-        n("sites"),
-        n("confirmed"),
-        n("measured"),
-        n("contradicted")
-    );
-    for c in a["contradictions"].as_array().into_iter().flatten() {
-        let _ = writeln!(
-            s,
-            "warpcheck run: CONTRADICTION (a bug in warpcheck's static analysis; please report it): {}",
-            c.as_str().unwrap_or("?")
-        );
     }
 }
 

@@ -9,6 +9,7 @@ pub mod plot;
 use super::json::{KernelJson, SiteJson};
 use super::text::SourceCache;
 use crate::finding::{Finding, Severity};
+use crate::ir::Position;
 use std::fmt::Write;
 
 /// One metric over a sweep: the static per-warp bound and the largest
@@ -99,16 +100,19 @@ pre{background:#f7f7f9;border:1px solid #e1e4e8;padding:6px;margin:4px 0;overflo
 .axis,.legend{font:12px system-ui,sans-serif}
 .summary td{border:none;padding:2px 12px 2px 0}
 .muted{color:#666}
+section.alarm{background:#fdecea;border:2px solid #c0392b;border-radius:6px;margin:16px 0;padding:12px 16px}
+section.alarm h2{color:#c0392b}
+.verdict{font-weight:600;padding:0 5px;border-radius:3px;white-space:nowrap}
+.verdict.contradicted{background:#c0392b;color:#fff}
+.verdict.measured{background:#d6eaf8;color:#1a4f72}
+.verdict.confirmed{color:#1e7a44}
+tr.contradicted{background:#f5b7b1}
+tr.measured{background:#eef6fc}
 ";
 
 /// The page.
 pub fn render(p: &Page) -> String {
     let mut s = String::new();
-    let _ = write!(
-        s,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body>",
-        escape(p.title)
-    );
     let kernels: usize = p.files.iter().map(|f| f.kernels.len()).sum();
     let count = |sev: Severity| -> usize {
         p.files
@@ -117,16 +121,14 @@ pub fn render(p: &Page) -> String {
             .filter(|f| f.severity == sev)
             .count()
     };
-    let _ = write!(
-        s,
-        "<header><h1>{}</h1><table class=\"summary\"><tr><td>{} files</td><td>{kernels} kernels</td><td>{} warnings</td><td>{} errors</td><td>{} notes</td><td>warpcheck {}</td></tr></table></header><main>",
-        escape(p.title),
-        p.files.len(),
-        count(Severity::Warning),
-        count(Severity::Error),
-        count(Severity::Note),
-        env!("CARGO_PKG_VERSION")
-    );
+    let cells = [
+        format!("{} files", p.files.len()),
+        format!("{kernels} kernels"),
+        format!("{} warnings", count(Severity::Warning)),
+        format!("{} errors", count(Severity::Error)),
+        format!("{} notes", count(Severity::Note)),
+    ];
+    open(&mut s, p.title, &cells);
     for e in p.errors {
         let _ = write!(s, "<p class=\"error\">{}</p>", escape(e));
     }
@@ -159,13 +161,56 @@ pub fn render(p: &Page) -> String {
         }
         s.push_str("</details>");
     }
-    s.push_str("</main></body></html>\n");
+    close(&mut s);
     s
+}
+
+/// Starts a page: the document's head with the style, and a header with
+/// the title and a row of summary cells (plain text, escaped here) ending
+/// with warpcheck's version; opens `<main>` for [`close`].
+pub fn open(s: &mut String, title: &str, cells: &[String]) {
+    let _ = write!(
+        s,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}</title><style>{STYLE}</style></head><body><header><h1>{0}</h1><table class=\"summary\"><tr>",
+        escape(title)
+    );
+    for c in cells {
+        let _ = write!(s, "<td>{}</td>", escape(c));
+    }
+    let _ = write!(
+        s,
+        "<td>warpcheck {}</td></tr></table></header><main>",
+        env!("CARGO_PKG_VERSION")
+    );
+}
+
+/// Ends a page [`open`] started.
+pub fn close(s: &mut String) {
+    s.push_str("</main></body></html>\n");
+}
+
+/// `pos`'s line with two lines either side, numbered, the line itself
+/// highlighted; nothing when the source cannot be read.
+pub fn excerpt(s: &mut String, cache: &mut SourceCache, pos: &Position) {
+    let lines = cache.excerpt(pos, 2);
+    if lines.is_empty() {
+        return;
+    }
+    s.push_str("<pre>");
+    for (n, text) in lines {
+        let row = format!("{n:>5} | {}", escape(&text));
+        if n == pos.line {
+            let _ = write!(s, "<span class=\"hl\">{row}</span>");
+        } else {
+            let _ = writeln!(s, "{row}");
+        }
+    }
+    s.push_str("</pre>");
 }
 
 /// Pages with more kernels than this start with their notes-only files and
 /// kernels folded; smaller ones show everything.
-const FOLD_QUIET_ABOVE: usize = 20;
+pub const FOLD_QUIET_ABOVE: usize = 20;
 
 /// Worst first: errors, then warnings, then notes.
 fn badness(sev: Severity) -> u8 {
@@ -368,19 +413,7 @@ fn findings(s: &mut String, list: &[&Finding], cache: &mut SourceCache) {
             sev = f.severity.name()
         );
         if let Some(p) = &f.pos {
-            let lines = cache.excerpt(p, 2);
-            if !lines.is_empty() {
-                s.push_str("<pre>");
-                for (n, text) in lines {
-                    let row = format!("{n:>5} | {}", escape(&text));
-                    if n == p.line {
-                        let _ = write!(s, "<span class=\"hl\">{row}</span>");
-                    } else {
-                        let _ = writeln!(s, "{row}");
-                    }
-                }
-                s.push_str("</pre>");
-            }
+            excerpt(s, cache, p);
         }
         for n in &f.notes {
             let _ = write!(s, "<div class=\"muted\">note: {}</div>", escape(n));
