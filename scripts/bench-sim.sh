@@ -14,7 +14,7 @@ bench() {
   shift 2
   local best=0
   for _ in $(seq "$runs"); do
-    # The last stderr line reads: "simulated N thread-instructions in S s: R M thread-instructions/s".
+    # The last stderr line reads: "simulated N thread-instructions in S s on T threads: R M thread-instructions/s".
     local rate
     rate=$("$bin" simulate "$@" -j "$jobs" --timing 2>&1 >/dev/null | awk '/^simulated/ {print $(NF-2)}')
     best=$(awk -v a="$best" -v b="$rate" 'BEGIN {print (b > a) ? b : a}')

@@ -130,7 +130,9 @@ pub fn run(args: &SimulateArgs) -> i32 {
     if args.timing {
         let n = outcome.totals.thread_instructions;
         eprintln!(
-            "simulated {n} thread-instructions in {elapsed:.3} s: {:.1} M thread-instructions/s",
+            "simulated {n} thread-instructions in {elapsed:.3} s on {} thread{}: {:.1} M thread-instructions/s",
+            outcome.threads,
+            if outcome.threads == 1 { "" } else { "s" },
             n as f64 / elapsed.max(1e-9) / 1e6
         );
     }

@@ -400,6 +400,9 @@ fn run_blocks(
                                 }
                                 machine.absorb(share.machine);
                             }
+                            if let Some(e) = over_memory(&outcome, config.budget.max_memory) {
+                                return Err(stop(e, outcome, &[], machine, buffers));
+                            }
                         }
                         // Run them here, in order, as if never tried.
                         None => {
