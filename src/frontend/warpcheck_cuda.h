@@ -1036,6 +1036,7 @@ typedef struct CUevent_st *cudaEvent_t;
 
 #define cudaMemAttachGlobal 0x01
 #define cudaMemAttachHost 0x02
+#define cudaCpuDeviceId (-1)
 #define cudaHostAllocDefault 0x00
 #define cudaEventDefault 0x00
 #define cudaEventDisableTiming 0x02
@@ -1100,8 +1101,18 @@ enum cudaDeviceAttr {
   cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
   cudaDevAttrMaxRegistersPerMultiprocessor = 82,
   cudaDevAttrManagedMemory = 83,
+  cudaDevAttrConcurrentManagedAccess = 89,
   cudaDevAttrCooperativeLaunch = 95,
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97
+};
+
+enum cudaMemoryAdvise {
+  cudaMemAdviseSetReadMostly = 1,
+  cudaMemAdviseUnsetReadMostly = 2,
+  cudaMemAdviseSetPreferredLocation = 3,
+  cudaMemAdviseUnsetPreferredLocation = 4,
+  cudaMemAdviseSetAccessedBy = 5,
+  cudaMemAdviseUnsetAccessedBy = 6
 };
 
 enum cudaComputeMode {
@@ -1137,6 +1148,7 @@ cudaError_t cudaMemset(void *, int, size_t);
 cudaError_t cudaMemsetAsync(void *, int, size_t, cudaStream_t __stream = 0);
 cudaError_t cudaMemPrefetchAsync(const void *, size_t, int,
                                  cudaStream_t __stream = 0);
+cudaError_t cudaMemAdvise(const void *, size_t, enum cudaMemoryAdvise, int);
 
 cudaError_t cudaDeviceSynchronize(void);
 cudaError_t cudaThreadSynchronize(void);

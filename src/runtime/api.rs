@@ -78,6 +78,10 @@ const MEMCPY_HOST_TO_DEVICE: c_int = 1;
 const MEMCPY_DEVICE_TO_HOST: c_int = 2;
 const MEMCPY_DEVICE_TO_DEVICE: c_int = 3;
 const MEMCPY_DEFAULT: c_int = 4;
+const MEM_ATTACH_GLOBAL: c_uint = 1;
+const MEM_ATTACH_HOST: c_uint = 2;
+/// `cudaCpuDeviceId`: the host, as a prefetch's destination.
+const CPU_DEVICE_ID: c_int = -1;
 
 fn lock() -> MutexGuard<'static, Option<Runtime>> {
     RUNTIME.lock().unwrap_or_else(|p| p.into_inner())
@@ -421,6 +425,63 @@ pub unsafe extern "C" fn cudaFree(ptr: *mut c_void) -> c_int {
     })
 }
 
+/// `cudaMallocManaged`: a pointer the host code uses directly and
+/// kernels through the simulator (`managed`). Both attach flags give the
+/// same memory: every launch here runs to its end before the host goes on.
+#[no_mangle]
+pub unsafe extern "C" fn cudaMallocManaged(
+    ptr: *mut *mut c_void,
+    size: usize,
+    flags: c_uint,
+) -> c_int {
+    call("cudaMallocManaged", |rt| {
+        if ptr.is_null() || size == 0 || !matches!(flags, MEM_ATTACH_GLOBAL | MEM_ATTACH_HOST) {
+            return Ok(e::INVALID_VALUE);
+        }
+        Ok(match rt.allocate_managed(size as u64) {
+            Ok(a) => {
+                *ptr = a as *mut c_void;
+                e::SUCCESS
+            }
+            Err(code) => code,
+        })
+    })
+}
+
+/// `cudaMemPrefetchAsync` and `cudaMemAdvise` only check their range:
+/// where managed memory lives decides nothing here but time, and copies
+/// in and out of launches are not timed.
+fn managed_hint(name: &str, p: *const c_void, n: usize, device: c_int) -> c_int {
+    call(name, |rt| {
+        Ok(if device != 0 && device != CPU_DEVICE_ID {
+            e::INVALID_DEVICE
+        } else if rt.managed(p as u64, n as u64) {
+            e::SUCCESS
+        } else {
+            e::INVALID_VALUE
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cudaMemPrefetchAsync(
+    p: *const c_void,
+    n: usize,
+    device: c_int,
+    _stream: *mut c_void,
+) -> c_int {
+    managed_hint("cudaMemPrefetchAsync", p, n, device)
+}
+
+#[no_mangle]
+pub extern "C" fn cudaMemAdvise(p: *const c_void, n: usize, advice: c_int, device: c_int) -> c_int {
+    // cudaMemAdviseSetReadMostly (1) to cudaMemAdviseUnsetAccessedBy (6).
+    if !(1..=6).contains(&advice) {
+        return call("cudaMemAdvise", |_| Ok(e::INVALID_VALUE));
+    }
+    managed_hint("cudaMemAdvise", p, n, device)
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn cudaMallocHost(ptr: *mut *mut c_void, size: usize) -> c_int {
     call("cudaMallocHost", |_| {
@@ -463,11 +524,15 @@ unsafe fn copy(
     kind: c_int,
 ) -> i32 {
     let (to_dev, from_dev) = (device_ptr(dst), device_ptr(src));
+    // Managed memory is host memory to the copy, and either side to its
+    // direction.
+    let dev_side = |dev: bool, p: *const c_void| dev || rt.managed(p as u64, n as u64);
+    let (dst_dev_side, src_dev_side) = (dev_side(to_dev, dst), dev_side(from_dev, src));
     let agrees = match kind {
         MEMCPY_HOST_TO_HOST => !to_dev && !from_dev,
-        MEMCPY_HOST_TO_DEVICE => to_dev && !from_dev,
-        MEMCPY_DEVICE_TO_HOST => !to_dev && from_dev,
-        MEMCPY_DEVICE_TO_DEVICE => to_dev && from_dev,
+        MEMCPY_HOST_TO_DEVICE => dst_dev_side && !from_dev,
+        MEMCPY_DEVICE_TO_HOST => !to_dev && src_dev_side,
+        MEMCPY_DEVICE_TO_DEVICE => dst_dev_side && src_dev_side,
         MEMCPY_DEFAULT => true,
         _ => return e::INVALID_MEMCPY_DIRECTION,
     };
@@ -632,6 +697,10 @@ unsafe fn fill(name: &str, dst: *mut c_void, value: c_int, n: usize) -> c_int {
         if n == 0 {
             return Ok(e::SUCCESS);
         }
+        if rt.managed(dst as u64, n as u64) {
+            std::ptr::write_bytes(dst as *mut u8, value as u8, n);
+            return Ok(e::SUCCESS);
+        }
         Ok(match rt.device_write(name, dst as u64, n as u64) {
             Ok(d) => {
                 d.fill(value as u8);
@@ -767,7 +836,7 @@ fn properties(rt: &Runtime) -> DeviceProp {
         regs_per_multiprocessor: int(u64::from(m.registers_per_sm)),
         concurrent_kernels: 1,
         unified_addressing: 1,
-        managed_memory: 0,
+        managed_memory: 1,
         texture_alignment: 512,
         device_overlap: 1,
     }
@@ -813,6 +882,9 @@ pub unsafe extern "C" fn cudaDeviceGetAttribute(
             81 => int(p.shared_mem_per_multiprocessor),
             82 => p.regs_per_multiprocessor,
             83 => p.managed_memory,
+            // Concurrent managed access: the host may touch managed memory
+            // at any time, since no launch is ever still running.
+            89 => 1,
             95 => 1,
             97 => int(crate::hw::MAX_SHARED_PER_BLOCK as usize),
             _ => {
