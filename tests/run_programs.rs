@@ -219,3 +219,22 @@ fn managed_memory_is_held_to_its_bounds() {
     assert!(err.contains("by thread (64,0,0) in block (0,0,0)"), "{err}");
     assert_eq!(stdout(&out), "sync: cudaErrorIllegalAddress\n");
 }
+
+/// The device has the machine model's 40 GiB; 1 MiB of `cudaMalloc` and
+/// then 4096 managed bytes are in use until both are freed. The program
+/// exits 1 unless a null pointer gives an invalid value that
+/// `cudaThreadExit` clears.
+#[test]
+fn mem_get_info_counts_live_allocations() {
+    let out = run("mem_info", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "total {}, used 0 {} {} 0\n",
+            40u64 << 30,
+            1 << 20,
+            (1 << 20) + 4096
+        )
+    );
+}

@@ -1129,6 +1129,7 @@ cudaError_t cudaMalloc(void **, size_t);
 cudaError_t cudaMallocManaged(void **, size_t,
                               unsigned int __flags = cudaMemAttachGlobal);
 cudaError_t cudaMallocHost(void **, size_t);
+cudaError_t cudaMemGetInfo(size_t *, size_t *);
 cudaError_t cudaHostAlloc(void **, size_t, unsigned int);
 cudaError_t cudaMallocPitch(void **, size_t *, size_t, size_t);
 cudaError_t cudaFree(void *);
@@ -1153,6 +1154,7 @@ cudaError_t cudaMemAdvise(const void *, size_t, enum cudaMemoryAdvise, int);
 cudaError_t cudaDeviceSynchronize(void);
 cudaError_t cudaThreadSynchronize(void);
 cudaError_t cudaDeviceReset(void);
+cudaError_t cudaThreadExit(void);
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaPeekAtLastError(void);
 const char *cudaGetErrorString(cudaError_t);

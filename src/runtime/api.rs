@@ -482,6 +482,22 @@ pub extern "C" fn cudaMemAdvise(p: *const c_void, n: usize, advice: c_int, devic
     managed_hint("cudaMemAdvise", p, n, device)
 }
 
+/// `cudaMemGetInfo`: the machine's global memory (as the properties
+/// report it), less what the program's live allocations hold.
+#[no_mangle]
+pub unsafe extern "C" fn cudaMemGetInfo(free: *mut usize, total: *mut usize) -> c_int {
+    call("cudaMemGetInfo", |rt| {
+        let all = properties(rt).total_global_mem;
+        let used = usize::try_from(rt.allocated()).unwrap_or(usize::MAX);
+        if free.is_null() || total.is_null() {
+            return Ok(e::INVALID_VALUE);
+        }
+        *free = all.saturating_sub(used);
+        *total = all;
+        Ok(e::SUCCESS)
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn cudaMallocHost(ptr: *mut *mut c_void, size: usize) -> c_int {
     call("cudaMallocHost", |_| {
@@ -747,6 +763,12 @@ pub extern "C" fn cudaDeviceReset() -> c_int {
         rt.reset();
         Ok(e::SUCCESS)
     })
+}
+
+/// The old name of `cudaDeviceReset`.
+#[no_mangle]
+pub extern "C" fn cudaThreadExit() -> c_int {
+    cudaDeviceReset()
 }
 
 #[no_mangle]

@@ -100,11 +100,6 @@ impl Managed {
         })
     }
 
-    /// Whether `address` points into a live managed allocation.
-    pub fn is_managed(&self, address: u64) -> bool {
-        self.holds(address, 0)
-    }
-
     /// The device address a kernel gets for `word`: the same offset into
     /// the device object where `word` points into a managed allocation's
     /// host pages (live or freed), else `word` itself.
@@ -190,7 +185,7 @@ mod tests {
         // still gets the (freed) device object.
         assert_eq!(m.remove(host), Some(dev));
         assert_eq!(m.remove(host), None);
-        assert!(!m.is_managed(host));
+        assert!(!m.holds(host, 0));
         assert_eq!(m.to_device(host + 4), dev + 4);
     }
 }

@@ -59,6 +59,9 @@ pub struct Runtime {
     setup: Vec<(usize, Vec<u8>)>,
     allocations: u64,
     managed_allocations: u64,
+    /// Each live allocation's size by its device address, for
+    /// `cudaMemGetInfo`.
+    sizes: HashMap<u64, u64>,
     /// `cudaMallocManaged`'s allocations.
     managed: Managed,
     /// Simulated microseconds since the start.
@@ -103,6 +106,7 @@ impl Runtime {
             setup: Vec::new(),
             allocations: 0,
             managed_allocations: 0,
+            sizes: HashMap::new(),
             managed: Managed::default(),
             clock_us: 0.0,
             events: HashMap::new(),
@@ -364,10 +368,17 @@ impl Runtime {
         let device = self.device.as_mut().ok_or(e::INVALID_VALUE)?;
         self.allocations += 1;
         let name = format!("cudaMalloc #{}", self.allocations);
-        device.allocate(name, bytes).map_err(|f| {
+        let at = device.allocate(name, bytes).map_err(|f| {
             eprintln!("warpcheck run: cudaMalloc({bytes}): {}", f.message);
             e::MEMORY_ALLOCATION
-        })
+        })?;
+        self.sizes.insert(at, bytes);
+        Ok(at)
+    }
+
+    /// The bytes the program's live allocations hold.
+    pub fn allocated(&self) -> u64 {
+        self.sizes.values().sum()
     }
 
     /// `cudaMallocManaged`: a device object and the host pages the
@@ -385,7 +396,10 @@ impl Runtime {
         let at = device.allocate(name, bytes).map_err(|f| failed(&f.message))?;
         device.write(at, bytes).map_err(|f| failed(&f.message))?;
         match self.managed.add(bytes, at) {
-            Some(host) => Ok(host),
+            Some(host) => {
+                self.sizes.insert(at, bytes);
+                Ok(host)
+            }
             None => {
                 let _ = device.release(at);
                 Err(failed("cannot map host pages"))
@@ -405,7 +419,10 @@ impl Runtime {
         };
         let address = self.managed.remove(address).unwrap_or(address);
         match device.release(address) {
-            Ok(()) => e::SUCCESS,
+            Ok(()) => {
+                self.sizes.remove(&address);
+                e::SUCCESS
+            }
             Err(f) => {
                 eprintln!("warpcheck run: cudaFree: {}", f.message);
                 self.fail(e::INVALID_DEVICE_POINTER)
