@@ -12,13 +12,16 @@ counted as docs/models.md's "Thread dependence on Rodinia" table counts
 them (scripts/suites.py's add_locations: the copies of one source site
 merged, unknown when any dependent copy is).
 
-For each Rodinia benchmark, the run's sites at those locations are summed
+For each Rodinia benchmark that ran, the run's sites at those locations are summed
 over every kernel, block shape and launch (and over every program of the
 benchmark: srad's two versions). A branch location "diverged" when some
 warp execution split; an access location "over ideal" when its global
 requests took more sectors than the fewest their lanes' addresses need,
 or its shared accesses more wavefronts than conflict-free ones would.
-Prints the per-benchmark table (markdown), then each location.
+Prints the per-benchmark table (markdown; a cell is "ran/unknown ran, how
+many diverged (in how many of their warp executions)" for branches and
+"..., how many over ideal" for accesses, "-" where none is unknown), then
+each location.
 """
 
 import json
@@ -113,22 +116,27 @@ def describe(bench, key, m):
 
 
 def cell(keys, measured, kind):
-    """`ran of unknown; how many diverged (in warp executions) / went over
-    ideal`."""
+    """`ran/unknown ran, how many diverged (in how many of their warp
+    executions)` or `..., how many over ideal`; "-" when none is unknown."""
     mine = [k for k in keys if k[0] == kind]
     if not mine:
         return "-"
     ran = [measured[k] for k in mine if k in measured]
-    text = f"{len(ran)} of {len(mine)} ran"
+    text = f"{len(ran)}/{len(mine)} ran"
     if not ran:
         return text
     if kind == "branch":
         split = [m for m in ran if m["divergent"]]
         execs = sum(m["executions"] for m in ran)
         div = sum(m["divergent"] for m in ran)
-        return text + f"; {len(split)} diverged ({div} of {execs} warp executions)"
+        return text + f", {len(split)} diverged ({div} of {execs})"
     over = [m for m in ran if over_ideal(m)]
-    return text + f"; {len(over)} over ideal"
+    return text + f", {len(over)} over ideal"
+
+
+def row(keys, measured):
+    b, a = cell(keys, measured, "branch"), cell(keys, measured, "access")
+    return "nothing unknown" if b == a == "-" else f"{b}; {a}"
 
 
 def main(argv):
@@ -145,17 +153,24 @@ def main(argv):
         doc = suites.load_json(os.path.join(reports_dir, name))
         if doc:
             by_bench[m.group(1)].append(doc)
-    print("| benchmark | unknown branches: measured | unknown accesses: measured |")
-    print("|---|---|---|")
+    print("| benchmark | measured: unknown branches; unknown accesses |")
+    print("|---|---|")
     details = []
+    all_keys, all_measured = {}, {}
     for bench in sorted(suites.GPUCHECK_RODINIA, key=str.lower):
         keys = unknown_locations(suites_out, bench)
         if bench not in by_bench:
             continue
         measured = measured_sites(by_bench[bench])
-        print(f"| {bench} | {cell(keys, measured, 'branch')} | {cell(keys, measured, 'access')} |")
+        all_keys.update({(bench,) + k: v for k, v in keys.items()})
+        all_measured.update({(bench,) + k: v for k, v in measured.items()})
+        print(f"| {bench} | {row(keys, measured)} |")
         for key in sorted(keys, key=lambda k: (k[0], k[1], k[2], k[3])):
             details.append(f"- {bench}: {describe(bench, key, measured.get(key))}")
+    # The totals, with the benchmark in front of each location.
+    keys = {k[1:2] + k[:1] + k[2:]: v for k, v in all_keys.items()}
+    measured = {k[1:2] + k[:1] + k[2:]: v for k, v in all_measured.items()}
+    print(f"| **total** | {row(keys, measured)} |")
     print()
     print("\n".join(details))
     return 0

@@ -65,13 +65,15 @@ programs=(
   "rodinia lud|$rodinia/lud/cuda|lud.cu lud_kernel.cu ../common/common.c|-I $rodinia/lud/common|-s 64 -v|@lud"
   "rodinia srad (v2)|$rodinia/srad/srad_v2|srad.cu||128 128 0 31 0 31 0.5 2|"
   "rodinia streamcluster|$rodinia/streamcluster|streamcluster_cuda_cpu.cpp streamcluster_cuda.cu||10 20 16 1024 1024 100 none output.txt 1|@streamcluster"
+  # Not here: myocyte, heartwall and leukocyte read the suite's data
+  # (myocyte's initial state and parameters, the others an AVI video),
+  # which a checkout lacks and nothing here can make up meaningfully.
   "rodinia hotspot3D|$rodinia/hotspot3D|3D.cu|-lm|@hotspot3D|@hotspot3D"
   "rodinia nn|$rodinia/nn|nn_cuda.cu||@nn|@nn"
   "rodinia lavaMD|$rodinia/lavaMD|main.c kernel/kernel_gpu_cuda_wrapper.cu util/num/num.c util/timer/timer.c util/device/device.cu|-lm|-boxes1d 2|"
   "rodinia srad (v1)|$rodinia/srad/srad_v1|main.cu|-lm|@srad_v1|@srad_v1"
-  "rodinia b+tree|$rodinia/b+tree|main.c kernel/kernel_gpu_cuda_wrapper.cu kernel/kernel_gpu_cuda_wrapper_2.cu util/timer/timer.c util/num/num.c util/cuda/cuda.cu|-lm|@btree|"
+  "rodinia b+tree|$rodinia/b+tree|main.c kernel/kernel_gpu_cuda_wrapper.cu kernel/kernel_gpu_cuda_wrapper_2.cu util/timer/timer.c util/num/num.c util/cuda/cuda.cu|-lm|@btree|@btree"
   "rodinia huffman|$rodinia/huffman|main_test_cu.cu stats_logger.cpp cpuencode.cpp|-DTESTING -DCACHECWLUT|@huffman|PASS! vectors are matching"
-  "rodinia myocyte|$rodinia/myocyte|main.cu|-lm|@myocyte|"
 )
 
 # PolyBench/GPU: each benchmark compares its GPU result with its own CPU
@@ -200,7 +202,9 @@ omp_build() {
   local files=() f
   for f in "$@"; do files+=("$dir/$f"); done
   case "$1" in
-    *.c) "${CLANG:-clang-19}" -O2 -w -I "$root/src/cli/run" "${files[@]}" -o omp-ref -lm ;;
+    # Old C, as the suite's Makefiles' gcc takes it.
+    *.c) "${CLANG:-clang-19}" -O2 -w -Wno-error=implicit-function-declaration \
+      -I "$root/src/cli/run" "${files[@]}" -o omp-ref -lm ;;
     *) "${CLANGXX:-clang++-19}" -O2 -w -I "$root/src/cli/run" "${files[@]}" -o omp-ref -lm -lpthread ;;
   esac
 }
@@ -326,6 +330,15 @@ check_streamcluster() {
     compare_numbers gpu.txt output.txt 1e-4
 }
 
+# b+tree writes each query's answer to output.txt; its OpenMP version
+# draws the same queries (rand() unseeded) and writes the same lines.
+check_btree() {
+  mv output.txt gpu.txt && omp_build b+tree main.c kernel/kernel_cpu.c kernel/kernel_cpu_2.c \
+    util/timer/timer.c util/num/num.c &&
+    ./omp-ref core 1 file keys.txt command command.txt > /dev/null &&
+    compare_numbers gpu.txt output.txt 0
+}
+
 check_srad_v1() {
   mv image_out.pgm gpu.pgm && omp_build srad/srad_v1 main.c &&
     ./omp-ref 2 0.5 64 64 1 > /dev/null && compare_numbers gpu.pgm image_out.pgm 1 abs
@@ -381,7 +394,9 @@ for name in open("list.txt").read().split():
         recs.append((math.sqrt((lat - 30) ** 2 + (lng - 90) ** 2), line.rstrip("\n")))
 want = sorted(d for d, _ in recs)[:5]
 got = [float(m.group(1)) for m in re.finditer(r"--> Distance=([\d.]+)", open(sys.argv[1]).read())]
-sys.exit(0 if len(got) == 5 and all(abs(a - b) < 1e-3 for a, b in zip(sorted(got), want)) else 1)
+worst = max((abs(a - b) for a, b in zip(sorted(got), want)), default=0.0)
+print("%d nearest of %d, distances differ by at most %.1e" % (len(got), len(recs), worst))
+sys.exit(0 if len(got) == 5 and worst < 1e-3 else 1)
 PY
 }
 
@@ -424,13 +439,6 @@ random.seed(38)
 data = bytes(min(255, int(random.expovariate(0.05))) for _ in range(65536))
 open("input.bin", "wb").write(data)'
   echo input.bin
-}
-
-# myocyte reads its initial state and parameters from
-# ../../data/myocyte/{y,params}.txt, which the suite's data holds; without
-# them no run.
-setup_myocyte() {
-  echo 2 1 0
 }
 
 # lud -v recomputes the product L*U on the host and prints each element

@@ -95,9 +95,8 @@ impl Managed {
     /// Whether `[address, address + len)` lies inside one live managed
     /// allocation.
     pub fn holds(&self, address: u64, len: u64) -> bool {
-        self.find(address).is_some_and(|(start, b)| {
-            !b.freed && address.saturating_add(len) <= start + b.len
-        })
+        self.find(address)
+            .is_some_and(|(start, b)| !b.freed && address.saturating_add(len) <= start + b.len)
     }
 
     /// The device address a kernel gets for `word`: the same offset into
@@ -123,7 +122,9 @@ impl Managed {
     /// object.
     pub fn to_launch(&self, device: &mut Device) -> Result<(), HostFault> {
         for (&host, b) in self.live() {
-            device.write(b.device, b.len)?.copy_from_slice(host_bytes(host, b));
+            device
+                .write(b.device, b.len)?
+                .copy_from_slice(host_bytes(host, b));
         }
         Ok(())
     }

@@ -384,7 +384,7 @@ impl Runtime {
     /// `cudaMallocManaged`: a device object and the host pages the
     /// program gets, both zeroed. Its bytes count as written: a host
     /// store is not seen, so nothing of it is checked for uninitialized
-    /// reads (nor does compute-sanitizer check managed memory).
+    /// reads.
     pub fn allocate_managed(&mut self, bytes: u64) -> Result<u64, i32> {
         let device = self.device.as_mut().ok_or(e::INVALID_VALUE)?;
         self.managed_allocations += 1;
@@ -393,7 +393,9 @@ impl Runtime {
             eprintln!("warpcheck run: cudaMallocManaged({bytes}): {why}");
             e::MEMORY_ALLOCATION
         };
-        let at = device.allocate(name, bytes).map_err(|f| failed(&f.message))?;
+        let at = device
+            .allocate(name, bytes)
+            .map_err(|f| failed(&f.message))?;
         device.write(at, bytes).map_err(|f| failed(&f.message))?;
         match self.managed.add(bytes, at) {
             Some(host) => {
