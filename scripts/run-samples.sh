@@ -415,12 +415,13 @@ with open("../../../data/srad/image.pgm", "w") as f:
   echo 2 0.5 64 64
 }
 
-# b+tree: 10000 keys, then 20 point and 20 range queries.
+# b+tree: the keys 1 to 10000 in a random order (the queries it draws
+# fall among them), then 20 point and 20 range queries.
 setup_btree() {
   python3 -c '
 import random
 random.seed(38)
-keys = random.sample(range(1, 1000000), 10000)
+keys = random.sample(range(1, 10001), 10000)
 with open("keys.txt", "w") as f:
     print(len(keys), file=f)
     for k in keys: print(k, file=f)

@@ -120,7 +120,7 @@ impl Managed {
 
     /// Before a launch: each live allocation's host bytes into its device
     /// object.
-    pub fn to_launch(&self, device: &mut Device) -> Result<(), HostFault> {
+    pub fn before_launch(&self, device: &mut Device) -> Result<(), HostFault> {
         for (&host, b) in self.live() {
             device
                 .write(b.device, b.len)?
@@ -131,7 +131,7 @@ impl Managed {
 
     /// After a launch: what the kernel left in each device object back in
     /// the host pages.
-    pub fn from_launch(&self, device: &mut Device) -> Result<(), HostFault> {
+    pub fn after_launch(&self, device: &mut Device) -> Result<(), HostFault> {
         for (&host, b) in self.live() {
             let d = device.bytes(b.device, b.len)?;
             // SAFETY: the block's live mapping of `len` bytes.

@@ -310,9 +310,9 @@ impl Runtime {
         let managed = |r: Result<(), HostFault>| {
             r.map_err(|f| Fatal(format!("managed memory: {}", f.message)))
         };
-        managed(self.managed.to_launch(device))?;
+        managed(self.managed.before_launch(device))?;
         let result = device.launch(m, kernel, &config, &words);
-        managed(self.managed.from_launch(device))?;
+        managed(self.managed.after_launch(device))?;
         let name = f.demangled.clone();
         match result {
             Ok(outcome) => {
