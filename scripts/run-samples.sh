@@ -15,10 +15,11 @@
 # scripts/run-measured.py reads. With OUT.md, the reports go to
 # OUT.reports/ unless REPORTS says otherwise, and what Rodinia's runs
 # measured at `check`'s unknown locations to OUT.measured.md.
-# Result: "pass" when the program exits 0 and prints its
-# own success line or exits 0 from its own check (cuda-samples), "ran" when a program without a check
-# of its own (Rodinia) exits 0, else "fail (exit N)" with the first
-# warpcheck error line, in the log beside the table. The last column
+# Result: "pass" when the program exits 0 and prints its own success
+# line or exits 0 from its own check (cuda-samples), or when the script's
+# check of its output passes (most of Rodinia: "pass: how close it came");
+# "ran" when a program with neither exits 0; else "fail (exit N)" with the
+# first warpcheck error line, in the log beside the table. The last column
 # counts the sites that ran against `check`'s claims at the launched
 # shapes; every contradiction is printed on stderr after the table.
 set -u
