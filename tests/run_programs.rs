@@ -238,3 +238,14 @@ fn mem_get_info_counts_live_allocations() {
         )
     );
 }
+
+/// A 5 x 3 x 2 box from (2, 1, 1) of an 8 x 6 x 4 host array goes into a
+/// pitched allocation, a kernel adds 100 to each element, and the box
+/// comes back into a compact array: the program checks every element
+/// against the host array it came from.
+#[test]
+fn memcpy_3d_copies_a_box_both_ways() {
+    let out = run("memcpy3d", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "memcpy3d: 0 wrong\n");
+}

@@ -1043,6 +1043,44 @@ typedef struct CUevent_st *cudaEvent_t;
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
 
+/* 3-D copies between linear memory (CUDA arrays are not provided). */
+struct cudaPos {
+  size_t x, y, z;
+};
+struct cudaExtent {
+  size_t width, height, depth;
+};
+struct cudaPitchedPtr {
+  void *ptr;
+  size_t pitch, xsize, ysize;
+};
+typedef struct cudaArray *cudaArray_t;
+struct cudaMemcpy3DParms {
+  cudaArray_t srcArray;
+  struct cudaPos srcPos;
+  struct cudaPitchedPtr srcPtr;
+  cudaArray_t dstArray;
+  struct cudaPos dstPos;
+  struct cudaPitchedPtr dstPtr;
+  struct cudaExtent extent;
+  enum cudaMemcpyKind kind;
+};
+static __inline__ struct cudaPos make_cudaPos(size_t __x, size_t __y,
+                                              size_t __z) {
+  struct cudaPos __p = {__x, __y, __z};
+  return __p;
+}
+static __inline__ struct cudaExtent make_cudaExtent(size_t __w, size_t __h,
+                                                    size_t __d) {
+  struct cudaExtent __e = {__w, __h, __d};
+  return __e;
+}
+static __inline__ struct cudaPitchedPtr
+make_cudaPitchedPtr(void *__d, size_t __p, size_t __xsz, size_t __ysz) {
+  struct cudaPitchedPtr __s = {__d, __p, __xsz, __ysz};
+  return __s;
+}
+
 /* A subset of the real struct: the fields sample code usually prints. */
 struct cudaDeviceProp {
   char name[256];
@@ -1137,6 +1175,8 @@ cudaError_t cudaFreeHost(void *);
 cudaError_t cudaMemcpy(void *, const void *, size_t, enum cudaMemcpyKind);
 cudaError_t cudaMemcpyAsync(void *, const void *, size_t, enum cudaMemcpyKind,
                             cudaStream_t __stream = 0);
+cudaError_t cudaMalloc3D(struct cudaPitchedPtr *, struct cudaExtent);
+cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *);
 cudaError_t cudaMemcpy2D(void *, size_t, const void *, size_t, size_t, size_t,
                          enum cudaMemcpyKind);
 cudaError_t cudaMemcpyToSymbol(const void *, const void *, size_t,

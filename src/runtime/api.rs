@@ -629,15 +629,137 @@ pub unsafe extern "C" fn cudaMemcpy2D(
         if width > dpitch || width > spitch {
             return Ok(e::INVALID_VALUE);
         }
-        for row in 0..height {
-            let d = (dst as *mut u8).wrapping_add(row * dpitch) as *mut c_void;
-            let s = (src as *const u8).wrapping_add(row * spitch) as *const c_void;
-            let code = copy(rt, "cudaMemcpy2D", d, s, width, kind);
-            if code != e::SUCCESS {
-                return Ok(code);
-            }
+        Ok(copy_rows(rt, "cudaMemcpy2D", height, width, kind, |row| {
+            (offset(dst, row * dpitch), offset(src, row * spitch))
+        }))
+    })
+}
+
+/// `rows` copies of `width` bytes, row `r` from `at(r).1` to `at(r).0`;
+/// the first that fails decides the result.
+unsafe fn copy_rows(
+    rt: &mut Runtime,
+    name: &str,
+    rows: usize,
+    width: usize,
+    kind: c_int,
+    at: impl Fn(usize) -> (*mut c_void, *mut c_void),
+) -> i32 {
+    for row in 0..rows {
+        let (d, s) = at(row);
+        let code = copy(rt, name, d, s, width, kind);
+        if code != e::SUCCESS {
+            return code;
         }
-        Ok(e::SUCCESS)
+    }
+    e::SUCCESS
+}
+
+fn offset(p: *const c_void, bytes: usize) -> *mut c_void {
+    (p as *const u8).wrapping_add(bytes) as *mut c_void
+}
+
+/// `cudaPos`, `cudaExtent` and `cudaPitchedPtr` of warpcheck's header.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Pos {
+    x: usize,
+    y: usize,
+    z: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Extent {
+    width: usize,
+    height: usize,
+    depth: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PitchedPtr {
+    ptr: *mut c_void,
+    pitch: usize,
+    xsize: usize,
+    ysize: usize,
+}
+
+/// `cudaMemcpy3DParms`.
+#[repr(C)]
+pub struct Memcpy3DParms {
+    src_array: *mut c_void,
+    src_pos: Pos,
+    src_ptr: PitchedPtr,
+    dst_array: *mut c_void,
+    dst_pos: Pos,
+    dst_ptr: PitchedPtr,
+    extent: Extent,
+    kind: c_int,
+}
+
+/// `cudaMalloc3D`: rows padded as `cudaMallocPitch` pads them, `height`
+/// of them per slice.
+#[no_mangle]
+pub unsafe extern "C" fn cudaMalloc3D(out: *mut PitchedPtr, extent: Extent) -> c_int {
+    let Some(out) = out.as_mut() else {
+        return call("cudaMalloc3D", |_| Ok(e::INVALID_VALUE));
+    };
+    let mut ptr = std::ptr::null_mut();
+    let mut pitch = 0;
+    let rows = extent.height.saturating_mul(extent.depth);
+    let code = cudaMallocPitch(&mut ptr, &mut pitch, extent.width, rows);
+    if code == e::SUCCESS {
+        *out = PitchedPtr {
+            ptr,
+            pitch,
+            xsize: extent.width,
+            ysize: extent.height,
+        };
+    }
+    code
+}
+
+/// `cudaMemcpy3D` between linear memory: the extent's `width` bytes of
+/// each of its `height * depth` rows, each side's rows `pitch` apart and
+/// its slices `ysize` rows apart, from each side's position (`x` in
+/// bytes). CUDA arrays are not provided.
+#[no_mangle]
+pub unsafe extern "C" fn cudaMemcpy3D(p: *const Memcpy3DParms) -> c_int {
+    call("cudaMemcpy3D", |rt| {
+        let Some(p) = p.as_ref() else {
+            return Ok(e::INVALID_VALUE);
+        };
+        if !p.src_array.is_null() || !p.dst_array.is_null() {
+            return Err(Fatal(
+                "copies to or from CUDA arrays are not provided by warpcheck's runtime".into(),
+            ));
+        }
+        let (ext, s, d) = (p.extent, p.src_ptr, p.dst_ptr);
+        let fits = |ptr: &PitchedPtr, pos: &Pos| {
+            pos.x + ext.width <= ptr.pitch && (ext.depth <= 1 || pos.y + ext.height <= ptr.ysize)
+        };
+        if !fits(&s, &p.src_pos) || !fits(&d, &p.dst_pos) {
+            return Ok(e::INVALID_VALUE);
+        }
+        let start = |ptr: &PitchedPtr, pos: &Pos, row: usize| {
+            let (y, z) = (row % ext.height.max(1), row / ext.height.max(1));
+            ((pos.z + z) * ptr.ysize + pos.y + y) * ptr.pitch + pos.x
+        };
+        let rows = ext.height * ext.depth;
+        Ok(copy_rows(
+            rt,
+            "cudaMemcpy3D",
+            rows,
+            ext.width,
+            p.kind,
+            |row| {
+                (
+                    offset(d.ptr, start(&d, &p.dst_pos, row)),
+                    offset(s.ptr, start(&s, &p.src_pos, row)),
+                )
+            },
+        ))
     })
 }
 
