@@ -5,7 +5,8 @@
 
 REPORTS is a directory of `warpcheck run --format json` reports, one per
 program, named `<suite>_<benchmark>[_...].json` as `scripts/run-samples.sh`
-keeps them (REPORTS=DIR); SUITES_OUT is `scripts/suites.sh`'s output
+keeps them (REPORTS=DIR, or OUT.reports beside its OUT.md, where it also
+writes this script's output as OUT.measured.md); SUITES_OUT is `scripts/suites.sh`'s output
 (default /work/suites-ir), whose `check` results give each benchmark's
 unknown thread-dependent branches and accesses per source location,
 counted as docs/models.md's "Thread dependence on Rodinia" table counts
@@ -66,7 +67,7 @@ def measured_sites(reports):
     out = defaultdict(
         lambda: {"executions": 0, "divergent": 0, "sectors": 0, "ideal": 0,
                  "wavefronts": 0, "ideal_wavefronts": 0, "conflict_max": 0,
-                 "requests": 0, "verdicts": set()}
+                 "requests": 0}
     )
     for doc in reports:
         for k in doc.get("kernels", []):
@@ -88,9 +89,6 @@ def measured_sites(reports):
                     m["wavefronts"] += s["wavefronts"]["max"] * s["executions"]
                     m["ideal_wavefronts"] += s.get("ideal_wavefronts", 0)
                     m["conflict_max"] = max(m["conflict_max"], s["conflict"]["max"])
-                verdict = (s.get("static") or {}).get("verdict")
-                if verdict:
-                    m["verdicts"].add(verdict)
     return out
 
 
@@ -145,6 +143,10 @@ def main(argv):
         return 2
     reports_dir = argv[1]
     suites_out = argv[2] if len(argv) > 2 else "/work/suites-ir"
+    plan = os.path.join(suites_out, "rodinia", "plan.tsv")
+    if not os.path.isfile(plan):
+        print(f"{plan}: no such file (run scripts/suites.sh over Rodinia first)", file=sys.stderr)
+        return 2
     by_bench = defaultdict(list)
     for name in sorted(os.listdir(reports_dir)):
         m = re.match(r"rodinia_([^_.]+)", name)
