@@ -31,6 +31,8 @@ import re
 import sys
 from collections import defaultdict
 
+# Nothing written beside the scripts (scripts/__pycache__).
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import suites  # noqa: E402  (scripts/suites.py: the table's own counting)
 
