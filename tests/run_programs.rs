@@ -116,7 +116,7 @@ fn an_unsupported_call_is_named() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains(
-            "the program calls cudaMallocManaged, which warpcheck's runtime does not provide"
+            "the program calls cudaGraphLaunch, which warpcheck's runtime does not provide"
         ),
         "{err}"
     );
@@ -187,4 +187,65 @@ fn multi_warp_tiles_reduce_across_their_warps() {
     let out = run("multi_warp_tiles", &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out), "multi-warp tiles: 0 wrong\n");
+}
+
+/// The program fills two managed arrays on the host, doubles one into the
+/// other in a kernel given both inside a structure, adds one to elements
+/// 100..199 through a pointer into the middle, copies and fills managed
+/// memory with the runtime's calls, and checks every value itself.
+#[test]
+fn managed_memory_is_shared_by_host_and_kernels() {
+    let out = run("managed", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "managed: 0 wrong\n");
+    assert!(!stderr(&out).contains("========="), "{}", stderr(&out));
+}
+
+/// 65 threads write `a[threadIdx.x]` into 64 ints: thread 64 writes the 4
+/// bytes right after the 256-byte allocation.
+#[test]
+fn managed_memory_is_held_to_its_bounds() {
+    let out = run("managed_out_of_bounds", &[]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("managed_out_of_bounds.cu:5:47: invalid __global__ write of size 4 bytes"),
+        "{err}"
+    );
+    assert!(
+        err.contains("0 bytes after the end of 'cudaMallocManaged #1' (256 bytes)"),
+        "{err}"
+    );
+    assert!(err.contains("by thread (64,0,0) in block (0,0,0)"), "{err}");
+    assert_eq!(stdout(&out), "sync: cudaErrorIllegalAddress\n");
+}
+
+/// The device has the machine model's 40 GiB; 1 MiB of `cudaMalloc` and
+/// then 4096 managed bytes are in use until both are freed. The program
+/// exits 1 unless a null pointer gives an invalid value that
+/// `cudaThreadExit` clears.
+#[test]
+fn mem_get_info_counts_live_allocations() {
+    let out = run("mem_info", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "total {}, used 0 {} {} 0\n",
+            40u64 << 30,
+            1 << 20,
+            (1 << 20) + 4096
+        )
+    );
+}
+
+/// A 5 x 3 x 2 box from (2, 1, 1) of an 8 x 6 x 4 host array goes into a
+/// pitched allocation, a kernel adds 100 to each element, and the box
+/// comes back into a compact array: the program checks every element
+/// against the host array it came from.
+#[test]
+fn memcpy_3d_copies_a_box_both_ways() {
+    let out = run("memcpy3d", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "memcpy3d: 0 wrong\n");
 }

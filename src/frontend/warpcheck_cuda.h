@@ -1036,11 +1036,50 @@ typedef struct CUevent_st *cudaEvent_t;
 
 #define cudaMemAttachGlobal 0x01
 #define cudaMemAttachHost 0x02
+#define cudaCpuDeviceId (-1)
 #define cudaHostAllocDefault 0x00
 #define cudaEventDefault 0x00
 #define cudaEventDisableTiming 0x02
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
+
+/* 3-D copies between linear memory (CUDA arrays are not provided). */
+struct cudaPos {
+  size_t x, y, z;
+};
+struct cudaExtent {
+  size_t width, height, depth;
+};
+struct cudaPitchedPtr {
+  void *ptr;
+  size_t pitch, xsize, ysize;
+};
+typedef struct cudaArray *cudaArray_t;
+struct cudaMemcpy3DParms {
+  cudaArray_t srcArray;
+  struct cudaPos srcPos;
+  struct cudaPitchedPtr srcPtr;
+  cudaArray_t dstArray;
+  struct cudaPos dstPos;
+  struct cudaPitchedPtr dstPtr;
+  struct cudaExtent extent;
+  enum cudaMemcpyKind kind;
+};
+static __inline__ struct cudaPos make_cudaPos(size_t __x, size_t __y,
+                                              size_t __z) {
+  struct cudaPos __p = {__x, __y, __z};
+  return __p;
+}
+static __inline__ struct cudaExtent make_cudaExtent(size_t __w, size_t __h,
+                                                    size_t __d) {
+  struct cudaExtent __e = {__w, __h, __d};
+  return __e;
+}
+static __inline__ struct cudaPitchedPtr
+make_cudaPitchedPtr(void *__d, size_t __p, size_t __xsz, size_t __ysz) {
+  struct cudaPitchedPtr __s = {__d, __p, __xsz, __ysz};
+  return __s;
+}
 
 /* A subset of the real struct: the fields sample code usually prints. */
 struct cudaDeviceProp {
@@ -1100,8 +1139,18 @@ enum cudaDeviceAttr {
   cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
   cudaDevAttrMaxRegistersPerMultiprocessor = 82,
   cudaDevAttrManagedMemory = 83,
+  cudaDevAttrConcurrentManagedAccess = 89,
   cudaDevAttrCooperativeLaunch = 95,
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97
+};
+
+enum cudaMemoryAdvise {
+  cudaMemAdviseSetReadMostly = 1,
+  cudaMemAdviseUnsetReadMostly = 2,
+  cudaMemAdviseSetPreferredLocation = 3,
+  cudaMemAdviseUnsetPreferredLocation = 4,
+  cudaMemAdviseSetAccessedBy = 5,
+  cudaMemAdviseUnsetAccessedBy = 6
 };
 
 enum cudaComputeMode {
@@ -1118,6 +1167,7 @@ cudaError_t cudaMalloc(void **, size_t);
 cudaError_t cudaMallocManaged(void **, size_t,
                               unsigned int __flags = cudaMemAttachGlobal);
 cudaError_t cudaMallocHost(void **, size_t);
+cudaError_t cudaMemGetInfo(size_t *, size_t *);
 cudaError_t cudaHostAlloc(void **, size_t, unsigned int);
 cudaError_t cudaMallocPitch(void **, size_t *, size_t, size_t);
 cudaError_t cudaFree(void *);
@@ -1125,6 +1175,8 @@ cudaError_t cudaFreeHost(void *);
 cudaError_t cudaMemcpy(void *, const void *, size_t, enum cudaMemcpyKind);
 cudaError_t cudaMemcpyAsync(void *, const void *, size_t, enum cudaMemcpyKind,
                             cudaStream_t __stream = 0);
+cudaError_t cudaMalloc3D(struct cudaPitchedPtr *, struct cudaExtent);
+cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *);
 cudaError_t cudaMemcpy2D(void *, size_t, const void *, size_t, size_t, size_t,
                          enum cudaMemcpyKind);
 cudaError_t cudaMemcpyToSymbol(const void *, const void *, size_t,
@@ -1137,10 +1189,12 @@ cudaError_t cudaMemset(void *, int, size_t);
 cudaError_t cudaMemsetAsync(void *, int, size_t, cudaStream_t __stream = 0);
 cudaError_t cudaMemPrefetchAsync(const void *, size_t, int,
                                  cudaStream_t __stream = 0);
+cudaError_t cudaMemAdvise(const void *, size_t, enum cudaMemoryAdvise, int);
 
 cudaError_t cudaDeviceSynchronize(void);
 cudaError_t cudaThreadSynchronize(void);
 cudaError_t cudaDeviceReset(void);
+cudaError_t cudaThreadExit(void);
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaPeekAtLastError(void);
 const char *cudaGetErrorString(cudaError_t);

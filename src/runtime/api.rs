@@ -78,6 +78,10 @@ const MEMCPY_HOST_TO_DEVICE: c_int = 1;
 const MEMCPY_DEVICE_TO_HOST: c_int = 2;
 const MEMCPY_DEVICE_TO_DEVICE: c_int = 3;
 const MEMCPY_DEFAULT: c_int = 4;
+const MEM_ATTACH_GLOBAL: c_uint = 1;
+const MEM_ATTACH_HOST: c_uint = 2;
+/// `cudaCpuDeviceId`: the host, as a prefetch's destination.
+const CPU_DEVICE_ID: c_int = -1;
 
 fn lock() -> MutexGuard<'static, Option<Runtime>> {
     RUNTIME.lock().unwrap_or_else(|p| p.into_inner())
@@ -421,6 +425,79 @@ pub unsafe extern "C" fn cudaFree(ptr: *mut c_void) -> c_int {
     })
 }
 
+/// `cudaMallocManaged`: a pointer the host code uses directly and
+/// kernels through the simulator (`managed`). Both attach flags give the
+/// same memory: every launch here runs to its end before the host goes on.
+#[no_mangle]
+pub unsafe extern "C" fn cudaMallocManaged(
+    ptr: *mut *mut c_void,
+    size: usize,
+    flags: c_uint,
+) -> c_int {
+    call("cudaMallocManaged", |rt| {
+        if ptr.is_null() || size == 0 || !matches!(flags, MEM_ATTACH_GLOBAL | MEM_ATTACH_HOST) {
+            return Ok(e::INVALID_VALUE);
+        }
+        Ok(match rt.allocate_managed(size as u64) {
+            Ok(a) => {
+                *ptr = a as *mut c_void;
+                e::SUCCESS
+            }
+            Err(code) => code,
+        })
+    })
+}
+
+/// `cudaMemPrefetchAsync` and `cudaMemAdvise` only check their range:
+/// where managed memory lives decides nothing here but time, and copies
+/// in and out of launches are not timed.
+fn managed_hint(name: &str, p: *const c_void, n: usize, device: c_int) -> c_int {
+    call(name, |rt| {
+        Ok(if device != 0 && device != CPU_DEVICE_ID {
+            e::INVALID_DEVICE
+        } else if rt.managed(p as u64, n as u64) {
+            e::SUCCESS
+        } else {
+            e::INVALID_VALUE
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cudaMemPrefetchAsync(
+    p: *const c_void,
+    n: usize,
+    device: c_int,
+    _stream: *mut c_void,
+) -> c_int {
+    managed_hint("cudaMemPrefetchAsync", p, n, device)
+}
+
+#[no_mangle]
+pub extern "C" fn cudaMemAdvise(p: *const c_void, n: usize, advice: c_int, device: c_int) -> c_int {
+    // cudaMemAdviseSetReadMostly (1) to cudaMemAdviseUnsetAccessedBy (6).
+    if !(1..=6).contains(&advice) {
+        return call("cudaMemAdvise", |_| Ok(e::INVALID_VALUE));
+    }
+    managed_hint("cudaMemAdvise", p, n, device)
+}
+
+/// `cudaMemGetInfo`: the machine's global memory (as the properties
+/// report it), less what the program's live allocations hold.
+#[no_mangle]
+pub unsafe extern "C" fn cudaMemGetInfo(free: *mut usize, total: *mut usize) -> c_int {
+    call("cudaMemGetInfo", |rt| {
+        let all = properties(rt).total_global_mem;
+        let used = usize::try_from(rt.allocated()).unwrap_or(usize::MAX);
+        if free.is_null() || total.is_null() {
+            return Ok(e::INVALID_VALUE);
+        }
+        *free = all.saturating_sub(used);
+        *total = all;
+        Ok(e::SUCCESS)
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn cudaMallocHost(ptr: *mut *mut c_void, size: usize) -> c_int {
     call("cudaMallocHost", |_| {
@@ -463,11 +540,15 @@ unsafe fn copy(
     kind: c_int,
 ) -> i32 {
     let (to_dev, from_dev) = (device_ptr(dst), device_ptr(src));
+    // Managed memory is host memory to the copy, and either side to its
+    // direction.
+    let dev_side = |dev: bool, p: *const c_void| dev || rt.managed(p as u64, n as u64);
+    let (dst_dev_side, src_dev_side) = (dev_side(to_dev, dst), dev_side(from_dev, src));
     let agrees = match kind {
         MEMCPY_HOST_TO_HOST => !to_dev && !from_dev,
-        MEMCPY_HOST_TO_DEVICE => to_dev && !from_dev,
-        MEMCPY_DEVICE_TO_HOST => !to_dev && from_dev,
-        MEMCPY_DEVICE_TO_DEVICE => to_dev && from_dev,
+        MEMCPY_HOST_TO_DEVICE => dst_dev_side && !from_dev,
+        MEMCPY_DEVICE_TO_HOST => !to_dev && src_dev_side,
+        MEMCPY_DEVICE_TO_DEVICE => dst_dev_side && src_dev_side,
         MEMCPY_DEFAULT => true,
         _ => return e::INVALID_MEMCPY_DIRECTION,
     };
@@ -548,15 +629,137 @@ pub unsafe extern "C" fn cudaMemcpy2D(
         if width > dpitch || width > spitch {
             return Ok(e::INVALID_VALUE);
         }
-        for row in 0..height {
-            let d = (dst as *mut u8).wrapping_add(row * dpitch) as *mut c_void;
-            let s = (src as *const u8).wrapping_add(row * spitch) as *const c_void;
-            let code = copy(rt, "cudaMemcpy2D", d, s, width, kind);
-            if code != e::SUCCESS {
-                return Ok(code);
-            }
+        Ok(copy_rows(rt, "cudaMemcpy2D", height, width, kind, |row| {
+            (offset(dst, row * dpitch), offset(src, row * spitch))
+        }))
+    })
+}
+
+/// `rows` copies of `width` bytes, row `r` from `at(r).1` to `at(r).0`;
+/// the first that fails decides the result.
+unsafe fn copy_rows(
+    rt: &mut Runtime,
+    name: &str,
+    rows: usize,
+    width: usize,
+    kind: c_int,
+    at: impl Fn(usize) -> (*mut c_void, *mut c_void),
+) -> i32 {
+    for row in 0..rows {
+        let (d, s) = at(row);
+        let code = copy(rt, name, d, s, width, kind);
+        if code != e::SUCCESS {
+            return code;
         }
-        Ok(e::SUCCESS)
+    }
+    e::SUCCESS
+}
+
+fn offset(p: *const c_void, bytes: usize) -> *mut c_void {
+    (p as *const u8).wrapping_add(bytes) as *mut c_void
+}
+
+/// `cudaPos`, `cudaExtent` and `cudaPitchedPtr` of warpcheck's header.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Pos {
+    x: usize,
+    y: usize,
+    z: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Extent {
+    width: usize,
+    height: usize,
+    depth: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PitchedPtr {
+    ptr: *mut c_void,
+    pitch: usize,
+    xsize: usize,
+    ysize: usize,
+}
+
+/// `cudaMemcpy3DParms`.
+#[repr(C)]
+pub struct Memcpy3DParms {
+    src_array: *mut c_void,
+    src_pos: Pos,
+    src_ptr: PitchedPtr,
+    dst_array: *mut c_void,
+    dst_pos: Pos,
+    dst_ptr: PitchedPtr,
+    extent: Extent,
+    kind: c_int,
+}
+
+/// `cudaMalloc3D`: rows padded as `cudaMallocPitch` pads them, `height`
+/// of them per slice.
+#[no_mangle]
+pub unsafe extern "C" fn cudaMalloc3D(out: *mut PitchedPtr, extent: Extent) -> c_int {
+    let Some(out) = out.as_mut() else {
+        return call("cudaMalloc3D", |_| Ok(e::INVALID_VALUE));
+    };
+    let mut ptr = std::ptr::null_mut();
+    let mut pitch = 0;
+    let rows = extent.height.saturating_mul(extent.depth);
+    let code = cudaMallocPitch(&mut ptr, &mut pitch, extent.width, rows);
+    if code == e::SUCCESS {
+        *out = PitchedPtr {
+            ptr,
+            pitch,
+            xsize: extent.width,
+            ysize: extent.height,
+        };
+    }
+    code
+}
+
+/// `cudaMemcpy3D` between linear memory: the extent's `width` bytes of
+/// each of its `height * depth` rows, each side's rows `pitch` apart and
+/// its slices `ysize` rows apart, from each side's position (`x` in
+/// bytes). CUDA arrays are not provided.
+#[no_mangle]
+pub unsafe extern "C" fn cudaMemcpy3D(p: *const Memcpy3DParms) -> c_int {
+    call("cudaMemcpy3D", |rt| {
+        let Some(p) = p.as_ref() else {
+            return Ok(e::INVALID_VALUE);
+        };
+        if !p.src_array.is_null() || !p.dst_array.is_null() {
+            return Err(Fatal(
+                "copies to or from CUDA arrays are not provided by warpcheck's runtime".into(),
+            ));
+        }
+        let (ext, s, d) = (p.extent, p.src_ptr, p.dst_ptr);
+        let fits = |ptr: &PitchedPtr, pos: &Pos| {
+            pos.x + ext.width <= ptr.pitch && (ext.depth <= 1 || pos.y + ext.height <= ptr.ysize)
+        };
+        if !fits(&s, &p.src_pos) || !fits(&d, &p.dst_pos) {
+            return Ok(e::INVALID_VALUE);
+        }
+        let start = |ptr: &PitchedPtr, pos: &Pos, row: usize| {
+            let (y, z) = (row % ext.height.max(1), row / ext.height.max(1));
+            ((pos.z + z) * ptr.ysize + pos.y + y) * ptr.pitch + pos.x
+        };
+        let rows = ext.height * ext.depth;
+        Ok(copy_rows(
+            rt,
+            "cudaMemcpy3D",
+            rows,
+            ext.width,
+            p.kind,
+            |row| {
+                (
+                    offset(d.ptr, start(&d, &p.dst_pos, row)),
+                    offset(s.ptr, start(&s, &p.src_pos, row)),
+                )
+            },
+        ))
     })
 }
 
@@ -632,6 +835,10 @@ unsafe fn fill(name: &str, dst: *mut c_void, value: c_int, n: usize) -> c_int {
         if n == 0 {
             return Ok(e::SUCCESS);
         }
+        if rt.managed(dst as u64, n as u64) {
+            std::ptr::write_bytes(dst as *mut u8, value as u8, n);
+            return Ok(e::SUCCESS);
+        }
         Ok(match rt.device_write(name, dst as u64, n as u64) {
             Ok(d) => {
                 d.fill(value as u8);
@@ -678,6 +885,12 @@ pub extern "C" fn cudaDeviceReset() -> c_int {
         rt.reset();
         Ok(e::SUCCESS)
     })
+}
+
+/// The old name of `cudaDeviceReset`.
+#[no_mangle]
+pub extern "C" fn cudaThreadExit() -> c_int {
+    cudaDeviceReset()
 }
 
 #[no_mangle]
@@ -767,7 +980,7 @@ fn properties(rt: &Runtime) -> DeviceProp {
         regs_per_multiprocessor: int(u64::from(m.registers_per_sm)),
         concurrent_kernels: 1,
         unified_addressing: 1,
-        managed_memory: 0,
+        managed_memory: 1,
         texture_alignment: 512,
         device_overlap: 1,
     }
@@ -813,6 +1026,9 @@ pub unsafe extern "C" fn cudaDeviceGetAttribute(
             81 => int(p.shared_mem_per_multiprocessor),
             82 => p.regs_per_multiprocessor,
             83 => p.managed_memory,
+            // Concurrent managed access: the host may touch managed memory
+            // at any time, since no launch is ever still running.
+            89 => 1,
             95 => 1,
             97 => int(crate::hw::MAX_SHARED_PER_BLOCK as usize),
             _ => {

@@ -18,6 +18,7 @@
 mod api;
 pub mod container;
 mod errors;
+mod managed;
 pub mod report;
 mod sanitize;
 mod state;

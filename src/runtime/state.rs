@@ -6,6 +6,7 @@
 //! kept as the sticky error.
 
 use super::errors as e;
+use super::managed::Managed;
 use super::report::{Measured, Passed};
 use super::sanitize::Reported;
 use crate::ir::{FuncId, GlobalId, Module, TypeKind};
@@ -57,6 +58,12 @@ pub struct Runtime {
     /// `cudaSetupArgument`'s bytes for the next `cudaLaunch`, by offset.
     setup: Vec<(usize, Vec<u8>)>,
     allocations: u64,
+    managed_allocations: u64,
+    /// Each live allocation's size by its device address, for
+    /// `cudaMemGetInfo`.
+    sizes: HashMap<u64, u64>,
+    /// `cudaMallocManaged`'s allocations.
+    managed: Managed,
     /// Simulated microseconds since the start.
     pub clock_us: f64,
     /// Event handle → the clock when it was last recorded.
@@ -98,6 +105,9 @@ impl Runtime {
             configs: Vec::new(),
             setup: Vec::new(),
             allocations: 0,
+            managed_allocations: 0,
+            sizes: HashMap::new(),
+            managed: Managed::default(),
             clock_us: 0.0,
             events: HashMap::new(),
             next_handle: 1,
@@ -256,6 +266,8 @@ impl Runtime {
                         a
                     }
                 };
+                let mut bytes = bytes.clone();
+                self.managed.words_to_device(&mut bytes);
                 let dst = device.write(at, size).map_err(|f| Fatal(f.message))?;
                 let n = dst.len().min(bytes.len());
                 dst[..n].copy_from_slice(&bytes[..n]);
@@ -274,7 +286,10 @@ impl Runtime {
                     (word & ((1u64 << bits) - 1), Passed::Int(signed))
                 }
                 TypeKind::Int(_) => (word, Passed::Int(word as i64)),
-                TypeKind::Ptr(_) => (word, Passed::Offset(offset_in_object(word))),
+                TypeKind::Ptr(_) => {
+                    let word = self.managed.to_device(word);
+                    (word, Passed::Offset(offset_in_object(word)))
+                }
                 _ => (word, Passed::Other),
             };
             words.push(word);
@@ -292,7 +307,12 @@ impl Runtime {
             sanitize: true,
             ..LaunchConfig::default()
         };
+        let managed = |r: Result<(), HostFault>| {
+            r.map_err(|f| Fatal(format!("managed memory: {}", f.message)))
+        };
+        managed(self.managed.before_launch(device))?;
         let result = device.launch(m, kernel, &config, &words);
+        managed(self.managed.after_launch(device))?;
         let name = f.demangled.clone();
         match result {
             Ok(outcome) => {
@@ -348,18 +368,63 @@ impl Runtime {
         let device = self.device.as_mut().ok_or(e::INVALID_VALUE)?;
         self.allocations += 1;
         let name = format!("cudaMalloc #{}", self.allocations);
-        device.allocate(name, bytes).map_err(|f| {
+        let at = device.allocate(name, bytes).map_err(|f| {
             eprintln!("warpcheck run: cudaMalloc({bytes}): {}", f.message);
             e::MEMORY_ALLOCATION
-        })
+        })?;
+        self.sizes.insert(at, bytes);
+        Ok(at)
+    }
+
+    /// The bytes the program's live allocations hold.
+    pub fn allocated(&self) -> u64 {
+        self.sizes.values().sum()
+    }
+
+    /// `cudaMallocManaged`: a device object and the host pages the
+    /// program gets, both zeroed. Its bytes count as written: a host
+    /// store is not seen, so nothing of it is checked for uninitialized
+    /// reads.
+    pub fn allocate_managed(&mut self, bytes: u64) -> Result<u64, i32> {
+        let device = self.device.as_mut().ok_or(e::INVALID_VALUE)?;
+        self.managed_allocations += 1;
+        let name = format!("cudaMallocManaged #{}", self.managed_allocations);
+        let failed = |why: &str| {
+            eprintln!("warpcheck run: cudaMallocManaged({bytes}): {why}");
+            e::MEMORY_ALLOCATION
+        };
+        let at = device
+            .allocate(name, bytes)
+            .map_err(|f| failed(&f.message))?;
+        device.write(at, bytes).map_err(|f| failed(&f.message))?;
+        match self.managed.add(bytes, at) {
+            Some(host) => {
+                self.sizes.insert(at, bytes);
+                Ok(host)
+            }
+            None => {
+                let _ = device.release(at);
+                Err(failed("cannot map host pages"))
+            }
+        }
+    }
+
+    /// Whether `[address, address + len)` is inside one live managed
+    /// allocation (host memory to the runtime's copies and fills).
+    pub fn managed(&self, address: u64, len: u64) -> bool {
+        self.managed.holds(address, len)
     }
 
     pub fn release(&mut self, address: u64) -> i32 {
         let Some(device) = self.device.as_mut() else {
             return e::INVALID_VALUE;
         };
+        let address = self.managed.remove(address).unwrap_or(address);
         match device.release(address) {
-            Ok(()) => e::SUCCESS,
+            Ok(()) => {
+                self.sizes.remove(&address);
+                e::SUCCESS
+            }
             Err(f) => {
                 eprintln!("warpcheck run: cudaFree: {}", f.message);
                 self.fail(e::INVALID_DEVICE_POINTER)
