@@ -55,6 +55,10 @@ pub struct RunArgs {
     /// otherwise the program's own exit code is warpcheck's.
     #[arg(long, value_name = "N")]
     pub error_exitcode: Option<i32>,
+    /// Threads each launch's blocks run on (default: one per core); the
+    /// results are the same for any number.
+    #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 0)]
+    pub jobs: usize,
     /// Source files (.cu, .cpp, .cc, .c), then compile and link flags
     /// (-I, -D, -O, -std, -l, -L, -Wl,…), then `--` and the program's
     /// arguments.
@@ -190,7 +194,8 @@ pub fn run(args: &RunArgs) -> i32 {
             .args(&plan.program_args)
             .env(runtime::REPORT_ENV, &report_path)
             .env(runtime::MACHINE_ENV, args.machine.join("\n"))
-            .env(runtime::ARCH_ENV, &args.cuda_gpu_arch),
+            .env(runtime::ARCH_ENV, &args.cuda_gpu_arch)
+            .env(runtime::THREADS_ENV, args.jobs.to_string()),
     );
     let status = match status {
         Ok(s) => s,

@@ -30,3 +30,5 @@ pub const REPORT_ENV: &str = "WARPCHECK_RUN_REPORT";
 pub const MACHINE_ENV: &str = "WARPCHECK_RUN_MACHINE";
 /// The GPU architecture the device side was compiled for (`sm_80`).
 pub const ARCH_ENV: &str = "WARPCHECK_RUN_ARCH";
+/// Threads each launch's blocks run on (`run -j`; 0 or unset: every core).
+pub const THREADS_ENV: &str = "WARPCHECK_RUN_THREADS";

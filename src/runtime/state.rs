@@ -75,6 +75,8 @@ pub struct Runtime {
     /// The sanitizer's findings reported so far.
     reported: Reported,
     pub arch: (i32, i32),
+    /// Threads a launch's blocks run on (0: every core).
+    threads: usize,
     /// warpcheck's own failure that stopped the run, for the report.
     pub fatal: Option<String>,
 }
@@ -92,6 +94,10 @@ impl Runtime {
             .ok()
             .and_then(|a| parse_arch(&a))
             .unwrap_or((8, 0));
+        let threads = std::env::var(super::THREADS_ENV)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0);
         Ok(Runtime {
             module: None,
             bitcode: Vec::new(),
@@ -115,6 +121,7 @@ impl Runtime {
             measured: Measured::default(),
             reported: Reported::default(),
             arch,
+            threads,
             fatal: None,
         })
     }
@@ -305,6 +312,7 @@ impl Runtime {
             },
             machine: Some(self.machine.clone()),
             sanitize: true,
+            threads: self.threads,
             ..LaunchConfig::default()
         };
         let managed = |r: Result<(), HostFault>| {
