@@ -51,6 +51,7 @@ pub use cost::{Counters, SiteStats};
 pub use device::Device;
 pub use error::{Details, ErrorKind, LaneGroup, LaneState, SimError};
 
+use crate::hw;
 use crate::ir::{FuncId, Module, TypeKind};
 use block::{Block, Step};
 use exec::{Machine, Program};
@@ -312,6 +313,7 @@ fn run_blocks(
         sanitizer: sanitize::Findings::default(),
         threads: 1,
     };
+    reserve_records(&mut outcome, config, all.len());
     let partial_grid = all.len() != gx * gy * gz;
     let index =
         |linear: u64| [linear % gx, (linear / gx) % gy, linear / (gx * gy)].map(|v| v as u32);
@@ -481,6 +483,27 @@ fn over_memory(outcome: &Outcome, max: Option<u64>) -> Option<SimError> {
             budget::Exhausted::Memory(max).describe(),
         )
     })
+}
+
+/// Room for the per-block and per-warp records of `blocks` blocks, as
+/// far as the memory budget would let them grow: growing a list of a
+/// million warps by doubling copies it and faults in its pages twice.
+fn reserve_records(outcome: &mut Outcome, config: &LaunchConfig, blocks: u64) {
+    let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
+    let warps = blocks.saturating_mul(threads.div_ceil(u64::from(hw::WARP_SIZE)));
+    // At most 64 MiB up front: a launch the budget stops early (a grid
+    // of 2^47 blocks) should not claim its whole memory budget.
+    let budget = config
+        .budget
+        .max_memory
+        .unwrap_or(budget::DEFAULT_MAX_MEMORY)
+        .min(64 << 20);
+    let cap = |size: usize| budget / size as u64;
+    let blocks = blocks.min(cap(std::mem::size_of::<BlockResult>()));
+    let warps = warps.min(cap(std::mem::size_of::<WarpResult>()));
+    // A reservation the process cannot have is only a lost speed-up.
+    let _ = outcome.blocks.try_reserve_exact(blocks as usize);
+    let _ = outcome.warps.try_reserve_exact(warps as usize);
 }
 
 /// Adds a finished (or stopped) block's counters to the outcome.

@@ -24,11 +24,11 @@ use super::{memory, record_parts, BlockResult, Counters, WarpResult};
 const MAX_COPIED_BYTES: u64 = 2 << 30;
 /// Fewer warp instructions than this are over before threads start.
 const MIN_STEPS: u64 = 1 << 16;
-/// Warp instructions per byte of memory a fork copies and merges: a warp
-/// instruction takes about 100 ns, copying and comparing a byte about
-/// 1 ns over the forks, so a launch gains when it runs at least one
-/// instruction per 80 bytes; this asks for more to be safe.
-const BYTES_PER_STEP: u64 = 32;
+/// Bytes of memory a fork may copy and merge per warp instruction the
+/// launch has left: a warp instruction takes 60 to 150 ns, copying a byte
+/// and comparing it back about 0.2 ns per fork, so two threads gain from
+/// about one instruction per 300 bytes; this asks for four times that.
+const BYTES_PER_STEP: u64 = 64;
 
 /// Threads a launch may use: `asked`, or every core when it is 0.
 pub fn threads(asked: usize) -> usize {

@@ -118,11 +118,24 @@ impl Machine<'_> {
         let threads: u32 = self.block_dim.iter().product();
         let mut valid = 0u32;
         let mut tid = [[0u32; 3]; LANES];
+        // The first lane's index by division, the others by counting on
+        // (x fastest), as a warp's lanes are consecutive threads.
+        let first = index * hw::WARP_SIZE;
+        let mut at = [first % bx, (first / bx) % by, first / (bx * by)];
         for (l, t) in tid.iter_mut().enumerate() {
-            let linear = index * hw::WARP_SIZE + l as u32;
-            if linear < threads {
-                valid |= 1 << l;
-                *t = [linear % bx, (linear / bx) % by, linear / (bx * by)];
+            if first + (l as u32) >= threads {
+                break;
+            }
+            valid |= 1 << l;
+            *t = at;
+            at[0] += 1;
+            if at[0] == bx {
+                at[0] = 0;
+                at[1] += 1;
+                if at[1] == by {
+                    at[1] = 0;
+                    at[2] += 1;
+                }
             }
         }
         let mut frame = self.frame(0, valid, None, [0; LANES]);
