@@ -246,14 +246,14 @@ pub fn fill(spec: &BufferSpec, elem: Option<Elem>, seed: u64) -> Result<Vec<u8>,
         Init::Iota => {
             let e = needs("iota")?;
             for (i, chunk) in data.chunks_exact_mut(e.bytes()).enumerate() {
-                chunk.copy_from_slice(&e.iota(i as u64).to_le_bytes()[..e.bytes()]);
+                super::memory::write_le(chunk, e.iota(i as u64));
             }
         }
         Init::Random => {
             let e = needs("random")?;
             let mut rng = SplitMix::new(seed);
             for chunk in data.chunks_exact_mut(e.bytes()) {
-                chunk.copy_from_slice(&e.random(rng.next_u64()).to_le_bytes()[..e.bytes()]);
+                super::memory::write_le(chunk, e.random(rng.next_u64()));
             }
         }
     }

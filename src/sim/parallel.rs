@@ -70,12 +70,11 @@ pub fn run<'m>(
     words: &[u64],
 ) -> Option<Vec<Share<'m>>> {
     let per = blocks.len().div_ceil(threads);
-    let forks: Vec<Machine<'m>> = blocks.chunks(per).map(|_| m.fork()).collect();
     let shares: Vec<Option<Share<'m>>> = std::thread::scope(|s| {
-        let running: Vec<_> = forks
-            .into_iter()
-            .zip(blocks.chunks(per))
-            .map(|(fork, run)| s.spawn(move || run_share(fork, run, words)))
+        // Each thread copies the memory itself, the copies in parallel.
+        let running: Vec<_> = blocks
+            .chunks(per)
+            .map(|run| s.spawn(move || run_share(m.fork(), run, words)))
             .collect();
         running
             .into_iter()
