@@ -22,6 +22,9 @@ use super::{memory, record_parts, BlockResult, Counters, WarpResult};
 /// Launch memory a fork may copy, over all threads: beyond it the copies
 /// would cost more memory than a user expects a simulation to take.
 const MAX_COPIED_BYTES: u64 = 2 << 30;
+/// The most blocks handed out to threads, listed (12 bytes each): a
+/// larger grid (up to 2^63 blocks) runs in order, made as it is reached.
+const MAX_BLOCKS: u64 = 1 << 24;
 /// Fewer warp instructions than this are over before threads start.
 const MIN_STEPS: u64 = 1 << 16;
 /// Bytes of memory a fork may copy and merge per warp instruction the
@@ -44,9 +47,15 @@ pub fn worth(m: &Machine, threads: usize, done: u64, left: u64) -> bool {
     if threads < 2 || done == 0 || left < 2 * threads as u64 || m.global_atomics {
         return false;
     }
+    if left > MAX_BLOCKS {
+        return false;
+    }
     let bytes: u64 = m.objects.iter().map(|b| b.data.len() as u64).sum();
     let steps = (m.meter.issued / done).saturating_mul(left);
+    // A launch the step budget will stop runs in order, to stop where
+    // running in order stops.
     steps >= MIN_STEPS
+        && steps < m.meter.steps_left()
         && steps.saturating_mul(BYTES_PER_STEP) >= bytes.saturating_mul(threads as u64)
         && bytes.saturating_mul(threads as u64) <= MAX_COPIED_BYTES
 }
