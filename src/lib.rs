@@ -3,8 +3,10 @@
 //! The pipeline runs `ir` → `graph` → `memory` → `taint` → `acf` →
 //! `analysis` → `checks` → `cost` → `timing` → `diag`, with `cli` and
 //! `plugin` on top; `sim` is the oracle, reading only the IR and the
-//! `machine` model. ARCHITECTURE.md has the module map and the layers
-//! table that `tests/layering.rs` enforces.
+//! `machine` model. The modules below the analyses live in crates of
+//! their own (`warpcheck-core`, `warpcheck-sim`, `warpcheck-runtime`),
+//! re-exported here at their old paths. ARCHITECTURE.md has the module
+//! map, the crates and the layers table that `tests/layering.rs` enforces.
 
 pub mod acf;
 pub mod agreement;

@@ -806,7 +806,9 @@ fn the_reader_sees_the_imports_it_must() {
          // use crate::analysis::Site;\n\
          let s = \"crate::checks\";\n\
          use super::super::memory::Space;\n\
-         fn f() { crate::graph::cfg::Cfg::new(); }\n",
+         fn f() { crate::graph::cfg::Cfg::new(); }\n\
+         use warpcheck_core::machine::Machine;\n\
+         let t = not_warpcheck_core::dataflow::X;\n",
     );
     let mut got = paths_named(&code.text, &here);
     got.sort();
@@ -815,6 +817,7 @@ fn the_reader_sees_the_imports_it_must() {
         vec!["hw"],
         vec!["ir", "Module"],
         vec!["ir", "SiteKind"],
+        vec!["machine", "Machine"],
         vec!["memory", "Space"],
     ]
     .iter()
