@@ -18,6 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -128,8 +129,13 @@ fn parse_manifest(text: &str) -> (String, BTreeSet<String>) {
 }
 
 /// The root package and the members its `[workspace]` lists, each with
-/// the workspace crates it depends on.
-fn crates() -> Vec<Crate> {
+/// the workspace crates it depends on (read once).
+fn crates() -> &'static [Crate] {
+    static CRATES: OnceLock<Vec<Crate>> = OnceLock::new();
+    CRATES.get_or_init(read_crates)
+}
+
+fn read_crates() -> Vec<Crate> {
     let text = fs::read_to_string(root().join("Cargo.toml")).unwrap();
     let mut section = "";
     let mut members = Vec::new();
@@ -645,8 +651,8 @@ fn crate_of_module() -> BTreeMap<String, String> {
 fn allowed_crate_edges() -> BTreeMap<String, BTreeSet<String>> {
     let of = crate_of_module();
     let mut edges: BTreeMap<String, BTreeSet<String>> = crates()
-        .into_iter()
-        .map(|c| (c.name, BTreeSet::new()))
+        .iter()
+        .map(|c| (c.name.clone(), BTreeSet::new()))
         .collect();
     for (m, may) in allowed() {
         let Some(from) = of.get(&m) else { continue };
