@@ -1,8 +1,11 @@
-//! The layers guard: every `crate::` path in `src/` must follow an edge of
-//! the table that ARCHITECTURE.md prints under "Layers", that table must
-//! have no cycle, and no two files of one module may import each other
-//! round a circle. The document is the single source: change the table
-//! there, with a reason, to allow an edge.
+//! The layers guard: every `crate::` path in the workspace's crates (`src/`
+//! and `crates/*/src/`) must follow an edge of the table that
+//! ARCHITECTURE.md prints under "Layers", that table must have no cycle,
+//! and no two files of one module may import each other round a circle.
+//! The crates follow the same table: a crate may depend on another only
+//! where a module of the one may import a module of the other. The
+//! document is the single source: change the table there, with a reason,
+//! to allow an edge.
 //!
 //! It also holds "one of each thing, spelled once": an intrinsic's name is
 //! spelled only by `ir::intrinsics` (and the loader's table of LLVM 22's
@@ -15,6 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -51,9 +55,129 @@ fn allowed() -> BTreeMap<String, BTreeSet<String>> {
     table
 }
 
-/// `src/a/b/c.rs` → `[a, b, c]`; `src/a/mod.rs` → `[a]`; `src/a.rs` → `[a]`.
+/// A crate of the workspace: its package name, its folder (relative to
+/// the root) and the workspace crates its Cargo.toml depends on (normal,
+/// build and dev dependencies alike).
+struct Crate {
+    name: String,
+    dir: PathBuf,
+    deps: BTreeSet<String>,
+}
+
+impl Crate {
+    fn src(&self) -> PathBuf {
+        root().join(&self.dir).join("src")
+    }
+
+    /// The top modules whose files are in its `src/`.
+    fn modules(&self) -> BTreeSet<String> {
+        fs::read_dir(self.src())
+            .unwrap()
+            .filter_map(|e| {
+                let p = e.unwrap().path();
+                let name = p.file_name()?.to_string_lossy().into_owned();
+                if p.is_dir() {
+                    Some(name)
+                } else {
+                    let stem = name.strip_suffix(".rs")?;
+                    (stem != "lib" && stem != "main").then(|| stem.to_string())
+                }
+            })
+            .collect()
+    }
+}
+
+/// The quoted strings of a TOML value (`["a", "b"]` → `[a, b]`).
+fn quoted(value: &str) -> Vec<String> {
+    value
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// A Cargo.toml's package name and the keys of its dependency tables
+/// (`[dependencies]` and the like, and `[dependencies.NAME]` headers).
+fn manifest(dir: &Path) -> (String, BTreeSet<String>) {
+    parse_manifest(&fs::read_to_string(root().join(dir).join("Cargo.toml")).unwrap())
+}
+
+/// [`manifest`] of a Cargo.toml's text.
+fn parse_manifest(text: &str) -> (String, BTreeSet<String>) {
+    let (mut section, mut name, mut deps) = (String::new(), None, BTreeSet::new());
+    for line in text.lines().map(str::trim) {
+        if let Some(header) = line.strip_prefix('[') {
+            section = header.trim_end_matches(']').to_string();
+            let table = section.rsplit('.').nth(1).unwrap_or("");
+            if table.ends_with("dependencies") && !section.starts_with("workspace") {
+                deps.insert(section.rsplit('.').next().unwrap().to_string());
+            }
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim();
+        if section == "package" && key == "name" {
+            name = quoted(value).pop();
+        } else if section.ends_with("dependencies") && !section.starts_with("workspace") {
+            deps.insert(key.split('.').next().unwrap().trim().to_string());
+        }
+    }
+    (name.expect("a [package] name"), deps)
+}
+
+/// The root package and the members its `[workspace]` lists, each with
+/// the workspace crates it depends on (read once).
+fn crates() -> &'static [Crate] {
+    static CRATES: OnceLock<Vec<Crate>> = OnceLock::new();
+    CRATES.get_or_init(read_crates)
+}
+
+fn read_crates() -> Vec<Crate> {
+    let text = fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let mut section = "";
+    let mut members = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line;
+        } else if section == "[workspace]" && line.starts_with("members") {
+            members = quoted(line);
+        }
+    }
+    let dirs: Vec<PathBuf> = std::iter::once(PathBuf::new())
+        .chain(members.iter().map(PathBuf::from))
+        .collect();
+    let read: Vec<(PathBuf, String, BTreeSet<String>)> = dirs
+        .into_iter()
+        .map(|d| {
+            let (name, deps) = manifest(&d);
+            (d, name, deps)
+        })
+        .collect();
+    let names: BTreeSet<String> = read.iter().map(|(_, n, _)| n.clone()).collect();
+    read.into_iter()
+        .map(|(dir, name, deps)| Crate {
+            name,
+            dir,
+            deps: deps.intersection(&names).cloned().collect(),
+        })
+        .collect()
+}
+
+/// Every crate's `src/`.
+fn src_roots() -> Vec<PathBuf> {
+    crates().iter().map(Crate::src).collect()
+}
+
+/// `src/a/b/c.rs` → `[a, b, c]`; `src/a/mod.rs` → `[a]`; `src/a.rs` → `[a]`
+/// (in any crate's `src/`).
 fn module_path(file: &Path) -> Vec<String> {
-    let rel = file.strip_prefix(root().join("src")).unwrap();
+    let rel = src_roots()
+        .iter()
+        .find_map(|src| file.strip_prefix(src).ok())
+        .unwrap_or_else(|| panic!("{} is in no crate's src/", file.display()));
     let mut parts: Vec<String> = rel
         .iter()
         .map(|p| p.to_string_lossy().into_owned())
@@ -68,7 +192,12 @@ fn module_path(file: &Path) -> Vec<String> {
 
 /// The file that defines the deepest module named by a prefix of `path`.
 fn file_of(path: &[String]) -> Option<PathBuf> {
-    let mut dir = root().join("src");
+    src_roots().iter().find_map(|src| file_in(src, path))
+}
+
+/// [`file_of`] within one crate's `src/`.
+fn file_in(src: &Path, path: &[String]) -> Option<PathBuf> {
+    let mut dir = src.to_path_buf();
     let mut found = None;
     for seg in path {
         let flat = dir.join(format!("{seg}.rs"));
@@ -280,12 +409,18 @@ fn ident_at(s: &str) -> &str {
 }
 
 /// The paths, from the crate root, that `code` (in module `here`) names
-/// through `crate::`, `super::` or `self::`, each as far as its leading
+/// through `crate::`, `super::` or `self::`, or through a workspace crate's
+/// name (`warpcheck_sim::sim::x` is `sim::x`: the crates re-export the
+/// modules below them at their own paths), each as far as its leading
 /// identifiers go (`crate::{a::b, c}` gives `[a, b]` and `[c]`).
 fn paths_named(code: &str, here: &[String]) -> Vec<Vec<String>> {
+    let crate_paths: Vec<String> = crates()
+        .iter()
+        .map(|c| format!("{}::", c.name.replace('-', "_")))
+        .collect();
     let mut out = Vec::new();
     let mut rest = code;
-    while let Some(i) = rest.find(['c', 's']) {
+    while let Some(i) = rest.find(['c', 's', 'w']) {
         let at = &rest[i..];
         let before = code.len() - rest.len() + i;
         let boundary = before == 0 || {
@@ -295,7 +430,8 @@ fn paths_named(code: &str, here: &[String]) -> Vec<Vec<String>> {
         let mut base: Option<Vec<String>> = None;
         let mut tail = "";
         if boundary {
-            if let Some(t) = at.strip_prefix("crate::") {
+            let by_name = crate_paths.iter().find_map(|p| at.strip_prefix(p.as_str()));
+            if let Some(t) = at.strip_prefix("crate::").or(by_name) {
                 base = Some(Vec::new());
                 tail = t;
             } else if at.starts_with("super::") || at.starts_with("self::") {
@@ -391,7 +527,9 @@ impl Source {
 /// Every source file but those of test modules, read.
 fn read_sources() -> Vec<Source> {
     let mut files = Vec::new();
-    rust_files(&root().join("src"), &mut files);
+    for src in src_roots() {
+        rust_files(&src, &mut files);
+    }
     files.sort();
     let all: Vec<Source> = files
         .into_iter()
@@ -428,20 +566,9 @@ fn sources() -> Vec<(PathBuf, Vec<String>, Vec<Vec<String>>)> {
         .collect()
 }
 
+/// The top modules of every crate.
 fn top_modules() -> BTreeSet<String> {
-    fs::read_dir(root().join("src"))
-        .unwrap()
-        .filter_map(|e| {
-            let p = e.unwrap().path();
-            let name = p.file_name()?.to_string_lossy().into_owned();
-            if p.is_dir() {
-                Some(name)
-            } else {
-                let stem = name.strip_suffix(".rs")?;
-                (stem != "lib" && stem != "main").then(|| stem.to_string())
-            }
-        })
-        .collect()
+    crates().iter().flat_map(Crate::modules).collect()
 }
 
 #[test]
@@ -451,53 +578,148 @@ fn every_module_has_a_row_and_the_rows_name_modules() {
     for m in &tops {
         assert!(
             table.contains_key(m),
-            "src/{m} has no row in ARCHITECTURE.md's Layers table: place it in a layer"
+            "module {m} has no row in ARCHITECTURE.md's Layers table: place it in a layer"
         );
     }
     for (m, may) in &table {
         assert!(
             tops.contains(m),
-            "the Layers table names `{m}`, which is not a module of src/"
+            "the Layers table names `{m}`, which is no crate's module"
         );
         for t in may {
             assert!(
                 tops.contains(t),
-                "`{m}` may import `{t}`, which is not a module of src/"
+                "`{m}` may import `{t}`, which is no crate's module"
             );
         }
     }
 }
 
-#[test]
-fn the_table_has_no_cycle() {
-    let table = allowed();
+/// A cycle of `graph`, as `a → b → a`, if it has one.
+fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<String> {
     // Depth-first search with colours: grey on the stack, black done.
     fn visit<'a>(
         m: &'a str,
         t: &'a BTreeMap<String, BTreeSet<String>>,
         grey: &mut Vec<&'a str>,
         black: &mut BTreeSet<&'a str>,
-    ) {
+    ) -> Option<String> {
         if black.contains(m) {
-            return;
+            return None;
         }
         if let Some(i) = grey.iter().position(|&g| g == m) {
-            panic!(
-                "the Layers table allows a cycle: {} → {m}",
-                grey[i..].join(" → ")
-            );
+            return Some(format!("{} → {m}", grey[i..].join(" → ")));
         }
         grey.push(m);
         for n in t.get(m).into_iter().flatten() {
-            visit(n, t, grey, black);
+            if let Some(found) = visit(n, t, grey, black) {
+                return Some(found);
+            }
         }
         grey.pop();
         black.insert(m);
+        None
     }
     let mut black = BTreeSet::new();
-    for m in table.keys() {
-        visit(m, &table, &mut Vec::new(), &mut black);
+    graph
+        .keys()
+        .find_map(|m| visit(m, graph, &mut Vec::new(), &mut black))
+}
+
+#[test]
+fn the_table_has_no_cycle() {
+    if let Some(found) = cycle(&allowed()) {
+        panic!("the Layers table allows a cycle: {found}");
     }
+}
+
+/// Each top module's crate; no module is in two.
+fn crate_of_module() -> BTreeMap<String, String> {
+    let mut of = BTreeMap::new();
+    for c in crates() {
+        for m in c.modules() {
+            if let Some(other) = of.insert(m.clone(), c.name.clone()) {
+                panic!("module {m} is in two crates, {other} and {}", c.name);
+            }
+        }
+    }
+    of
+}
+
+/// The crate edges the Layers table allows: one crate may depend on
+/// another when some module of the one may import some module of the other.
+fn allowed_crate_edges() -> BTreeMap<String, BTreeSet<String>> {
+    let of = crate_of_module();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = crates()
+        .iter()
+        .map(|c| (c.name.clone(), BTreeSet::new()))
+        .collect();
+    for (m, may) in allowed() {
+        let Some(from) = of.get(&m) else { continue };
+        for t in may {
+            match of.get(&t) {
+                Some(to) if to != from => {
+                    edges.get_mut(from).unwrap().insert(to.clone());
+                }
+                _ => {}
+            }
+        }
+    }
+    edges
+}
+
+#[test]
+fn crate_dependencies_follow_the_table() {
+    let edges = allowed_crate_edges();
+    // Cargo refuses a cycle of crates; the table must not allow one either
+    // (a module allowed to import upwards across a crate boundary).
+    if let Some(found) = cycle(&edges) {
+        panic!(
+            "the Layers table lets the crates depend on each other round a circle: {found} \
+             (move the modules, or drop the edge)"
+        );
+    }
+    let mut bad = Vec::new();
+    for c in crates() {
+        for d in &c.deps {
+            if !edges[&c.name].contains(d) {
+                bad.push(format!("{}/Cargo.toml: {} → {d}", c.dir.display(), c.name));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "crate dependencies that no edge of ARCHITECTURE.md's Layers table allows (no module \
+         of the one may import a module of the other):\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_crate_reader_sees_the_dependencies() {
+    let (name, deps) = parse_manifest(
+        "[package]\nname = \"a\"\n\
+         [workspace.dependencies]\nw = \"1\"\n\
+         [dependencies]\nb = { path = \"../b\" }\nc.workspace = true\n\
+         [dependencies.d]\npath = \"../d\"\n\
+         [target.'cfg(unix)'.dependencies]\ne = \"1\"\n\
+         [dev-dependencies]\nf = \"1\"\n\
+         [profile.dev.package.g]\nopt-level = 1\n",
+    );
+    assert_eq!(name, "a");
+    assert_eq!(deps, ["b", "c", "d", "e", "f"].map(String::from).into());
+    // The workspace as it is: four crates, the core below everything.
+    let all = crates();
+    assert!(
+        all.len() >= 4,
+        "{:?}",
+        all.iter().map(|c| &c.name).collect::<Vec<_>>()
+    );
+    let core = all.iter().find(|c| c.name == "warpcheck-core").unwrap();
+    assert!(core.deps.is_empty(), "{:?}", core.deps);
+    assert!(core.modules().contains("ir"));
+    let sim = all.iter().find(|c| c.name == "warpcheck-sim").unwrap();
+    assert_eq!(sim.deps, ["warpcheck-core".to_string()].into());
 }
 
 #[test]
@@ -590,7 +812,9 @@ fn the_reader_sees_the_imports_it_must() {
          // use crate::analysis::Site;\n\
          let s = \"crate::checks\";\n\
          use super::super::memory::Space;\n\
-         fn f() { crate::graph::cfg::Cfg::new(); }\n",
+         fn f() { crate::graph::cfg::Cfg::new(); }\n\
+         use warpcheck_core::machine::Machine;\n\
+         let t = not_warpcheck_core::dataflow::X;\n",
     );
     let mut got = paths_named(&code.text, &here);
     got.sort();
@@ -599,6 +823,7 @@ fn the_reader_sees_the_imports_it_must() {
         vec!["hw"],
         vec!["ir", "Module"],
         vec!["ir", "SiteKind"],
+        vec!["machine", "Machine"],
         vec!["memory", "Space"],
     ]
     .iter()
@@ -640,7 +865,10 @@ fn the_reader_skips_test_items_only() {
 /// The files that own intrinsic names: the classifier, and the loader's
 /// table of what LLVM 22 spells differently (it maps those names to LLVM
 /// 19's, which the classifier reads).
-const INTRINSIC_OWNERS: [&str; 2] = ["src/ir/intrinsics.rs", "src/ir/upgrade.rs"];
+const INTRINSIC_OWNERS: [&str; 2] = [
+    "crates/core/src/ir/intrinsics.rs",
+    "crates/core/src/ir/upgrade.rs",
+];
 
 /// Whether a string literal names an intrinsic, or starts one's name: what
 /// the classifier would take for one (anything in the `llvm.` or libdevice
@@ -770,20 +998,20 @@ fn the_name_guards_see_what_they_must() {
     );
 }
 
-/// The `src/` paths ARCHITECTURE.md names in its sentence on who knows
-/// LLVM ("Only `src/ir/llvm.rs`, … know about LLVM"); a folder (`src/plugin/`)
-/// stands for the files in it.
+/// The source paths (`src/…`, `crates/…`) ARCHITECTURE.md names in its
+/// sentence on who knows LLVM ("Only `crates/core/src/ir/llvm.rs`, … know
+/// about LLVM"); a folder (`src/plugin/`) stands for the files in it.
 fn documented_llvm_files() -> Vec<String> {
     let doc = fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
     let start = doc
-        .find("Only `src/")
+        .find("Only `")
         .expect("ARCHITECTURE.md says who knows LLVM");
     let sentence = &doc[start..start + doc[start..].find("know about LLVM").unwrap()];
     sentence
         .split('`')
         .skip(1)
         .step_by(2)
-        .filter(|p| p.starts_with("src/"))
+        .filter(|p| p.starts_with("src/") || p.starts_with("crates/"))
         .map(str::to_string)
         .collect()
 }

@@ -13,7 +13,7 @@
 // initialised once and never written again (`dim3 block(16, 16);`,
 // `int threads = 128;`). Anything else is unknown, as in ir::launch.
 //
-// One line per launch (src/ir/launch.rs parses it):
+// One line per launch (crates/core/src/ir/launch.rs parses it):
 //   kernel<TAB>grid<TAB>block<TAB>shmem<TAB>file<TAB>line<TAB>offsets
 // where grid and block are `x,y,z` or `-`, shmem a number or `-`, kernel
 // the device symbol of the kernel launched, and offsets one entry per

@@ -2,6 +2,7 @@
 //! the module is a `Vec`, and these newtypes keep the indices from mixing.
 
 /// Defines a `u32` newtype index with `new`/`index` helpers.
+#[macro_export]
 macro_rules! entity {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
@@ -27,7 +28,7 @@ macro_rules! entity {
         }
     };
 }
-pub(crate) use entity;
+pub use crate::entity;
 
 /// What [`EntityVec`] needs of its keys.
 pub trait Entity: Copy {

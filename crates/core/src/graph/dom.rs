@@ -173,7 +173,7 @@ impl DomTree {
 /// the root and the rest), by Cooper, Harvey and Kennedy's iteration in
 /// reverse postorder over dense indices: petgraph's version hashes every
 /// node, and the trees are unique, so both give the same answer.
-pub(crate) fn immediate_dominators(
+pub fn immediate_dominators(
     nodes: usize,
     root: usize,
     edges: impl Iterator<Item = (usize, usize)>,

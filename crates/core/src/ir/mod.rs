@@ -9,7 +9,7 @@ pub mod builder;
 mod debug_names;
 mod demangle;
 mod display;
-pub(crate) mod entity;
+pub mod entity;
 pub mod gep;
 pub mod intrinsics;
 pub mod launch;
