@@ -121,6 +121,13 @@ impl Block {
         self.warps.iter().map(|w| w.counters)
     }
 
+    /// Cycle mode: the global sectors and shared wavefronts the block's
+    /// warps moved.
+    pub fn moved(&self) -> crate::sim::cycles::Moved {
+        self.counters()
+            .fold((0, 0), |(s, w), c| (s + c.sectors, w + c.wavefronts))
+    }
+
     /// Cycle mode: each warp's timeline, in warp order.
     pub fn take_timelines(&mut self) -> Vec<Vec<crate::sim::cycles::timeline::Event>> {
         self.warps

@@ -374,9 +374,7 @@ fn run_blocks(
                     return Err(stop(e, outcome, &aside, machine, buffers));
                 }
                 if let Some((_, c)) = &mut timing {
-                    let moved = block
-                        .counters()
-                        .fold((0, 0), |(s, w), c| (s + c.sectors, w + c.wavefronts));
+                    let moved = block.moved();
                     c.add(block.index, block.take_timelines(), moved);
                 }
                 let quiet = queue.is_empty()

@@ -112,9 +112,7 @@ fn run_share<'m>(mut m: Machine<'m>, run: &[[u32; 3]], words: &[u64]) -> Option<
         }
         record_parts(&mut share_totals, &mut blocks, &mut warps, &block);
         if timed {
-            let moved = block
-                .counters()
-                .fold((0, 0), |(s, w), c| (s + c.sectors, w + c.wavefronts));
+            let moved = block.moved();
             timelines.push((block.index, block.take_timelines(), moved));
         }
     }
