@@ -75,6 +75,7 @@ impl Device {
             writable: true,
             released: None,
             unwritten,
+            lazy: None,
         });
         Ok(addr::encode(addr::GLOBAL, object as u32, 0))
     }

@@ -39,6 +39,7 @@ pub fn module_objects(m: &Module, layout: &Layout) -> Result<Vec<Buffer>, SimErr
         writable: false,
         released: None,
         unwritten: None,
+        lazy: None,
     }];
     for v in &layout.vars {
         let g = m.global(v.global);
@@ -71,6 +72,7 @@ pub fn module_objects(m: &Module, layout: &Layout) -> Result<Vec<Buffer>, SimErr
             writable: !g.is_constant,
             released: None,
             unwritten: None,
+            lazy: None,
         });
     }
     Ok(objects)
@@ -144,6 +146,7 @@ pub fn bind_arguments(
                     writable: true,
                     released: None,
                     unwritten: None,
+                    lazy: None,
                 });
                 words.push(addr::encode(addr::GLOBAL, object, 0));
                 buffers.push((object, info.name.clone(), elem));
@@ -229,6 +232,7 @@ pub fn asm_env(
             writable: true,
             released: None,
             unwritten: None,
+            lazy: None,
         });
         addr::encode(addr::GLOBAL, object, 0)
     } else {

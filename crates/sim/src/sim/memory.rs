@@ -4,6 +4,7 @@
 use super::addr;
 use super::initcheck::Unwritten;
 use super::layout::Layout;
+use super::lazy_copy::{Lazy, PAGE, PAGE_BITS};
 use crate::memory::Space;
 
 /// A global or constant memory object: a kernel argument's buffer or a
@@ -21,6 +22,9 @@ pub struct Buffer {
     /// The bytes nothing has written yet (an allocation's, for the
     /// sanitizer); `None` once every byte has been.
     pub unwritten: Option<Unwritten>,
+    /// A fork's buffer: the pages it has not touched are still the
+    /// launch's (see [`Lazy`]).
+    pub lazy: Option<Lazy>,
 }
 
 /// Why an access could not be performed.
@@ -52,8 +56,91 @@ pub struct View<'a> {
 }
 
 impl View<'_> {
-    /// The bytes `[addr, addr + len)` as lane `lane` sees them.
+    /// The bytes of the one object every lane of `mask` reads `len` bytes
+    /// of at `a[lane]`, indexed by the lanes' offsets, when those accesses
+    /// all lie in it: a warp's access is then checked once, not per lane.
+    /// `None` sends the warp lane by lane (local memory, several objects,
+    /// or a fault to report).
     #[inline]
+    pub fn span_read(&mut self, a: &[u64; 32], mask: u32, len: usize) -> Option<&[u8]> {
+        let (address, lo, end) = span(a, mask, len)?;
+        let tag = addr::tag(address);
+        if tag == addr::GLOBAL || tag == addr::CONSTANT {
+            let object = addr::object(address) as usize;
+            if clean_lazy(self.objects, object).is_some_and(|l| l.clean(lo, end).is_some()) {
+                return clean_lazy(self.objects, object).and_then(|l| l.whole());
+            }
+        }
+        self.span_bytes(address, lo, end, false).map(|b| &*b)
+    }
+
+    /// [`View::span_read`] for writes.
+    #[inline]
+    pub fn span_write(&mut self, a: &[u64; 32], mask: u32, len: usize) -> Option<&mut [u8]> {
+        let (address, lo, end) = span(a, mask, len)?;
+        self.span_bytes(address, lo, end, true)
+    }
+
+    /// The whole of the object `address` is in (a fork's copy made good
+    /// over `[lo, end)`), if `[lo, end)` is inside it and may be accessed.
+    #[inline(always)]
+    fn span_bytes(
+        &mut self,
+        address: u64,
+        lo: usize,
+        end: usize,
+        write: bool,
+    ) -> Option<&mut [u8]> {
+        let object = addr::object(address);
+        let data: &mut [u8] = match addr::tag(address) {
+            addr::GLOBAL | addr::CONSTANT => {
+                let buf = self
+                    .objects
+                    .get_mut(object as usize)
+                    .filter(|_| object != 0)?;
+                if buf.released.is_some() || (write && !buf.writable) {
+                    return None;
+                }
+                if let Some(lazy) = &mut buf.lazy {
+                    lazy.fetch(&mut buf.data, lo, end, write);
+                }
+                &mut buf.data
+            }
+            addr::SHARED => {
+                if object != 0 {
+                    let v = self.layout.shared_var(object)?;
+                    if (lo as u64) < v.offset || end as u64 > v.offset + v.size {
+                        return None;
+                    }
+                }
+                &mut *self.shared
+            }
+            _ => return None,
+        };
+        (end <= data.len()).then_some(data)
+    }
+
+    /// The bytes `[addr, addr + len)` as lane `lane` reads them: in a fork,
+    /// the launch's own where the fork has not written them, uncopied.
+    #[inline(always)]
+    pub fn read(&mut self, address: u64, len: usize, lane: usize) -> Result<&[u8], Fault> {
+        let tag = addr::tag(address);
+        if tag == addr::GLOBAL || tag == addr::CONSTANT {
+            let object = addr::object(address) as usize;
+            let off = addr::offset(address) as usize;
+            let end = off.saturating_add(len);
+            // Looked up twice: a borrow returned on one branch only would
+            // hold `self` on the other.
+            if clean_lazy(self.objects, object).is_some_and(|l| l.clean(off, end).is_some()) {
+                let l = clean_lazy(self.objects, object).expect("just seen");
+                return Ok(l.clean(off, end).expect("just seen"));
+            }
+        }
+        self.bytes(address, len, lane, false).map(|b| &*b)
+    }
+
+    /// The bytes `[addr, addr + len)` as lane `lane` sees them.
+    #[inline(always)]
     pub fn bytes(
         &mut self,
         address: u64,
@@ -83,6 +170,9 @@ impl View<'_> {
                 if write && !buf.writable {
                     return Err(fault(FaultKind::ReadOnly));
                 }
+                if let Some(lazy) = &mut buf.lazy {
+                    lazy.fetch(&mut buf.data, off, end, write);
+                }
                 &mut buf.data
             }
             addr::SHARED => {
@@ -102,6 +192,45 @@ impl View<'_> {
         };
         data.get_mut(off..end)
             .ok_or_else(|| fault(FaultKind::OutOfBounds))
+    }
+}
+
+/// For the lanes of `mask` accessing `len` bytes at `a[lane]`, all in one
+/// object of one space: an address of it, and the offsets `[lo, end)`
+/// the accesses cover.
+#[inline(always)]
+fn span(a: &[u64; 32], mask: u32, len: usize) -> Option<(u64, usize, usize)> {
+    if mask == 0 {
+        return None;
+    }
+    let first = a[mask.trailing_zeros() as usize];
+    let key = first >> addr::OBJECT_SHIFT;
+    let (mut other, mut lo, mut hi) = (0u64, u64::MAX, 0u64);
+    for (l, &x) in a.iter().enumerate() {
+        if mask >> l & 1 != 0 {
+            other |= (x >> addr::OBJECT_SHIFT) ^ key;
+            let off = x & addr::OFFSET_MASK;
+            lo = lo.min(off);
+            hi = hi.max(off);
+        }
+    }
+    if other != 0 {
+        return None;
+    }
+    let end = usize::try_from(hi).ok()?.checked_add(len)?;
+    Some((first, lo as usize, end))
+}
+
+/// A fork's buffer `object`, while the program has it.
+#[inline(always)]
+fn clean_lazy(objects: &[Buffer], object: usize) -> Option<&Lazy> {
+    match objects.get(object) {
+        Some(Buffer {
+            lazy: Some(l),
+            released: None,
+            ..
+        }) => Some(l),
+        _ => None,
     }
 }
 
@@ -238,31 +367,30 @@ pub fn unwritten(objects: &[Buffer], address: u64, len: u64) -> Option<u64> {
 /// Makes `base` what running its forks' blocks one after another would
 /// have left: each fork ran on a copy of `base`, and the bytes a fork
 /// changed take its value, a later fork's winning where two changed the
-/// same byte (two blocks writing one place without order). A byte is left
-/// unwritten only where every fork left it so.
-pub fn merge(base: &mut [Buffer], forks: &[&[Buffer]]) {
-    const CHUNK: usize = 4096;
-    let mut before = [0u8; CHUNK];
+/// same byte (two blocks writing one place without order). Only pages a
+/// fork wrote are looked at (all of a fork's buffer that is a full copy);
+/// a large buffer is merged on up to `threads` threads, a range of pages
+/// each. A byte is left unwritten only where every fork left it so.
+pub fn merge(base: &mut [Buffer], forks: &[&[Buffer]], threads: usize) {
+    /// Fewer bytes than this per thread are merged on one.
+    const MIN_PART: usize = 1 << 20;
     for (i, b) in base.iter_mut().enumerate() {
         let copies: Vec<&Buffer> = forks.iter().filter_map(|f| f.get(i)).collect();
         let len = b.data.len();
         if copies.iter().all(|c| c.data.len() == len) {
-            for start in (0..len).step_by(CHUNK) {
-                let end = (start + CHUNK).min(len);
-                let was = &mut before[..end - start];
-                was.copy_from_slice(&b.data[start..end]);
-                for c in &copies {
-                    let now = &c.data[start..end];
-                    if now != was {
-                        let out = &mut b.data[start..end];
-                        for ((o, &n), &w) in out.iter_mut().zip(now).zip(was.iter()) {
-                            if n != w {
-                                *o = n;
-                            }
-                        }
-                    }
+            let parts = threads.min(len / MIN_PART).max(1);
+            let per = len.div_ceil(parts).next_multiple_of(PAGE).max(PAGE);
+            let copies = &copies;
+            std::thread::scope(|s| {
+                let mut chunks = b.data.chunks_mut(per).enumerate();
+                let first = chunks.next();
+                for (k, chunk) in chunks {
+                    s.spawn(move || merge_pages(chunk, k * per, copies));
                 }
-            }
+                if let Some((_, chunk)) = first {
+                    merge_pages(chunk, 0, copies);
+                }
+            });
         }
         if let Some(u) = &mut b.unwritten {
             for c in &copies {
@@ -282,15 +410,52 @@ pub fn merge(base: &mut [Buffer], forks: &[&[Buffer]]) {
     }
 }
 
+/// [`merge`] of the bytes `out` of a buffer, from byte `start` (a page
+/// boundary) on.
+fn merge_pages(out: &mut [u8], start: usize, copies: &[&Buffer]) {
+    let mut before = [0u8; PAGE];
+    for (j, out) in out.chunks_mut(PAGE).enumerate() {
+        let page = (start >> PAGE_BITS) + j;
+        let wrote = |c: &&&Buffer| c.lazy.as_ref().is_none_or(|l| l.wrote(page));
+        if !copies.iter().any(|c| wrote(&c)) {
+            continue;
+        }
+        let at = page << PAGE_BITS;
+        let was = &mut before[..out.len()];
+        was.copy_from_slice(out);
+        for c in copies.iter().filter(wrote) {
+            let now = &c.data[at..at + out.len()];
+            if now != was {
+                for ((o, &n), &w) in out.iter_mut().zip(now).zip(was.iter()) {
+                    if n != w {
+                        *o = n;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// `bytes` zero bytes, or `None` where this process cannot have them
 /// (a limit on its memory, or more than the machine has): a buffer the
 /// user sized is an error naming the size, never an abort.
 pub fn zeroed(bytes: u64) -> Option<Vec<u8>> {
     let n = usize::try_from(bytes).ok()?;
-    let mut data = Vec::new();
-    data.try_reserve_exact(n).ok()?;
-    data.resize(n, 0);
-    Some(data)
+    if n == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u8>(n).ok()?;
+    // Zeroed by the allocator: a large buffer is then fresh pages the
+    // system zeroes as they are first touched, not a pass of writes over
+    // memory the kernel may never use.
+    // SAFETY: `layout` has a non-zero size.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) };
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: `p` comes from the global allocator with the layout of `n`
+    // bytes, all of them initialised (zero).
+    Some(unsafe { Vec::from_raw_parts(p, n, n) })
 }
 
 #[cfg(test)]
@@ -305,6 +470,7 @@ mod tests {
             writable: true,
             released: None,
             unwritten: None,
+            lazy: None,
         };
         vec![b("<null>", 0), b("a", 16), b("b", 8)]
     }
@@ -366,12 +532,49 @@ mod tests {
         one[1].data[8] = 108;
         two[1].data[2..6].copy_from_slice(&[202, 3, 204, 205]);
         two[2].data[7] = 9;
-        merge(&mut base, &[&one, &two]);
+        merge(&mut base, &[&one, &two], 1);
         let want: Vec<u8> = vec![
             100, 101, 202, 103, 204, 205, 6, 7, 108, 9, 10, 11, 12, 13, 14, 15,
         ];
         assert_eq!(base[1].data, want);
         assert_eq!(base[2].data, [0, 0, 0, 0, 0, 0, 0, 9]);
+    }
+
+    #[test]
+    fn lazy_forks_merge_the_same_on_several_threads() {
+        use std::sync::Arc;
+        let len = 3 * (1 << 20) + 100;
+        let pattern: Vec<u8> = (0..len).map(|i| (i % 253) as u8).collect();
+        let mut base = buffers();
+        base[1].data = pattern.clone();
+        // Each fork writes a byte at these offsets (page starts and ends,
+        // the last short page, and one place both write).
+        let one_at = [0, PAGE - 1, 1 << 20, 2 * (1 << 20) + 5, len - 1];
+        let two_at = [PAGE, 2 * (1 << 20) + 5, len - 50];
+        let fork = |at: &[usize], v: u8| {
+            let mut f = base.clone();
+            let (mut data, mut lazy) = Lazy::new(Arc::new(pattern.clone())).unwrap();
+            for &o in at {
+                lazy.fetch(&mut data, o, o + 1, true);
+                data[o] = v;
+            }
+            f[1].data = data;
+            f[1].lazy = Some(lazy);
+            f
+        };
+        let (one, two) = (fork(&one_at, 200), fork(&two_at, 201));
+        let mut want = pattern.clone();
+        for &o in &one_at {
+            want[o] = 200;
+        }
+        for &o in &two_at {
+            want[o] = 201;
+        }
+        for threads in [1, 2, 3, 8] {
+            let mut merged = base.clone();
+            merge(&mut merged, &[&one, &two], threads);
+            assert!(merged[1].data == want, "{threads} threads");
+        }
     }
 
     #[test]
@@ -383,6 +586,7 @@ mod tests {
             writable: true,
             released: None,
             unwritten,
+            lazy: None,
         };
         let mut objects = vec![mk(None), mk(Unwritten::all(8))];
         let a = addr::encode(addr::GLOBAL, 1, 0);

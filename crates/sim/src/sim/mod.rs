@@ -29,6 +29,7 @@ mod grid;
 pub mod initcheck;
 mod launch;
 mod layout;
+mod lazy_copy;
 mod math;
 pub mod memory;
 mod parallel;
@@ -186,10 +187,30 @@ pub fn simulate(
     config: &LaunchConfig,
     arguments: &[(String, ArgValue)],
 ) -> Result<Outcome, SimError> {
-    let program = prepare(m, kernel, config)?;
-    let mut objects = launch::module_objects(m, &program.layout)?;
-    let (words, buffers) = launch::bind_arguments(m, kernel, config, arguments, &mut objects)?;
-    execute(m, kernel, config, &program, &mut objects, &words, buffers)
+    simulate_timed(m, kernel, config, arguments).0
+}
+
+/// [`simulate`], with the wall time the launch itself took: its blocks,
+/// without decoding the kernel or making the arguments' buffers (`None`
+/// when it never started).
+pub fn simulate_timed(
+    m: &Module,
+    kernel: FuncId,
+    config: &LaunchConfig,
+    arguments: &[(String, ArgValue)],
+) -> (Result<Outcome, SimError>, Option<std::time::Duration>) {
+    let setup = prepare(m, kernel, config).and_then(|program| {
+        let mut objects = launch::module_objects(m, &program.layout)?;
+        let bound = launch::bind_arguments(m, kernel, config, arguments, &mut objects)?;
+        Ok((program, objects, bound))
+    });
+    let (program, mut objects, (words, buffers)) = match setup {
+        Ok(s) => s,
+        Err(e) => return (Err(e), None),
+    };
+    let started = std::time::Instant::now();
+    let outcome = execute(m, kernel, config, &program, &mut objects, &words, buffers);
+    (outcome, Some(started.elapsed()))
 }
 
 /// Checks a launch's shape and decodes the kernel and what it calls.

@@ -17,7 +17,9 @@
 use super::block::{Block, Step};
 use super::cycles::{timeline::Event, Moved};
 use super::exec::Machine;
+use super::lazy_copy::Lazy;
 use super::{memory, record_parts, BlockResult, Counters, WarpResult};
+use std::sync::Arc;
 
 /// Launch memory a fork may copy, over all threads: beyond it the copies
 /// would cost more memory than a user expects a simulation to take.
@@ -25,6 +27,8 @@ const MAX_COPIED_BYTES: u64 = 2 << 30;
 /// The most blocks handed out to threads, listed (12 bytes each): a
 /// larger grid (up to 2^63 blocks) runs in order, made as it is reached.
 const MAX_BLOCKS: u64 = 1 << 24;
+/// Most block or warp records a fork reserves room for up front.
+const MAX_RECORDS: usize = 1 << 20;
 /// Fewer warp instructions than this are over before threads start.
 const MIN_STEPS: u64 = 1 << 16;
 /// Bytes of memory a fork may copy and merge per warp instruction the
@@ -71,25 +75,36 @@ pub struct Share<'m> {
 }
 
 /// Runs the blocks `blocks` lists (x, y, z), split into `threads` runs,
-/// each on a fork of `m`. `None` when some fork gave up.
+/// each on a fork of `m` that copies `m`'s memory as it touches it. `None`
+/// when some fork gave up; `m` is as it was either way.
 pub fn run<'m>(
-    m: &Machine<'m>,
+    m: &mut Machine<'m>,
     blocks: &[[u32; 3]],
     threads: usize,
     words: &[u64],
 ) -> Option<Vec<Share<'m>>> {
     let per = blocks.len().div_ceil(threads);
+    // The launch's bytes, shared by the forks while they run.
+    let bases: Vec<Arc<Vec<u8>>> = m
+        .objects
+        .iter_mut()
+        .map(|b| Arc::new(std::mem::take(&mut b.data)))
+        .collect();
     let shares: Vec<Option<Share<'m>>> = std::thread::scope(|s| {
-        // Each thread copies the memory itself, the copies in parallel.
+        let (m, bases) = (&*m, &bases);
         let running: Vec<_> = blocks
             .chunks(per)
-            .map(|run| s.spawn(move || run_share(m.fork(), run, words)))
+            .map(|run| s.spawn(move || run_share(fork(m, bases)?, run, words)))
             .collect();
         running
             .into_iter()
             .map(|h| h.join().ok().flatten())
             .collect()
     });
+    // Every fork has let go of its base (a fork that panicked dropped it).
+    for (b, base) in m.objects.iter_mut().zip(bases) {
+        b.data = Arc::try_unwrap(base).unwrap_or_else(|shared| (*shared).clone());
+    }
     let shares: Vec<Share<'m>> = shares.into_iter().collect::<Option<_>>()?;
     // Every fork kept within what was left of the step budget; together
     // they must too, or the launch stops where running in order stops.
@@ -98,11 +113,31 @@ pub fn run<'m>(
     (issued < left).then_some(shares)
 }
 
+/// A fork of `m` whose buffers copy their pages from `bases` on first
+/// write; `None` where the process cannot have the memory.
+fn fork<'m>(m: &Machine<'m>, bases: &[Arc<Vec<u8>>]) -> Option<Machine<'m>> {
+    let mut f = m.fork();
+    for (b, base) in f.objects.iter_mut().zip(bases) {
+        let (data, lazy) = Lazy::new(Arc::clone(base))?;
+        b.data = data;
+        b.lazy = Some(lazy);
+    }
+    Some(f)
+}
+
 /// Runs `run`'s blocks in order on `m`, or `None` at the first that does
 /// anything but finish alone.
 fn run_share<'m>(mut m: Machine<'m>, run: &[[u32; 3]], words: &[u64]) -> Option<Share<'m>> {
     let mut share_totals = Counters::default();
     let (mut blocks, mut warps, mut timelines) = (Vec::new(), Vec::new(), Vec::new());
+    // The records reserved up front, as for a launch run in order.
+    let per_block = m
+        .block_dim
+        .iter()
+        .product::<u32>()
+        .div_ceil(crate::hw::WARP_SIZE) as usize;
+    let _ = blocks.try_reserve_exact(run.len().min(MAX_RECORDS));
+    let _ = warps.try_reserve_exact(run.len().saturating_mul(per_block).min(MAX_RECORDS));
     let timed = m.cycles.is_some();
     for &index in run {
         let mut block = Block::new(&mut m, index, words);
@@ -114,6 +149,11 @@ fn run_share<'m>(mut m: Machine<'m>, run: &[[u32; 3]], words: &[u64]) -> Option<
         if timed {
             let moved = block.moved();
             timelines.push((block.index, block.take_timelines(), moved));
+        }
+    }
+    for b in &mut m.objects {
+        if let Some(lazy) = &mut b.lazy {
+            lazy.release();
         }
     }
     Some(Share {
@@ -128,5 +168,5 @@ fn run_share<'m>(mut m: Machine<'m>, run: &[[u32; 3]], words: &[u64]) -> Option<
 /// Folds the forks' memory into `m`'s (see [`memory::merge`]).
 pub fn merge_memory(m: &mut Machine, shares: &[Share]) {
     let forks: Vec<&[memory::Buffer]> = shares.iter().map(|s| &s.machine.objects[..]).collect();
-    memory::merge(&mut m.objects, &forks);
+    memory::merge(&mut m.objects, &forks, shares.len());
 }

@@ -248,6 +248,7 @@ mod tests {
             writable: false,
             released: None,
             unwritten: None,
+            lazy: None,
         };
         let mut objects = vec![buf(vec![]), buf(data), buf(args)];
         let layout = Layout::default();

@@ -94,6 +94,12 @@ impl Sanitizer {
     /// Whether an access at `address` has anything to check: shared
     /// memory, or a global buffer with unwritten bytes.
     #[inline]
+    /// Whether no access of the launch needs looking at (the fast paths
+    /// then skip [`Sanitizer::wants`] lane by lane).
+    pub fn idle(&self) -> bool {
+        !self.on && !self.unwritten
+    }
+
     pub fn wants(&self, objects: &[Buffer], address: u64) -> bool {
         match addr::tag(address) {
             addr::SHARED => self.on,

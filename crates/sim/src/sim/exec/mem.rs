@@ -248,14 +248,15 @@ impl MemCtx<'_, '_> {
         self.record(site, &Accesses::gather(regs, mask, addr, |_| n));
         let a = *row(regs, addr);
         let m = scalar_mask(s);
-        try_each(mask, |l| {
-            let b = self
-                .view
-                .bytes(a[l], n as usize, l, false)
-                .map_err(|f| (l, f))?;
-            row_mut(regs, dst)[l] = read_le(b) & m;
-            Ok(())
-        })?;
+        if let Some(data) = self.view.span_read(&a, mask, n as usize) {
+            gather(data, &a, mask, n as usize, row_mut(regs, dst), m);
+        } else {
+            try_each(mask, |l| {
+                let b = self.view.read(a[l], n as usize, l).map_err(|f| (l, f))?;
+                row_mut(regs, dst)[l] = read_le(b) & m;
+                Ok(())
+            })?;
+        }
         self.sanitize_reads(mask, &a, n as usize, site);
         Ok(())
     }
@@ -269,6 +270,12 @@ impl MemCtx<'_, '_> {
         let n = s.bytes();
         self.record(site, &Accesses::gather(regs, mask, addr, |_| n));
         let (a, v) = (row(regs, addr), row(regs, src));
+        if self.san.idle() {
+            if let Some(data) = self.view.span_write(a, mask, n as usize) {
+                *self.writes += scatter(data, a, mask, n as usize, v);
+                return Ok(());
+            }
+        }
         try_each(mask, |l| {
             let b = self
                 .view
@@ -295,13 +302,14 @@ impl MemCtx<'_, '_> {
             for (k, leaf) in x.leaves.iter().enumerate() {
                 let n = leaf.scalar.bytes() as usize;
                 let at = a[l].wrapping_add(u64::from(leaf.offset));
-                let b = self.view.bytes(at, n, l, write).map_err(|f| (l, f))?;
                 let slot = x.value + k as u32;
                 if write {
+                    let b = self.view.bytes(at, n, l, true).map_err(|f| (l, f))?;
                     let changed = put_le(b, row(regs, slot)[l]);
                     *self.writes += u64::from(changed);
                     self.sanitize_write(l, (at, n), x.site, AccessKind::Write, changed);
                 } else {
+                    let b = self.view.read(at, n, l).map_err(|f| (l, f))?;
                     row_mut(regs, slot)[l] = read_le(b) & scalar_mask(leaf.scalar);
                     if self.san.wants(self.view.objects, at) {
                         self.sanitize_read(l, at, n, x.site);
@@ -353,7 +361,7 @@ impl MemCtx<'_, '_> {
             if x.is_set {
                 tmp.resize(n, s[l] as u8);
             } else {
-                tmp.extend_from_slice(self.view.bytes(s[l], n, l, false).map_err(|f| (l, f))?);
+                tmp.extend_from_slice(self.view.read(s[l], n, l).map_err(|f| (l, f))?);
                 // A copy passes bytes on without using them: only a
                 // shared source can race, and an unwritten global one is
                 // not reported.
@@ -470,6 +478,39 @@ fn ieee_maximum(a: f64, b: f64) -> f64 {
     } else {
         a.max(b)
     }
+}
+
+/// Each lane of `mask` reads `n` bytes of `data` at its address's offset
+/// into `out`, masked to `m` (the span already checked).
+#[inline(always)]
+fn gather(data: &[u8], a: &[u64; LANES], mask: u32, n: usize, out: &mut [u64; LANES], m: u64) {
+    let at = |l: usize| (a[l] & crate::sim::addr::OFFSET_MASK) as usize;
+    match n {
+        4 => each(mask, |l| {
+            let o = at(l);
+            out[l] = u64::from(u32::from_le_bytes(data[o..o + 4].try_into().expect("4"))) & m;
+        }),
+        8 => each(mask, |l| {
+            let o = at(l);
+            out[l] = u64::from_le_bytes(data[o..o + 8].try_into().expect("8")) & m;
+        }),
+        _ => each(mask, |l| {
+            let o = at(l);
+            out[l] = read_le(&data[o..o + n]) & m;
+        }),
+    }
+}
+
+/// Each lane of `mask` writes the low `n` bytes of `v[lane]` into `data`
+/// at its address's offset; returns how many writes changed memory.
+#[inline(always)]
+fn scatter(data: &mut [u8], a: &[u64; LANES], mask: u32, n: usize, v: &[u64; LANES]) -> u64 {
+    let mut changed = 0;
+    each(mask, |l| {
+        let o = (a[l] & crate::sim::addr::OFFSET_MASK) as usize;
+        changed += u64::from(put_le(&mut data[o..o + n], v[l]));
+    });
+    changed
 }
 
 #[cfg(test)]
