@@ -29,17 +29,15 @@ pub struct Lazy {
 }
 
 impl Lazy {
-    /// A fork's view of `base`: its buffer is zero bytes the system hands
-    /// out untouched, filled in page by page. `None` where the process
-    /// cannot have them.
-    pub fn new(base: Arc<Vec<u8>>) -> Option<(Vec<u8>, Lazy)> {
-        let len = base.len();
-        let data = super::memory::zeroed(len as u64)?;
-        let lazy = Lazy {
+    /// A fork's view of `base`, for a buffer of as many zero bytes (best
+    /// had from the allocator, as fresh pages the system zeroes only when
+    /// touched: [`super::memory::zeroed`]) that it fills page by page.
+    pub fn new(base: Arc<Vec<u8>>) -> Lazy {
+        let pages = base.len().div_ceil(PAGE);
+        Lazy {
             base: Some(base),
-            state: vec![UNTOUCHED; len.div_ceil(PAGE)],
-        };
-        Some((data, lazy))
+            state: vec![UNTOUCHED; pages],
+        }
     }
 
     /// Makes `data[off..end]` hold the launch's bytes (or the fork's own
@@ -110,7 +108,8 @@ mod tests {
     #[test]
     fn copies_only_the_pages_touched() {
         let base: Vec<u8> = (0..3 * PAGE + 100).map(|i| (i % 251) as u8 + 1).collect();
-        let (mut data, mut lazy) = Lazy::new(Arc::new(base.clone())).unwrap();
+        let mut data = vec![0u8; base.len()];
+        let mut lazy = Lazy::new(Arc::new(base.clone()));
         // A read of 8 bytes straddling pages 0 and 1.
         lazy.fetch(&mut data, PAGE - 4, PAGE + 4, false);
         assert_eq!(data[PAGE - 4..PAGE + 4], base[PAGE - 4..PAGE + 4]);

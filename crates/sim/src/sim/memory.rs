@@ -521,6 +521,39 @@ mod tests {
     }
 
     #[test]
+    fn a_warp_is_checked_once_only_when_all_its_lanes_fit_one_object() {
+        let mut objects = buffers();
+        let layout = Layout::default();
+        let mut shared = vec![0u8; 64];
+        let mut local = vec![Vec::new(); 32];
+        let mut v = View {
+            objects: &mut objects,
+            shared: &mut shared,
+            local: &mut local,
+            layout: &layout,
+        };
+        let a = addr::encode(addr::GLOBAL, 1, 0);
+        // Lanes 0..4 read 4 bytes each of 'a' (16 bytes): all in bounds.
+        let mut lanes = [0u64; 32];
+        for (l, x) in lanes.iter_mut().enumerate() {
+            *x = a + 4 * l as u64;
+        }
+        assert_eq!(v.span_read(&lanes, 0b1111, 4).map(<[u8]>::len), Some(16));
+        // Lane 4 would read bytes 16..20, past the end: lane by lane.
+        assert!(v.span_read(&lanes, 0b1_1111, 4).is_none());
+        // A lane in another object: lane by lane.
+        lanes[2] = addr::encode(addr::GLOBAL, 2, 0);
+        assert!(v.span_write(&lanes, 0b111, 4).is_none());
+        assert!(v.span_write(&lanes, 0b011, 4).is_some());
+        // Shared memory: the block's window; local memory never.
+        let s = [addr::encode(addr::SHARED, 0, 60); 32];
+        assert_eq!(v.span_write(&s, u32::MAX, 4).map(|d| d.len()), Some(64));
+        assert!(v.span_write(&s, u32::MAX, 8).is_none());
+        let l = [addr::encode(addr::LOCAL, 0, 0); 32];
+        assert!(v.span_read(&l, 1, 1).is_none());
+    }
+
+    #[test]
     fn forks_merge_in_order() {
         let mut base = buffers();
         base[1].data = (0..16).collect();
@@ -553,7 +586,8 @@ mod tests {
         let two_at = [PAGE, 2 * (1 << 20) + 5, len - 50];
         let fork = |at: &[usize], v: u8| {
             let mut f = base.clone();
-            let (mut data, mut lazy) = Lazy::new(Arc::new(pattern.clone())).unwrap();
+            let mut data = vec![0u8; len];
+            let mut lazy = Lazy::new(Arc::new(pattern.clone()));
             for &o in at {
                 lazy.fetch(&mut data, o, o + 1, true);
                 data[o] = v;

@@ -3,10 +3,12 @@
 //! or memory a block waits on; so once a launch has run a block or more in
 //! order and shown none of these, the blocks left are split into one run
 //! of consecutive blocks per thread. Each thread runs its run on a fork of
-//! the machine: a copy of global memory and its own counters. When all are
-//! done, the forks are merged in block order (memory byte by byte, counters
-//! and findings in turn), which gives what running the blocks one after
-//! another gives for every program without a race between blocks.
+//! the machine: its own counters, and global memory that reads the
+//! launch's in place and copies a page on its first write
+//! ([`super::lazy_copy`]). When all are done, the forks are merged in
+//! block order (the pages they wrote byte by byte, counters and findings
+//! in turn), which gives what running the blocks one after another gives
+//! for every program without a race between blocks.
 //!
 //! A fork that meets anything else (an atomic on global memory, a warp
 //! spinning on memory, the grid barrier, a fault, a spent budget) gives
@@ -21,8 +23,10 @@ use super::lazy_copy::Lazy;
 use super::{memory, record_parts, BlockResult, Counters, WarpResult};
 use std::sync::Arc;
 
-/// Launch memory a fork may copy, over all threads: beyond it the copies
-/// would cost more memory than a user expects a simulation to take.
+/// Launch memory the forks may come to copy, over all threads (each
+/// reserves the launch's buffers and fills the pages it writes): beyond
+/// it the copies could cost more memory than a user expects a simulation
+/// to take.
 const MAX_COPIED_BYTES: u64 = 2 << 30;
 /// The most blocks handed out to threads, listed (12 bytes each): a
 /// larger grid (up to 2^63 blocks) runs in order, made as it is reached.
@@ -31,9 +35,10 @@ const MAX_BLOCKS: u64 = 1 << 24;
 const MAX_RECORDS: usize = 1 << 20;
 /// Fewer warp instructions than this are over before threads start.
 const MIN_STEPS: u64 = 1 << 16;
-/// Bytes of memory a fork may copy and merge per warp instruction the
-/// launch has left: a warp instruction takes 60 to 150 ns, copying a byte
-/// and comparing it back about 0.2 ns per fork, so two threads gain from
+/// Bytes of memory a fork may come to copy and merge per warp instruction
+/// the launch has left (at most all of it, when its blocks write all
+/// over): a warp instruction takes 60 to 150 ns, copying a byte and
+/// comparing it back about 0.2 ns per fork, so two threads gain from
 /// about one instruction per 300 bytes; this asks for four times that.
 const BYTES_PER_STEP: u64 = 64;
 
@@ -118,9 +123,8 @@ pub fn run<'m>(
 fn fork<'m>(m: &Machine<'m>, bases: &[Arc<Vec<u8>>]) -> Option<Machine<'m>> {
     let mut f = m.fork();
     for (b, base) in f.objects.iter_mut().zip(bases) {
-        let (data, lazy) = Lazy::new(Arc::clone(base))?;
-        b.data = data;
-        b.lazy = Some(lazy);
+        b.data = memory::zeroed(base.len() as u64)?;
+        b.lazy = Some(Lazy::new(Arc::clone(base)));
     }
     Some(f)
 }
