@@ -20,32 +20,36 @@ const READ: u8 = 1;
 const WRITTEN: u8 = 2;
 
 /// What a fork's buffer copies its pages from, and how far each page got.
+/// The fork's buffer itself is made on the first page it needs (many
+/// buffers of a launch are only read).
 #[derive(Clone, Debug)]
 pub struct Lazy {
     /// The launch's bytes; dropped once the fork's blocks are done, so
     /// the launch can have them back.
     base: Option<Arc<Vec<u8>>>,
+    len: usize,
     state: Vec<u8>,
 }
 
 impl Lazy {
-    /// A fork's view of `base`, for a buffer of as many zero bytes (best
-    /// had from the allocator, as fresh pages the system zeroes only when
-    /// touched: [`super::memory::zeroed`]) that it fills page by page.
+    /// A fork's view of `base`, for a buffer that starts empty.
     pub fn new(base: Arc<Vec<u8>>) -> Lazy {
-        let pages = base.len().div_ceil(PAGE);
+        let len = base.len();
         Lazy {
             base: Some(base),
-            state: vec![UNTOUCHED; pages],
+            len,
+            state: vec![UNTOUCHED; len.div_ceil(PAGE)],
         }
     }
 
     /// Makes `data[off..end]` hold the launch's bytes (or the fork's own
     /// writes), and marks its pages written if `write`. A range past the
-    /// end is left to the caller's bounds check.
+    /// end is left to the caller's bounds check, and so is a buffer the
+    /// process could not have (it stays empty: the fork faults, and its
+    /// blocks run in order instead).
     #[inline]
-    pub fn fetch(&mut self, data: &mut [u8], off: usize, end: usize, write: bool) {
-        if off >= end || end > data.len() {
+    pub fn fetch(&mut self, data: &mut Vec<u8>, off: usize, end: usize, write: bool) {
+        if off >= end || end > self.len {
             return;
         }
         let want = if write { WRITTEN } else { READ };
@@ -57,7 +61,13 @@ impl Lazy {
     }
 
     #[cold]
-    fn fill(&mut self, data: &mut [u8], first: usize, last: usize, want: u8) {
+    fn fill(&mut self, data: &mut Vec<u8>, first: usize, last: usize, want: u8) {
+        if data.len() != self.len {
+            match zeroed(self.len as u64) {
+                Some(fresh) => *data = fresh,
+                None => return,
+            }
+        }
         for p in first..=last {
             if self.state[p] == UNTOUCHED {
                 let base = self.base.as_ref().expect("a running fork has its base");
@@ -101,6 +111,30 @@ impl Lazy {
     }
 }
 
+/// `bytes` zero bytes, or `None` where this process cannot have them
+/// (a limit on its memory, or more than the machine has): a buffer the
+/// user sized is an error naming the size, never an abort. (Here rather
+/// than in `memory`, which re-exports it, as forks make their buffers
+/// with it.)
+pub fn zeroed(bytes: u64) -> Option<Vec<u8>> {
+    let n = usize::try_from(bytes).ok()?;
+    if n == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u8>(n).ok()?;
+    // Zeroed by the allocator: a large buffer is then fresh pages the
+    // system zeroes as they are first touched, not a pass of writes over
+    // memory the kernel may never use.
+    // SAFETY: `layout` has a non-zero size.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) };
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: `p` comes from the global allocator with the layout of `n`
+    // bytes, all of them initialised (zero).
+    Some(unsafe { Vec::from_raw_parts(p, n, n) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,8 +142,11 @@ mod tests {
     #[test]
     fn copies_only_the_pages_touched() {
         let base: Vec<u8> = (0..3 * PAGE + 100).map(|i| (i % 251) as u8 + 1).collect();
-        let mut data = vec![0u8; base.len()];
+        let mut data = Vec::new();
         let mut lazy = Lazy::new(Arc::new(base.clone()));
+        // Nothing is made for a read that comes from the launch's bytes.
+        assert_eq!(lazy.clean(0, 4), Some(&base[..4]));
+        assert!(data.is_empty());
         // A read of 8 bytes straddling pages 0 and 1.
         lazy.fetch(&mut data, PAGE - 4, PAGE + 4, false);
         assert_eq!(data[PAGE - 4..PAGE + 4], base[PAGE - 4..PAGE + 4]);

@@ -4,6 +4,7 @@
 use super::addr;
 use super::initcheck::Unwritten;
 use super::layout::Layout;
+pub use super::lazy_copy::zeroed;
 use super::lazy_copy::{Lazy, PAGE, PAGE_BITS};
 use crate::memory::Space;
 
@@ -377,7 +378,9 @@ pub fn merge(base: &mut [Buffer], forks: &[&[Buffer]], threads: usize) {
     for (i, b) in base.iter_mut().enumerate() {
         let copies: Vec<&Buffer> = forks.iter().filter_map(|f| f.get(i)).collect();
         let len = b.data.len();
-        if copies.iter().all(|c| c.data.len() == len) {
+        // A fork's buffer it never wrote may never have been made.
+        let unmade = |c: &&Buffer| c.lazy.is_some() && c.data.is_empty();
+        if copies.iter().all(|c| c.data.len() == len || unmade(c)) {
             let parts = threads.min(len / MIN_PART).max(1);
             let per = len.div_ceil(parts).next_multiple_of(PAGE).max(PAGE);
             let copies = &copies;
@@ -434,28 +437,6 @@ fn merge_pages(out: &mut [u8], start: usize, copies: &[&Buffer]) {
             }
         }
     }
-}
-
-/// `bytes` zero bytes, or `None` where this process cannot have them
-/// (a limit on its memory, or more than the machine has): a buffer the
-/// user sized is an error naming the size, never an abort.
-pub fn zeroed(bytes: u64) -> Option<Vec<u8>> {
-    let n = usize::try_from(bytes).ok()?;
-    if n == 0 {
-        return Some(Vec::new());
-    }
-    let layout = std::alloc::Layout::array::<u8>(n).ok()?;
-    // Zeroed by the allocator: a large buffer is then fresh pages the
-    // system zeroes as they are first touched, not a pass of writes over
-    // memory the kernel may never use.
-    // SAFETY: `layout` has a non-zero size.
-    let p = unsafe { std::alloc::alloc_zeroed(layout) };
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: `p` comes from the global allocator with the layout of `n`
-    // bytes, all of them initialised (zero).
-    Some(unsafe { Vec::from_raw_parts(p, n, n) })
 }
 
 #[cfg(test)]
@@ -586,7 +567,7 @@ mod tests {
         let two_at = [PAGE, 2 * (1 << 20) + 5, len - 50];
         let fork = |at: &[usize], v: u8| {
             let mut f = base.clone();
-            let mut data = vec![0u8; len];
+            let mut data = Vec::new();
             let mut lazy = Lazy::new(Arc::new(pattern.clone()));
             for &o in at {
                 lazy.fetch(&mut data, o, o + 1, true);

@@ -99,7 +99,7 @@ pub fn run<'m>(
         let (m, bases) = (&*m, &bases);
         let running: Vec<_> = blocks
             .chunks(per)
-            .map(|run| s.spawn(move || run_share(fork(m, bases)?, run, words)))
+            .map(|run| s.spawn(move || run_share(fork(m, bases), run, words)))
             .collect();
         running
             .into_iter()
@@ -119,14 +119,14 @@ pub fn run<'m>(
 }
 
 /// A fork of `m` whose buffers copy their pages from `bases` on first
-/// write; `None` where the process cannot have the memory.
-fn fork<'m>(m: &Machine<'m>, bases: &[Arc<Vec<u8>>]) -> Option<Machine<'m>> {
+/// write.
+fn fork<'m>(m: &Machine<'m>, bases: &[Arc<Vec<u8>>]) -> Machine<'m> {
     let mut f = m.fork();
     for (b, base) in f.objects.iter_mut().zip(bases) {
-        b.data = memory::zeroed(base.len() as u64)?;
+        b.data = Vec::new();
         b.lazy = Some(Lazy::new(Arc::clone(base)));
     }
-    Some(f)
+    f
 }
 
 /// Runs `run`'s blocks in order on `m`, or `None` at the first that does
