@@ -94,28 +94,8 @@ impl View<'_> {
     ) -> Option<&mut [u8]> {
         let object = addr::object(address);
         let data: &mut [u8] = match addr::tag(address) {
-            addr::GLOBAL | addr::CONSTANT => {
-                let buf = self
-                    .objects
-                    .get_mut(object as usize)
-                    .filter(|_| object != 0)?;
-                if buf.released.is_some() || (write && !buf.writable) {
-                    return None;
-                }
-                if let Some(lazy) = &mut buf.lazy {
-                    lazy.fetch(&mut buf.data, lo, end, write);
-                }
-                &mut buf.data
-            }
-            addr::SHARED => {
-                if object != 0 {
-                    let v = self.layout.shared_var(object)?;
-                    if (lo as u64) < v.offset || end as u64 > v.offset + v.size {
-                        return None;
-                    }
-                }
-                &mut *self.shared
-            }
+            addr::GLOBAL | addr::CONSTANT => self.global(object, (lo, end), write).ok()?,
+            addr::SHARED if self.shared_fits(object, (lo, end)) => &mut *self.shared,
             _ => return None,
         };
         (end <= data.len()).then_some(data)
@@ -160,39 +140,53 @@ impl View<'_> {
         let object = addr::object(address);
         let data: &mut [u8] = match addr::tag(address) {
             addr::GLOBAL | addr::CONSTANT => {
-                let buf = self
-                    .objects
-                    .get_mut(object as usize)
-                    .filter(|_| object != 0)
-                    .ok_or_else(|| fault(FaultKind::Invalid))?;
-                if buf.released.is_some() {
-                    return Err(fault(FaultKind::Released));
-                }
-                if write && !buf.writable {
-                    return Err(fault(FaultKind::ReadOnly));
-                }
-                if let Some(lazy) = &mut buf.lazy {
-                    lazy.fetch(&mut buf.data, off, end, write);
-                }
-                &mut buf.data
+                self.global(object, (off, end), write).map_err(fault)?
             }
-            addr::SHARED => {
-                if object != 0 {
-                    let v = self
-                        .layout
-                        .shared_var(object)
-                        .ok_or_else(|| fault(FaultKind::OutOfBounds))?;
-                    if (off as u64) < v.offset || end as u64 > v.offset + v.size {
-                        return Err(fault(FaultKind::OutOfBounds));
-                    }
-                }
-                &mut *self.shared
-            }
+            addr::SHARED if self.shared_fits(object, (off, end)) => &mut *self.shared,
+            addr::SHARED => return Err(fault(FaultKind::OutOfBounds)),
             addr::LOCAL => &mut self.local[lane],
             _ => return Err(fault(FaultKind::Invalid)),
         };
         data.get_mut(off..end)
             .ok_or_else(|| fault(FaultKind::OutOfBounds))
+    }
+
+    /// The bytes of global or constant object `object`, if the program
+    /// has it and may access it so (a fork's copy made good over
+    /// `[off, end)`).
+    #[inline(always)]
+    fn global(
+        &mut self,
+        object: u32,
+        (off, end): (usize, usize),
+        write: bool,
+    ) -> Result<&mut [u8], FaultKind> {
+        let buf = self
+            .objects
+            .get_mut(object as usize)
+            .filter(|_| object != 0)
+            .ok_or(FaultKind::Invalid)?;
+        if buf.released.is_some() {
+            return Err(FaultKind::Released);
+        }
+        if write && !buf.writable {
+            return Err(FaultKind::ReadOnly);
+        }
+        if let Some(lazy) = &mut buf.lazy {
+            lazy.fetch(&mut buf.data, off, end, write);
+        }
+        Ok(&mut buf.data)
+    }
+
+    /// Whether `[off, end)` of the block's shared window lies in shared
+    /// variable `object` (any of the window for 0, the window as a whole).
+    #[inline(always)]
+    fn shared_fits(&self, object: u32, (off, end): (usize, usize)) -> bool {
+        object == 0
+            || self
+                .layout
+                .shared_var(object)
+                .is_some_and(|v| (off as u64) >= v.offset && end as u64 <= v.offset + v.size)
     }
 }
 
@@ -456,18 +450,39 @@ mod tests {
         vec![b("<null>", 0), b("a", 16), b("b", 8)]
     }
 
+    /// What a test's [`View`] looks at: [`buffers`], a block's shared
+    /// window and empty local stacks.
+    struct Memory {
+        objects: Vec<Buffer>,
+        layout: Layout,
+        shared: Vec<u8>,
+        local: Vec<Vec<u8>>,
+    }
+
+    impl Memory {
+        fn new(shared: usize) -> Memory {
+            Memory {
+                objects: buffers(),
+                layout: Layout::default(),
+                shared: vec![0; shared],
+                local: vec![Vec::new(); 32],
+            }
+        }
+
+        fn view(&mut self) -> View<'_> {
+            View {
+                objects: &mut self.objects,
+                shared: &mut self.shared,
+                local: &mut self.local,
+                layout: &self.layout,
+            }
+        }
+    }
+
     #[test]
     fn checks_bounds_per_object() {
-        let mut objects = buffers();
-        let layout = Layout::default();
-        let mut shared = vec![0u8; 32];
-        let mut local = vec![Vec::new(); 32];
-        let mut v = View {
-            objects: &mut objects,
-            shared: &mut shared,
-            local: &mut local,
-            layout: &layout,
-        };
+        let mut m = Memory::new(32);
+        let mut v = m.view();
         let a = addr::encode(addr::GLOBAL, 1, 0);
         v.bytes(a + 12, 4, 0, true)
             .unwrap()
@@ -476,13 +491,13 @@ mod tests {
         assert_eq!(f.kind, FaultKind::OutOfBounds);
         assert!(v.bytes(0, 4, 0, false).is_err());
         assert_eq!(read_le(v.bytes(a + 12, 4, 0, false).unwrap()), 0x0403_0201);
-        let text = describe(&f, &objects, &layout, 32);
+        let text = describe(&f, &m.objects, &m.layout, 32);
         assert!(text.contains("at offset 14 of 'a' (16 bytes)"), "{text}");
         let after = Fault {
             addr: a + 20,
             ..f.clone()
         };
-        let text = describe(&after, &objects, &layout, 32);
+        let text = describe(&after, &m.objects, &m.layout, 32);
         assert!(text.contains("4 bytes after the end of 'a'"), "{text}");
         let before = describe(
             &Fault {
@@ -491,8 +506,8 @@ mod tests {
                 len: 4,
                 write: false,
             },
-            &objects,
-            &layout,
+            &m.objects,
+            &m.layout,
             32,
         );
         assert!(
@@ -503,16 +518,8 @@ mod tests {
 
     #[test]
     fn a_warp_is_checked_once_only_when_all_its_lanes_fit_one_object() {
-        let mut objects = buffers();
-        let layout = Layout::default();
-        let mut shared = vec![0u8; 64];
-        let mut local = vec![Vec::new(); 32];
-        let mut v = View {
-            objects: &mut objects,
-            shared: &mut shared,
-            local: &mut local,
-            layout: &layout,
-        };
+        let mut m = Memory::new(64);
+        let mut v = m.view();
         let a = addr::encode(addr::GLOBAL, 1, 0);
         // Lanes 0..4 read 4 bytes each of 'a' (16 bytes): all in bounds.
         let mut lanes = [0u64; 32];
