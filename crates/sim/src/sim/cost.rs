@@ -471,18 +471,22 @@ mod tests {
         assert_eq!(sectors(&lanes(|t| base + 4 + 4 * t, 4), &mut k), (5, 4));
     }
 
+    /// Reproducible pseudo-random numbers below `m`, from `seed`.
+    fn numbers(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |m| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        }
+    }
+
     #[test]
     fn ascending_lanes_count_as_sorted_ones() {
         let base = addr::encode(addr::GLOBAL, 1, 0);
         // Descending lanes take the sorting path; reversed, the same set
         // of accesses takes the ascending one.
-        let mut seed = 7u64;
-        let mut next = |m: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % m
-        };
+        let mut next = numbers(7);
         for _ in 0..500 {
             let mut acc: Vec<(u64, u32)> = (0..32)
                 .map(|_| (base + next(600), [0, 1, 2, 4, 8, 16][next(6) as usize]))
@@ -539,13 +543,7 @@ mod tests {
     #[test]
     fn strided_lanes_agree_with_the_banks_by_hand() {
         let s = addr::encode(addr::SHARED, 0, 0);
-        let mut seed = 11u64;
-        let mut next = |m: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % m
-        };
+        let mut next = numbers(11);
         for _ in 0..2000 {
             let w = [1u32, 2, 4, 8, 12, 16, 24, 32][next(8) as usize];
             let mask = match next(3) {

@@ -334,7 +334,16 @@ fn run_blocks(
         sanitizer: sanitize::Findings::default(),
         threads: 1,
     };
-    reserve_records(&mut outcome, config, all.len());
+    let budget = config
+        .budget
+        .max_memory
+        .unwrap_or(budget::DEFAULT_MAX_MEMORY);
+    reserve_records(
+        (&mut outcome.blocks, &mut outcome.warps),
+        config.block,
+        all.len(),
+        budget.min(RESERVED_RECORD_BYTES),
+    );
     let partial_grid = all.len() != gx * gy * gz;
     let index =
         |linear: u64| [linear % gx, (linear / gx) % gy, linear / (gx * gy)].map(|v| v as u32);
@@ -504,25 +513,28 @@ fn over_memory(outcome: &Outcome, max: Option<u64>) -> Option<SimError> {
     })
 }
 
-/// Room for the per-block and per-warp records of `blocks` blocks, as
-/// far as the memory budget would let them grow: growing a list of a
-/// million warps by doubling copies it and faults in its pages twice.
-fn reserve_records(outcome: &mut Outcome, config: &LaunchConfig, blocks: u64) {
-    let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
-    let warps = blocks.saturating_mul(threads.div_ceil(u64::from(hw::WARP_SIZE)));
-    // At most 64 MiB up front: a launch the budget stops early (a grid
-    // of 2^47 blocks) should not claim its whole memory budget.
-    let budget = config
-        .budget
-        .max_memory
-        .unwrap_or(budget::DEFAULT_MAX_MEMORY)
-        .min(64 << 20);
-    let cap = |size: usize| budget / size as u64;
-    let blocks = blocks.min(cap(std::mem::size_of::<BlockResult>()));
-    let warps = warps.min(cap(std::mem::size_of::<WarpResult>()));
+/// Most bytes of records reserved up front: a launch the budget stops
+/// early (a grid of 2^47 blocks) should not claim its whole memory
+/// budget.
+const RESERVED_RECORD_BYTES: u64 = 64 << 20;
+
+/// Room for the per-block and per-warp records of `count` blocks of
+/// `block` threads, as far as `bytes` goes: growing a list of a million
+/// warps by doubling copies it and faults in its pages twice.
+fn reserve_records(
+    (blocks, warps): (&mut Vec<BlockResult>, &mut Vec<WarpResult>),
+    block: [u32; 3],
+    count: u64,
+    bytes: u64,
+) {
+    let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
+    let warp_count = count.saturating_mul(threads.div_ceil(u64::from(hw::WARP_SIZE)));
+    let cap = |size: usize| bytes / size as u64;
+    let count = count.min(cap(std::mem::size_of::<BlockResult>()));
+    let warp_count = warp_count.min(cap(std::mem::size_of::<WarpResult>()));
     // A reservation the process cannot have is only a lost speed-up.
-    let _ = outcome.blocks.try_reserve_exact(blocks as usize);
-    let _ = outcome.warps.try_reserve_exact(warps as usize);
+    let _ = blocks.try_reserve_exact(count as usize);
+    let _ = warps.try_reserve_exact(warp_count as usize);
 }
 
 /// Adds a finished (or stopped) block's counters to the outcome.

@@ -20,7 +20,8 @@ use super::block::{Block, Step};
 use super::cycles::{timeline::Event, Moved};
 use super::exec::Machine;
 use super::lazy_copy::Lazy;
-use super::{memory, record_parts, BlockResult, Counters, WarpResult};
+use super::RESERVED_RECORD_BYTES;
+use super::{memory, record_parts, reserve_records, BlockResult, Counters, WarpResult};
 use std::sync::Arc;
 
 /// Launch memory the forks may come to copy, over all threads (each
@@ -31,8 +32,6 @@ const MAX_COPIED_BYTES: u64 = 2 << 30;
 /// The most blocks handed out to threads, listed (12 bytes each): a
 /// larger grid (up to 2^63 blocks) runs in order, made as it is reached.
 const MAX_BLOCKS: u64 = 1 << 24;
-/// Most block or warp records a fork reserves room for up front.
-const MAX_RECORDS: usize = 1 << 20;
 /// Fewer warp instructions than this are over before threads start.
 const MIN_STEPS: u64 = 1 << 16;
 /// Bytes of memory a fork may come to copy and merge per warp instruction
@@ -135,13 +134,12 @@ fn run_share<'m>(mut m: Machine<'m>, run: &[[u32; 3]], words: &[u64]) -> Option<
     let mut share_totals = Counters::default();
     let (mut blocks, mut warps, mut timelines) = (Vec::new(), Vec::new(), Vec::new());
     // The records reserved up front, as for a launch run in order.
-    let per_block = m
-        .block_dim
-        .iter()
-        .product::<u32>()
-        .div_ceil(crate::hw::WARP_SIZE) as usize;
-    let _ = blocks.try_reserve_exact(run.len().min(MAX_RECORDS));
-    let _ = warps.try_reserve_exact(run.len().saturating_mul(per_block).min(MAX_RECORDS));
+    reserve_records(
+        (&mut blocks, &mut warps),
+        m.block_dim,
+        run.len() as u64,
+        RESERVED_RECORD_BYTES,
+    );
     let timed = m.cycles.is_some();
     for &index in run {
         let mut block = Block::new(&mut m, index, words);
